@@ -1,0 +1,60 @@
+# fabric-stack: the two commands a newcomer needs are `make demo` and `make test`.
+# Every target is idempotent; `setup` rebuilds nothing that is already in place.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+# One offline environment for every project command and test (see README, "Offline Pulumi").
+export PULUMI_SKIP_UPDATE_CHECK := true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION := true
+export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
+export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: help setup venv engine postgres test test-fast lint demo bench goldens clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+venv: $(STAMP) ## create .venv with the project and its dev tools
+
+engine: $(STAMP) ## find or build the pinned Pulumi CLI and link it into .venv/bin
+	@bash scripts/pulumi-engine.sh
+
+setup: venv engine ## venv + Pulumi engine (idempotent)
+
+postgres: ## install (Debian) PostgreSQL server binaries if missing
+	@bash scripts/postgres.sh install
+
+test: setup postgres ## set up, then run the whole suite
+	$(BIN)/pytest
+
+test-fast: venv ## unit, property and golden tests only (no Pulumi CLI, no PostgreSQL)
+	$(BIN)/pytest -m "not pulumi and not postgres"
+
+lint: venv ## ruff + mypy
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy fabric_stack components policies
+
+goldens: venv ## regenerate golden files under tests/golden (review the git diff!)
+	$(BIN)/python -m tests.regenerate
+
+demo: setup ## size the seed cluster and run the main job on the embedded defaults
+	$(BIN)/fabric-stack size
+
+bench: venv ## run the benchmarks and print their figures
+	$(BIN)/python -m bench
+
+clean: ## remove the venv, Pulumi state and caches (not the engine cache)
+	rm -rf $(VENV) .state .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,54 @@
+"""The `fabric-stack` command line: a thin click + rich layer over the pipeline.
+
+Each command lives in its own module; this package only assembles the group.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from .. import __version__
+
+# (module, attribute) of every command, in --help order. Modules are imported
+# lazily so `fabric-stack size` does not pay for Pulumi or networkx imports.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "size": ("size", "size_cmd", "Size the fabric and print the sizing card."),
+    "guide": ("size", "guide_cmd", "Sizing card with fabric comparison, CNI and practices."),
+}
+
+
+class LazyGroup(click.Group):
+    """Click group that imports a command's module only when it runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module = importlib.import_module(f".{entry[0]}", __name__)
+        cmd: click.Command = getattr(module, entry[1])
+        return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="fabric-stack")
+def main() -> None:
+    """fabric-stack: GPU-cluster fabrics as code.
+
+    Size a rail-optimized leaf/spine(/core) fabric from cluster intent, export the
+    port-level cabling plan, check it against policy, and manage it with Pulumi.
+
+    \b
+    Start here:
+      fabric-stack size                 the seed cluster's sizing card
+      fabric-stack size --help          every spec flag, with defaults
+    """

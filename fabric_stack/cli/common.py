@@ -1,0 +1,113 @@
+"""Shared CLI plumbing: spec options, spec loading, output formats, error handling."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from ..catalog import known_switch_names
+from ..config import spec_from_file, split_stack_config, stack_file, load_yaml
+from ..errors import FabricStackError, InputFileError, SpecError
+from ..spec import FabricSpec, validate_spec
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+FORMATS = ("table", "json", "markdown")
+
+
+def project_dir() -> Path:
+    """The Pulumi project directory: the nearest ancestor with a Pulumi.yaml, else cwd."""
+    here = Path.cwd().resolve()
+    for d in (here, *here.parents):
+        if (d / "Pulumi.yaml").exists():
+            return d
+    return here
+
+
+def spec_options(fn: F) -> F:
+    """Add the spec flags every planning command takes (same names as the spec fields)."""
+    opts = [
+        click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
+                     help="YAML file with FabricSpec fields (or a Pulumi.<stack>.yaml)."),
+        click.option("--stack", "stack", metavar="NAME",
+                     help="Read the spec from this Pulumi stack's config (Pulumi.NAME.yaml)."),
+        click.option("--gpus", type=int, help="Total GPUs. [default: 128]"),
+        click.option("--gpus-per-node", type=int, help="GPUs per server. [default: 8]"),
+        click.option("--nic-gbps", type=int, help="RDMA NIC line rate per GPU, Gb/s. [default: 400]"),
+        click.option("--rails", type=int, help="Compute NICs (rails) per server. [default: GPUs per node]"),
+        click.option("--fabric", type=click.Choice(["infiniband", "roce", "ethernet"], case_sensitive=False),
+                     help="Compute fabric. [default: infiniband]"),
+        click.option("--switch", metavar="MODEL",
+                     help="Switch model: " + ", ".join(known_switch_names()) + ". [default: qm9700]"),
+        click.option("--oversubscription", metavar="A:B", help="Leaf down:up ratio. [default: 1:1]"),
+        click.option("--su-nodes", type=int, help="Servers per scalable unit. [default: leaf downlinks]"),
+        click.option("--planes", type=int, help="Fabric planes, 1 or 2. [default: 1]"),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+SPEC_FLAG_NAMES = ("gpus", "gpus_per_node", "nic_gbps", "rails", "fabric", "switch",
+                   "oversubscription", "su_nodes", "planes")
+
+
+def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
+    """Build the spec from ``--config``/``--stack`` plus flags (flags win). Pops the spec keys."""
+    config = kwargs.pop("config", None)
+    stack = kwargs.pop("stack", None)
+    flags = {k: kwargs.pop(k, None) for k in SPEC_FLAG_NAMES}
+    if flags.get("fabric"):
+        flags["fabric"] = str(flags["fabric"]).lower()
+    if config and stack:
+        raise SpecError("--config/--stack", "give one of them, not both")
+    if stack:
+        config = stack_file(project_dir(), stack)
+    if config:
+        return spec_from_file(config, **flags)
+    return validate_spec({}, **flags)
+
+
+def format_option(fn: F) -> F:
+    """``--format table|json|markdown``."""
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+                        show_default=True, help="table for people, json for machines, markdown for PRs.")(fn)
+
+
+def console() -> Console:
+    """Console for rich output (respects NO_COLOR / non-tty)."""
+    return Console(highlight=False, soft_wrap=False)
+
+
+def echo_json(data: Any) -> None:
+    """Print JSON to stdout (stable key order as produced)."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def handle_errors(fn: F) -> F:
+    """Turn FabricStackError into one line on stderr and exit status 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except FabricStackError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(exc.exit_code)
+        except BrokenPipeError:  # e.g. `fabric-stack cabling | head`
+            sys.exit(0)
+
+    return wrapper  # type: ignore[return-value]
+
+
+__all__ = [
+    "FORMATS", "InputFileError", "console", "echo_json", "format_option", "handle_errors",
+    "load_spec", "load_yaml", "project_dir", "spec_options", "split_stack_config",
+]

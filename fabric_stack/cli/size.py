@@ -1,0 +1,50 @@
+"""`fabric-stack size` and `fabric-stack guide`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..render.card import card_json, card_markdown, render_card
+from ..sizing import size_fabric
+from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+
+
+@click.command("size")
+@spec_options
+@format_option
+@click.option("--explain", is_flag=True, help="Add the fabric comparison, CNI table and practice cards.")
+@handle_errors
+def size_cmd(fmt: str, explain: bool, **kwargs: Any) -> None:
+    """Size the compute fabric and print the sizing card.
+
+    \b
+    Examples:
+      fabric-stack size                                  # the seed card: 128 GPUs, QM9700, 1:1
+      fabric-stack size --gpus 1024 --format json
+      fabric-stack size --fabric roce --switch sn5600 --gpus 4096
+      fabric-stack size --config cluster.yaml --explain
+    """
+    plan = size_fabric(load_spec(kwargs))
+    if fmt == "json":
+        echo_json(card_json(plan, explain))
+    elif fmt == "markdown":
+        click.echo(card_markdown(plan, explain), nl=False)
+    else:
+        console().print(render_card(plan, explain))
+
+
+@click.command("guide")
+@spec_options
+@format_option
+@handle_errors
+def guide_cmd(fmt: str, **kwargs: Any) -> None:
+    """The sizing card with full guidance (same as `size --explain`)."""
+    plan = size_fabric(load_spec(kwargs))
+    if fmt == "json":
+        echo_json(card_json(plan, True))
+    elif fmt == "markdown":
+        click.echo(card_markdown(plan, True), nl=False)
+    else:
+        console().print(render_card(plan, True))

@@ -1,0 +1,146 @@
+"""Reading a FabricSpec from files: a spec YAML, or a Pulumi stack's ``fabric:`` config.
+
+YAML is read with a loader that keeps ``2:1`` a string (PyYAML's YAML 1.1
+would read it as the base-60 integer 121) and reports errors with the line.
+Pulumi config keys are camelCase (``fabric:gpusPerNode``); nested structured
+config may use either case. Keys that configure the stack rather than the
+fabric (``inventory``) are returned separately.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputFileError, SpecError
+from .spec import FabricSpec, validate_spec
+
+STACK_ONLY_KEYS = ("inventory",)
+"""``fabric:`` config keys that are not part of the spec."""
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader without YAML 1.1 sexagesimal ints, so ``2:1`` stays a string."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:int"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:int",
+    re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
+    list("-+0123456789"),
+)
+
+
+def load_yaml(path: str | Path) -> Any:
+    """Parse a YAML file; errors name the file and line (InputFileError)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(str(p), f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InputFileError(str(p), f"invalid YAML: {problem}", mark.line + 1 if mark else None) from None
+
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def snake(key: str) -> str:
+    """``gpusPerNode`` → ``gpus_per_node`` (snake keys pass through)."""
+    return _CAMEL.sub("_", key).lower()
+
+
+def snake_keys(value: Any) -> Any:
+    """Recursively convert mapping keys to snake_case."""
+    if isinstance(value, Mapping):
+        return {snake(str(k)): snake_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [snake_keys(v) for v in value]
+    return value
+
+
+def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
+    """Read a spec YAML (FabricSpec fields at the top level) or a Pulumi stack file."""
+    data = load_yaml(path)
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise InputFileError(str(path), "expected a mapping of spec fields at the top level")
+    if "config" in data and isinstance(data["config"], Mapping):
+        data, _ = split_stack_config(data["config"])
+    try:
+        return validate_spec(snake_keys(data), **overrides)
+    except SpecError as exc:
+        raise InputFileError(str(path), exc.message) from None
+
+
+def split_stack_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split Pulumi config (``{"fabric:gpus": 128, ...}``) into (spec data, stack settings).
+
+    Values Pulumi hands a program arrive as strings (structured values as JSON
+    text); they are decoded here so the spec sees numbers and mappings.
+    """
+    spec: dict[str, Any] = {}
+    stack: dict[str, Any] = {}
+    for full_key, raw in config.items():
+        ns, _, key = str(full_key).partition(":")
+        if ns != "fabric" or not key:
+            continue
+        value = _decode(raw)
+        if isinstance(value, Mapping) and "secure" in value and len(value) == 1:
+            stack[snake(key)] = value  # an encrypted secret: leave it to Pulumi
+            continue
+        if snake(key) in STACK_ONLY_KEYS:
+            stack[snake(key)] = value
+        else:
+            spec[snake(key)] = snake_keys(value)
+    return spec, stack
+
+
+def _decode(raw: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    text = raw.strip()
+    if text[:1] in "{[":
+        import json
+
+        try:
+            return json.loads(text)
+        except ValueError:
+            return raw
+    return raw
+
+
+def spec_from_stack_config(config: Mapping[str, Any], source: str = "stack config") -> FabricSpec:
+    """Build the spec from Pulumi config; errors read like ``fabric:gpusPerNode: …``."""
+    data, _ = split_stack_config(config)
+    try:
+        return validate_spec(data)
+    except SpecError as exc:
+        field = exc.field
+        head, _, rest = field.partition(".")
+        camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), head)
+        raise SpecError(f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid) from None
+
+
+def stack_file(project_dir: Path, stack: str) -> Path:
+    """Path of ``Pulumi.<stack>.yaml``; a clear error when it does not exist."""
+    p = project_dir / f"Pulumi.{stack}.yaml"
+    if not p.exists():
+        have = sorted(x.name.removeprefix("Pulumi.").removesuffix(".yaml")
+                      for x in project_dir.glob("Pulumi.*.yaml"))
+        raise InputFileError(str(p), "no such stack file",
+                             None) if not have else InputFileError(
+            str(p), f"no such stack file (stacks here: {', '.join(have)})")
+    return p

@@ -1,0 +1,64 @@
+"""One error hierarchy for everything fabric-stack reports as bad input.
+
+Every error carries a single human line that names *where* the problem is (a
+spec field, a file and line, a JSON path) and *what would be valid*. The CLI
+prints that line and exits with status 2; nothing else catches these.
+"""
+
+from __future__ import annotations
+
+
+class FabricStackError(Exception):
+    """Base of every error fabric-stack raises on purpose (exit status 2)."""
+
+    exit_code = 2
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class SpecError(FabricStackError):
+    """A cluster spec field is invalid: names the field and what would be valid."""
+
+    def __init__(self, field: str, problem: str, valid: str | None = None) -> None:
+        self.field = field
+        self.problem = problem
+        self.valid = valid
+        text = f"{field}: {problem}"
+        if valid:
+            text += f" ({valid})"
+        super().__init__(text)
+
+
+class CatalogError(SpecError):
+    """A switch model is unknown or cannot serve the requested port speed."""
+
+
+class CapacityError(SpecError):
+    """The cluster does not fit the fabric the spec allows (e.g. beyond three tiers)."""
+
+
+class InputFileError(FabricStackError):
+    """A file given to fabric-stack is unreadable, truncated or malformed.
+
+    ``where`` is a line number (``path:12``) or a JSON/YAML path (``path:$.lldp[0]``).
+    """
+
+    def __init__(self, path: str, problem: str, where: str | int | None = None) -> None:
+        self.path = path
+        self.problem = problem
+        self.where = where
+        loc = path if where is None else f"{path}:{where}"
+        super().__init__(f"{loc}: {problem}")
+
+
+class InventoryError(FabricStackError):
+    """The inventory store is unreachable or holds records it cannot understand."""
+
+
+class EngineError(FabricStackError):
+    """The Pulumi engine is missing, the wrong version, or a stack operation failed."""

@@ -1,0 +1,84 @@
+"""Stable, readable names for devices and ports.
+
+Devices (planes > 1 add a ``p<N>-`` prefix to fabric switches):
+
+========================  ==============================================
+``su1-node07``            server 7 of scalable unit 1
+``su1-r3-leaf``           rail-3 leaf of SU 1
+``spine-05``              spine 5 (two tiers)
+``pod2-spine-05``         spine 5 of pod 2 (three tiers)
+``core-g05-02``           core 2 of group 5 (group *j* serves spine *j* of every pod)
+``su1-storage-a1``        storage access switch 1 of side A in SU 1
+``su1-inband-a1``         in-band management switch; ``su1-oob-a1`` OOB switch
+========================  ==============================================
+
+Ports: server compute NICs are their RDMA device names (``mlx5_0`` = rail 1);
+switch ports are labelled as the switch OS prints them: MLNX-OS
+``1/<cage>/<lane>`` for split cages (``1/<cage>`` otherwise), Cumulus
+``swp<cage>`` or ``swp<cage>s<lane-1>``, generic ``p<n>``. Every port also has
+its 1-based logical number, which is what ``ibnetdiscover`` prints.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+
+def _w(n: int) -> int:
+    return max(2, len(str(n)))
+
+
+def plane_prefix(plane: int, planes: int) -> str:
+    """``p2-`` on dual-plane fabrics, empty otherwise."""
+    return f"p{plane}-" if planes > 1 else ""
+
+
+def node_name(su: int, index: int, su_nodes: int) -> str:
+    """Server ``index`` (1-based) of SU ``su``: ``su1-node07``."""
+    return f"su{su}-node{index:0{_w(su_nodes)}d}"
+
+
+def leaf_name(su: int, rail: int, plane: int = 1, planes: int = 1) -> str:
+    """Rail leaf of an SU: ``su1-r3-leaf`` (``p2-su1-r3-leaf`` on plane 2)."""
+    return f"{plane_prefix(plane, planes)}su{su}-r{rail}-leaf"
+
+
+def spine_name(index: int, count: int, pod: int = 0, plane: int = 1, planes: int = 1) -> str:
+    """Spine ``index`` (1-based): ``spine-05``, or ``pod2-spine-05`` in three tiers."""
+    pod_part = f"pod{pod}-" if pod else ""
+    return f"{plane_prefix(plane, planes)}{pod_part}spine-{index:0{_w(count)}d}"
+
+
+def core_name(group: int, member: int, groups: int, per_group: int, plane: int = 1, planes: int = 1) -> str:
+    """Core ``member`` of ``group`` (both 1-based): ``core-g05-02``."""
+    return (
+        f"{plane_prefix(plane, planes)}core-g{group:0{_w(groups)}d}-{member:0{_w(per_group)}d}"
+    )
+
+
+def access_switch_name(su: int, network: str, side: str, index: int) -> str:
+    """Storage / in-band / OOB access switch of an SU: ``su1-storage-a1``."""
+    return f"su{su}-{network}-{side}{index}"
+
+
+def nic_name(rail: int, plane: int = 1, rails: int = 8) -> str:
+    """RDMA device name of the rail-``rail`` (1-based) NIC port on ``plane``: ``mlx5_0`` …"""
+    return f"mlx5_{(plane - 1) * rails + rail - 1}"
+
+
+@lru_cache(maxsize=65536)
+def switch_port_label(os_family: str, number: int, ports_per_cage: int) -> str:
+    """Label of logical port ``number`` (1-based) as the switch OS prints it."""
+    cage, lane = divmod(number - 1, ports_per_cage)
+    cage += 1
+    if os_family == "mlnx-os":
+        return f"1/{cage}/{lane + 1}" if ports_per_cage > 1 else f"1/{cage}"
+    if os_family == "cumulus":
+        return f"swp{cage}s{lane}" if ports_per_cage > 1 else f"swp{cage}"
+    return f"p{number}"
+
+
+def cage_of(number: int, ports_per_cage: int) -> tuple[int, int]:
+    """(cage, lane), both 1-based, of logical port ``number``."""
+    cage, lane = divmod(number - 1, ports_per_cage)
+    return cage + 1, lane + 1

@@ -1,0 +1,116 @@
+"""The four separate networks of a GPU cluster and how each is attached.
+
+Compute (collectives), storage, in-band management and out-of-band management
+must not be able to starve one another. The usual way is distinct switches;
+a shared switch is acceptable only with distinct VLANs and never on the
+compute fabric. The spec records what the architect *intends*; the
+``network-separation`` policy judges it (so a bad intent is a policy
+violation, not an input error).
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Network
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+NetworkName = Literal["compute", "storage", "inband", "oob"]
+"""The network roles every node port is assigned to."""
+
+Attach = Literal["dedicated", "compute", "storage", "inband", "oob"]
+"""Which switches carry a network: its own ('dedicated') or another network's."""
+
+NETWORK_TITLES: dict[str, str] = {
+    "compute": "Compute (collectives)",
+    "storage": "Storage",
+    "inband": "In-band management",
+    "oob": "Out-of-band management",
+}
+
+
+class ComputeNetwork(BaseModel):
+    """Addressing of the compute fabric: one subnet (and, on Ethernet, one VLAN) per rail."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subnet: IPv4Network = Field(
+        default=IPv4Network("10.64.0.0/12"),
+        description="Supernet split into one equal subnet per rail (and plane).",
+    )
+    rail_vlans: tuple[int, ...] | None = Field(
+        default=None,
+        description=(
+            "RoCE/Ethernet only: VLAN id per rail (rail 1 first). Default 101, 102, …; "
+            "ignored on InfiniBand, which uses partition keys instead."
+        ),
+    )
+    pkey: str = Field(default="0x7fff", description="InfiniBand partition key of the compute traffic.")
+    mtu: int | None = Field(
+        default=None,
+        description="Host MTU. Default 4096 (IB MTU) on InfiniBand, 9000 on RoCE/Ethernet.",
+    )
+
+    @field_validator("rail_vlans")
+    @classmethod
+    def _unique_vlans(cls, v: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        if v is None:
+            return v
+        seen: set[int] = set()
+        for i, vid in enumerate(v):
+            if not 1 <= vid <= 4094:
+                raise ValueError(f"rail {i + 1} VLAN {vid} is outside 1-4094")
+            if vid in seen:
+                raise ValueError(
+                    f"VLAN {vid} is given to two rails (rail {i + 1} repeats it); "
+                    "every rail needs its own VLAN"
+                )
+            seen.add(vid)
+        return v
+
+
+class AccessNetwork(BaseModel):
+    """Storage, in-band or OOB network: VLAN, subnet, and the switches that carry it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    vlan: int = Field(ge=1, le=4094, description="VLAN id.")
+    subnet: IPv4Network = Field(description="IPv4 subnet for the node ports of this network.")
+    attach: Attach = Field(
+        default="dedicated",
+        description=(
+            "'dedicated': its own switches (sized per SU); or the name of another network whose "
+            "switches carry it as a separate VLAN. 'compute' puts it on the compute fabric, "
+            "which the network-separation policy forbids."
+        ),
+    )
+    switch: str = Field(description="Switch model for dedicated access switches.")
+    mtu: int = Field(default=9000, ge=576, le=9216, description="Host MTU.")
+
+
+class Networks(BaseModel):
+    """VLAN and subnet plan of the four networks."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    compute: ComputeNetwork = Field(default_factory=ComputeNetwork, description="Compute fabric.")
+    storage: AccessNetwork = Field(
+        default=AccessNetwork(vlan=200, subnet=IPv4Network("10.200.0.0/16"), switch="sn5600"),
+        description="Storage network (NFS/parallel FS, checkpoints).",
+    )
+    inband: AccessNetwork = Field(
+        default=AccessNetwork(
+            vlan=300, subnet=IPv4Network("10.30.0.0/16"), switch="sn5600", mtu=1500
+        ),
+        description="In-band management (SSH, Kubernetes, image pulls).",
+    )
+    oob: AccessNetwork = Field(
+        default=AccessNetwork(
+            vlan=400, subnet=IPv4Network("10.40.0.0/16"), switch="sn2201", mtu=1500
+        ),
+        description="Out-of-band management (BMC).",
+    )
+
+    def access(self) -> dict[str, AccessNetwork]:
+        """The three non-compute networks by name, in a fixed order."""
+        return {"storage": self.storage, "inband": self.inband, "oob": self.oob}

@@ -1,0 +1,344 @@
+"""FabricSpec: the cluster intent a user writes once (YAML, flags or Pulumi config).
+
+Defaults are the seed card's cluster: 128 GPUs in 8-GPU servers, 400 Gb/s NICs
+on 8 rails, InfiniBand on NVIDIA Quantum-2 QM9700 (64 × NDR), non-blocking.
+
+:func:`validate_spec` is the only way in from untyped data: it turns pydantic's
+error list into one :class:`~fabric_stack.errors.SpecError` line that names the
+field and what would be valid.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .catalog import FabricKind
+from .errors import SpecError
+from .networks import Networks
+from .nodes import PROFILES, NodeProfile, generic_profile
+
+SwitchRole = Literal["leaf", "spine", "core"]
+"""Tiers of the compute fabric."""
+
+_RATIO = re.compile(r"^\s*(\d+)\s*(?::\s*(\d+)\s*)?$")
+
+
+def parse_ratio(text: str) -> tuple[int, int]:
+    """Parse ``"A:B"`` (or ``"A"`` meaning ``A:1``) into a reduced (down, up) pair with A ≥ B ≥ 1."""
+    m = _RATIO.match(str(text))
+    if not m:
+        raise ValueError(f"{text!r} is not a ratio like '1:1', '2:1' or '3:1'")
+    a, b = int(m.group(1)), int(m.group(2) or 1)
+    if a < 1 or b < 1:
+        raise ValueError(f"{text!r}: both sides must be ≥ 1, e.g. '1:1' or '2:1'")
+    if a < b:
+        raise ValueError(
+            f"{text!r} has more uplink than downlink; use '1:1' (non-blocking) or A:B with A ≥ B"
+        )
+    g = math.gcd(a, b)
+    return a // g, b // g
+
+
+class RoceQos(BaseModel):
+    """Lossless-Ethernet settings for RoCEv2, applied on every hop of the compute fabric.
+
+    Defaults follow NVIDIA's RoCE lossless profile (Cumulus Linux ``qos roce``):
+    PFC on priority 3, ECN on with 150 KB / 1,500 KB thresholds, DSCP trust,
+    RoCE data on DSCP 26, CNPs on DSCP 48 (priority 6), jumbo MTU.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pfc_priorities: tuple[int, ...] = Field(
+        default=(3,), description="Priorities with PFC enabled; lossless RoCE uses exactly one."
+    )
+    ecn: bool = Field(default=True, description="ECN marking (DCQCN) enabled.")
+    ecn_min_kb: int = Field(default=150, ge=1, description="ECN minimum threshold, KB.")
+    ecn_max_kb: int = Field(default=1500, ge=1, description="ECN maximum threshold, KB.")
+    ecn_probability: int = Field(default=100, ge=1, le=100, description="Marking probability, %.")
+    dscp_trust: bool = Field(default=True, description="Classify on the DSCP the host sets.")
+    roce_dscp: int = Field(default=26, ge=0, le=63, description="DSCP of RoCE data traffic.")
+    cnp_dscp: int = Field(default=48, ge=0, le=63, description="DSCP of congestion notifications.")
+    cnp_priority: int = Field(default=6, ge=0, le=7, description="Priority CNPs are queued on.")
+    mtu: int = Field(default=9216, ge=1500, le=9216, description="Switch port MTU, every hop.")
+    overrides: dict[SwitchRole, dict[str, Any]] = Field(
+        default_factory=dict,
+        description=(
+            "Per-tier deviations, e.g. {spine: {mtu: 1500}}: models a hop configured "
+            "differently (the roce-lossless-consistency policy flags it)."
+        ),
+    )
+
+    @field_validator("pfc_priorities")
+    @classmethod
+    def _prios(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        for p in v:
+            if not 0 <= p <= 7:
+                raise ValueError(f"priority {p} is outside 0-7")
+        return v
+
+    @field_validator("overrides")
+    @classmethod
+    def _override_keys(cls, v: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        allowed = {"pfc_priorities", "ecn", "dscp_trust", "mtu"}
+        for role, fields in v.items():
+            bad = sorted(set(fields) - allowed)
+            if bad:
+                raise ValueError(
+                    f"{role}: cannot override {bad[0]!r} (allowed: {', '.join(sorted(allowed))})"
+                )
+        return v
+
+    def for_role(self, role: str) -> dict[str, Any]:
+        """The effective per-hop settings of a switch in ``role``."""
+        base: dict[str, Any] = {
+            "pfc_priorities": list(self.pfc_priorities),
+            "ecn": self.ecn,
+            "dscp_trust": self.dscp_trust,
+            "mtu": self.mtu,
+        }
+        extra = self.overrides.get(role, {})  # type: ignore[call-overload]
+        base.update({k: (list(v) if isinstance(v, list | tuple) else v) for k, v in extra.items()})
+        return base
+
+
+class InfinibandSettings(BaseModel):
+    """InfiniBand control-plane settings: subnet managers, routing, SHARP."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subnet_managers: int = Field(
+        default=2, ge=0, le=16, description="Subnet managers (one master + standbys); ≥ 2 for HA."
+    )
+    sm_location: Literal["ufm", "switch", "host"] = Field(
+        default="ufm", description="Where the SMs run: UFM appliances, managed switches, or hosts."
+    )
+    routing_engine: Literal["ftree", "updn", "ar_updn", "ar_ftree", "minhop"] = Field(
+        default="ftree", description="OpenSM routing engine; fat-tree aware engines suit rail fabrics."
+    )
+    sharp: bool = Field(default=False, description="SHARP in-network reduction (Aggregation Manager).")
+    mtu: int = Field(default=4096, description="IB MTU (256..4096).")
+
+
+class FabricSpec(BaseModel):
+    """What the architect asks for. Every other stage is derived from this."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(default="gpu-cluster", description="Cluster name used in reports and labels.")
+    gpus: int = Field(default=128, ge=1, description="Total GPUs in the cluster.")
+    gpus_per_node: int = Field(default=8, ge=1, le=64, description="GPUs in one server.")
+    nic_gbps: int = Field(
+        default=400,
+        ge=1,
+        description="Line rate of each GPU's RDMA NIC, Gb/s (split across planes when planes = 2).",
+    )
+    rails: int = Field(
+        default=0,
+        ge=0,
+        description="Compute NICs (rails) per server; 0 or unset means one per GPU (= gpus_per_node).",
+    )
+    fabric: FabricKind = Field(
+        default="infiniband", description="Compute fabric: 'infiniband', 'roce' (RoCEv2) or 'ethernet'."
+    )
+    switch: str = Field(
+        default="qm9700",
+        description="Switch model for leaf, spine and core (catalog key, or generic-<radix>x<speed>).",
+    )
+    oversubscription: str = Field(
+        default="1:1",
+        description="Leaf downlink:uplink capacity ratio; '1:1' is non-blocking.",
+    )
+    su_nodes: int = Field(
+        default=0,
+        ge=0,
+        description="Servers per scalable unit; 0 or unset means the leaf's downlink port count.",
+    )
+    planes: int = Field(default=1, ge=1, le=2, description="Independent fabric planes (1 or 2).")
+    node_profile: NodeProfile = Field(
+        default_factory=lambda: PROFILES["dgx-h100"],
+        description="Server model: a built-in name (dgx-h100, dgx-b200, hgx-b300) or a full profile.",
+    )
+    networks: Networks = Field(default_factory=Networks, description="Separate-networks plan.")
+    roce: RoceQos = Field(default_factory=RoceQos, description="RoCEv2 lossless settings.")
+    infiniband: InfinibandSettings = Field(
+        default_factory=InfinibandSettings, description="InfiniBand control-plane settings."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_defaults(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        gpn = data.get("gpus_per_node", 8)
+        if not data.get("rails"):
+            data["rails"] = gpn
+        prof = data.get("node_profile")
+        if isinstance(prof, str):
+            key = prof.strip().lower()
+            if key not in PROFILES:
+                raise ValueError(
+                    f"node_profile: unknown profile {prof!r} (built-in: {', '.join(PROFILES)}; "
+                    "or give a full profile with pcie_switches)"
+                )
+            data["node_profile"] = PROFILES[key]
+        elif prof is None:
+            try:
+                gpn_i, rails_i = int(gpn), int(data["rails"])
+            except (TypeError, ValueError):
+                return data  # field validation reports the bad value
+            if gpn_i == 8 and rails_i == 8:
+                data["node_profile"] = PROFILES["dgx-h100"]
+            elif gpn_i >= 1 and rails_i >= 1:
+                data["node_profile"] = generic_profile(gpn_i, rails_i)
+        return data
+
+    @field_validator("oversubscription", mode="before")
+    @classmethod
+    def _norm_ratio(cls, v: Any) -> str:
+        a, b = parse_ratio(str(v))
+        return f"{a}:{b}"
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> FabricSpec:
+        if self.gpus % self.gpus_per_node:
+            raise ValueError(
+                f"gpus: {self.gpus} is not a multiple of gpus_per_node {self.gpus_per_node} "
+                f"(try {self.gpus - self.gpus % self.gpus_per_node or self.gpus_per_node} "
+                f"or {self.gpus + self.gpus_per_node - self.gpus % self.gpus_per_node})"
+            )
+        if self.rails > self.gpus_per_node or self.gpus_per_node % self.rails:
+            raise ValueError(
+                f"rails: {self.rails} rails cannot serve {self.gpus_per_node} GPUs per node "
+                f"(rails must divide gpus_per_node, e.g. {self.gpus_per_node})"
+            )
+        if self.nic_gbps % self.planes:
+            raise ValueError(
+                f"nic_gbps: {self.nic_gbps} Gb/s does not split evenly over {self.planes} planes"
+            )
+        prof = self.node_profile
+        if prof.gpus != self.gpus_per_node:
+            raise ValueError(
+                f"node_profile: profile {prof.name!r} has {prof.gpus} GPUs but gpus_per_node is "
+                f"{self.gpus_per_node}"
+            )
+        if prof.rdma_nics > self.rails:
+            raise ValueError(
+                f"node_profile: profile {prof.name!r} has {prof.rdma_nics} RDMA NICs, more than the "
+                f"{self.rails} rails (set rails: {prof.rdma_nics} or remove NICs from the profile)"
+            )
+        if prof.rdma_nics < self.rails:
+            raise ValueError(
+                f"node_profile: profile {prof.name!r} has {prof.rdma_nics} RDMA NICs for "
+                f"{self.rails} rails (one NIC per rail is needed)"
+            )
+        vlans = self.networks.compute.rail_vlans
+        if vlans is not None and len(vlans) != self.rails:
+            raise ValueError(
+                f"networks.compute.rail_vlans: {len(vlans)} VLANs for {self.rails} rails "
+                "(give one per rail)"
+            )
+        return self
+
+    @property
+    def ratio(self) -> tuple[int, int]:
+        """Oversubscription as a reduced (downlink, uplink) pair: (1, 1) is non-blocking."""
+        return parse_ratio(self.oversubscription)
+
+    @property
+    def nodes(self) -> int:
+        """Servers in the cluster."""
+        return self.gpus // self.gpus_per_node
+
+    @property
+    def link_gbps(self) -> int:
+        """Speed of one NIC-to-leaf link: the NIC line rate split over the planes."""
+        return self.nic_gbps // self.planes
+
+    def rail_vlan(self, rail: int) -> int:
+        """VLAN id of rail ``rail`` (1-based) on Ethernet fabrics."""
+        vlans = self.networks.compute.rail_vlans
+        return vlans[rail - 1] if vlans is not None else 100 + rail
+
+
+SPEC_FIELDS: tuple[str, ...] = tuple(FabricSpec.model_fields)
+"""Top-level keys a spec file may use."""
+
+
+def _loc_text(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("function-after", "function-before") or part.startswith("function-"):
+            continue
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _first_error(exc: ValidationError, prefix: str = "") -> SpecError:
+    err = exc.errors(include_url=False)[0]
+    loc = _loc_text(tuple(err["loc"]))
+    msg = str(err["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    typ = err["type"]
+    if typ == "extra_forbidden":
+        parent, _, key = loc.rpartition(".")
+        valid = _valid_keys(parent)
+        field = (prefix + "." + loc if prefix else loc) if loc else prefix or "spec"
+        return SpecError(field, f"unknown key {key!r}", f"valid keys: {', '.join(valid)}")
+    # Validators that check several fields name the field themselves ("gpus: …").
+    m = re.match(r"^([a-z_][\w.\[\]]*): (.*)$", msg, re.S)
+    if m and not loc:
+        field, msg = m.group(1), m.group(2)
+    elif m:
+        field, msg = f"{loc}.{m.group(1)}", m.group(2)
+    else:
+        field = loc or "spec"
+        if typ == "literal_error" and "expected" in err.get("ctx", {}):
+            return SpecError(
+                _join(prefix, field),
+                f"{err.get('input')!r} is not allowed",
+                f"expected {err['ctx']['expected']}",
+            )
+    return SpecError(_join(prefix, field), msg)
+
+
+def _join(prefix: str, field: str) -> str:
+    return f"{prefix}.{field}" if prefix else field
+
+
+def _valid_keys(parent: str) -> list[str]:
+    model: type[BaseModel] = FabricSpec
+    for part in [p for p in re.split(r"[.\[\]]+", parent) if p and not p.isdigit()]:
+        field = model.model_fields.get(part)
+        ann = getattr(field, "annotation", None) if field else None
+        if not (isinstance(ann, type) and issubclass(ann, BaseModel)):
+            # pcie_switches is a tuple of models: walk into the item type.
+            args = getattr(ann, "__args__", ())
+            inner = next((a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), None)
+            if inner is None:
+                return sorted(model.model_fields)
+            ann = inner
+        model = ann
+    return list(model.model_fields)
+
+
+def validate_spec(data: Mapping[str, Any] | None = None, **overrides: Any) -> FabricSpec:
+    """Build a :class:`FabricSpec` from plain data (YAML, flags, Pulumi config).
+
+    ``overrides`` (e.g. from CLI flags) win over ``data``; ``None`` values are
+    ignored so unset flags do not erase file values. Raises :class:`SpecError`.
+    """
+    merged: dict[str, Any] = dict(data or {})
+    merged.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return FabricSpec.model_validate(merged)
+    except ValidationError as exc:
+        raise _first_error(exc) from None
