@@ -19,7 +19,7 @@ import yaml
 from .errors import InputFileError, SpecError
 from .spec import FabricSpec, validate_spec
 
-STACK_ONLY_KEYS = ("inventory",)
+STACK_ONLY_KEYS = ("inventory", "granularity")
 """``fabric:`` config keys that are not part of the spec."""
 
 

@@ -1,0 +1,5 @@
+"""Pulumi entry point (see components/program.py)."""
+
+from components.program import run
+
+run()

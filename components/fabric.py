@@ -1,0 +1,121 @@
+"""The ``Fabric`` component: a FabricIntent as a tree of Pulumi resources.
+
+Tree (types in brackets)::
+
+    gpu-cluster                      [fabric-stack:index:Fabric]
+    ├─ gpu-cluster                   [dynamic/fabric:Fabric]  summary record
+    ├─ networks                      [fabric-stack:index:Networks]  Rail, Vlan
+    ├─ spine-layer                   [fabric-stack:index:SpineLayer] spines, cores, spine uplinks
+    └─ su1 … suN                     [fabric-stack:index:ScalableUnit]
+       ├─ su1-r1-leaf … su1-oob-a1   [dynamic/fabric:Switch]
+       ├─ su1-r1-leaf/downlinks …    [dynamic/fabric:CableBundle]   (or one Cable each)
+       └─ su1-node01/nics …          [dynamic/fabric:RdmaNicGroup]  (or one RdmaNic each)
+
+The component only translates records into resources: it never computes a
+port map and never decides anything from an Output. Granularity ("bundle",
+the default, or "cable") was chosen with ``bench/bench_preview.py``; see the
+README for the figures.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import pulumi
+
+from fabric_stack.intent import CableIntent, FabricIntent
+
+from .providers import Cable, CableBundle, Fabric, Rail, RdmaNic, RdmaNicGroup, Switch, Vlan
+
+Granularity = Literal["bundle", "cable"]
+
+
+def bundle_of(cable: CableIntent) -> tuple[str, str]:
+    """(switch, side) whose bundle manages ``cable``: a leaf's downlinks, a leaf's uplinks …"""
+    if cable.role in ("leaf_spine", "spine_core"):
+        return cable.a_device, "uplinks"
+    return cable.b_device, "downlinks"
+
+
+class FabricComponent(pulumi.ComponentResource):
+    """All resources of one fabric, recorded in the inventory at ``inventory``."""
+
+    def __init__(
+        self,
+        name: str,
+        intent: FabricIntent,
+        inventory: pulumi.Input[str],
+        granularity: Granularity = "bundle",
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("fabric-stack:index:Fabric", name, {}, opts)
+        stack = pulumi.get_stack()
+        base: dict[str, Any] = {"inventory": inventory, "stack": stack}
+
+        def with_base(props: Mapping[str, Any]) -> dict[str, Any]:
+            return {**props, **base}
+
+        me = pulumi.ResourceOptions(parent=self)
+        self.summary = Fabric(intent.summary.name, with_base(intent.summary.props()), me)
+
+        nets = pulumi.ComponentResource("fabric-stack:index:Networks", "networks", None, me)
+        in_nets = pulumi.ResourceOptions(parent=nets)
+        for rail in intent.rails:
+            Rail(rail.name, with_base(rail.props()), in_nets)
+        for vlan in intent.vlans:
+            Vlan(vlan.name, with_base(vlan.props()), in_nets)
+
+        layer = pulumi.ComponentResource("fabric-stack:index:SpineLayer", "spine-layer", None, me)
+        in_layer = pulumi.ResourceOptions(parent=layer)
+        sus: dict[int, pulumi.ComponentResource] = {}
+
+        def su_parent(su: int) -> pulumi.ResourceOptions:
+            if su not in sus:
+                sus[su] = pulumi.ComponentResource(
+                    "fabric-stack:index:ScalableUnit", f"su{su}", None, me
+                )
+            return pulumi.ResourceOptions(parent=sus[su])
+
+        parent_of: dict[str, pulumi.ResourceOptions] = {}
+        for sw in intent.switches:
+            opts_ = in_layer if sw.role in ("spine", "core") else su_parent(sw.su)
+            parent_of[sw.name] = opts_
+            Switch(sw.name, with_base(sw.props()), opts_)
+
+        if granularity == "cable":
+            for cable in intent.cables:
+                device, _ = bundle_of(cable)
+                Cable(cable.name, with_base(cable.props()), parent_of.get(device, me))
+            for nic in intent.nics:
+                RdmaNic(nic.name, with_base(nic.props()), su_parent(nic.su))
+        else:
+            bundles: dict[tuple[str, str], list[CableIntent]] = defaultdict(list)
+            for cable in intent.cables:
+                bundles[bundle_of(cable)].append(cable)
+            for (device, side), cables in bundles.items():
+                bname = f"{device}/{side}"
+                CableBundle(
+                    bname,
+                    with_base({
+                        "name": bname, "device": device, "side": side, "role": cables[0].role,
+                        "count": len(cables), "cables": [c.props() for c in cables],
+                    }),
+                    parent_of.get(device, me),
+                )
+            groups: dict[str, list[Any]] = defaultdict(list)
+            su_of: dict[str, int] = {}
+            for nic in intent.nics:
+                groups[nic.node].append(nic)
+                su_of[nic.node] = nic.su
+            for node, nics in groups.items():
+                gname = f"{node}/nics"
+                RdmaNicGroup(
+                    gname,
+                    with_base({"name": gname, "node": node, "count": len(nics),
+                               "nics": [n.props() for n in nics]}),
+                    su_parent(su_of[node]),
+                )
+
+        self.register_outputs({})

@@ -1,0 +1,300 @@
+"""Dynamic providers that keep fabric records in the inventory.
+
+Every resource kind has its own type token (``pulumi-python:dynamic/fabric:Switch``
+…) so policies can tell a switch from a cable. Providers are stateless and live
+in this importable module (never in the program's ``__main__``: dill would then
+pickle the class by value, once more per resource). They open an inventory
+connection per call.
+
+Resource inputs are the intent record's props plus two reserved keys:
+``inventory`` (the store URL, a Pulumi secret when it carries a password) and
+``stack``. Bundled kinds (``CableBundle``, ``RdmaNicGroup``) carry their items in
+a list (``cables`` / ``nics``) and write one inventory row per item.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+from typing import Any, ClassVar
+
+import pulumi
+from pulumi import dynamic
+from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
+from pydantic import BaseModel, ValidationError
+
+from fabric_stack.intent import (
+    CableIntent,
+    FabricSummary,
+    RailIntent,
+    RdmaNicIntent,
+    SwitchIntent,
+    VlanIntent,
+)
+from fabric_stack.inventory import open_store
+
+RESERVED = ("inventory", "stack")
+"""Input keys that configure the provider rather than describe the record."""
+
+
+def _record_props(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in props.items() if k not in RESERVED and not k.startswith("__")}
+
+
+class InventoryProvider(dynamic.ResourceProvider):
+    """Create/read/update/delete one inventory record per resource."""
+
+    serialize_as_secret_always = False
+    kind: ClassVar[str] = ""
+    record: ClassVar[type[BaseModel]] = BaseModel
+    replace_on: ClassVar[tuple[str, ...]] = ()
+    """Props whose change means a different physical object (delete + create)."""
+
+    # -- helpers
+    def _store_and_stack(self, props: dict[str, Any]) -> tuple[Any, str]:
+        return open_store(str(props["inventory"])), str(props["stack"])
+
+    def _id(self, props: dict[str, Any]) -> str:
+        return f"{props['stack']}/{self.kind}/{props['name']}"
+
+    # -- engine calls
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dynamic.CheckResult:
+        failures = []
+        for key in RESERVED:
+            if not news.get(key):
+                failures.append(dynamic.CheckFailure(key, f"{key} is required"))
+        try:
+            self._validate(_record_props(news))
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            loc = ".".join(str(p) for p in err["loc"]) or "props"
+            failures.append(dynamic.CheckFailure(loc, str(err["msg"])))
+        return dynamic.CheckResult(news, failures)
+
+    def _validate(self, props: dict[str, Any]) -> None:
+        self.record.model_validate(props)
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dynamic.DiffResult:
+        old, new = _record_props(olds), _record_props(news)
+        keys = sorted(set(old) | set(new))
+        changes = [k for k in keys if old.get(k) != new.get(k)]
+        replaces = [k for k in changes if k in self.replace_on]
+        for key in RESERVED:
+            if olds.get(key) != news.get(key):
+                changes.append(key)
+                replaces.append(key)
+        return dynamic.DiffResult(changes=bool(changes), replaces=replaces,
+                                  delete_before_replace=False)
+
+    def create(self, props: dict[str, Any]) -> dynamic.CreateResult:
+        store, stack = self._store_and_stack(props)
+        self._write(store, stack, props)
+        return dynamic.CreateResult(self._id(props), outs=props)
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> dynamic.UpdateResult:
+        store, stack = self._store_and_stack(news)
+        self._write(store, stack, news)
+        return dynamic.UpdateResult(outs=news)
+
+    def read(self, id_: str, props: dict[str, Any]) -> dynamic.ReadResult:
+        store, stack = self._store_and_stack(props)
+        current = self._read(store, stack, props)
+        if current is None:
+            return dynamic.ReadResult(None, {})
+        outs = {**{k: props[k] for k in RESERVED if k in props}, **current}
+        return dynamic.ReadResult(id_, outs)
+
+    def delete(self, _id: str, props: dict[str, Any]) -> None:
+        store, stack = self._store_and_stack(props)
+        self._remove(store, stack, props)
+
+    # -- storage, overridden by bundles
+    def _write(self, store: Any, stack: str, props: dict[str, Any]) -> None:
+        rec = _record_props(props)
+        store.put(stack, self.kind, rec["name"], rec)
+
+    def _read(self, store: Any, stack: str, props: dict[str, Any]) -> dict[str, Any] | None:
+        got = store.get(stack, self.kind, props["name"])
+        if got is None:
+            return None
+        got.pop("status", None)
+        return dict(got)
+
+    def _remove(self, store: Any, stack: str, props: dict[str, Any]) -> None:
+        store.delete(stack, self.kind, props["name"])
+
+
+class BundleProvider(InventoryProvider):
+    """Many items (cables, NICs) managed as one resource, stored one row per item."""
+
+    item_kind: ClassVar[str] = ""
+    items_key: ClassVar[str] = ""
+    item_record: ClassVar[type[BaseModel]] = BaseModel
+
+    def _validate(self, props: dict[str, Any]) -> None:
+        for item in props.get(self.items_key, []):
+            self.item_record.model_validate(item)
+
+    def _write(self, store: Any, stack: str, props: dict[str, Any]) -> None:
+        items = props.get(self.items_key, [])
+        store.replace_bundle(stack, self.item_kind, props["name"],
+                             [(i["name"], i) for i in items])
+
+    def _read(self, store: Any, stack: str, props: dict[str, Any]) -> dict[str, Any] | None:
+        rows = store.get_bundle(stack, self.item_kind, props["name"])
+        if not rows:
+            return None
+        fields = set(self.item_record.model_fields)
+        items = [{k: v for k, v in r.items() if k in fields} for r in rows]
+        out = {k: v for k, v in _record_props(props).items() if k != self.items_key}
+        out[self.items_key] = sorted(items, key=lambda i: str(i["name"]))
+        out["count"] = len(items)
+        return out
+
+    def _remove(self, store: Any, stack: str, props: dict[str, Any]) -> None:
+        store.delete_bundle(stack, self.item_kind, props["name"])
+
+
+class FabricProvider(InventoryProvider):
+    """Cluster summary record."""
+
+    kind = "Fabric"
+    record = FabricSummary
+
+
+class SwitchProvider(InventoryProvider):
+    """A switch. Changing its model or role is a different box: replace."""
+
+    kind = "Switch"
+    record = SwitchIntent
+    replace_on = ("model", "role")
+
+
+class RailProvider(InventoryProvider):
+    """A rail (its leaves, subnet, VLAN)."""
+
+    kind = "Rail"
+    record = RailIntent
+    replace_on = ("rail", "plane")
+
+
+class VlanProvider(InventoryProvider):
+    """A VLAN or IB partition and its carriers."""
+
+    kind = "Vlan"
+    record = VlanIntent
+    replace_on = ("network",)
+
+
+class RdmaNicProvider(InventoryProvider):
+    """One RDMA NIC port."""
+
+    kind = "RdmaNic"
+    record = RdmaNicIntent
+    replace_on = ("node", "nic")
+
+
+class CableProvider(InventoryProvider):
+    """One cable. Its a-end is its identity; a new b-end is a re-patch (update)."""
+
+    kind = "Cable"
+    record = CableIntent
+    replace_on = ("a_device", "a_port", "role")
+
+
+class CableBundleProvider(BundleProvider):
+    """The cables of one switch side (a leaf's downlinks, its uplinks, …)."""
+
+    kind = "CableBundle"
+    item_kind = "Cable"
+    items_key = "cables"
+    item_record = CableIntent
+    replace_on = ("device", "role")
+
+
+class RdmaNicGroupProvider(BundleProvider):
+    """The compute NIC ports of one server."""
+
+    kind = "RdmaNicGroup"
+    item_kind = "RdmaNic"
+    items_key = "nics"
+    item_record = RdmaNicIntent
+    replace_on = ("node",)
+
+
+@functools.cache
+def _serialized(provider_cls: type[dynamic.ResourceProvider]) -> str:
+    # Providers are stateless, so one serialization per class serves every
+    # resource; the SDK would otherwise dill-pickle the provider again for each.
+    return serialize_provider(provider_cls())
+
+
+class _InventoryResource(dynamic.Resource):
+    """Base of our dynamic resources: same wire format, provider serialized once per class."""
+
+    provider_cls: ClassVar[type[dynamic.ResourceProvider]]
+
+    def __init__(self, name: str, props: dict[str, Any],
+                 opts: pulumi.ResourceOptions | None = None) -> None:
+        props = dict(props)
+        props[PROVIDER_KEY] = _serialized(self.provider_cls)
+        pulumi.CustomResource.__init__(
+            self, f"pulumi-python:{self._resource_type_name}", name, props, opts
+        )
+
+
+class Fabric(_InventoryResource, module="fabric", name="Fabric"):
+    """``pulumi-python:dynamic/fabric:Fabric``: the cluster summary record."""
+
+    provider_cls = FabricProvider
+
+
+class Switch(_InventoryResource, module="fabric", name="Switch"):
+    """``pulumi-python:dynamic/fabric:Switch``."""
+
+    provider_cls = SwitchProvider
+
+
+class Rail(_InventoryResource, module="fabric", name="Rail"):
+    """``pulumi-python:dynamic/fabric:Rail``."""
+
+    provider_cls = RailProvider
+
+
+class Vlan(_InventoryResource, module="fabric", name="Vlan"):
+    """``pulumi-python:dynamic/fabric:Vlan``."""
+
+    provider_cls = VlanProvider
+
+
+class RdmaNic(_InventoryResource, module="fabric", name="RdmaNic"):
+    """``pulumi-python:dynamic/fabric:RdmaNic`` (per-item granularity)."""
+
+    provider_cls = RdmaNicProvider
+
+
+class RdmaNicGroup(_InventoryResource, module="fabric", name="RdmaNicGroup"):
+    """``pulumi-python:dynamic/fabric:RdmaNicGroup``: a server's compute NIC ports."""
+
+    provider_cls = RdmaNicGroupProvider
+
+
+class Cable(_InventoryResource, module="fabric", name="Cable"):
+    """``pulumi-python:dynamic/fabric:Cable`` (per-cable granularity)."""
+
+    provider_cls = CableProvider
+
+
+class CableBundle(_InventoryResource, module="fabric", name="CableBundle"):
+    """``pulumi-python:dynamic/fabric:CableBundle``: one switch side's cables."""
+
+    provider_cls = CableBundleProvider
+
+
+def decode_provider(serialized: str) -> dynamic.ResourceProvider:
+    """Inverse of the provider serialization (tests use it to prove it round-trips)."""
+    import dill
+
+    obj = dill.loads(base64.b64decode(serialized))
+    assert isinstance(obj, dynamic.ResourceProvider)
+    return obj
