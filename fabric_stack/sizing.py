@@ -223,11 +223,12 @@ def _check_switch(spec: FabricSpec) -> SwitchModel:
     proto = "infiniband" if spec.fabric == "infiniband" else "ethernet"
     model = lookup_switch(spec.switch, proto)
     if model.protocol != proto:
-        fit = [k for k, v in _catalog_items() if v.protocol == proto]
+        fit = [k for k, v in _catalog_items() if v.protocol == proto and spec.link_gbps in v.speeds()]
         raise CatalogError(
             "switch",
             f"{model.name} is an {model.protocol} switch but the fabric is {spec.fabric}",
-            f"for {spec.fabric} use one of {', '.join(fit)}",
+            f"for {spec.fabric} at {spec.link_gbps}G use "
+            + " or ".join([*fit, f"generic-<radix>x{spec.link_gbps}"]),
         )
     port_mode(model, spec.link_gbps)  # raises when the speed cannot be served
     return model

@@ -199,6 +199,11 @@ class FabricSpec(BaseModel):
                 data["node_profile"] = generic_profile(gpn_i, rails_i)
         return data
 
+    @field_validator("switch", mode="before")
+    @classmethod
+    def _norm_switch(cls, v: Any) -> str:
+        return str(v).strip().lower()
+
     @field_validator("oversubscription", mode="before")
     @classmethod
     def _norm_ratio(cls, v: Any) -> str:

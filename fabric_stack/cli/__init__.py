@@ -16,6 +16,8 @@ from .. import __version__
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "size": ("size", "size_cmd", "Size the fabric and print the sizing card."),
     "guide": ("size", "guide_cmd", "Sizing card with fabric comparison, CNI and practices."),
+    "plan": ("stack", "plan_cmd", "Preview the Pulumi stack: switches and cables to add, by role."),
+    "apply": ("stack", "apply_cmd", "Apply the Pulumi stack: record the fabric in the inventory."),
 }
 
 

@@ -1,0 +1,108 @@
+"""`fabric-stack plan` and `fabric-stack apply`: the Pulumi stack via the Automation API."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.console import Console
+
+from ..render.changes import changes_json, changes_markdown, render_changes
+from .common import console, echo_json, format_option, handle_errors, project_dir
+
+DEFAULT_STACK = "dev"
+
+
+def _progress(err: Console, verb: str):  # type: ignore[no-untyped-def]
+    status = err.status(f"{verb}…")
+
+    def tick(n: int, name: str) -> None:
+        status.update(f"{verb}… {n} resources ({name})")
+
+    return status, tick
+
+
+def _emit(summary, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    if fmt == "json":
+        echo_json(changes_json(summary))
+    elif fmt == "markdown":
+        click.echo(changes_markdown(summary), nl=False)
+    else:
+        console().print(render_changes(summary))
+
+
+@click.command("plan")
+@click.option("--stack", default=DEFAULT_STACK, show_default=True, help="Pulumi stack to preview.")
+@click.option("--no-policy", is_flag=True, help="Skip the CrossGuard pack in policies/.")
+@format_option
+@handle_errors
+def plan_cmd(stack: str, no_policy: bool, fmt: str) -> None:
+    """Preview the stack (`pulumi preview` + policy pack) and summarize it by role.
+
+    Shows the switches to add or remove by model, cables by role and type
+    (added, re-patched, removed) and the ports touched on existing switches.
+    Exit 0 when the preview succeeds, 1 when a policy or the program refuses it.
+
+    \b
+    Examples:
+      pulumi config set fabric:gpus 512        # a capacity change
+      fabric-stack plan                        # what it adds, by role
+      fabric-stack plan --format markdown      # paste into the pull request
+    """
+    from ..stackops import PreviewFailed, preview
+
+    err = Console(stderr=True)
+    status, tick = _progress(err, "previewing")
+    try:
+        with status:
+            summary = preview(stack, project_dir(), use_policy=not no_policy, progress=tick)
+    except PreviewFailed as exc:
+        _emit(exc.summary, fmt)
+        click.echo(f"error: {exc.message}", err=True)
+        sys.exit(1)
+    _emit(summary, fmt)
+
+
+@click.command("apply")
+@click.option("--stack", default=DEFAULT_STACK, show_default=True, help="Pulumi stack to update.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--no-policy", is_flag=True, help="Skip the CrossGuard pack in policies/.")
+@format_option
+@handle_errors
+def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
+    """Preview, confirm, then `pulumi up`: record the planned fabric in the inventory.
+
+    \b
+    Examples:
+      fabric-stack apply                  # shows the plan, asks, applies
+      fabric-stack apply --yes --format json
+    """
+    from ..stackops import PreviewFailed, preview, up
+
+    err = Console(stderr=True)
+    pdir = project_dir()
+    if not yes:
+        if not sys.stdin.isatty():
+            click.echo("error: apply needs confirmation; pass --yes when not on a terminal", err=True)
+            sys.exit(2)
+        status, tick = _progress(err, "previewing")
+        try:
+            with status:
+                summary = preview(stack, pdir, use_policy=not no_policy, progress=tick)
+        except PreviewFailed as exc:
+            _emit(exc.summary, fmt)
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(1)
+        _emit(summary, "table")
+        if not summary.has_changes:
+            return
+        click.confirm("Apply these changes?", abort=True)
+    status, tick = _progress(err, "updating")
+    try:
+        with status:
+            done = up(stack, pdir, use_policy=not no_policy, progress=tick)
+    except PreviewFailed as exc:
+        _emit(exc.summary, fmt)
+        click.echo(f"error: {exc.message}", err=True)
+        sys.exit(1)
+    _emit(done, fmt)

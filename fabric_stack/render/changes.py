@@ -1,0 +1,151 @@
+"""Renderings of a ChangeSummary: rich for people, Markdown for a PR comment, JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..changes import ChangeSummary
+
+_OPS = ("add", "move", "update", "remove")
+_SW_OPS = ("create", "replace", "update", "delete")
+_SW_WORD = {"create": "add", "replace": "replace", "update": "change", "delete": "remove"}
+
+
+def _headline(s: ChangeSummary) -> str:
+    verb = "Plan" if s.operation == "preview" else "Applied"
+    sw = {op: sum(s.switches_by_model.get(op, {}).values()) for op in _SW_OPS}
+    cab: dict[str, int] = {op: 0 for op in _OPS}
+    for ops in s.cable_counts.values():
+        for op, n in ops.items():
+            cab[op] = cab.get(op, 0) + n
+    parts = [f"{sw['create']} switches to add" if sw["create"] else "",
+             f"{sw['delete']} to remove" if sw["delete"] else "",
+             f"{sw['replace']} to replace" if sw["replace"] else "",
+             f"{cab['add']} cables to add" if cab["add"] else "",
+             f"{cab['move']} to re-patch" if cab["move"] else "",
+             f"{cab['remove']} to remove" if cab["remove"] else ""]
+    text = ", ".join(p for p in parts if p) or "no switch or cable changes"
+    return f"{verb} for stack {s.stack}: {text}."
+
+
+def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
+    """Rich renderable grouped by role: switches by model, cables by role/type, ports touched."""
+    parts: list[RenderableType] = [Text(_headline(s), style="bold")]
+    if s.switches:
+        t = Table(title="Switches", title_justify="left")
+        t.add_column("op")
+        t.add_column("model")
+        t.add_column("count", justify="right")
+        t.add_column("switches")
+        for op in _SW_OPS:
+            for model, n in sorted(s.switches_by_model.get(op, {}).items()):
+                names = [x.name for x in s.switches if x.op == op and x.model == model]
+                shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
+                t.add_row(_SW_WORD[op], model, str(n), shown,
+                          style={"create": "green", "delete": "red", "replace": "magenta"}.get(op, ""))
+        parts.append(t)
+    if s.cable_counts:
+        t = Table(title="Cables by role", title_justify="left")
+        t.add_column("role")
+        for op in _OPS:
+            t.add_column(op, justify="right")
+        for role, ops in s.cable_counts.items():
+            t.add_row(role, *(str(ops.get(op, 0) or "") for op in _OPS))
+        parts.append(t)
+        t = Table(title="Cables by type", title_justify="left")
+        t.add_column("type")
+        for op in _OPS:
+            t.add_column(op, justify="right")
+        for typ, ops in s.cable_types.items():
+            t.add_row(typ, *(str(ops.get(op, 0) or "") for op in _OPS))
+        parts.append(t)
+    moves = [c for c in s.cables if c.op in ("move", "remove")]
+    if moves:
+        t = Table(title="Re-patches and removals (existing cables)", title_justify="left")
+        t.add_column("cable")
+        t.add_column("from")
+        t.add_column("to")
+        for c in moves[:max_rows]:
+            src = f"{c.old_b_device} {c.old_b_port}" if c.op == "move" else f"{c.b_device} {c.b_port}"
+            t.add_row(c.name, src, f"{c.b_device} {c.b_port}" if c.op == "move" else "(remove)")
+        if len(moves) > max_rows:
+            t.add_row(f"… {len(moves) - max_rows} more (see --format json)", "", "")
+        parts.append(t)
+    if s.ports_touched:
+        t = Table(title="Ports touched on existing switches", title_justify="left")
+        t.add_column("switch")
+        t.add_column("ports", justify="right")
+        t.add_column("which")
+        for sw, ports in s.ports_touched.items():
+            shown = ", ".join(ports[:10]) + (" …" if len(ports) > 10 else "")
+            t.add_row(sw, str(len(ports)), shown)
+        parts.append(t)
+    if s.policy_violations:
+        t = Table(title="Policy violations", title_justify="left")
+        t.add_column("level")
+        t.add_column("policy")
+        t.add_column("message")
+        for v in s.policy_violations:
+            t.add_row(v.get("level", ""), v.get("policy", ""), v.get("message", ""),
+                      style="red" if v.get("level") == "mandatory" else "yellow")
+        parts.append(t)
+    ops = ", ".join(f"{n} {op}" for op, n in s.resource_ops.items())
+    parts.append(Text(f"Resources: {ops}", style="dim"))
+    return Group(*parts)
+
+
+def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
+    """Markdown for a pull-request comment."""
+    out = [f"### {_headline(s)}", ""]
+    if s.switches:
+        out += ["| Switches | model | count | names |", "|---|---|---:|---|"]
+        for op in _SW_OPS:
+            for model, n in sorted(s.switches_by_model.get(op, {}).items()):
+                names = [x.name for x in s.switches if x.op == op and x.model == model]
+                out.append(f"| {_SW_WORD[op]} | {model} | {n} | {', '.join(names[:20])}"
+                           f"{' …' if len(names) > 20 else ''} |")
+        out.append("")
+    if s.cable_counts:
+        out += ["| Cables (role) | " + " | ".join(_OPS) + " |", "|---|" + "---:|" * len(_OPS)]
+        for role, ops in s.cable_counts.items():
+            out.append(f"| {role} | " + " | ".join(str(ops.get(op, 0)) for op in _OPS) + " |")
+        out.append("")
+        out += ["| Cables (type) | " + " | ".join(_OPS) + " |", "|---|" + "---:|" * len(_OPS)]
+        for typ, ops in s.cable_types.items():
+            out.append(f"| {typ} | " + " | ".join(str(ops.get(op, 0)) for op in _OPS) + " |")
+        out.append("")
+    moves = [c for c in s.cables if c.op in ("move", "remove")]
+    if moves:
+        out += ["<details><summary>Re-patches and removals</summary>", "",
+                "| cable | from | to |", "|---|---|---|"]
+        for c in moves[:max_rows]:
+            if c.op == "move":
+                out.append(f"| {c.name} | {c.old_b_device} {c.old_b_port} | {c.b_device} {c.b_port} |")
+            else:
+                out.append(f"| {c.name} | {c.b_device} {c.b_port} | (remove) |")
+        if len(moves) > max_rows:
+            out.append(f"| … {len(moves) - max_rows} more | | |")
+        out += ["", "</details>", ""]
+    if s.ports_touched:
+        n = sum(len(p) for p in s.ports_touched.values())
+        out.append(f"Ports touched on {len(s.ports_touched)} existing switches: {n}.")
+        out.append("")
+    if s.policy_violations:
+        out += ["| Policy | level | message |", "|---|---|---|"]
+        out += [f"| {v.get('policy')} | {v.get('level')} | {v.get('message', '').replace('|', '/')} |"
+                for v in s.policy_violations]
+        out.append("")
+    out.append("Resources: " + ", ".join(f"{n} {op}" for op, n in s.resource_ops.items()))
+    return "\n".join(out) + "\n"
+
+
+def changes_json(s: ChangeSummary) -> dict[str, Any]:
+    """JSON document of the summary (stable keys: switches, cables, cable_counts, …)."""
+    data = s.model_dump(mode="json")
+    data["headline"] = _headline(s)
+    data["destructive"] = s.destructive
+    return data

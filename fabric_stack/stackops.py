@@ -1,0 +1,145 @@
+"""Run the project's Pulumi stack through the Automation API (adapter; no planning here).
+
+``fabric-stack plan`` / ``apply`` use these functions on the same project and
+stack a user would run ``pulumi preview`` / ``pulumi up`` on, with the
+offline environment from :mod:`fabric_stack.pulumi_env`. Resource steps from
+the engine's event stream become a :class:`~fabric_stack.changes.ChangeSummary`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .changes import ChangeSummary, Step, summarize_changes
+from .errors import EngineError
+from .pulumi_env import offline_env
+
+_TYPE = re.compile(r"fabric:(\w+)$")
+
+
+@dataclass
+class _Collector:
+    steps: list[Step] = field(default_factory=list)
+    violations: list[dict[str, str]] = field(default_factory=list)
+    diagnostics: list[str] = field(default_factory=list)
+    progress: Callable[[int, str], None] | None = None
+
+    def __call__(self, ev: Any) -> None:
+        pre = getattr(ev, "resource_pre_event", None)
+        if pre is not None:
+            m = pre.metadata
+            kind = m.type.rsplit(":", 1)[-1]
+            if _TYPE.search(m.type) or m.type.startswith("fabric-stack:"):
+                self.steps.append(
+                    Step(op=str(getattr(m.op, "value", m.op)), kind=kind,
+                         name=m.urn.rsplit("::", 1)[-1],
+                         old=_plain(m.old.inputs) if m.old else {},
+                         new=_plain(m.new.inputs) if m.new else {})
+                )
+            if self.progress:
+                self.progress(len(self.steps), m.urn.rsplit("::", 1)[-1])
+        pol = getattr(ev, "policy_event", None)
+        if pol is not None:
+            self.violations.append({
+                "policy": pol.policy_name, "pack": pol.policy_pack_name,
+                "level": pol.enforcement_level, "message": pol.message.strip(),
+                "resource": (pol.resource_urn or "").rsplit("::", 1)[-1],
+            })
+        diag = getattr(ev, "diagnostic_event", None)
+        if diag is not None and diag.severity == "error":
+            self.diagnostics.append(diag.message.strip())
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    return dict(value or {})
+
+
+def _stack(stack_name: str, project_dir: Path, create: bool) -> Any:
+    from pulumi import automation as auto
+
+    bin_root = project_dir / ".venv"
+    if not (bin_root / "bin" / "pulumi").exists():
+        raise EngineError(f"{bin_root / 'bin' / 'pulumi'} is missing: run `make setup` first")
+    env = offline_env(project_dir)
+    opts = auto.LocalWorkspaceOptions(
+        work_dir=str(project_dir), env_vars=env,
+        pulumi_command=auto.PulumiCommand(root=str(bin_root), skip_version_check=True),
+    )
+    try:
+        if create:
+            return auto.create_or_select_stack(stack_name, work_dir=str(project_dir), opts=opts)
+        return auto.select_stack(stack_name, work_dir=str(project_dir), opts=opts)
+    except auto.StackNotFoundError:
+        raise EngineError(
+            f"stack {stack_name!r} does not exist in {env['PULUMI_BACKEND_URL']} "
+            f"(create it with `pulumi stack init {stack_name}` or `fabric-stack apply --stack {stack_name}`)"
+        ) from None
+    except auto.CommandError as exc:
+        raise EngineError(f"pulumi: {_first_error(str(exc))}") from None
+
+
+def _first_error(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("error:"):
+            return line.removeprefix("error:").strip()
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    return lines[-1] if lines else text
+
+
+def policy_pack_dirs(project_dir: Path, use_policy: bool) -> list[str]:
+    """The project's CrossGuard pack (``policies/``) when present and wanted."""
+    pack = project_dir / "policies"
+    return [str(pack)] if use_policy and (pack / "PulumiPolicy.yaml").exists() else []
+
+
+def preview(stack_name: str, project_dir: Path, *, use_policy: bool = True,
+            progress: Callable[[int, str], None] | None = None) -> ChangeSummary:
+    """``pulumi preview`` (with the policy pack); raises EngineError on failure or violation."""
+    from pulumi import automation as auto
+
+    st = _stack(stack_name, project_dir, create=True)
+    col = _Collector(progress=progress)
+    failed: str | None = None
+    try:
+        st.preview(on_event=col, policy_packs=policy_pack_dirs(project_dir, use_policy))
+    except auto.CommandError as exc:
+        failed = col.diagnostics[0] if col.diagnostics else _first_error(str(exc))
+    summary = summarize_changes(col.steps, stack_name, "preview", col.violations)
+    if failed is not None:
+        raise PreviewFailed(failed, summary)
+    return summary
+
+
+def up(stack_name: str, project_dir: Path, *, use_policy: bool = True,
+       progress: Callable[[int, str], None] | None = None) -> ChangeSummary:
+    """``pulumi up --yes`` (with the policy pack); raises EngineError on failure."""
+    from pulumi import automation as auto
+
+    st = _stack(stack_name, project_dir, create=True)
+    col = _Collector(progress=progress)
+    try:
+        st.up(on_event=col, policy_packs=policy_pack_dirs(project_dir, use_policy))
+    except auto.ConcurrentUpdateError:
+        raise EngineError(
+            f"stack {stack_name!r} is locked by another update; wait for it or, if it died, "
+            f"run `pulumi cancel` / `pulumi stack export | pulumi stack import`"
+        ) from None
+    except auto.CommandError as exc:
+        msg = col.diagnostics[0] if col.diagnostics else _first_error(str(exc))
+        raise PreviewFailed(msg, summarize_changes(col.steps, stack_name, "update", col.violations)) from None
+    return summarize_changes(col.steps, stack_name, "update", col.violations)
+
+
+class PreviewFailed(EngineError):
+    """The engine refused (policy violation, program error); carries what it saw so far."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, summary: ChangeSummary) -> None:
+        super().__init__(message)
+        self.summary = summary

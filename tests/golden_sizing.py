@@ -1,0 +1,22 @@
+"""Golden sizing JSON and Markdown cards for tests/scenarios/sizing/*.yaml."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fabric_stack.config import spec_from_file
+from fabric_stack.render.card import card_json, card_markdown
+from fabric_stack.sizing import size_fabric
+
+SCENARIOS = Path(__file__).parent / "scenarios" / "sizing"
+
+
+def generate() -> dict[str, str]:
+    """One JSON and one Markdown card per scenario."""
+    out: dict[str, str] = {}
+    for path in sorted(SCENARIOS.glob("*.yaml")):
+        plan = size_fabric(spec_from_file(path))
+        out[f"{path.stem}.json"] = json.dumps(card_json(plan), indent=2, ensure_ascii=False) + "\n"
+        out[f"{path.stem}.md"] = card_markdown(plan)
+    return out
