@@ -30,6 +30,7 @@ venv: $(STAMP) ## create .venv with the project and its dev tools
 
 engine: $(STAMP) ## find or build the pinned Pulumi CLI and link it into .venv/bin
 	@bash scripts/pulumi-engine.sh
+	@mkdir -p .state/pulumi
 
 setup: venv engine ## venv + Pulumi engine (idempotent)
 

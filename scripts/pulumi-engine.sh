@@ -108,42 +108,82 @@ cached_ok() {
     [ -x "$CACHE_BIN/pulumi-resource-pulumi-python" ] &&
     [ "$(pulumi_version "$CACHE_BIN")" = "v$PULUMI_VERSION" ]
 }
+# fabric-stack's language host is built from this repo: the cache records a hash of its source
+# (HOST_STAMP, absent when the cache holds upstream's host) and rebuilds the host when it changes.
+HOST_STAMP=$ENGINE_DIR/LANGHOST-SOURCE
+host_src_hash() {
+  (cd "$ROOT/scripts/pulumi-wrapper" && cat go.mod go.sum pulumi-language-python/*.go) | sha256sum |
+    cut -c1-16
+}
+host_stale() { [ -f "$HOST_STAMP" ] && [ "$(cat "$HOST_STAMP")" != "$(host_src_hash)" ]; }
+
+need_msg="install Go >= $GO_MIN (https://go.dev/dl/; 'make setup' then builds the engine once, a few"
+need_msg+=" minutes) or the Pulumi CLI >= $PULUMI_VERSION (https://www.pulumi.com/docs/install/; or set"
+need_msg+=" FABRIC_STACK_PULUMI_BIN to the directory holding pulumi and pulumi-language-python)"
+go_v=""
+if command -v go >/dev/null 2>&1; then go_v=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || true); fi
+go_ok() { [ -n "$go_v" ] && version_ge "${go_v#go}" "$GO_MIN"; }
+
+# Work under a per-version lock in a temp dir next to the cache (same file system: `mv` is atomic).
+# Whatever ends the script, the temp dir goes; an install is only ever a finished directory.
+start_work() {
+  export GOTOOLCHAIN=local CGO_ENABLED=0 GOWORK=off GOFLAGS=-buildvcs=false
+  mkdir -p "$CACHE_ROOT"
+  exec 9>"$CACHE_ROOT/.pulumi-$PULUMI_VERSION.lock"
+  if ! flock -n 9; then
+    log "another build of pulumi $PULUMI_VERSION is running; waiting for it"
+    flock 9
+    if cached_ok && ! host_stale; then
+      link_into_venv "$CACHE_BIN" "cached build"
+      exit 0
+    fi
+  fi
+  rm -rf "$CACHE_ROOT/.build-$PULUMI_VERSION".* # left by a build that was killed (we hold the lock)
+  tmp=$(mktemp -d "$CACHE_ROOT/.build-$PULUMI_VERSION.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'exit 129' HUP
+  cp -R "$ROOT/scripts/pulumi-wrapper" "$tmp/src"
+  chmod -R u+w "$tmp/src"
+  cd "$tmp/src"
+}
+
+# build_own_host OUT: compile scripts/pulumi-wrapper/pulumi-language-python (from $tmp/src) to OUT.
+build_own_host() {
+  cp "$ROOT/scripts/pulumi-wrapper/go.mod" "$ROOT/scripts/pulumi-wrapper/go.sum" "$tmp/src/"
+  go build -trimpath -ldflags "-s -w -X main.version=$PULUMI_VERSION" -o "$1" ./pulumi-language-python
+}
+
 if cached_ok; then
+  if host_stale; then
+    if go_ok; then
+      start_work
+      log "scripts/pulumi-wrapper changed: rebuilding the cached pulumi-language-python"
+      build_own_host "$tmp/pulumi-language-python"
+      mv -f "$tmp/pulumi-language-python" "$CACHE_BIN/pulumi-language-python"
+      host_src_hash >"$HOST_STAMP"
+      cd "$ROOT"
+    else
+      log "warning: scripts/pulumi-wrapper changed but there is no Go >= $GO_MIN to rebuild" \
+        "pulumi-language-python; keeping the cached one"
+    fi
+  fi
   link_into_venv "$CACHE_BIN" "cached build"
   exit 0
 fi
 
 # 4. Build it. Needs Go >= GO_MIN and the Go module proxy.
-need_msg="install Go >= $GO_MIN (https://go.dev/dl/; 'make setup' then builds the engine once, a few"
-need_msg+=" minutes) or the Pulumi CLI >= $PULUMI_VERSION (https://www.pulumi.com/docs/install/; or set"
-need_msg+=" FABRIC_STACK_PULUMI_BIN to the directory holding pulumi and pulumi-language-python)"
-command -v go >/dev/null 2>&1 || die 2 "no Pulumi CLI >= $PULUMI_VERSION and no Go toolchain found: $need_msg"
-go_v=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || true)
-version_ge "${go_v#go}" "$GO_MIN" ||
-  die 2 "no Pulumi CLI >= $PULUMI_VERSION found and $(command -v go) is ${go_v:-unusable}: $need_msg"
-
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOWORK=off GOFLAGS=-buildvcs=false
-mkdir -p "$CACHE_ROOT"
-# One build at a time per version; a second `make setup` waits, then finds the cache.
-exec 9>"$CACHE_ROOT/.pulumi-$PULUMI_VERSION.lock"
-if ! flock -n 9; then
-  log "another build of pulumi $PULUMI_VERSION is running; waiting for it"
-  flock 9
-  if cached_ok; then
-    link_into_venv "$CACHE_BIN" "cached build"
-    exit 0
-  fi
+if [ -z "$go_v" ]; then
+  die 2 "no Pulumi CLI >= $PULUMI_VERSION and no Go toolchain found: $need_msg"
 fi
+go_ok || die 2 "no Pulumi CLI >= $PULUMI_VERSION found and $(command -v go) is $go_v: $need_msg"
 
-tmp=$(mktemp -d "$CACHE_ROOT/.build-$PULUMI_VERSION.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+start_work
 out=$tmp/pulumi-$PULUMI_VERSION/bin
 mkdir -p "$out"
-cp -R "$ROOT/scripts/pulumi-wrapper" "$tmp/src"
-chmod -R u+w "$tmp/src"
-cd "$tmp/src"
-log "building pulumi $PULUMI_VERSION with $go_v into $CACHE_BIN (first time only: downloads ~1.5 GB" \
-  "of Go modules and compiles for several minutes on 2 cores)"
+log "building pulumi $PULUMI_VERSION with $go_v into $CACHE_BIN (first time only: ~4 minutes on 2 cores;" \
+  "Go's caches grow by ~1.4 GB of modules and ~1.7 GB of build cache)"
 
 # Go's -v/-x output is long: print a count with a timestamp every EVERY matching lines, drop the
 # download chatter, and pass anything else (compiler errors) through verbatim.
@@ -173,19 +213,19 @@ go build -v -trimpath -ldflags "$ldflags" -o "$out/pulumi" github.com/pulumi/pul
   progress "packages compiled" 200 '^[A-Za-z0-9._~/-]+$'
 
 log "step 3/5: compiling pulumi-language-python"
-# Prefer upstream's language host at the release commit; the Go proxy used here does not serve that
-# module (it has no tags), in which case our own host in scripts/pulumi-wrapper is built.
+# Prefer upstream's language host at the release commit. The Go proxy this project's machines use
+# does not serve that module (no tags, every version refused): then our own host is built.
 if go get "$LANGHOST_UPSTREAM@$PULUMI_COMMIT" >"$tmp/langhost.log" 2>&1 &&
   go build -trimpath -ldflags "$ldflags" -o "$out/pulumi-language-python" "$LANGHOST_UPSTREAM" \
     >>"$tmp/langhost.log" 2>&1; then
   langhost="upstream $LANGHOST_UPSTREAM@$PULUMI_COMMIT"
 else
-  log "  upstream host not served by $(go env GOPROXY): $(grep -m1 -E 'error|not available|[0-9]{3} ' \
-    "$tmp/langhost.log" | cut -c1-160 || true)"
+  why=$(grep -m1 -oE '[0-9]{3} [A-Z][A-Za-z ]+|not available|unknown revision|no such host' \
+    "$tmp/langhost.log" || tail -n 1 "$tmp/langhost.log")
+  log "  upstream host $LANGHOST_UPSTREAM@${PULUMI_COMMIT:0:12} not available from GOPROXY ($why)"
   log "  building fabric-stack's host instead (scripts/pulumi-wrapper/pulumi-language-python)"
-  cp "$ROOT/scripts/pulumi-wrapper/go.mod" "$ROOT/scripts/pulumi-wrapper/go.sum" "$tmp/src/" # undo go get
-  go build -trimpath -ldflags "-s -w -X main.version=$PULUMI_VERSION" -o "$out/pulumi-language-python" \
-    ./pulumi-language-python
+  build_own_host "$out/pulumi-language-python"
+  host_src_hash >"$tmp/pulumi-$PULUMI_VERSION/LANGHOST-SOURCE"
   langhost="fabric-stack host"
 fi
 
@@ -195,8 +235,8 @@ if [ -z "$sdk_dir" ] || [ ! -d "$sdk_dir/python" ]; then
   die 1 "the pulumi/sdk module is not in the Go module cache ($sdk_dir)"
 fi
 cp "$sdk_dir/python/cmd/pulumi-language-python-exec" "$sdk_dir/python/dist/pulumi-resource-pulumi-python" "$out/"
-# Releases before ~3.100 also shipped a policy-pack launcher; newer engines run Python policy packs
-# through the language host (RunPlugin) instead.
+# Older releases (3.90 did) also shipped a policy-pack launcher, pulumi-analyzer-policy-python;
+# 3.260 has none: the engine runs Python policy packs through the language host (RunPlugin).
 if [ -f "$sdk_dir/python/dist/pulumi-analyzer-policy-python" ]; then
   cp "$sdk_dir/python/dist/pulumi-analyzer-policy-python" "$out/"
 fi

@@ -17,10 +17,12 @@
 //   - GetRequiredPackages/Plugins report nothing: the only plugin a fabric-stack
 //     program uses is the dynamic-provider host pulumi-resource-pulumi-python,
 //     found on PATH next to this binary.
+//   - InstallDependencies (`pulumi install`) creates a missing virtualenv and
+//     pip-installs requirements.txt; About reports the interpreter.
 //
-// Not implemented (the engine reports them as unsupported): dependency
-// installation (`pulumi install`; make setup creates the virtualenv), code
-// generation, `pulumi new` templates, uv/poetry toolchains, debugger attachment.
+// Not implemented (the engine reports them as unsupported): code generation,
+// `pulumi new` templates and runtime prompts, the poetry toolchain (uv only as
+// far as its .venv goes), debugger attachment, program dependency listing.
 package main
 
 import (
@@ -36,8 +38,8 @@ import (
 	"strings"
 	"sync"
 
-	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -280,34 +282,108 @@ func (h *host) RunPlugin(
 		cmd.Dir = dir
 	}
 	cmd.Env = env
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return status.Errorf(codes.Internal, "starting %s: %v", python, err)
-	}
-
 	var sendMu sync.Mutex
 	send := func(resp *pulumirpc.RunPluginResponse) {
 		sendMu.Lock()
 		defer sendMu.Unlock()
 		_ = server.Send(resp) // the engine going away ends the plugin through the context
 	}
+	code, err := streamCommand(cmd,
+		func(b []byte) {
+			send(&pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}})
+		},
+		func(b []byte) {
+			send(&pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}})
+		})
+	if err != nil {
+		return status.Errorf(codes.Internal, "running %s: %v", python, err)
+	}
+	send(&pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(code)}})
+	return nil
+}
+
+// InstallDependencies (`pulumi install`) creates the virtualenv named in Pulumi.yaml when it is
+// missing and installs requirements.txt into it; an existing virtualenv is left as it is (in
+// fabric-stack, `make setup` manages .venv).
+func (h *host) InstallDependencies(
+	req *pulumirpc.InstallDependenciesRequest,
+	server grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse],
+) error {
+	info := req.GetInfo()
+	if info == nil {
+		info = &pulumirpc.ProgramInfo{RootDirectory: req.GetDirectory(), ProgramDirectory: req.GetDirectory()}
+	}
+	var sendMu sync.Mutex
+	send := func(resp *pulumirpc.InstallDependenciesResponse) {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		_ = server.Send(resp)
+	}
+	say := func(format string, args ...any) {
+		send(&pulumirpc.InstallDependenciesResponse{Stdout: []byte(fmt.Sprintf(format+"\n", args...))})
+	}
+	run := func(name string, args ...string) error {
+		cmd := exec.CommandContext(server.Context(), name, args...)
+		cmd.Dir = info.GetProgramDirectory()
+		code, err := streamCommand(cmd,
+			func(b []byte) { send(&pulumirpc.InstallDependenciesResponse{Stdout: b}) },
+			func(b []byte) { send(&pulumirpc.InstallDependenciesResponse{Stderr: b}) })
+		if err == nil && code != 0 {
+			err = fmt.Errorf("%s %s exited with code %d", name, strings.Join(args, " "), code)
+		}
+		return err
+	}
+
+	venv := virtualenvOption(info)
+	if venv == "" {
+		say("No virtualenv in the runtime options: nothing to install.")
+		return nil
+	}
+	python := filepath.Join(venv, "bin", "python")
+	if _, err := os.Stat(python); err == nil {
+		say("Using the existing virtualenv %s.", venv)
+		return nil
+	}
+	base, err := exec.LookPath("python3")
+	if err != nil {
+		return status.Error(codes.FailedPrecondition, "python3 not found on PATH")
+	}
+	say("Creating virtualenv %s", venv)
+	if err := run(base, "-m", "venv", venv); err != nil {
+		return status.Error(codes.Internal, err.Error())
+	}
+	requirements := filepath.Join(info.GetProgramDirectory(), "requirements.txt")
+	if _, err := os.Stat(requirements); err == nil {
+		say("Installing %s", requirements)
+		if err := run(python, "-m", "pip", "install", "-r", requirements); err != nil {
+			return status.Error(codes.Internal, err.Error())
+		}
+	}
+	return nil
+}
+
+// streamCommand runs cmd, hands its stdout and stderr to the callbacks as they arrive, and
+// returns its exit code; err is set only when it could not run.
+func streamCommand(cmd *exec.Cmd, onStdout, onStderr func([]byte)) (int, error) {
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return -1, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return -1, err
+	}
+	if err := cmd.Start(); err != nil {
+		return -1, err
+	}
 	var wg sync.WaitGroup
-	pump := func(r io.Reader, wrap func([]byte) *pulumirpc.RunPluginResponse) {
+	pump := func(r io.Reader, emit func([]byte)) {
 		defer wg.Done()
 		buf := make([]byte, 32*1024)
 		for {
 			n, readErr := r.Read(buf)
 			if n > 0 {
-				chunk := make([]byte, n)
-				copy(chunk, buf[:n])
-				send(wrap(chunk))
+				emit(append([]byte(nil), buf[:n]...))
 			}
 			if readErr != nil {
 				return
@@ -315,24 +391,17 @@ func (h *host) RunPlugin(
 		}
 	}
 	wg.Add(2)
-	go pump(stdout, func(b []byte) *pulumirpc.RunPluginResponse {
-		return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}}
-	})
-	go pump(stderr, func(b []byte) *pulumirpc.RunPluginResponse {
-		return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}}
-	})
-	wg.Wait()
-
-	code := 0
+	go pump(stdout, onStdout)
+	go pump(stderr, onStderr)
+	wg.Wait() // all output is read before Wait closes the pipes
 	if err := cmd.Wait(); err != nil {
 		var exitErr *exec.ExitError
-		if !errors.As(err, &exitErr) {
-			return status.Errorf(codes.Internal, "running %s: %v", python, err)
+		if errors.As(err, &exitErr) {
+			return exitErr.ExitCode(), nil
 		}
-		code = exitErr.ExitCode()
+		return -1, err
 	}
-	send(&pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(code)}})
-	return nil
+	return 0, nil
 }
 
 // resolvePython picks the interpreter and environment for a program or plugin:
@@ -340,27 +409,12 @@ func (h *host) RunPlugin(
 // else $PULUMI_PYTHON_CMD, else python3 on PATH.
 func resolvePython(info *pulumirpc.ProgramInfo, baseEnv []string) (string, []string, error) {
 	env := append([]string(nil), baseEnv...)
-	opts := map[string]any{}
-	if info != nil && info.GetOptions() != nil {
-		opts = info.GetOptions().AsMap()
-	}
-	venv, _ := opts["virtualenv"].(string)
-	switch toolchain, _ := opts["toolchain"].(string); toolchain {
-	case "", "pip":
-	case "uv":
-		if venv == "" {
-			venv = ".venv"
-		}
-	default:
+	if toolchain := stringOption(info, "toolchain"); toolchain != "" && toolchain != "pip" && toolchain != "uv" {
 		return "", nil, fmt.Errorf(
 			"the %q toolchain is not supported by fabric-stack's pulumi-language-python; "+
 				"use `virtualenv:` (pip) in Pulumi.yaml", toolchain)
 	}
-
-	if venv != "" {
-		if !filepath.IsAbs(venv) && info != nil {
-			venv = filepath.Join(info.GetRootDirectory(), venv)
-		}
+	if venv := virtualenvOption(info); venv != "" {
 		python := filepath.Join(venv, "bin", "python")
 		if _, err := os.Stat(python); err != nil {
 			return "", nil, fmt.Errorf(
@@ -383,6 +437,27 @@ func resolvePython(info *pulumirpc.ProgramInfo, baseEnv []string) (string, []str
 		}
 	}
 	return "", nil, fmt.Errorf("no Python interpreter found (tried %s)", strings.Join(candidates, ", "))
+}
+
+// virtualenvOption is the absolute virtualenv directory from the runtime options ("" when none):
+// `virtualenv`, relative to the project root, or .venv for the uv toolchain.
+func virtualenvOption(info *pulumirpc.ProgramInfo) string {
+	venv := stringOption(info, "virtualenv")
+	if venv == "" && stringOption(info, "toolchain") == "uv" {
+		venv = ".venv"
+	}
+	if venv != "" && !filepath.IsAbs(venv) {
+		venv = filepath.Join(info.GetRootDirectory(), venv)
+	}
+	return venv
+}
+
+func stringOption(info *pulumirpc.ProgramInfo, name string) string {
+	if info == nil || info.GetOptions() == nil {
+		return ""
+	}
+	v, _ := info.GetOptions().AsMap()[name].(string)
+	return v
 }
 
 // findExecShim finds upstream's exec shim next to this binary (symlinks resolved), else on PATH.
