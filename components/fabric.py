@@ -58,14 +58,17 @@ class FabricComponent(pulumi.ComponentResource):
             return {**props, **base}
 
         me = pulumi.ResourceOptions(parent=self)
+        self.resources: list[pulumi.CustomResource] = []
+        """Every record resource created, in creation order."""
         self.summary = Fabric(intent.summary.name, with_base(intent.summary.props()), me)
+        self.resources.append(self.summary)
 
         nets = pulumi.ComponentResource("fabric-stack:index:Networks", "networks", None, me)
         in_nets = pulumi.ResourceOptions(parent=nets)
         for rail in intent.rails:
-            Rail(rail.name, with_base(rail.props()), in_nets)
+            self.resources.append(Rail(rail.name, with_base(rail.props()), in_nets))
         for vlan in intent.vlans:
-            Vlan(vlan.name, with_base(vlan.props()), in_nets)
+            self.resources.append(Vlan(vlan.name, with_base(vlan.props()), in_nets))
 
         layer = pulumi.ComponentResource("fabric-stack:index:SpineLayer", "spine-layer", None, me)
         in_layer = pulumi.ResourceOptions(parent=layer)
@@ -82,28 +85,37 @@ class FabricComponent(pulumi.ComponentResource):
         for sw in intent.switches:
             opts_ = in_layer if sw.role in ("spine", "core") else su_parent(sw.su)
             parent_of[sw.name] = opts_
-            Switch(sw.name, with_base(sw.props()), opts_)
+            self.resources.append(Switch(sw.name, with_base(sw.props()), opts_))
 
         if granularity == "cable":
             for cable in intent.cables:
                 device, _ = bundle_of(cable)
-                Cable(cable.name, with_base(cable.props()), parent_of.get(device, me))
+                self.resources.append(
+                    Cable(cable.name, with_base(cable.props()), parent_of.get(device, me))
+                )
             for nic in intent.nics:
-                RdmaNic(nic.name, with_base(nic.props()), su_parent(nic.su))
+                self.resources.append(RdmaNic(nic.name, with_base(nic.props()), su_parent(nic.su)))
         else:
             bundles: dict[tuple[str, str], list[CableIntent]] = defaultdict(list)
             for cable in intent.cables:
                 bundles[bundle_of(cable)].append(cable)
             for (device, side), cables in bundles.items():
                 bname = f"{device}/{side}"
-                CableBundle(
+                bundle = CableBundle(
                     bname,
-                    with_base({
-                        "name": bname, "device": device, "side": side, "role": cables[0].role,
-                        "count": len(cables), "cables": [c.props() for c in cables],
-                    }),
+                    with_base(
+                        {
+                            "name": bname,
+                            "device": device,
+                            "side": side,
+                            "role": cables[0].role,
+                            "count": len(cables),
+                            "cables": [c.props() for c in cables],
+                        }
+                    ),
                     parent_of.get(device, me),
                 )
+                self.resources.append(bundle)
             groups: dict[str, list[Any]] = defaultdict(list)
             su_of: dict[str, int] = {}
             for nic in intent.nics:
@@ -111,11 +123,18 @@ class FabricComponent(pulumi.ComponentResource):
                 su_of[nic.node] = nic.su
             for node, nics in groups.items():
                 gname = f"{node}/nics"
-                RdmaNicGroup(
+                group = RdmaNicGroup(
                     gname,
-                    with_base({"name": gname, "node": node, "count": len(nics),
-                               "nics": [n.props() for n in nics]}),
+                    with_base(
+                        {
+                            "name": gname,
+                            "node": node,
+                            "count": len(nics),
+                            "nics": [n.props() for n in nics],
+                        }
+                    ),
                     su_parent(su_of[node]),
                 )
+                self.resources.append(group)
 
         self.register_outputs({})

@@ -28,7 +28,7 @@ def default_inventory_url(project_dir: Path) -> str:
 def resolve_inventory(url: str, project_dir: Path) -> str:
     """Make a relative ``sqlite:///rel.db`` absolute: providers may run in another cwd."""
     if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
-        return f"sqlite:///{(project_dir / url[len('sqlite:///'):]).resolve()}"
+        return f"sqlite:///{(project_dir / url[len('sqlite:///') :]).resolve()}"
     return url
 
 
@@ -47,13 +47,16 @@ def run(project_dir: Path | None = None) -> None:
     _, settings = split_stack_config(config)
     granularity = str(settings.get("granularity") or "bundle")
     if granularity not in ("bundle", "cable"):
-        raise pulumi.RunError(f"fabric:granularity: {granularity!r} is not allowed (expected 'bundle' or 'cable')")
+        raise pulumi.RunError(
+            f"fabric:granularity: {granularity!r} is not allowed (expected 'bundle' or 'cable')"
+        )
     cfg = pulumi.Config("fabric")
     raw = cfg.get("inventory")
     if raw is None or pulumi.runtime.is_config_secret("fabric:inventory"):
         secret = cfg.get_secret("inventory")
         inventory: pulumi.Input[str] = (
-            secret.apply(lambda u: resolve_inventory(u, project_dir)) if secret is not None
+            secret.apply(lambda u: resolve_inventory(u, project_dir))
+            if secret is not None
             else default_inventory_url(project_dir)
         )
         shown = "[secret]" if secret is not None else default_inventory_url(project_dir)

@@ -83,8 +83,9 @@ class InventoryProvider(dynamic.ResourceProvider):
             if olds.get(key) != news.get(key):
                 changes.append(key)
                 replaces.append(key)
-        return dynamic.DiffResult(changes=bool(changes), replaces=replaces,
-                                  delete_before_replace=False)
+        return dynamic.DiffResult(
+            changes=bool(changes), replaces=replaces, delete_before_replace=False
+        )
 
     def create(self, props: dict[str, Any]) -> dynamic.CreateResult:
         store, stack = self._store_and_stack(props)
@@ -110,7 +111,8 @@ class InventoryProvider(dynamic.ResourceProvider):
 
     # -- storage, overridden by bundles
     def _write(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        rec = _record_props(props)
+        # Normalise through the record model: the engine hands numbers over as floats.
+        rec = self.record.model_validate(_record_props(props)).model_dump(mode="json")
         store.put(stack, self.kind, rec["name"], rec)
 
     def _read(self, store: Any, stack: str, props: dict[str, Any]) -> dict[str, Any] | None:
@@ -136,9 +138,11 @@ class BundleProvider(InventoryProvider):
             self.item_record.model_validate(item)
 
     def _write(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        items = props.get(self.items_key, [])
-        store.replace_bundle(stack, self.item_kind, props["name"],
-                             [(i["name"], i) for i in items])
+        items = [
+            self.item_record.model_validate(i).model_dump(mode="json")
+            for i in props.get(self.items_key, [])
+        ]
+        store.replace_bundle(stack, self.item_kind, props["name"], [(i["name"], i) for i in items])
 
     def _read(self, store: Any, stack: str, props: dict[str, Any]) -> dict[str, Any] | None:
         rows = store.get_bundle(stack, self.item_kind, props["name"])
@@ -234,8 +238,9 @@ class _InventoryResource(dynamic.Resource):
 
     provider_cls: ClassVar[type[dynamic.ResourceProvider]]
 
-    def __init__(self, name: str, props: dict[str, Any],
-                 opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None
+    ) -> None:
         props = dict(props)
         props[PROVIDER_KEY] = _serialized(self.provider_cls)
         pulumi.CustomResource.__init__(

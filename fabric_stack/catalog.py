@@ -190,8 +190,11 @@ def lookup_switch(name: str, protocol: Protocol | None = None) -> SwitchModel:
     if m:
         radix, speed = int(m.group(1)), int(m.group(2))
         if radix < 4 or radix > 1024 or speed < 1:
-            raise CatalogError("switch", f"generic radix {radix} × {speed}G is not plausible",
-                               "radix 4..1024, speed ≥ 1 Gb/s")
+            raise CatalogError(
+                "switch",
+                f"generic radix {radix} × {speed}G is not plausible",
+                "radix 4..1024, speed ≥ 1 Gb/s",
+            )
         return generic_switch(radix, speed, protocol or "ethernet")
     raise CatalogError(
         "switch", f"unknown switch model {name!r}", "one of " + ", ".join(known_switch_names())

@@ -27,7 +27,10 @@ class Step(BaseModel):
     op: str = Field(description="create, update, delete, replace, same (others are ignored).")
     kind: str = Field(description="Last part of the type token: Switch, CableBundle, Cable, …")
     name: str = Field(description="Resource name.")
-    old: dict[str, Any] = Field(default_factory=dict, description="Inputs before.")
+    old: dict[str, Any] = Field(
+        default_factory=dict,
+        description="State before: outputs when known (they reflect a refresh), else inputs.",
+    )
     new: dict[str, Any] = Field(default_factory=dict, description="Inputs after.")
 
 
@@ -78,7 +81,9 @@ class ChangeSummary(BaseModel):
     )
     resource_ops: dict[str, int] = Field(description="Resource steps by op (all kinds).")
     other: dict[str, dict[str, int]] = Field(description="kind → op → count for Rail, Vlan, NICs …")
-    policy_violations: list[dict[str, str]] = Field(default_factory=list, description="Policy events.")
+    policy_violations: list[dict[str, str]] = Field(
+        default_factory=list, description="Policy events."
+    )
 
     @property
     def has_changes(self) -> bool:
@@ -105,18 +110,26 @@ def _cables_of(kind: str, props: Mapping[str, Any]) -> dict[str, Mapping[str, An
 
 def _change(op: str, new: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> CableChange:
     return CableChange(
-        name=str(new.get("name")), op=op, role=str(new.get("role", "")),
+        name=str(new.get("name")),
+        op=op,
+        role=str(new.get("role", "")),
         cable_type=str(new.get("cable_type", "")),
         speed_gbps=int(new.get("a_speed_gbps", 0) or 0),
-        a_device=str(new.get("a_device", "")), a_port=str(new.get("a_port", "")),
-        b_device=str(new.get("b_device", "")), b_port=str(new.get("b_port", "")),
+        a_device=str(new.get("a_device", "")),
+        a_port=str(new.get("a_port", "")),
+        b_device=str(new.get("b_device", "")),
+        b_port=str(new.get("b_port", "")),
         old_b_device=str(old.get("b_device", "")) if old else "",
         old_b_port=str(old.get("b_port", "")) if old else "",
     )
 
 
-def summarize_changes(steps: Iterable[Step], stack: str = "", operation: str = "preview",
-                      policy_violations: list[dict[str, str]] | None = None) -> ChangeSummary:
+def summarize_changes(
+    steps: Iterable[Step],
+    stack: str = "",
+    operation: str = "preview",
+    policy_violations: list[dict[str, str]] | None = None,
+) -> ChangeSummary:
     """Summarize engine steps (see module docstring). Pure."""
     steps = [s for s in steps if s.op in _COUNTED_OPS]
     ops = Counter(s.op for s in steps)
@@ -132,11 +145,24 @@ def summarize_changes(steps: Iterable[Step], stack: str = "", operation: str = "
             if s.op == "create":
                 created.add(s.name)
             if s.op != "same":
-                changed = sorted(k for k in set(s.old) | set(s.new)
-                                 if s.old.get(k) != s.new.get(k) and k not in ("inventory", "stack")) \
-                    if s.op == "update" else []
-                switches.append(SwitchChange(name=s.name, op=s.op, role=str(props.get("role", "")),
-                                             model=str(props.get("model", "")), changed=changed))
+                changed = (
+                    sorted(
+                        k
+                        for k in set(s.old) | set(s.new)
+                        if s.old.get(k) != s.new.get(k) and k not in ("inventory", "stack")
+                    )
+                    if s.op == "update"
+                    else []
+                )
+                switches.append(
+                    SwitchChange(
+                        name=s.name,
+                        op=s.op,
+                        role=str(props.get("role", "")),
+                        model=str(props.get("model", "")),
+                        changed=changed,
+                    )
+                )
         elif s.kind in ("CableBundle", "Cable"):
             old_side = s.old if s.op != "create" else {}
             new_side = s.new if s.op != "delete" else {}
@@ -175,8 +201,10 @@ def summarize_changes(steps: Iterable[Step], stack: str = "", operation: str = "
     for sw in switches:
         by_model[sw.op][sw.model] += 1
     return ChangeSummary(
-        stack=stack, operation=operation,
-        switches=sorted(switches, key=lambda x: x.name), cables=cables,
+        stack=stack,
+        operation=operation,
+        switches=sorted(switches, key=lambda x: x.name),
+        cables=cables,
         cable_counts={k: dict(v) for k, v in sorted(counts.items())},
         cable_types={k: dict(v) for k, v in sorted(types.items())},
         switches_by_model={k: dict(v) for k, v in sorted(by_model.items())},

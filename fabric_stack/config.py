@@ -46,11 +46,13 @@ def load_yaml(path: str | Path) -> Any:
     except OSError as exc:
         raise InputFileError(str(p), f"cannot read: {exc.strerror or exc}") from None
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+        return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
-        raise InputFileError(str(p), f"invalid YAML: {problem}", mark.line + 1 if mark else None) from None
+        raise InputFileError(
+            str(p), f"invalid YAML: {problem}", mark.line + 1 if mark else None
+        ) from None
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -131,16 +133,22 @@ def spec_from_stack_config(config: Mapping[str, Any], source: str = "stack confi
         field = exc.field
         head, _, rest = field.partition(".")
         camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), head)
-        raise SpecError(f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid) from None
+        raise SpecError(
+            f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid
+        ) from None
 
 
 def stack_file(project_dir: Path, stack: str) -> Path:
     """Path of ``Pulumi.<stack>.yaml``; a clear error when it does not exist."""
     p = project_dir / f"Pulumi.{stack}.yaml"
     if not p.exists():
-        have = sorted(x.name.removeprefix("Pulumi.").removesuffix(".yaml")
-                      for x in project_dir.glob("Pulumi.*.yaml"))
-        raise InputFileError(str(p), "no such stack file",
-                             None) if not have else InputFileError(
-            str(p), f"no such stack file (stacks here: {', '.join(have)})")
+        have = sorted(
+            x.name.removeprefix("Pulumi.").removesuffix(".yaml")
+            for x in project_dir.glob("Pulumi.*.yaml")
+        )
+        raise (
+            InputFileError(str(p), "no such stack file", None)
+            if not have
+            else InputFileError(str(p), f"no such stack file (stacks here: {', '.join(have)})")
+        )
     return p

@@ -79,12 +79,30 @@ CNI: tuple[tuple[str, str], ...] = (
 )
 
 PRACTICES: tuple[tuple[str, str], ...] = (
-    ("Rail-optimized topology", "Each GPU gets its own NIC and rail, so all-reduce traffic spreads over independent leaves instead of colliding on one uplink."),
-    ("GPUDirect RDMA", "NICs read and write GPU memory directly; keep each GPU and its NIC under the same PCIe switch so traffic never crosses the CPU."),
-    ("Separate networks", "Compute, storage, in-band and out-of-band management on distinct switches or VLANs, so no one can starve another."),
-    ("Lossless config (RoCE)", "PFC and ECN tuned end to end with one MTU; a single misconfigured hop causes pauses and NCCL timeouts."),
-    ("NCCL / RCCL tuning", "Point NCCL at the right interfaces and HCAs, give it topology hints, and validate with all-reduce micro-benchmarks."),
-    ("Non-blocking bisection", "Synchronous training waits for the slowest flow: size the fabric 1:1 so collectives never queue behind oversubscription."),
+    (
+        "Rail-optimized topology",
+        "Each GPU gets its own NIC and rail, so all-reduce traffic spreads over independent leaves instead of colliding on one uplink.",
+    ),
+    (
+        "GPUDirect RDMA",
+        "NICs read and write GPU memory directly; keep each GPU and its NIC under the same PCIe switch so traffic never crosses the CPU.",
+    ),
+    (
+        "Separate networks",
+        "Compute, storage, in-band and out-of-band management on distinct switches or VLANs, so no one can starve another.",
+    ),
+    (
+        "Lossless config (RoCE)",
+        "PFC and ECN tuned end to end with one MTU; a single misconfigured hop causes pauses and NCCL timeouts.",
+    ),
+    (
+        "NCCL / RCCL tuning",
+        "Point NCCL at the right interfaces and HCAs, give it topology hints, and validate with all-reduce micro-benchmarks.",
+    ),
+    (
+        "Non-blocking bisection",
+        "Synchronous training waits for the slowest flow: size the fabric 1:1 so collectives never queue behind oversubscription.",
+    ),
 )
 
 
@@ -133,4 +151,6 @@ def guidance_for(plan: SizingPlan) -> Guidance:
         )
     if spec.fabric == "infiniband" and spec.infiniband.subnet_managers < 2:
         warns.append("Only one subnet manager: a failure stops fabric reconfiguration. Plan two.")
-    return Guidance(fabric=fab, recommendation=rec, essentials=ESSENTIALS[spec.fabric], warnings=tuple(warns))
+    return Guidance(
+        fabric=fab, recommendation=rec, essentials=ESSENTIALS[spec.fabric], warnings=tuple(warns)
+    )

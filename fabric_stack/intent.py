@@ -36,7 +36,9 @@ class SwitchIntent(_Record):
     name: str = Field(description="Device name, e.g. 'su1-r3-leaf'.")
     role: str = Field(description="leaf, spine, core, storage, inband or oob.")
     network: str = Field(description="Network whose switch this is: compute, storage, inband, oob.")
-    networks_carried: list[str] = Field(description="Every network with a VLAN/port on this switch.")
+    networks_carried: list[str] = Field(
+        description="Every network with a VLAN/port on this switch."
+    )
     vlans: list[int] = Field(default_factory=list, description="VLAN ids configured.")
     model: str = Field(description="Catalog key of the switch model.")
     model_name: str = Field(default="", description="Switch model name.")
@@ -202,23 +204,40 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         qos = spec.roce.for_role(d.role) if compute and fabric == "roce" else {}
         model = sw_model if compute else None
         mtu = (
-            spec.infiniband.mtu if (compute and is_ib)
-            else qos.get("mtu", 9216) if compute else 9216
+            spec.infiniband.mtu
+            if (compute and is_ib)
+            else qos.get("mtu", 9216)
+            if compute
+            else 9216
         )
         db, ub = budgets.get(d.role, (d.radix, 0))
         switches.append(
             SwitchIntent.model_construct(
-                name=d.name, role=d.role, network=d.network,
+                name=d.name,
+                role=d.role,
+                network=d.network,
                 networks_carried=carried.get(d.name, [d.network]),
                 vlans=sorted(set(vlans_on.get(d.name, []))),
-                model=d.model, model_name=model.name if model else d.model,
+                model=d.model,
+                model_name=model.name if model else d.model,
                 fabric=fabric if compute else "ethernet",
-                radix=d.radix, port_gbps=plan.link_gbps if compute else speed_down.get(d.name, 0),
-                ports_down=down.get(d.name, 0), ports_up=up.get(d.name, 0),
-                ports_down_budget=db, ports_up_budget=ub,
-                plane=d.plane, su=d.su, pod=d.pod, rail=d.rail, rack=d.rack, position=d.position,
-                mtu=mtu, pfc_priorities=qos.get("pfc_priorities", []), ecn=qos.get("ecn", False),
-                dscp_trust=qos.get("dscp_trust", False), subnet_manager=d.name in sm_hosts,
+                radix=d.radix,
+                port_gbps=plan.link_gbps if compute else speed_down.get(d.name, 0),
+                ports_down=down.get(d.name, 0),
+                ports_up=up.get(d.name, 0),
+                ports_down_budget=db,
+                ports_up_budget=ub,
+                plane=d.plane,
+                su=d.su,
+                pod=d.pod,
+                rail=d.rail,
+                rack=d.rack,
+                position=d.position,
+                mtu=mtu,
+                pfc_priorities=qos.get("pfc_priorities", []),
+                ecn=qos.get("ecn", False),
+                dscp_trust=qos.get("dscp_trust", False),
+                subnet_manager=d.name in sm_hosts,
             )
         )
 
@@ -234,8 +253,11 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         for r in range(1, plan.rails + 1):
             rails.append(
                 RailIntent.model_construct(
-                    name=f"{'p%d-' % p if plan.planes > 1 else ''}rail-{r}", rail=r, plane=p,
-                    leaves=leaves_by_rail.get((p, r), []), nics=nic_count.get((p, r), 0),
+                    name=f"{'p%d-' % p if plan.planes > 1 else ''}rail-{r}",
+                    rail=r,
+                    plane=p,
+                    leaves=leaves_by_rail.get((p, r), []),
+                    nics=nic_count.get((p, r), 0),
                     subnet=compute_net.subnets[(p - 1) * plan.rails + r - 1],
                     vlan=0 if is_ib else spec.rail_vlan(r),
                     pkey=spec.networks.compute.pkey if is_ib else "",
@@ -246,21 +268,46 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
     for net in topo.networks:
         if net.name == "compute":
             if is_ib:
-                vlans.append(VlanIntent.model_construct(
-                    name="compute-pkey", network="compute", vlan=0, subnet=str(spec.networks.compute.subnet),
-                    attach="dedicated", carriers=list(net.carriers), mtu=net.mtu))
+                vlans.append(
+                    VlanIntent.model_construct(
+                        name="compute-pkey",
+                        network="compute",
+                        vlan=0,
+                        subnet=str(spec.networks.compute.subnet),
+                        attach="dedicated",
+                        carriers=list(net.carriers),
+                        mtu=net.mtu,
+                    )
+                )
             else:
                 for r in range(1, plan.rails + 1):
                     vid = spec.rail_vlan(r)
-                    rail_leaves = [x for p in range(1, plan.planes + 1) for x in leaves_by_rail.get((p, r), [])]
-                    vlans.append(VlanIntent.model_construct(
-                        name=f"compute-rail{r}-vlan{vid}", network="compute", vlan=vid,
-                        subnet=net.subnets[r - 1], attach="dedicated", carriers=rail_leaves,
-                        mtu=net.mtu))
+                    rail_leaves = [
+                        x for p in range(1, plan.planes + 1) for x in leaves_by_rail.get((p, r), [])
+                    ]
+                    vlans.append(
+                        VlanIntent.model_construct(
+                            name=f"compute-rail{r}-vlan{vid}",
+                            network="compute",
+                            vlan=vid,
+                            subnet=net.subnets[r - 1],
+                            attach="dedicated",
+                            carriers=rail_leaves,
+                            mtu=net.mtu,
+                        )
+                    )
         else:
-            vlans.append(VlanIntent.model_construct(
-                name=f"{net.name}-vlan{net.vlans[0]}", network=net.name, vlan=net.vlans[0],
-                subnet=net.subnets[0], attach=net.attach, carriers=list(net.carriers), mtu=net.mtu))
+            vlans.append(
+                VlanIntent.model_construct(
+                    name=f"{net.name}-vlan{net.vlans[0]}",
+                    network=net.name,
+                    vlan=net.vlans[0],
+                    subnet=net.subnets[0],
+                    attach=net.attach,
+                    carriers=list(net.carriers),
+                    mtu=net.mtu,
+                )
+            )
 
     nic_link = {link.id: link for link in topo.links_of("node_leaf")}
     nics: list[RdmaNicIntent] = []
@@ -269,29 +316,56 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         link = nic_link[key]
         nics.append(
             RdmaNicIntent.model_construct(
-                name=key, node=n.node, nic=n.name, rail=n.rail, plane=n.plane, su=link.su,
-                pcie_switch=n.pcie_switch, numa=n.numa, gpus=list(n.gpus),
-                gpu_pcie_switches=list(n.gpu_pcie_switches), gpu_numas=list(n.gpu_numas),
-                leaf=link.b_device, leaf_port=link.b_port, speed_gbps=link.speed_gbps,
+                name=key,
+                node=n.node,
+                nic=n.name,
+                rail=n.rail,
+                plane=n.plane,
+                su=link.su,
+                pcie_switch=n.pcie_switch,
+                numa=n.numa,
+                gpus=list(n.gpus),
+                gpu_pcie_switches=list(n.gpu_pcie_switches),
+                gpu_numas=list(n.gpu_numas),
+                leaf=link.b_device,
+                leaf_port=link.b_port,
+                speed_gbps=link.speed_gbps,
                 network="compute",
             )
         )
 
     cables = [
         CableIntent.model_construct(
-            name=link.id, role=link.role, network=link.network, a_device=link.a_device,
-            a_port=link.a_port, b_device=link.b_device, b_port=link.b_port,
-            a_speed_gbps=link.speed_gbps, b_speed_gbps=link.speed_gbps, rail=link.rail,
-            plane=link.plane, su=link.su, pod=link.pod, medium=link.medium,
-            a_optic=link.a_optic, b_optic=link.b_optic, cable_type=link.cable_type,
+            name=link.id,
+            role=link.role,
+            network=link.network,
+            a_device=link.a_device,
+            a_port=link.a_port,
+            b_device=link.b_device,
+            b_port=link.b_port,
+            a_speed_gbps=link.speed_gbps,
+            b_speed_gbps=link.speed_gbps,
+            rail=link.rail,
+            plane=link.plane,
+            su=link.su,
+            pod=link.pod,
+            medium=link.medium,
+            a_optic=link.a_optic,
+            b_optic=link.b_optic,
+            cable_type=link.cable_type,
         )
         for link in topo.links
     ]
     counts = topo.count_links()
     summary = FabricSummary.model_construct(
-        name=spec.name, fabric=fabric, spec=spec.model_dump(mode="json"), tiers=plan.tiers,
-        gpus=spec.gpus, link_gbps=plan.link_gbps,
-        bisection_tbps=plan.bandwidth.bisection_tbps, injection_tbps=plan.bandwidth.injection_tbps,
+        name=spec.name,
+        fabric=fabric,
+        spec=spec.model_dump(mode="json"),
+        tiers=plan.tiers,
+        gpus=spec.gpus,
+        link_gbps=plan.link_gbps,
+        bisection_tbps=plan.bandwidth.bisection_tbps,
+        injection_tbps=plan.bandwidth.injection_tbps,
         oversubscription=plan.oversubscription,
         switches={r: sum(1 for _ in topo.switches(r)) for r in ("leaf", "spine", "core")},
         cables={r: counts.get(r, 0) for r in (*COMPUTE_ROLES, "storage", "inband", "oob")},
@@ -299,8 +373,12 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         sm_location=spec.infiniband.sm_location if is_ib else "",
     )
     return FabricIntent.model_construct(
-        summary=summary, switches=tuple(switches), rails=tuple(rails), vlans=tuple(vlans),
-        nics=tuple(nics), cables=tuple(cables),
+        summary=summary,
+        switches=tuple(switches),
+        rails=tuple(rails),
+        vlans=tuple(vlans),
+        nics=tuple(nics),
+        cables=tuple(cables),
     )
 
 
@@ -337,7 +415,10 @@ def intent_from_resources(resources: Iterable[tuple[str, Mapping[str, Any]]]) ->
     if not summaries:
         raise ValueError("no fabric:Fabric resource among the resources")
     return FabricIntent.model_construct(
-        summary=summaries[0], switches=tuple(buckets["Switch"]), rails=tuple(buckets["Rail"]),
-        vlans=tuple(buckets["Vlan"]), nics=tuple(buckets["RdmaNic"]),
+        summary=summaries[0],
+        switches=tuple(buckets["Switch"]),
+        rails=tuple(buckets["Rail"]),
+        vlans=tuple(buckets["Vlan"]),
+        nics=tuple(buckets["RdmaNic"]),
         cables=tuple(buckets["Cable"]),
     )

@@ -49,11 +49,11 @@ def spine_name(index: int, count: int, pod: int = 0, plane: int = 1, planes: int
     return f"{plane_prefix(plane, planes)}{pod_part}spine-{index:0{_w(count)}d}"
 
 
-def core_name(group: int, member: int, groups: int, per_group: int, plane: int = 1, planes: int = 1) -> str:
+def core_name(
+    group: int, member: int, groups: int, per_group: int, plane: int = 1, planes: int = 1
+) -> str:
     """Core ``member`` of ``group`` (both 1-based): ``core-g05-02``."""
-    return (
-        f"{plane_prefix(plane, planes)}core-g{group:0{_w(groups)}d}-{member:0{_w(per_group)}d}"
-    )
+    return f"{plane_prefix(plane, planes)}core-g{group:0{_w(groups)}d}-{member:0{_w(per_group)}d}"
 
 
 def access_switch_name(su: int, network: str, side: str, index: int) -> str:

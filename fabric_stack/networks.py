@@ -45,7 +45,9 @@ class ComputeNetwork(BaseModel):
             "ignored on InfiniBand, which uses partition keys instead."
         ),
     )
-    pkey: str = Field(default="0x7fff", description="InfiniBand partition key of the compute traffic.")
+    pkey: str = Field(
+        default="0x7fff", description="InfiniBand partition key of the compute traffic."
+    )
     mtu: int | None = Field(
         default=None,
         description="Host MTU. Default 4096 (IB MTU) on InfiniBand, 9000 on RoCE/Ethernet.",

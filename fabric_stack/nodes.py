@@ -22,7 +22,9 @@ class PcieSwitch(BaseModel):
 
     name: str = Field(description="PCIe switch name as the profile labels it, e.g. 'pcie0'.")
     numa: int = Field(ge=0, description="NUMA node (CPU socket) the switch hangs off.")
-    gpus: tuple[int, ...] = Field(default=(), description="GPU indices (0-based) below this switch.")
+    gpus: tuple[int, ...] = Field(
+        default=(), description="GPU indices (0-based) below this switch."
+    )
     nics: tuple[int, ...] = Field(
         default=(), description="Compute RDMA NIC indices (0-based, = rail − 1) below this switch."
     )
@@ -38,7 +40,9 @@ class NodeProfile(BaseModel):
     gpus: int = Field(default=8, ge=1, description="GPUs per server.")
     rdma_nics: int = Field(default=8, ge=1, description="Compute-fabric RDMA NICs per server.")
     nic_model: str = Field(default="ConnectX-7", description="RDMA NIC model.")
-    pcie_switches: tuple[PcieSwitch, ...] = Field(description="PCIe switches and what hangs off each.")
+    pcie_switches: tuple[PcieSwitch, ...] = Field(
+        description="PCIe switches and what hangs off each."
+    )
     storage_ports: int = Field(default=2, ge=0, description="Storage-network ports per server.")
     storage_gbps: int = Field(default=200, ge=1, description="Speed of each storage port, Gb/s.")
     inband_ports: int = Field(default=1, ge=0, description="In-band management ports per server.")
@@ -101,7 +105,9 @@ class NodeProfile(BaseModel):
         return gpu * self.rdma_nics // self.gpus
 
 
-def _paired_layout(gpus: int, nics: int, per_switch: int, sockets: int = 2) -> tuple[PcieSwitch, ...]:
+def _paired_layout(
+    gpus: int, nics: int, per_switch: int, sockets: int = 2
+) -> tuple[PcieSwitch, ...]:
     """GPUs and NICs spread over PCIe switches so each GPU shares a switch with its NIC."""
     switches = max(1, nics // per_switch)
     out = []

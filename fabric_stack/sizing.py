@@ -29,8 +29,10 @@ The rules, in the order they are applied
    of every pod connects to core group *j*, and the cores per group follow
    rule 4 again. Every pod gets the full spine set so pods stay identical.
 6. **Bandwidth.** Per GPU = NIC line rate; per node = that × rails; bisection
-   (full duplex, as the card counts it) = Σ over leaves of min(used downlinks,
-   uplinks) × port speed, which is GPUs × line rate when non-blocking.
+   (full duplex, as the card counts it) is the capacity across the cut that
+   puts half the NIC ports, whole leaves first, on each side
+   (:func:`bisection_gbps`): GPUs × line rate when non-blocking, less when the
+   leaves are oversubscribed.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .catalog import SwitchModel, lookup_switch, port_mode
+from .catalog import Protocol, SwitchModel, lookup_switch, port_mode
 from .errors import CapacityError, CatalogError, SpecError
 from .spec import FabricSpec
 
@@ -80,15 +82,43 @@ def port_stride(ports: int, slots: int) -> int:
 
     Links land on an upper switch slot-major: slot *t* of downstream switch *ℓ*
     uses port ``t × stride + ℓ + 1``. When the upper tier doubles (growth), the
-    links that stay keep their port and the ones that move keep their port
-    *number* on the new switch, so re-patching is one move per cable.
+    links in even slots keep both ends; those in odd slots move to spine
+    ``s + S_old`` (port ``t' × stride + ℓ + 1``), and the new SU's leaves take
+    the spine ports they vacate. Re-patching is one move per moved cable.
     """
     return ports // slots
 
 
+def bisection_gbps(leaf_nodes: list[int], uplinks: int, link_gbps: int) -> int:
+    """Full-duplex bisection of one plane, in Gb/s.
+
+    The cut halves the NIC ports in (SU, rail, server) order, so whole leaves
+    fall on each side (the worst case for an oversubscribed leaf layer). Traffic
+    across it is limited by the ports that stay inside a split leaf plus the
+    smaller side's usable uplinks (each leaf forwards at most min(its servers on
+    that side, its uplinks)). ``fabric_stack.verify`` computes the same cut with
+    networkx max-flow; the tests check the two agree.
+    """
+    half = sum(leaf_nodes) // 2
+    seen = shared = src_up = snk_up = 0
+    for n in leaf_nodes:
+        s = min(n, max(0, half - seen))
+        t = n - s
+        seen += n
+        here = min(s, t)
+        shared += here
+        src_up += min(s - here, uplinks)
+        snk_up += min(t - here, uplinks)
+    return 2 * (shared + min(src_up, snk_up)) * link_gbps
+
+
 def cages_used(port_ranges: list[tuple[int, int]], ports_per_cage: int) -> int:
     """Distinct cages touched by inclusive 1-based port ranges (one optic per cage)."""
-    spans = sorted(((lo - 1) // ports_per_cage, (hi - 1) // ports_per_cage) for lo, hi in port_ranges if hi >= lo)
+    spans = sorted(
+        ((lo - 1) // ports_per_cage, (hi - 1) // ports_per_cage)
+        for lo, hi in port_ranges
+        if hi >= lo
+    )
     total, cur_lo, cur_hi = 0, -1, -2
     for lo, hi in spans:
         if lo > cur_hi:
@@ -181,8 +211,12 @@ class SizingPlan(_Frozen):
     sus_per_pod: int = Field(description="SUs per full pod (three tiers) or sus.")
     spines_per_pod: int = Field(description="Spines per pod per plane (two tiers: all spines).")
     leaf_spine_links: int = Field(description="Links between one leaf and one of its spines.")
-    spine_stride: int = Field(description="Spine port distance between link slots (see port_stride).")
-    core_groups: int = Field(description="Core groups per plane (= spines per pod); 0 in two tiers.")
+    spine_stride: int = Field(
+        description="Spine port distance between link slots (see port_stride)."
+    )
+    core_groups: int = Field(
+        description="Core groups per plane (= spines per pod); 0 in two tiers."
+    )
     cores_per_group: int = Field(description="Cores in each group; 0 in two tiers.")
     spine_core_links: int = Field(description="Links between one spine and one core of its group.")
     core_stride: int = Field(description="Core port distance between link slots.")
@@ -220,10 +254,12 @@ class SizingPlan(_Frozen):
 
 
 def _check_switch(spec: FabricSpec) -> SwitchModel:
-    proto = "infiniband" if spec.fabric == "infiniband" else "ethernet"
+    proto: Protocol = "infiniband" if spec.fabric == "infiniband" else "ethernet"
     model = lookup_switch(spec.switch, proto)
     if model.protocol != proto:
-        fit = [k for k, v in _catalog_items() if v.protocol == proto and spec.link_gbps in v.speeds()]
+        fit = [
+            k for k, v in _catalog_items() if v.protocol == proto and spec.link_gbps in v.speeds()
+        ]
         raise CatalogError(
             "switch",
             f"{model.name} is an {model.protocol} switch but the fabric is {spec.fabric}",
@@ -280,8 +316,10 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     else:
         if sus_per_pod < 1:
             raise CapacityError(
-                "rails", f"{rails} rails need {rails} leaves per pod but a spine has {spine_ds} "
-                "ports toward leaves", "use fewer rails or a larger-radix switch"
+                "rails",
+                f"{rails} rails need {rails} leaves per pod but a spine has {spine_ds} "
+                "ports toward leaves",
+                "use fewer rails or a larger-radix switch",
             )
         tiers, per_pod, spd, spu = 3, sus_per_pod, spine_ds, spine_us
         pods = math.ceil(sus / sus_per_pod)
@@ -340,10 +378,12 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     )
 
     link = spec.link_gbps
-    bis = 0
-    for su in range(1, sus + 1):
-        n = last if su == sus else su_nodes
-        bis += rails * min(n, up) * link
+    bis = bisection_gbps(
+        [last if su == sus else su_nodes for su in range(1, sus + 1) for _ in range(rails)],
+        up, link,
+    )
+    if (a, b) == (1, 1):
+        bis = nodes * rails * link  # non-blocking: every GPU at line rate, whatever the parity
     bandwidth = Bandwidth(
         link_gbps=link,
         per_gpu_gbps=spec.nic_gbps * rails // spec.gpus_per_node,
@@ -355,21 +395,37 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     leaf_used = max(min(su_nodes, nodes) + up, 0)
     tier_plans = [
         TierPlan(
-            role="leaf", count=leaves * p, per_plane=leaves, ports_down=down, ports_up=up,
-            ports_used_max=leaf_used, radix=radix, oversubscription=f"{a}:{b}",
+            role="leaf",
+            count=leaves * p,
+            per_plane=leaves,
+            ports_down=down,
+            ports_up=up,
+            ports_used_max=leaf_used,
+            radix=radix,
+            oversubscription=f"{a}:{b}",
         ),
         TierPlan(
-            role="spine", count=spine_total * p, per_plane=spine_total, ports_down=spd,
+            role="spine",
+            count=spine_total * p,
+            per_plane=spine_total,
+            ports_down=spd,
             ports_up=spu,
             ports_used_max=min(per_pod, sus) * rails * ls_links + spu,
-            radix=radix, oversubscription="1:1" if tiers == 3 else "-",
+            radix=radix,
+            oversubscription="1:1" if tiers == 3 else "-",
         ),
     ]
     if tiers == 3:
         tier_plans.append(
             TierPlan(
-                role="core", count=cores_pp * p, per_plane=cores_pp, ports_down=radix,
-                ports_up=0, ports_used_max=pods * sc_links, radix=radix, oversubscription="-",
+                role="core",
+                count=cores_pp * p,
+                per_plane=cores_pp,
+                ports_down=radix,
+                ports_up=0,
+                ports_used_max=pods * sc_links,
+                radix=radix,
+                oversubscription="-",
             )
         )
 

@@ -119,9 +119,12 @@ class InfinibandSettings(BaseModel):
         default="ufm", description="Where the SMs run: UFM appliances, managed switches, or hosts."
     )
     routing_engine: Literal["ftree", "updn", "ar_updn", "ar_ftree", "minhop"] = Field(
-        default="ftree", description="OpenSM routing engine; fat-tree aware engines suit rail fabrics."
+        default="ftree",
+        description="OpenSM routing engine; fat-tree aware engines suit rail fabrics.",
     )
-    sharp: bool = Field(default=False, description="SHARP in-network reduction (Aggregation Manager).")
+    sharp: bool = Field(
+        default=False, description="SHARP in-network reduction (Aggregation Manager)."
+    )
     mtu: int = Field(default=4096, description="IB MTU (256..4096).")
 
 
@@ -144,7 +147,8 @@ class FabricSpec(BaseModel):
         description="Compute NICs (rails) per server; 0 or unset means one per GPU (= gpus_per_node).",
     )
     fabric: FabricKind = Field(
-        default="infiniband", description="Compute fabric: 'infiniband', 'roce' (RoCEv2) or 'ethernet'."
+        default="infiniband",
+        description="Compute fabric: 'infiniband', 'roce' (RoCEv2) or 'ethernet'.",
     )
     switch: str = Field(
         default="qm9700",
@@ -327,7 +331,9 @@ def _valid_keys(parent: str) -> list[str]:
         if not (isinstance(ann, type) and issubclass(ann, BaseModel)):
             # pcie_switches is a tuple of models: walk into the item type.
             args = getattr(ann, "__args__", ())
-            inner = next((a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), None)
+            inner = next(
+                (a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), None
+            )
             if inner is None:
                 return sorted(model.model_fields)
             ann = inner

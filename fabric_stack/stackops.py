@@ -35,23 +35,39 @@ class _Collector:
             kind = m.type.rsplit(":", 1)[-1]
             if _TYPE.search(m.type) or m.type.startswith("fabric-stack:"):
                 self.steps.append(
-                    Step(op=str(getattr(m.op, "value", m.op)), kind=kind,
-                         name=m.urn.rsplit("::", 1)[-1],
-                         old=_plain(m.old.inputs) if m.old else {},
-                         new=_plain(m.new.inputs) if m.new else {})
+                    Step(
+                        op=str(getattr(m.op, "value", m.op)),
+                        kind=kind,
+                        name=m.urn.rsplit("::", 1)[-1],
+                        old=_plain(m.old.outputs or m.old.inputs) if m.old else {},
+                        new=_plain(m.new.inputs) if m.new else {},
+                    )
                 )
             if self.progress:
                 self.progress(len(self.steps), m.urn.rsplit("::", 1)[-1])
         pol = getattr(ev, "policy_event", None)
         if pol is not None:
-            self.violations.append({
-                "policy": pol.policy_name, "pack": pol.policy_pack_name,
-                "level": pol.enforcement_level, "message": pol.message.strip(),
-                "resource": (pol.resource_urn or "").rsplit("::", 1)[-1],
-            })
+            self.violations.append(
+                {
+                    "policy": pol.policy_name,
+                    "pack": pol.policy_pack_name,
+                    "level": pol.enforcement_level,
+                    "message": pol.message.strip(),
+                    "resource": (pol.resource_urn or "").rsplit("::", 1)[-1],
+                }
+            )
         diag = getattr(ev, "diagnostic_event", None)
         if diag is not None and diag.severity == "error":
-            self.diagnostics.append(diag.message.strip())
+            self.diagnostics.append(_last_line(diag.message))
+
+
+def _last_line(message: str) -> str:
+    """A provider error arrives as a Python traceback; its last line is the message."""
+    lines = [x.strip() for x in message.strip().splitlines() if x.strip()]
+    if lines and lines[0].startswith("Traceback"):
+        last = lines[-1]
+        return last.split(": ", 1)[1] if ": " in last and "Error" in last.split(": ", 1)[0] else last
+    return message.strip()
 
 
 def _plain(value: Any) -> dict[str, Any]:
@@ -66,7 +82,8 @@ def _stack(stack_name: str, project_dir: Path, create: bool) -> Any:
         raise EngineError(f"{bin_root / 'bin' / 'pulumi'} is missing: run `make setup` first")
     env = offline_env(project_dir)
     opts = auto.LocalWorkspaceOptions(
-        work_dir=str(project_dir), env_vars=env,
+        work_dir=str(project_dir),
+        env_vars=env,
         pulumi_command=auto.PulumiCommand(root=str(bin_root), skip_version_check=True),
     )
     try:
@@ -97,8 +114,13 @@ def policy_pack_dirs(project_dir: Path, use_policy: bool) -> list[str]:
     return [str(pack)] if use_policy and (pack / "PulumiPolicy.yaml").exists() else []
 
 
-def preview(stack_name: str, project_dir: Path, *, use_policy: bool = True,
-            progress: Callable[[int, str], None] | None = None) -> ChangeSummary:
+def preview(
+    stack_name: str,
+    project_dir: Path,
+    *,
+    use_policy: bool = True,
+    progress: Callable[[int, str], None] | None = None,
+) -> ChangeSummary:
     """``pulumi preview`` (with the policy pack); raises EngineError on failure or violation."""
     from pulumi import automation as auto
 
@@ -115,8 +137,13 @@ def preview(stack_name: str, project_dir: Path, *, use_policy: bool = True,
     return summary
 
 
-def up(stack_name: str, project_dir: Path, *, use_policy: bool = True,
-       progress: Callable[[int, str], None] | None = None) -> ChangeSummary:
+def up(
+    stack_name: str,
+    project_dir: Path,
+    *,
+    use_policy: bool = True,
+    progress: Callable[[int, str], None] | None = None,
+) -> ChangeSummary:
     """``pulumi up --yes`` (with the policy pack); raises EngineError on failure."""
     from pulumi import automation as auto
 
@@ -131,7 +158,9 @@ def up(stack_name: str, project_dir: Path, *, use_policy: bool = True,
         ) from None
     except auto.CommandError as exc:
         msg = col.diagnostics[0] if col.diagnostics else _first_error(str(exc))
-        raise PreviewFailed(msg, summarize_changes(col.steps, stack_name, "update", col.violations)) from None
+        raise PreviewFailed(
+            msg, summarize_changes(col.steps, stack_name, "update", col.violations)
+        ) from None
     return summarize_changes(col.steps, stack_name, "update", col.violations)
 
 

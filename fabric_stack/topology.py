@@ -16,8 +16,9 @@ Wiring rules (see :mod:`fabric_stack.sizing` for why):
 * **Deterministic.** Numbers depend only on (SU, rail, server index, uplink
   index), so adding an SU adds links and never renumbers an existing one while
   the spine count is unchanged. When the spine count doubles, exactly the
-  uplinks in odd slots move to the new spines, into the ports the new SU's
-  leaves vacate for them.
+  uplinks in odd link slots move to the new spines (``s + S_old``), the new
+  SU's leaves take the spine ports they vacate, and every other cable keeps
+  both ends.
 
 Records are slotted frozen dataclasses rather than pydantic models: a
 131,072-GPU plan has ~460k links, and validating each would cost seconds for
@@ -214,6 +215,9 @@ class FabricTopology:
 def _optic(speed: int, per_cage: int, reach: str, twin: bool) -> str:
     if speed <= 1:
         return "RJ45 (no optic)"
+    if twin and per_cage == 4:
+        # Four logical ports per cage are a twin-port 2×(2·speed) module on 1:2 splitter fibres.
+        return f"OSFP 2×{2 * speed}G {reach} twin-port (1:2 split)"
     if twin and per_cage > 1:
         return f"OSFP {per_cage}×{speed}G {reach} twin-port"
     return f"OSFP {speed}G {reach}"
@@ -283,8 +287,16 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
             name = node_name(su, j, plan.su_nodes)
             rack, slot = _rack(su, j)
             devices.append(
-                Device(name, "server", prof.name, "compute", su=su, index=j, rack=rack,
-                       position=1 + slot * prof.rack_units)
+                Device(
+                    name,
+                    "server",
+                    prof.name,
+                    "compute",
+                    su=su,
+                    index=j,
+                    rack=rack,
+                    position=1 + slot * prof.rack_units,
+                )
             )
             names.append(name)
             for p in range(1, planes + 1):
@@ -292,8 +304,17 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                     nsw = prof.switch_of_nic(r - 1)
                     gs = nic_gpus[r - 1]
                     nics.append(
-                        Nic(name, nic_name(r, p, rails), r, p, nsw.name, nsw.numa, gs,
-                            tuple(gpu_sw[g].name for g in gs), tuple(gpu_sw[g].numa for g in gs))
+                        Nic(
+                            name,
+                            nic_name(r, p, rails),
+                            r,
+                            p,
+                            nsw.name,
+                            nsw.numa,
+                            gs,
+                            tuple(gpu_sw[g].name for g in gs),
+                            tuple(gpu_sw[g].numa for g in gs),
+                        )
                     )
         node_names.append(names)
 
@@ -307,15 +328,44 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                 lname = leaf_name(su, r, p, planes)
                 leaf_names[(p, su, r)] = lname
                 devices.append(
-                    Device(lname, "leaf", sw.key, net_compute, plane=p, su=su, pod=pod, rail=r,
-                           index=r, radix=plan.radix, rack=f"su{su}-net",
-                           position=1 + ((p - 1) * rails + r - 1) * sw.rack_units)
+                    Device(
+                        lname,
+                        "leaf",
+                        sw.key,
+                        net_compute,
+                        plane=p,
+                        su=su,
+                        pod=pod,
+                        rail=r,
+                        index=r,
+                        radix=plan.radix,
+                        rack=f"su{su}-net",
+                        position=1 + ((p - 1) * rails + r - 1) * sw.rack_units,
+                    )
                 )
                 nic = nic_name(r, p, rails)
                 for j, node in enumerate(node_names[su - 1], start=1):
                     links.append(
-                        Link(f"{node}:{nic}", "node_leaf", net_compute, node, nic, 1, lname,
-                             label(j), j, speed, p, r, su, pod, "mmf", nic_opt, leaf_opt_down, mmf)
+                        Link(
+                            f"{node}:{nic}",
+                            "node_leaf",
+                            net_compute,
+                            node,
+                            nic,
+                            1,
+                            lname,
+                            label(j),
+                            j,
+                            speed,
+                            p,
+                            r,
+                            su,
+                            pod,
+                            "mmf",
+                            nic_opt,
+                            leaf_opt_down,
+                            mmf,
+                        )
                     )
 
     # ---- spines (and cores) with even spreading
@@ -328,9 +378,18 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
             for s, sname in enumerate(spines):
                 idx = (pod - 1) * S + s
                 devices.append(
-                    Device(sname, "spine", sw.key, net_compute, plane=p, pod=pod_tag, index=s + 1,
-                           radix=plan.radix, rack=f"{'p%d-' % p if planes > 1 else ''}spine-rack"
-                           f"{idx // 16 + 1:02d}", position=1 + (idx % 16) * sw.rack_units)
+                    Device(
+                        sname,
+                        "spine",
+                        sw.key,
+                        net_compute,
+                        plane=p,
+                        pod=pod_tag,
+                        index=s + 1,
+                        radix=plan.radix,
+                        rack=f"{'p%d-' % p if planes > 1 else ''}spine-rack{idx // 16 + 1:02d}",
+                        position=1 + (idx % 16) * sw.rack_units,
+                    )
                 )
             first_su = (pod - 1) * plan.sus_per_pod + 1
             for su in range(first_su, first_su + plan.sus_in_pod(pod)):
@@ -342,9 +401,26 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                         lp = down + 1 + u
                         sp = t * stride + ell + 1
                         links.append(
-                            Link(f"{lname}:{label(lp)}", "leaf_spine", net_compute, lname,
-                                 label(lp), lp, spines[s], label(sp), sp, speed, p, r, su,
-                                 pod_tag, "mmf", sw_opt_mmf, sw_opt_mmf, mmf)
+                            Link(
+                                f"{lname}:{label(lp)}",
+                                "leaf_spine",
+                                net_compute,
+                                lname,
+                                label(lp),
+                                lp,
+                                spines[s],
+                                label(sp),
+                                sp,
+                                speed,
+                                p,
+                                r,
+                                su,
+                                pod_tag,
+                                "mmf",
+                                sw_opt_mmf,
+                                sw_opt_mmf,
+                                mmf,
+                            )
                         )
             if plan.tiers == 3:
                 G, cstride = plan.cores_per_group, plan.core_stride
@@ -355,20 +431,43 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                         cp = t * cstride + pod
                         cname = core_name(s + 1, m + 1, plan.core_groups, G, p, planes)
                         links.append(
-                            Link(f"{sname}:{label(spp)}", "spine_core", net_compute, sname,
-                                 label(spp), spp, cname, label(cp), cp, speed, p, 0, 0, pod,
-                                 "smf", sw_opt_smf, sw_opt_smf, smf)
+                            Link(
+                                f"{sname}:{label(spp)}",
+                                "spine_core",
+                                net_compute,
+                                sname,
+                                label(spp),
+                                spp,
+                                cname,
+                                label(cp),
+                                cp,
+                                speed,
+                                p,
+                                0,
+                                0,
+                                pod,
+                                "smf",
+                                sw_opt_smf,
+                                sw_opt_smf,
+                                smf,
+                            )
                         )
         if plan.tiers == 3:
             for g in range(1, plan.core_groups + 1):
                 for m in range(1, plan.cores_per_group + 1):
                     idx = (g - 1) * plan.cores_per_group + m - 1
                     devices.append(
-                        Device(core_name(g, m, plan.core_groups, plan.cores_per_group, p, planes),
-                               "core", sw.key, net_compute, plane=p, index=idx + 1,
-                               radix=plan.radix,
-                               rack=f"{'p%d-' % p if planes > 1 else ''}core-rack{idx // 16 + 1:02d}",
-                               position=1 + (idx % 16) * sw.rack_units)
+                        Device(
+                            core_name(g, m, plan.core_groups, plan.cores_per_group, p, planes),
+                            "core",
+                            sw.key,
+                            net_compute,
+                            plane=p,
+                            index=idx + 1,
+                            radix=plan.radix,
+                            rack=f"{'p%d-' % p if planes > 1 else ''}core-rack{idx // 16 + 1:02d}",
+                            position=1 + (idx % 16) * sw.rack_units,
+                        )
                     )
 
     # ---- separate networks: storage, in-band, OOB access switches per SU
@@ -414,9 +513,17 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                 for i in range(1, per_side + 1):
                     swn = access_switch_name(su, carrier, side_letters[side], i)
                     devices.append(
-                        Device(swn, carrier, model.key, carrier, su=su, index=i,
-                               radix=model.cages * cppc, rack=f"su{su}-net",
-                               position=40 - (side * per_side + i) * model.rack_units)
+                        Device(
+                            swn,
+                            carrier,
+                            model.key,
+                            carrier,
+                            su=su,
+                            index=i,
+                            radix=model.cages * cppc,
+                            rack=f"su{su}-net",
+                            position=40 - (side * per_side + i) * model.rack_units,
+                        )
                     )
                     carriers[carrier].append(swn)
             used = [0] * sides
@@ -432,9 +539,26 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                         swn = access_switch_name(su, carrier, side_letters[side], i + 1)
                         plabel = switch_port_label(model.os_family, port + 1, cppc)
                         links.append(
-                            Link(f"{node}:{pname}{k + 1}", rider, rider, node, f"{pname}{k + 1}",
-                                 k + 1, swn, plabel, port + 1, rspeed, 0, 0, su, 0, medium,
-                                 a_opt, b_opt, _cable(medium))
+                            Link(
+                                f"{node}:{pname}{k + 1}",
+                                rider,
+                                rider,
+                                node,
+                                f"{pname}{k + 1}",
+                                k + 1,
+                                swn,
+                                plabel,
+                                port + 1,
+                                rspeed,
+                                0,
+                                0,
+                                su,
+                                0,
+                                medium,
+                                a_opt,
+                                b_opt,
+                                _cable(medium),
+                            )
                         )
 
     # ---- network plans (VLANs, subnets, carriers)
@@ -444,7 +568,9 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
     is_ib = spec.fabric == "infiniband"
     plans.append(
         NetworkPlan(
-            "compute", NETWORK_TITLES["compute"], "dedicated",
+            "compute",
+            NETWORK_TITLES["compute"],
+            "dedicated",
             () if is_ib else tuple(spec.rail_vlan(r) for r in range(1, rails + 1)),
             tuple(str(n) for n in rail_nets),
             tuple(carriers["compute"]),
@@ -455,8 +581,13 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
         tgt = carrier_of[name]
         plans.append(
             NetworkPlan(
-                name, NETWORK_TITLES[name], net.attach, (net.vlan,), (str(net.subnet),),
-                tuple(carriers["compute"] if tgt == "compute" else carriers[tgt]), net.mtu,
+                name,
+                NETWORK_TITLES[name],
+                net.attach,
+                (net.vlan,),
+                (str(net.subnet),),
+                tuple(carriers["compute"] if tgt == "compute" else carriers[tgt]),
+                net.mtu,
             )
         )
     return FabricTopology(plan, tuple(devices), tuple(nics), tuple(links), tuple(plans))
@@ -465,6 +596,9 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
 def _split(net: IPv4Network, parts: int, field_name: str) -> list[IPv4Network]:
     bits = max(0, (parts - 1).bit_length())
     if net.prefixlen + bits > 30:
-        raise SpecError(field_name, f"{net} is too small to split into {parts} rail subnets",
-                        "use a larger supernet, e.g. a /12")
+        raise SpecError(
+            field_name,
+            f"{net} is too small to split into {parts} rail subnets",
+            "use a larger supernet, e.g. a /12",
+        )
     return list(net.subnets(prefixlen_diff=bits))[:parts]

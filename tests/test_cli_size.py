@@ -21,10 +21,19 @@ def run(*args: str) -> object:
 def test_size_table_shows_the_seed_card() -> None:
     r = run("size")
     assert r.exit_code == 0, r.output
-    for text in ("400 Gb", "line rate", "3200 Gb", "8× rails", "51.2 Tb", "full non-blocking",
-                 "rail-optimized", "64-port", "non-blocking",
-                 "InfiniBand (rail-optimized, non-blocking)",
-                 "Oversubscription: 1:1 (non-blocking) — collectives must not queue"):
+    for text in (
+        "400 Gb",
+        "line rate",
+        "3200 Gb",
+        "8× rails",
+        "51.2 Tb",
+        "full non-blocking",
+        "rail-optimized",
+        "64-port",
+        "non-blocking",
+        "InfiniBand (rail-optimized, non-blocking)",
+        "Oversubscription: 1:1 (non-blocking) — collectives must not queue",
+    ):
         assert text in r.output, text
     # the leaf and spine tiles carry 8 and 4
     assert "│ 8 " in r.output and "│ 4 " in r.output
@@ -35,7 +44,9 @@ def test_size_json_contract() -> None:
     assert r.exit_code == 0
     d = json.loads(r.output)
     assert d["tiers"] == 2
-    assert d["switches"]["leaf"] == 32 and d["switches"]["spine"] == 16 and d["switches"]["core"] == 0
+    assert (
+        d["switches"]["leaf"] == 32 and d["switches"]["spine"] == 16 and d["switches"]["core"] == 0
+    )
     assert d["cables"]["node_leaf"] == 1024 and d["cables"]["leaf_spine"] == 1024
     assert d["cables"]["spine_core"] == 0
     assert d["bandwidth"]["per_gpu_gbps"] == 400
@@ -62,8 +73,16 @@ def test_config_file_and_flags_merge(tmp_path: Path) -> None:
 def test_explain_and_markdown() -> None:
     r = run("size", "--explain")
     assert r.exit_code == 0
-    for text in ("RoCEv2", "Standard Ethernet", "Multus", "SR-IOV CNI", "Cilium", "OVN-Kubernetes",
-                 "GPUDirect RDMA", "NCCL"):
+    for text in (
+        "RoCEv2",
+        "Standard Ethernet",
+        "Multus",
+        "SR-IOV CNI",
+        "Cilium",
+        "OVN-Kubernetes",
+        "GPUDirect RDMA",
+        "NCCL",
+    ):
         assert text in r.output
     md = run("size", "--format", "markdown", "--fabric", "roce", "--switch", "sn5600").output
     assert md.startswith("### Networking architecture")
@@ -73,8 +92,20 @@ def test_explain_and_markdown() -> None:
 def test_help_teaches() -> None:
     r = run("size", "--help")
     assert r.exit_code == 0
-    for flag in ("--gpus", "--gpus-per-node", "--nic-gbps", "--rails", "--fabric", "--switch",
-                 "--oversubscription", "--su-nodes", "--planes", "--format", "--config", "Examples"):
+    for flag in (
+        "--gpus",
+        "--gpus-per-node",
+        "--nic-gbps",
+        "--rails",
+        "--fabric",
+        "--switch",
+        "--oversubscription",
+        "--su-nodes",
+        "--planes",
+        "--format",
+        "--config",
+        "Examples",
+    ):
         assert flag in r.output
 
 

@@ -128,17 +128,29 @@ specs = st.builds(
     nodes=st.integers(1, 700),
     gpn=st.sampled_from([4, 8]),
     ratio=st.sampled_from(["1:1", "2:1", "3:1"]),
-    switch=st.sampled_from([("infiniband", "qm9700", 400), ("roce", "sn5600", 400),
-                            ("infiniband", "q3400", 800), ("roce", "generic-48x100", 100)]),
+    switch=st.sampled_from(
+        [
+            ("infiniband", "qm9700", 400),
+            ("roce", "sn5600", 400),
+            ("infiniband", "q3400", 800),
+            ("roce", "generic-48x100", 100),
+        ]
+    ),
     planes=st.sampled_from([1, 2]),
 )
 
 
 def _spec(d: dict) -> dict:  # type: ignore[type-arg]
     fabric, switch, speed = d["switch"]
-    return dict(gpus=d["nodes"] * d["gpn"], gpus_per_node=d["gpn"], oversubscription=d["ratio"],
-                fabric=fabric, switch=switch, nic_gbps=speed * d["planes"] if switch != "q3400" else 800,
-                planes=d["planes"] if switch != "q3400" else 1)
+    return dict(
+        gpus=d["nodes"] * d["gpn"],
+        gpus_per_node=d["gpn"],
+        oversubscription=d["ratio"],
+        fabric=fabric,
+        switch=switch,
+        nic_gbps=speed * d["planes"] if switch != "q3400" else 800,
+        planes=d["planes"] if switch != "q3400" else 1,
+    )
 
 
 def _sizes(d: dict):  # type: ignore[no-untyped-def, type-arg]

@@ -16,8 +16,20 @@ from .. import __version__
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "size": ("size", "size_cmd", "Size the fabric and print the sizing card."),
     "guide": ("size", "guide_cmd", "Sizing card with fabric comparison, CNI and practices."),
+    "cabling": ("cabling", "cabling_cmd", "Cabling plan: CSV, JSON, ibdiagnet .topo, UFM P2P."),
+    "bom": ("cabling", "bom_cmd", "Bill of materials: switches, cables, optics, power."),
+    "diagram": ("cabling", "diagram_cmd", "Draw the fabric as an SVG."),
+    "verify": ("cabling", "verify_cmd", "Check the port-level plan against the sizing."),
+    "check": ("check", "check_cmd", "Check the plan against the policy rules (exit 1 on mandatory)."),
     "plan": ("stack", "plan_cmd", "Preview the Pulumi stack: switches and cables to add, by role."),
     "apply": ("stack", "apply_cmd", "Apply the Pulumi stack: record the fabric in the inventory."),
+    "inventory": ("inventory", "inventory_cmd", "List what `pulumi up` recorded in the inventory."),
+    "drift": ("drift", "drift_cmd", "Compare the plan with the inventory and the live fabric."),
+    "render": (
+        "render",
+        "render_cmd",
+        "Render deployment artifacts: QoS, NVUE, OpenSM, NCCL, K8s, report.",
+    ),
 }
 
 
@@ -41,7 +53,10 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, prog_name="fabric-stack")
 def main() -> None:
     """fabric-stack: GPU-cluster fabrics as code.

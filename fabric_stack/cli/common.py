@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 
 from ..catalog import known_switch_names
-from ..config import spec_from_file, split_stack_config, stack_file, load_yaml
+from ..config import load_yaml, spec_from_file, split_stack_config, stack_file
 from ..errors import FabricStackError, InputFileError, SpecError
 from ..spec import FabricSpec, validate_spec
 
@@ -34,20 +34,42 @@ def project_dir() -> Path:
 def spec_options(fn: F) -> F:
     """Add the spec flags every planning command takes (same names as the spec fields)."""
     opts = [
-        click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
-                     help="YAML file with FabricSpec fields (or a Pulumi.<stack>.yaml)."),
-        click.option("--stack", "stack", metavar="NAME",
-                     help="Read the spec from this Pulumi stack's config (Pulumi.NAME.yaml)."),
+        click.option(
+            "--config",
+            "config",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="YAML file with FabricSpec fields (or a Pulumi.<stack>.yaml).",
+        ),
+        click.option(
+            "--stack",
+            "stack",
+            metavar="NAME",
+            help="Read the spec from this Pulumi stack's config (Pulumi.NAME.yaml).",
+        ),
         click.option("--gpus", type=int, help="Total GPUs. [default: 128]"),
         click.option("--gpus-per-node", type=int, help="GPUs per server. [default: 8]"),
-        click.option("--nic-gbps", type=int, help="RDMA NIC line rate per GPU, Gb/s. [default: 400]"),
-        click.option("--rails", type=int, help="Compute NICs (rails) per server. [default: GPUs per node]"),
-        click.option("--fabric", type=click.Choice(["infiniband", "roce", "ethernet"], case_sensitive=False),
-                     help="Compute fabric. [default: infiniband]"),
-        click.option("--switch", metavar="MODEL",
-                     help="Switch model: " + ", ".join(known_switch_names()) + ". [default: qm9700]"),
-        click.option("--oversubscription", metavar="A:B", help="Leaf down:up ratio. [default: 1:1]"),
-        click.option("--su-nodes", type=int, help="Servers per scalable unit. [default: leaf downlinks]"),
+        click.option(
+            "--nic-gbps", type=int, help="RDMA NIC line rate per GPU, Gb/s. [default: 400]"
+        ),
+        click.option(
+            "--rails", type=int, help="Compute NICs (rails) per server. [default: GPUs per node]"
+        ),
+        click.option(
+            "--fabric",
+            type=click.Choice(["infiniband", "roce", "ethernet"], case_sensitive=False),
+            help="Compute fabric. [default: infiniband]",
+        ),
+        click.option(
+            "--switch",
+            metavar="MODEL",
+            help="Switch model: " + ", ".join(known_switch_names()) + ". [default: qm9700]",
+        ),
+        click.option(
+            "--oversubscription", metavar="A:B", help="Leaf down:up ratio. [default: 1:1]"
+        ),
+        click.option(
+            "--su-nodes", type=int, help="Servers per scalable unit. [default: leaf downlinks]"
+        ),
         click.option("--planes", type=int, help="Fabric planes, 1 or 2. [default: 1]"),
     ]
     for opt in reversed(opts):
@@ -55,8 +77,17 @@ def spec_options(fn: F) -> F:
     return fn
 
 
-SPEC_FLAG_NAMES = ("gpus", "gpus_per_node", "nic_gbps", "rails", "fabric", "switch",
-                   "oversubscription", "su_nodes", "planes")
+SPEC_FLAG_NAMES = (
+    "gpus",
+    "gpus_per_node",
+    "nic_gbps",
+    "rails",
+    "fabric",
+    "switch",
+    "oversubscription",
+    "su_nodes",
+    "planes",
+)
 
 
 def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
@@ -77,8 +108,14 @@ def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
 
 def format_option(fn: F) -> F:
     """``--format table|json|markdown``."""
-    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
-                        show_default=True, help="table for people, json for machines, markdown for PRs.")(fn)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="table",
+        show_default=True,
+        help="table for people, json for machines, markdown for PRs.",
+    )(fn)
 
 
 def console() -> Console:
@@ -108,6 +145,15 @@ def handle_errors(fn: F) -> F:
 
 
 __all__ = [
-    "FORMATS", "InputFileError", "console", "echo_json", "format_option", "handle_errors",
-    "load_spec", "load_yaml", "project_dir", "spec_options", "split_stack_config",
+    "FORMATS",
+    "InputFileError",
+    "console",
+    "echo_json",
+    "format_option",
+    "handle_errors",
+    "load_spec",
+    "load_yaml",
+    "project_dir",
+    "spec_options",
+    "split_stack_config",
 ]

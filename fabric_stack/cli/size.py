@@ -14,7 +14,9 @@ from .common import console, echo_json, format_option, handle_errors, load_spec,
 @click.command("size")
 @spec_options
 @format_option
-@click.option("--explain", is_flag=True, help="Add the fabric comparison, CNI table and practice cards.")
+@click.option(
+    "--explain", is_flag=True, help="Add the fabric comparison, CNI table and practice cards."
+)
 @handle_errors
 def size_cmd(fmt: str, explain: bool, **kwargs: Any) -> None:
     """Size the compute fabric and print the sizing card.

@@ -83,7 +83,9 @@ def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
     pdir = project_dir()
     if not yes:
         if not sys.stdin.isatty():
-            click.echo("error: apply needs confirmation; pass --yes when not on a terminal", err=True)
+            click.echo(
+                "error: apply needs confirmation; pass --yes when not on a terminal", err=True
+            )
             sys.exit(2)
         status, tick = _progress(err, "previewing")
         try:

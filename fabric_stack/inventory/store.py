@@ -31,8 +31,21 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import InventoryError
 
 COLUMNS = (
-    "stack", "kind", "name", "bundle", "status", "role", "model", "rack",
-    "a_device", "a_port", "b_device", "b_port", "speed_gbps", "props", "updated_at",
+    "stack",
+    "kind",
+    "name",
+    "bundle",
+    "status",
+    "role",
+    "model",
+    "rack",
+    "a_device",
+    "a_port",
+    "b_device",
+    "b_port",
+    "speed_gbps",
+    "props",
+    "updated_at",
 )
 _TYPED = ("role", "model", "rack", "a_device", "a_port", "b_device", "b_port")
 
@@ -80,7 +93,7 @@ def mask_url(url: str) -> str:
 def sqlite_path(url: str) -> Path:
     """File path of a ``sqlite:///relative`` or ``sqlite:////absolute`` URL (or a bare path)."""
     if url.startswith("sqlite:///"):
-        return Path(url[len("sqlite:///"):])
+        return Path(url[len("sqlite:///") :])
     if url.startswith("sqlite://"):
         raise InventoryError(
             f"inventory URL {url!r}: use sqlite:///relative/path.db or sqlite:////absolute/path.db"
@@ -92,12 +105,20 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _row(stack: str, kind: str, name: str, props: Mapping[str, Any], bundle: str, status: str) -> tuple[Any, ...]:
+def _row(
+    stack: str, kind: str, name: str, props: Mapping[str, Any], bundle: str, status: str
+) -> tuple[Any, ...]:
     speed = props.get("a_speed_gbps") or props.get("speed_gbps") or props.get("port_gbps") or 0
     return (
-        stack, kind, name, bundle, status,
+        stack,
+        kind,
+        name,
+        bundle,
+        status,
         *(str(props.get(c, "") or "") for c in _TYPED),
-        int(speed), json.dumps(dict(props), sort_keys=True), _now(),
+        int(speed),
+        json.dumps(dict(props), sort_keys=True),
+        _now(),
     )
 
 
@@ -106,7 +127,9 @@ class InventoryStore:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.dialect = "postgresql" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
+        self.dialect = (
+            "postgresql" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
+        )
         self._ph = "%s" if self.dialect == "postgresql" else "?"
         self._ready = False
 
@@ -139,7 +162,9 @@ class InventoryStore:
                 conn = psycopg.connect(self.url, connect_timeout=10)
             except psycopg.Error as exc:
                 msg = str(exc).replace(self.url, mask_url(self.url)).splitlines()[0]
-                raise InventoryError(f"inventory {mask_url(self.url)}: cannot connect ({msg})") from None
+                raise InventoryError(
+                    f"inventory {mask_url(self.url)}: cannot connect ({msg})"
+                ) from None
             try:
                 with conn.transaction():
                     yield conn
@@ -153,10 +178,14 @@ class InventoryStore:
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip():
                     conn.execute(stmt)
-        else:
-            # Serialise concurrent first-time schema creation across processes.
+        elif conn.execute("SELECT to_regclass('inventory_cables')").fetchone()[0] is None:
+            # A team database is often provisioned by its owner and written by a role
+            # that may not run DDL: only create the schema when it is missing, and
+            # serialise concurrent first-time creation across processes.
             conn.execute("SELECT pg_advisory_xact_lock(727274)")
-            for stmt in _SCHEMA.replace("CREATE VIEW IF NOT EXISTS", "CREATE OR REPLACE VIEW").split(";"):
+            for stmt in _SCHEMA.replace(
+                "CREATE VIEW IF NOT EXISTS", "CREATE OR REPLACE VIEW"
+            ).split(";"):
                 if stmt.strip():
                     conn.execute(stmt)
         self._ready = True
@@ -165,20 +194,37 @@ class InventoryStore:
         return conn.execute(sql.replace("?", self._ph), params)
 
     # -- writes ----------------------------------------------------------------------
-    def put(self, stack: str, kind: str, name: str, props: Mapping[str, Any], *,
-            bundle: str = "", status: str = "planned") -> None:
+    def put(
+        self,
+        stack: str,
+        kind: str,
+        name: str,
+        props: Mapping[str, Any],
+        *,
+        bundle: str = "",
+        status: str = "planned",
+    ) -> None:
         """Insert or replace one record."""
         self.put_many(stack, kind, [(name, props)], bundle=bundle, status=status)
 
-    def put_many(self, stack: str, kind: str, records: Iterable[tuple[str, Mapping[str, Any]]], *,
-                 bundle: str = "", status: str = "planned") -> None:
+    def put_many(
+        self,
+        stack: str,
+        kind: str,
+        records: Iterable[tuple[str, Mapping[str, Any]]],
+        *,
+        bundle: str = "",
+        status: str = "planned",
+    ) -> None:
         """Insert or replace many records in one transaction."""
         rows = [_row(stack, kind, name, props, bundle, status) for name, props in records]
         cols = ", ".join(COLUMNS)
         marks = ", ".join(["?"] * len(COLUMNS))
         update = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[3:])
-        sql = (f"INSERT INTO fabric_inventory ({cols}) VALUES ({marks}) "
-               f"ON CONFLICT (stack, kind, name) DO UPDATE SET {update}")
+        sql = (
+            f"INSERT INTO fabric_inventory ({cols}) VALUES ({marks}) "
+            f"ON CONFLICT (stack, kind, name) DO UPDATE SET {update}"
+        )
         with self._conn() as conn:
             self._ensure(conn)
             if self.dialect == "sqlite":
@@ -187,26 +233,43 @@ class InventoryStore:
                 with conn.cursor() as cur:
                     cur.executemany(sql.replace("?", "%s"), rows)
 
-    def replace_bundle(self, stack: str, kind: str, bundle: str,
-                       records: Iterable[tuple[str, Mapping[str, Any]]], *, status: str = "planned") -> None:
+    def replace_bundle(
+        self,
+        stack: str,
+        kind: str,
+        bundle: str,
+        records: Iterable[tuple[str, Mapping[str, Any]]],
+        *,
+        status: str = "planned",
+    ) -> None:
         """Make ``bundle`` hold exactly ``records``: upsert them, delete the bundle's others."""
         recs = list(records)
         names = [n for n, _ in recs]
         with self._conn() as conn:
             self._ensure(conn)
-            existing = {r[0] for r in self._exec(
-                conn, "SELECT name FROM fabric_inventory WHERE stack = ? AND kind = ? AND bundle = ?",
-                (stack, kind, bundle)).fetchall()}
+            existing = {
+                r[0]
+                for r in self._exec(
+                    conn,
+                    "SELECT name FROM fabric_inventory WHERE stack = ? AND kind = ? AND bundle = ?",
+                    (stack, kind, bundle),
+                ).fetchall()
+            }
             gone = sorted(existing - set(names))
             for name in gone:
-                self._exec(conn, "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND name = ?",
-                           (stack, kind, name))
+                self._exec(
+                    conn,
+                    "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND name = ?",
+                    (stack, kind, name),
+                )
             rows = [_row(stack, kind, n, p, bundle, status) for n, p in recs]
             cols = ", ".join(COLUMNS)
             marks = ", ".join([self._ph] * len(COLUMNS))
             update = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[3:])
-            sql = (f"INSERT INTO fabric_inventory ({cols}) VALUES ({marks}) "
-                   f"ON CONFLICT (stack, kind, name) DO UPDATE SET {update}")
+            sql = (
+                f"INSERT INTO fabric_inventory ({cols}) VALUES ({marks}) "
+                f"ON CONFLICT (stack, kind, name) DO UPDATE SET {update}"
+            )
             if self.dialect == "sqlite":
                 conn.executemany(sql, rows)
             else:
@@ -217,24 +280,33 @@ class InventoryStore:
         """Remove one record (no error when it is already gone)."""
         with self._conn() as conn:
             self._ensure(conn)
-            self._exec(conn, "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND name = ?",
-                       (stack, kind, name))
+            self._exec(
+                conn,
+                "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND name = ?",
+                (stack, kind, name),
+            )
 
     def delete_bundle(self, stack: str, kind: str, bundle: str) -> None:
         """Remove every record of a bundle."""
         with self._conn() as conn:
             self._ensure(conn)
-            self._exec(conn, "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND bundle = ?",
-                       (stack, kind, bundle))
+            self._exec(
+                conn,
+                "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND bundle = ?",
+                (stack, kind, bundle),
+            )
 
     # -- reads -----------------------------------------------------------------------
     def get(self, stack: str, kind: str, name: str) -> dict[str, Any] | None:
         """One record's props (with ``status``), or None when absent."""
         with self._conn() as conn:
             self._ensure(conn)
-            row = self._exec(conn, "SELECT props, status FROM fabric_inventory "
-                                   "WHERE stack = ? AND kind = ? AND name = ?",
-                             (stack, kind, name)).fetchone()
+            row = self._exec(
+                conn,
+                "SELECT props, status FROM fabric_inventory "
+                "WHERE stack = ? AND kind = ? AND name = ?",
+                (stack, kind, name),
+            ).fetchone()
         if row is None:
             return None
         return {**json.loads(row[0]), "status": row[1]}
@@ -243,9 +315,12 @@ class InventoryStore:
         """Records of a bundle, ordered by name, each with ``name`` and ``status``."""
         with self._conn() as conn:
             self._ensure(conn)
-            rows = self._exec(conn, "SELECT name, props, status FROM fabric_inventory "
-                                    "WHERE stack = ? AND kind = ? AND bundle = ? ORDER BY name",
-                              (stack, kind, bundle)).fetchall()
+            rows = self._exec(
+                conn,
+                "SELECT name, props, status FROM fabric_inventory "
+                "WHERE stack = ? AND kind = ? AND bundle = ? ORDER BY name",
+                (stack, kind, bundle),
+            ).fetchall()
         return [{**json.loads(p), "name": n, "status": s} for n, p, s in rows]
 
     def list_records(self, kind: str, stack: str | None = None) -> list[dict[str, Any]]:
@@ -258,8 +333,10 @@ class InventoryStore:
         with self._conn() as conn:
             self._ensure(conn)
             rows = self._exec(conn, sql + " ORDER BY stack, name", params).fetchall()
-        return [{**json.loads(p), "name": n, "status": st, "stack": s, "bundle": b}
-                for s, n, b, st, p in rows]
+        return [
+            {**json.loads(p), "name": n, "status": st, "stack": s, "bundle": b}
+            for s, n, b, st, p in rows
+        ]
 
     def counts(self, stack: str | None = None) -> dict[str, int]:
         """Records per kind."""
@@ -280,7 +357,7 @@ class InventoryStore:
             cur = self._exec(conn, sql, params)
             try:
                 return [tuple(r) for r in cur.fetchall()]
-            except Exception:  # noqa: BLE001 - statements without a result set
+            except Exception:
                 return []
 
 

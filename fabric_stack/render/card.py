@@ -36,9 +36,17 @@ def headline(plan: SizingPlan) -> list[tuple[str, str, str]]:
         (f"{bw.per_gpu_gbps} Gb", "line rate", "per GPU"),
         (f"{bw.per_node_gbps} Gb", f"{plan.rails}× rails", "per node"),
         (f"{fmt_num(bw.bisection_tbps)} Tb", nb, "bisection"),
-        (fmt_num(plan.rails * plan.planes), "rail-optimized", "rails" if plan.planes == 1 else "rails × planes"),
+        (
+            fmt_num(plan.rails * plan.planes),
+            "rail-optimized",
+            "rails" if plan.planes == 1 else "rails × planes",
+        ),
         (fmt_num(sw.leaf), f"{plan.radix}-port", "leaf switches"),
-        (fmt_num(sw.spine), "non-blocking" if plan.non_blocking else f"{plan.oversubscription}", "spine switches"),
+        (
+            fmt_num(sw.spine),
+            "non-blocking" if plan.non_blocking else f"{plan.oversubscription}",
+            "spine switches",
+        ),
     ]
     if plan.tiers == 3:
         rows.append((fmt_num(sw.core), f"{plan.core_groups} groups", "core switches"))
@@ -90,7 +98,10 @@ def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
     details.add_row("Fabric", fabric_line(plan))
     details.add_row("", oversub_line(plan))
     details.add_row("Cables", _cable_text(plan))
-    details.add_row("Optics", f"{plan.transceivers.total:,} transceivers ({plan.transceivers.switch:,} switch, {plan.transceivers.nic:,} NIC)")
+    details.add_row(
+        "Optics",
+        f"{plan.transceivers.total:,} transceivers ({plan.transceivers.switch:,} switch, {plan.transceivers.nic:,} NIC)",
+    )
     essentials = Text()
     for line in g.essentials:
         essentials.append("• ", style="green")
@@ -142,7 +153,9 @@ def _explain(plan: SizingPlan, g: Guidance) -> list[RenderableType]:
 def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
     """The plan as JSON: stable keys tiers, switches.*, cables.*, bandwidth.*, oversubscription."""
     data = plan.model_dump(mode="json")
-    data["spec"] = plan.spec.model_dump(mode="json", exclude={"node_profile", "networks", "roce", "infiniband"})
+    data["spec"] = plan.spec.model_dump(
+        mode="json", exclude={"node_profile", "networks", "roce", "infiniband"}
+    )
     data["spec"]["node_profile"] = plan.spec.node_profile.name
     data["switch_model"] = plan.switch_model.key
     data["headline"] = [{"value": v, "caption": c, "what": w} for v, c, w in headline(plan)]
@@ -170,9 +183,22 @@ def card_markdown(plan: SizingPlan, explain: bool = False) -> str:
     lines += [f"- ⚠ {w}" for w in g.warnings]
     lines += ["", f"_{model_line(plan)}_"]
     if explain:
-        lines += ["", "| Fabric | RDMA latency | Lossless | Best for | Trade-off |", "|---|---|---|---|---|"]
-        lines += [f"| {f.title} | {f.rdma_latency} | {f.lossless} | {f.best_for} | {f.tradeoff} |" for f in FABRICS]
-        lines += ["", f"Recommendation: {g.recommendation}", "", "| CNI | Use it for |", "|---|---|"]
+        lines += [
+            "",
+            "| Fabric | RDMA latency | Lossless | Best for | Trade-off |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {f.title} | {f.rdma_latency} | {f.lossless} | {f.best_for} | {f.tradeoff} |"
+            for f in FABRICS
+        ]
+        lines += [
+            "",
+            f"Recommendation: {g.recommendation}",
+            "",
+            "| CNI | Use it for |",
+            "|---|---|",
+        ]
         lines += [f"| {n} | {u} |" for n, u in CNI]
         lines += ["", "| Practice | Why |", "|---|---|"]
         lines += [f"| {n} | {t} |" for n, t in PRACTICES]

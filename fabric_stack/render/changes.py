@@ -22,12 +22,14 @@ def _headline(s: ChangeSummary) -> str:
     for ops in s.cable_counts.values():
         for op, n in ops.items():
             cab[op] = cab.get(op, 0) + n
-    parts = [f"{sw['create']} switches to add" if sw["create"] else "",
-             f"{sw['delete']} to remove" if sw["delete"] else "",
-             f"{sw['replace']} to replace" if sw["replace"] else "",
-             f"{cab['add']} cables to add" if cab["add"] else "",
-             f"{cab['move']} to re-patch" if cab["move"] else "",
-             f"{cab['remove']} to remove" if cab["remove"] else ""]
+    parts = [
+        f"{sw['create']} switches to add" if sw["create"] else "",
+        f"{sw['delete']} to remove" if sw["delete"] else "",
+        f"{sw['replace']} to replace" if sw["replace"] else "",
+        f"{cab['add']} cables to add" if cab["add"] else "",
+        f"{cab['move']} to re-patch" if cab["move"] else "",
+        f"{cab['remove']} to remove" if cab["remove"] else "",
+    ]
     text = ", ".join(p for p in parts if p) or "no switch or cable changes"
     return f"{verb} for stack {s.stack}: {text}."
 
@@ -44,9 +46,16 @@ def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
         for op in _SW_OPS:
             for model, n in sorted(s.switches_by_model.get(op, {}).items()):
                 names = [x.name for x in s.switches if x.op == op and x.model == model]
-                shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
-                t.add_row(_SW_WORD[op], model, str(n), shown,
-                          style={"create": "green", "delete": "red", "replace": "magenta"}.get(op, ""))
+                shown = ", ".join(names[:12]) + (
+                    f", … {len(names) - 12} more" if len(names) > 12 else ""
+                )
+                t.add_row(
+                    _SW_WORD[op],
+                    model,
+                    str(n),
+                    shown,
+                    style={"create": "green", "delete": "red", "replace": "magenta"}.get(op, ""),
+                )
         parts.append(t)
     if s.cable_counts:
         t = Table(title="Cables by role", title_justify="left")
@@ -70,7 +79,9 @@ def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
         t.add_column("from")
         t.add_column("to")
         for c in moves[:max_rows]:
-            src = f"{c.old_b_device} {c.old_b_port}" if c.op == "move" else f"{c.b_device} {c.b_port}"
+            src = (
+                f"{c.old_b_device} {c.old_b_port}" if c.op == "move" else f"{c.b_device} {c.b_port}"
+            )
             t.add_row(c.name, src, f"{c.b_device} {c.b_port}" if c.op == "move" else "(remove)")
         if len(moves) > max_rows:
             t.add_row(f"… {len(moves) - max_rows} more (see --format json)", "", "")
@@ -90,8 +101,12 @@ def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
         t.add_column("policy")
         t.add_column("message")
         for v in s.policy_violations:
-            t.add_row(v.get("level", ""), v.get("policy", ""), v.get("message", ""),
-                      style="red" if v.get("level") == "mandatory" else "yellow")
+            t.add_row(
+                v.get("level", ""),
+                v.get("policy", ""),
+                v.get("message", ""),
+                style="red" if v.get("level") == "mandatory" else "yellow",
+            )
         parts.append(t)
     ops = ", ".join(f"{n} {op}" for op, n in s.resource_ops.items())
     parts.append(Text(f"Resources: {ops}", style="dim"))
@@ -106,8 +121,10 @@ def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
         for op in _SW_OPS:
             for model, n in sorted(s.switches_by_model.get(op, {}).items()):
                 names = [x.name for x in s.switches if x.op == op and x.model == model]
-                out.append(f"| {_SW_WORD[op]} | {model} | {n} | {', '.join(names[:20])}"
-                           f"{' …' if len(names) > 20 else ''} |")
+                out.append(
+                    f"| {_SW_WORD[op]} | {model} | {n} | {', '.join(names[:20])}"
+                    f"{' …' if len(names) > 20 else ''} |"
+                )
         out.append("")
     if s.cable_counts:
         out += ["| Cables (role) | " + " | ".join(_OPS) + " |", "|---|" + "---:|" * len(_OPS)]
@@ -120,11 +137,17 @@ def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
         out.append("")
     moves = [c for c in s.cables if c.op in ("move", "remove")]
     if moves:
-        out += ["<details><summary>Re-patches and removals</summary>", "",
-                "| cable | from | to |", "|---|---|---|"]
+        out += [
+            "<details><summary>Re-patches and removals</summary>",
+            "",
+            "| cable | from | to |",
+            "|---|---|---|",
+        ]
         for c in moves[:max_rows]:
             if c.op == "move":
-                out.append(f"| {c.name} | {c.old_b_device} {c.old_b_port} | {c.b_device} {c.b_port} |")
+                out.append(
+                    f"| {c.name} | {c.old_b_device} {c.old_b_port} | {c.b_device} {c.b_port} |"
+                )
             else:
                 out.append(f"| {c.name} | {c.b_device} {c.b_port} | (remove) |")
         if len(moves) > max_rows:
@@ -136,8 +159,10 @@ def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
         out.append("")
     if s.policy_violations:
         out += ["| Policy | level | message |", "|---|---|---|"]
-        out += [f"| {v.get('policy')} | {v.get('level')} | {v.get('message', '').replace('|', '/')} |"
-                for v in s.policy_violations]
+        out += [
+            f"| {v.get('policy')} | {v.get('level')} | {v.get('message', '').replace('|', '/')} |"
+            for v in s.policy_violations
+        ]
         out.append("")
     out.append("Resources: " + ", ".join(f"{n} {op}" for op, n in s.resource_ops.items()))
     return "\n".join(out) + "\n"

@@ -1,0 +1,100 @@
+"""`fabric-stack inventory`: what `pulumi up` recorded, for the datacenter team."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import click
+from rich.table import Table
+
+from ..inventory import mask_url, open_store
+from .common import console, echo_json, handle_errors, project_dir
+
+KINDS = {
+    "switch": "Switch",
+    "cable": "Cable",
+    "nic": "RdmaNic",
+    "rail": "Rail",
+    "vlan": "Vlan",
+    "fabric": "Fabric",
+}
+COLUMNS = {
+    "Switch": (
+        "name",
+        "role",
+        "model",
+        "rack",
+        "position",
+        "su",
+        "rail",
+        "ports_down",
+        "ports_up",
+        "status",
+    ),
+    "Cable": (
+        "name",
+        "role",
+        "a_device",
+        "a_port",
+        "b_device",
+        "b_port",
+        "a_speed_gbps",
+        "cable_type",
+        "status",
+    ),
+    "RdmaNic": ("name", "rail", "pcie_switch", "numa", "leaf", "leaf_port", "status"),
+    "Rail": ("name", "subnet", "vlan", "pkey", "nics", "status"),
+    "Vlan": ("name", "network", "vlan", "subnet", "attach", "mtu", "status"),
+    "Fabric": ("name", "fabric", "gpus", "tiers", "oversubscription", "status"),
+}
+
+
+@click.command("inventory")
+@click.option(
+    "--inventory",
+    "url",
+    metavar="URL",
+    help="sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]",
+)
+@click.option("--kind", type=click.Choice(sorted(KINDS)), default="switch", show_default=True)
+@click.option("--stack", help="Only this stack's records.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+)
+@handle_errors
+def inventory_cmd(url: str | None, kind: str, stack: str | None, fmt: str) -> None:
+    """List the records `pulumi up` wrote to the inventory.
+
+    \b
+    Examples:
+      fabric-stack inventory                        # switches of every stack
+      fabric-stack inventory --kind cable --format csv > cables.csv
+      fabric-stack inventory --inventory postgresql://fab@db/inv --stack prod
+    """
+    url = url or f"sqlite:///{project_dir() / '.state' / 'inventory.db'}"
+    k = KINDS[kind]
+    rows = open_store(url).list_records(k, stack)
+    cols = COLUMNS[k]
+    if fmt == "json":
+        echo_json({"inventory": mask_url(url), "kind": k, "records": rows})
+    elif fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(("stack", *cols))
+        for r in rows:
+            w.writerow((r.get("stack", ""), *(r.get(c, "") for c in cols)))
+        click.echo(buf.getvalue(), nl=False)
+    else:
+        t = Table(title=f"{k} records in {mask_url(url)} ({len(rows)})", title_justify="left")
+        for c in ("stack", *cols):
+            t.add_column(c)
+        for r in rows[:500]:
+            t.add_row(str(r.get("stack", "")), *(str(r.get(c, "")) for c in cols))
+        if len(rows) > 500:
+            t.add_row("…", f"{len(rows) - 500} more (use --format csv)", *[""] * (len(cols) - 1))
+        console().print(t)
