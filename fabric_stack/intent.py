@@ -25,9 +25,36 @@ from .topology import COMPUTE_ROLES, FabricTopology
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
+    @classmethod
+    def trusted(cls, **values: Any) -> Any:
+        """Build from values already known to be valid, without validation.
+
+        Like ``model_construct`` but ~10× cheaper (it matters for ~100k cables):
+        defaults are filled from a per-class cache and the fields-set is shared.
+        """
+        cache = _DEFAULTS.get(cls)
+        if cache is None:
+            defaults = {
+                name: f.get_default(call_default_factory=True)
+                for name, f in cls.model_fields.items()
+                if not f.is_required()
+            }
+            cache = _DEFAULTS[cls] = (defaults, set(cls.model_fields))
+        defaults, fields = cache
+        obj = cls.__new__(cls)
+        data = {**defaults, **values} if len(values) < len(fields) else values
+        object.__setattr__(obj, "__dict__", data)
+        object.__setattr__(obj, "__pydantic_fields_set__", fields)
+        object.__setattr__(obj, "__pydantic_extra__", None)
+        object.__setattr__(obj, "__pydantic_private__", None)
+        return obj
+
     def props(self) -> dict[str, Any]:
         """Resource properties (JSON-compatible)."""
         return self.model_dump(mode="json")
+
+
+_DEFAULTS: dict[type, tuple[dict[str, Any], set[str]]] = {}
 
 
 class SwitchIntent(_Record):
@@ -212,7 +239,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         )
         db, ub = budgets.get(d.role, (d.radix, 0))
         switches.append(
-            SwitchIntent.model_construct(
+            SwitchIntent.trusted(
                 name=d.name,
                 role=d.role,
                 network=d.network,
@@ -252,7 +279,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
     for p in range(1, plan.planes + 1):
         for r in range(1, plan.rails + 1):
             rails.append(
-                RailIntent.model_construct(
+                RailIntent.trusted(
                     name=f"{'p%d-' % p if plan.planes > 1 else ''}rail-{r}",
                     rail=r,
                     plane=p,
@@ -269,7 +296,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         if net.name == "compute":
             if is_ib:
                 vlans.append(
-                    VlanIntent.model_construct(
+                    VlanIntent.trusted(
                         name="compute-pkey",
                         network="compute",
                         vlan=0,
@@ -286,7 +313,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
                         x for p in range(1, plan.planes + 1) for x in leaves_by_rail.get((p, r), [])
                     ]
                     vlans.append(
-                        VlanIntent.model_construct(
+                        VlanIntent.trusted(
                             name=f"compute-rail{r}-vlan{vid}",
                             network="compute",
                             vlan=vid,
@@ -298,7 +325,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
                     )
         else:
             vlans.append(
-                VlanIntent.model_construct(
+                VlanIntent.trusted(
                     name=f"{net.name}-vlan{net.vlans[0]}",
                     network=net.name,
                     vlan=net.vlans[0],
@@ -315,7 +342,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         key = f"{n.node}:{n.name}"
         link = nic_link[key]
         nics.append(
-            RdmaNicIntent.model_construct(
+            RdmaNicIntent.trusted(
                 name=key,
                 node=n.node,
                 nic=n.name,
@@ -335,7 +362,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         )
 
     cables = [
-        CableIntent.model_construct(
+        CableIntent.trusted(
             name=link.id,
             role=link.role,
             network=link.network,
@@ -357,7 +384,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         for link in topo.links
     ]
     counts = topo.count_links()
-    summary = FabricSummary.model_construct(
+    summary = FabricSummary.trusted(
         name=spec.name,
         fabric=fabric,
         spec=spec.model_dump(mode="json"),

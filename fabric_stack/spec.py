@@ -82,6 +82,20 @@ class RoceQos(BaseModel):
                 raise ValueError(f"priority {p} is outside 0-7")
         return v
 
+    @model_validator(mode="after")
+    def _distinct_markings(self) -> RoceQos:
+        if self.roce_dscp == self.cnp_dscp:
+            raise ValueError(
+                f"cnp_dscp: CNPs and RoCE data share DSCP {self.roce_dscp}; congestion "
+                "notifications need their own marking (default 48)"
+            )
+        if self.cnp_priority in self.pfc_priorities:
+            raise ValueError(
+                f"cnp_priority: CNPs on priority {self.cnp_priority} would be paused by PFC; "
+                "give them a priority without PFC (default 6)"
+            )
+        return self
+
     @field_validator("overrides")
     @classmethod
     def _override_keys(cls, v: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

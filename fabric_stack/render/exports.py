@@ -1,0 +1,400 @@
+"""Cabling exports: the link list as files technicians and NVIDIA's tools read.
+
+Every export reads :attr:`FabricTopology.links` (one record per cable, a-end
+on the lower tier) and writes **one row per cable, never both directions**,
+except the ``.topo`` file, whose format lists each system's own ports (so a
+cable appears in the sections of both systems it joins, as ``ibdiagnet -w``
+writes it).
+
+Formats
+-------
+``links_csv``   every column of the link record plus rack and position of both
+                ends (from the devices); the technician's pull list.
+``links_json``  ``{"links": [...]}``; each link has at least ``a_device,
+                a_port, b_device, b_port, speed_gbps, role`` — a stable
+                contract other tools may rely on — plus the other columns.
+``topo_file``   ibdiagnet / ibdm topology file for ``ibdiagnet -t FILE``
+                (InfiniBand compute links only). One section per system::
+
+                    MQM9700 su1-r1-leaf
+                        P1 -4x-100G-> HCA_mlx5_7 su1-node01 mlx5_0/P1
+
+                    HCA_mlx5_7 su1-node01
+                        mlx5_0/P1 -4x-100G-> MQM9700 su1-r1-leaf P1
+
+                A blank line ends a section. Switch ports are logical port
+                numbers ``P<n>`` (what ibnetdiscover prints). A server is one
+                system named after its host name; each HCA is a node named by
+                its RDMA device, so its port is ``mlx5_N/P1`` — the node
+                description convention ``"<hostname> mlx5_N"``. System names
+                hold no ``/`` or blanks (the ibdm parser splits on them).
+``ufm_p2p``     UFM Cable Validation Tool point-to-point sheet: ``A-Node Name,
+                A-Type, A-Port, Z-Node Name, Z-Type, Z-Port``. Hosts give the
+                HCA interface number (1 → mlx5_0, the tool's default HCA map);
+                InfiniBand switch ports are ``<cage>/<split>`` or ``<cage>``.
+``avd_csv``     Arista AVD-style topology CSV (``Node Type,Node,...``), one
+                row per cable.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
+
+from ..catalog import lookup_switch, port_mode
+from ..errors import FabricStackError, SpecError
+from ..naming import cage_of
+from ..topology import COMPUTE_ROLES, Device, FabricTopology, Link
+
+RoleFilter = Literal["compute", "storage", "inband", "oob", "all"]
+"""Which cables an export holds: one network, or all of them."""
+
+ROLE_FILTERS: tuple[str, ...] = ("all", "compute", "storage", "inband", "oob")
+"""Accepted ``--role`` values."""
+
+CSV_COLUMNS: tuple[str, ...] = (
+    "cable_id",
+    "role",
+    "network",
+    "a_device",
+    "a_port",
+    "a_port_number",
+    "a_rack",
+    "a_position",
+    "b_device",
+    "b_port",
+    "b_port_number",
+    "b_rack",
+    "b_position",
+    "speed_gbps",
+    "rail",
+    "su",
+    "pod",
+    "plane",
+    "medium",
+    "a_optic",
+    "b_optic",
+    "cable_type",
+)
+"""Columns of the cabling CSV, in order (also the keys of each JSON link)."""
+
+P2P_COLUMNS: tuple[str, ...] = (
+    "A-Node Name",
+    "A-Type",
+    "A-Port",
+    "Z-Node Name",
+    "Z-Type",
+    "Z-Port",
+)
+"""Columns of the UFM cable-validation point-to-point sheet."""
+
+AVD_COLUMNS: tuple[str, ...] = (
+    "Node Type",
+    "Node",
+    "Serial Number",
+    "Node Interface",
+    "Peer Type",
+    "Peer Node",
+    "Peer Serial Number",
+    "Peer Interface",
+    "Node Interface Enabled",
+)
+"""Columns of the Arista AVD-style topology CSV."""
+
+IB_SYSTEM_TYPES: dict[str, str] = {"qm9700": "MQM9700", "q3400": "Q3400"}
+"""ibdm system type (IBNL name) per catalog switch; others get ``SW_<radix>``."""
+
+_IB_LANE_GBPS: dict[str, int] = {"HDR": 50, "NDR": 100, "NDR200": 100, "XDR": 200}
+
+
+def select_links(topo: FabricTopology, role: str = "all") -> Iterator[Link]:
+    """Cables of one network (``compute`` = node–leaf, leaf–spine, spine–core) or all."""
+    if role == "all":
+        return iter(topo.links)
+    if role == "compute":
+        return topo.links_of(*COMPUTE_ROLES)
+    if role in ("storage", "inband", "oob"):
+        return topo.links_of(role)
+    raise SpecError("--role", f"unknown role {role!r}", "one of " + ", ".join(ROLE_FILTERS))
+
+
+def _places(topo: FabricTopology) -> dict[str, tuple[str, int]]:
+    return {d.name: (d.rack, d.position) for d in topo.devices}
+
+
+def link_rows(topo: FabricTopology, role: str = "all") -> Iterator[tuple[Any, ...]]:
+    """The cabling rows (values in :data:`CSV_COLUMNS` order), one per cable."""
+    place = _places(topo)
+    for k in select_links(topo, role):
+        ar, ap = place.get(k.a_device, ("", 0))
+        br, bp = place.get(k.b_device, ("", 0))
+        yield (
+            k.id,
+            k.role,
+            k.network,
+            k.a_device,
+            k.a_port,
+            k.a_port_number,
+            ar,
+            ap or "",
+            k.b_device,
+            k.b_port,
+            k.b_port_number,
+            br,
+            bp or "",
+            k.speed_gbps,
+            k.rail or "",
+            k.su or "",
+            k.pod or "",
+            k.plane or "",
+            k.medium,
+            k.a_optic,
+            k.b_optic,
+            k.cable_type,
+        )
+
+
+def _csv(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def links_csv(topo: FabricTopology, role: str = "all") -> str:
+    """Cabling CSV: :data:`CSV_COLUMNS`, one row per cable (a-end = lower tier)."""
+    return _csv(CSV_COLUMNS, link_rows(topo, role))
+
+
+def links_json(topo: FabricTopology, role: str = "all") -> str:
+    """``{"links": [...]}`` with one object per cable, keys in :data:`CSV_COLUMNS` order.
+
+    Each link carries at least ``a_device, a_port, b_device, b_port,
+    speed_gbps, role`` (the stable contract). Written one link per line so a
+    diff of two plans reads cable by cable; empty values are ``null``.
+    """
+    place = _places(topo)
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    parts = []
+    for k in select_links(topo, role):
+        ar, ap = place.get(k.a_device, ("", 0))
+        br, bp = place.get(k.b_device, ("", 0))
+        parts.append(
+            encode(
+                {
+                    "cable_id": k.id,
+                    "role": k.role,
+                    "network": k.network,
+                    "a_device": k.a_device,
+                    "a_port": k.a_port,
+                    "a_port_number": k.a_port_number,
+                    "a_rack": ar or None,
+                    "a_position": ap or None,
+                    "b_device": k.b_device,
+                    "b_port": k.b_port,
+                    "b_port_number": k.b_port_number,
+                    "b_rack": br or None,
+                    "b_position": bp or None,
+                    "speed_gbps": k.speed_gbps,
+                    "rail": k.rail or None,
+                    "su": k.su or None,
+                    "pod": k.pod or None,
+                    "plane": k.plane or None,
+                    "medium": k.medium,
+                    "a_optic": k.a_optic,
+                    "b_optic": k.b_optic,
+                    "cable_type": k.cable_type,
+                }
+            )
+        )
+    if not parts:
+        return '{"links": []}\n'
+    return '{"links": [\n' + ",\n".join(parts) + "\n]}\n"
+
+
+# --------------------------------------------------------------------------- .topo
+
+
+def _require_ib(topo: FabricTopology, what: str) -> None:
+    fabric = topo.plan.spec.fabric
+    if fabric != "infiniband":
+        raise FabricStackError(
+            f"{what}: .topo files describe InfiniBand fabrics for ibdiagnet, but this fabric "
+            f"is {fabric} (use --format csv, json or p2p)"
+        )
+
+
+def ib_width(topo: FabricTopology) -> str:
+    """Width and lane speed of the compute links as ibdiagnet writes them, e.g. ``4x-100G``."""
+    plan = topo.plan
+    model = plan.switch_model
+    lane_name = next((m.lane_name for m in model.modes if m.speed_gbps == plan.link_gbps), "")
+    lane = _IB_LANE_GBPS.get(lane_name, max(1, plan.link_gbps // 4))
+    return f"{max(1, plan.link_gbps // lane)}x-{lane}G"
+
+
+def ib_system_type(topo: FabricTopology) -> str:
+    """ibdm system type of the fabric switches (``MQM9700`` for a QM9700)."""
+    model = topo.plan.switch_model
+    return IB_SYSTEM_TYPES.get(model.key, f"SW_{topo.plan.radix}")
+
+
+def hca_system_type(topo: FabricTopology) -> str:
+    """ibdm system type of a server: ``HCA_mlx5_<last HCA index>`` (e.g. ``HCA_mlx5_7``)."""
+    plan = topo.plan
+    return f"HCA_mlx5_{plan.rails * plan.planes - 1}"
+
+
+def topo_file(topo: FabricTopology) -> str:
+    """ibdiagnet topology file of the InfiniBand compute fabric (see the module docstring).
+
+    Raises :class:`FabricStackError` for RoCE / Ethernet fabrics.
+    """
+    _require_ib(topo, "cabling --format topo")
+    sw_type = ib_system_type(topo)
+    hca_type = hca_system_type(topo)
+    arrow = f" -{ib_width(topo)}-> "
+    # Per system: (sort key, line). Servers sort by HCA index, switches by port number.
+    lines: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for k in topo.links_of(*COMPUTE_ROLES):
+        b_port = f"P{k.b_port_number}"
+        if k.role == "node_leaf":
+            a_port = f"{k.a_port}/P1"
+            a_type = hca_type
+            a_key = int(k.a_port.rpartition("_")[2])
+        else:
+            a_port = f"P{k.a_port_number}"
+            a_type = sw_type
+            a_key = k.a_port_number
+        lines[k.a_device].append((a_key, f"    {a_port}{arrow}{sw_type} {k.b_device} {b_port}"))
+        lines[k.b_device].append(
+            (k.b_port_number, f"    {b_port}{arrow}{a_type} {k.a_device} {a_port}")
+        )
+    plan = topo.plan
+    out = [
+        f"# ibdiagnet topology file for {plan.spec.name}: {plan.spec.gpus:,} GPUs, "
+        f"{plan.switch_model.name} at {plan.link_gbps}G, {plan.tiers} tiers",
+        "# Generated by fabric-stack from the port-level plan; check a live fabric with:",
+        "#   ibdiagnet -t <this file> --out_ibnl_dir <dir with IBNL files for "
+        f"{sw_type} and {hca_type}>",
+        "# Servers are systems named by host name; HCA ports are <ibdev>/P1 "
+        '(node description "<hostname> mlx5_N").',
+        "",
+    ]
+    order = [d for d in topo.devices if d.role in ("leaf", "spine", "core")]
+    order += [d for d in topo.devices if d.role == "server"]
+    for d in order:
+        ports = lines.get(d.name)
+        if not ports:
+            continue
+        ports.sort()
+        out.append(f"{hca_type if d.role == 'server' else sw_type} {d.name}")
+        out.extend(line for _, line in ports)
+        out.append("")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- UFM P2P
+
+
+def _p2p_port(
+    dev: Device, port: str, number: int, ppc: dict[str, int], os_family: str, role: str
+) -> str:
+    if dev.role == "server":
+        if role == "node_leaf" and port.startswith("mlx5_"):
+            return str(int(port.rpartition("_")[2]) + 1)
+        return port
+    if os_family == "cumulus":
+        return port  # Ethernet switches: the interface name the NOS prints (swp1s0)
+    per_cage = ppc.get(dev.name, 1)
+    cage, lane = cage_of(number, per_cage)
+    return f"{cage}/{lane}" if per_cage > 1 else str(cage)
+
+
+def ufm_p2p(topo: FabricTopology, role: str = "compute") -> str:
+    """UFM cable-validation point-to-point CSV (:data:`P2P_COLUMNS`), one row per cable."""
+    by_name = {d.name: d for d in topo.devices}
+    plan = topo.plan
+    ppc: dict[str, int] = {}
+    fam: dict[str, str] = {}
+    access_cache: dict[tuple[str, int], tuple[int, str]] = {}
+    for link in select_links(topo, role):
+        for dev_name in (link.a_device, link.b_device):
+            d = by_name[dev_name]
+            if d.role == "server" or dev_name in ppc:
+                continue
+            if d.network == "compute":
+                ppc[dev_name], fam[dev_name] = plan.ports_per_cage, plan.switch_model.os_family
+            else:
+                key = (d.model, link.speed_gbps)
+                if key not in access_cache:
+                    m = lookup_switch(d.model, "ethernet")
+                    access_cache[key] = (port_mode(m, link.speed_gbps).ports_per_cage, m.os_family)
+                ppc[dev_name], fam[dev_name] = access_cache[key]
+
+    def kind(d: Device) -> str:
+        return "Host" if d.role == "server" else "Switch"
+
+    rows = []
+    for k in select_links(topo, role):
+        a, b = by_name[k.a_device], by_name[k.b_device]
+        rows.append(
+            (
+                k.a_device,
+                kind(a),
+                _p2p_port(a, k.a_port, k.a_port_number, ppc, fam.get(a.name, ""), k.role),
+                k.b_device,
+                kind(b),
+                _p2p_port(b, k.b_port, k.b_port_number, ppc, fam.get(b.name, ""), k.role),
+            )
+        )
+    return _csv(P2P_COLUMNS, rows)
+
+
+def avd_csv(topo: FabricTopology, role: str = "all") -> str:
+    """Arista AVD-style topology CSV (:data:`AVD_COLUMNS`), one row per cable, a-end first."""
+    by_name = {d.name: d for d in topo.devices}
+    rows = [
+        (
+            by_name[k.a_device].role,
+            k.a_device,
+            "",
+            k.a_port,
+            by_name[k.b_device].role,
+            k.b_device,
+            "",
+            k.b_port,
+            "True",
+        )
+        for k in select_links(topo, role)
+    ]
+    return _csv(AVD_COLUMNS, rows)
+
+
+EXPORTS = {
+    "csv": links_csv,
+    "json": links_json,
+    "p2p": ufm_p2p,
+    "avd": avd_csv,
+}
+"""Exports that take a role filter, by ``--format`` name (``topo`` is compute-only)."""
+
+
+__all__ = [
+    "AVD_COLUMNS",
+    "CSV_COLUMNS",
+    "P2P_COLUMNS",
+    "ROLE_FILTERS",
+    "avd_csv",
+    "link_rows",
+    "links_csv",
+    "links_json",
+    "select_links",
+    "topo_file",
+    "ufm_p2p",
+]
