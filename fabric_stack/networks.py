@@ -13,7 +13,9 @@ from __future__ import annotations
 from ipaddress import IPv4Network
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 NetworkName = Literal["compute", "storage", "inband", "oob"]
 """The network roles every node port is assigned to."""
@@ -112,6 +114,21 @@ class Networks(BaseModel):
         ),
         description="Out-of-band management (BMC).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _merge_defaults(cls, data: Any) -> Any:
+        # A partial override ({storage: {attach: compute}}) keeps that network's
+        # other defaults instead of demanding every field again.
+        if not isinstance(data, dict):
+            return data
+        merged = dict(data)
+        for name in ("storage", "inband", "oob"):
+            value = merged.get(name)
+            if isinstance(value, dict):
+                default = cls.model_fields[name].get_default()
+                merged[name] = {**default.model_dump(), **value}
+        return merged
 
     def access(self) -> dict[str, AccessNetwork]:
         """The three non-compute networks by name, in a fixed order."""

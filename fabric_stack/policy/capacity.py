@@ -1,0 +1,199 @@
+"""Capacity rules: ``oversubscription-1-to-1`` and ``port-budget``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import FabricStackError
+from ..intent import FabricIntent, SwitchIntent
+from ..sizing import SizingPlan, size_fabric
+from ..spec import parse_ratio
+from ._common import SpecOnce, cfg_or_default, is_compute_switch, level_of, num, plural, ratio_text
+from .models import OversubscriptionConfig, PortBudgetConfig, Violation, ViolationLevel
+
+
+class _Growth:
+    """What the fabric would need at the allowed ratio: the sizing rule, run once, lazily."""
+
+    def __init__(self, intent: FabricIntent, spec: SpecOnce, allowed: str) -> None:
+        self.intent = intent
+        self.spec = spec
+        self.allowed = allowed
+        self._done = False
+        self.plan: SizingPlan | None = None
+        self.error = ""
+
+    def _size(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        try:
+            spec = self.spec.get()
+            self.plan = size_fabric(spec.model_copy(update={"oversubscription": self.allowed}))
+        except (FabricStackError, ValueError) as exc:
+            self.error = str(exc)
+
+    def more(self, role: str) -> int:
+        """Extra switches of ``role`` the allowed ratio needs (0 when unknown or fewer)."""
+        self._size()
+        if self.plan is None:
+            return 0
+        have = self.intent.summary.switches.get(role, 0)
+        want = {"spine": self.plan.switches.spine, "core": self.plan.switches.core}[role]
+        return max(0, want - have)
+
+    def paren(self, roles: tuple[str, ...]) -> str:
+        """' (1 more spine)', ' (499 more spines, 176 more cores)' or ''."""
+        parts = [plural(n, f"more {r}") for r in roles if (n := self.more(r))]
+        return f" ({', '.join(parts)})" if parts else ""
+
+    def fix(self) -> str:
+        """Spec-level fix: re-size at the allowed ratio, with what that costs."""
+        self._size()
+        ratio = self.allowed
+        if self.plan is None:
+            return f'set oversubscription: "{ratio}" (does not size as it is: {self.error})'
+        p = self.plan
+        have = self.intent.summary.switches
+        text = (
+            f'set oversubscription: "{ratio}": each {p.radix}-port leaf then splits '
+            f"{p.leaf_down} down / {p.leaf_up} up, and the fabric needs {p.switches.spine} "
+            f"spines (now {have.get('spine', 0)})"
+        )
+        if p.switches.core or have.get("core", 0):
+            text += f" and {p.switches.core} cores (now {have.get('core', 0)})"
+        return text
+
+
+def check_oversubscription(
+    intent: FabricIntent, config: OversubscriptionConfig | None = None
+) -> Iterator[Violation]:
+    """Leaves (and three-tier spines) need uplink ≥ downlink capacity / ratio; bisection too.
+
+    Downlink capacity is what the plan budgets (``ports_down_budget``) or what is
+    cabled, whichever is larger: a partial SU is judged as the full SU it is built
+    to become. Two-tier spines have no uplinks by design and are not judged.
+    """
+    cfg = cfg_or_default(config, OversubscriptionConfig)
+    lvl = level_of(cfg, "mandatory")
+    if lvl is None:
+        return
+    a, b = parse_ratio(cfg.max_ratio)
+    allowed = f"{a}:{b}"
+    s = intent.summary
+    spec = SpecOnce(intent)
+    growth = _Growth(intent, spec, allowed)
+    rid = "oversubscription-1-to-1"
+    for sw in intent.switches:
+        if not is_compute_switch(sw):
+            continue
+        if not (sw.role == "leaf" or (sw.role == "spine" and s.tiers >= 3)):
+            continue
+        down = max(sw.ports_down, sw.ports_down_budget)
+        up = sw.ports_up
+        if down * b <= up * a:
+            continue
+        need_up = -(-down * b // a)
+        add = need_up - up
+        g = sw.port_gbps
+        measured = f"{down}×{g}G down, {up}×{g}G up ({ratio_text(down, up)})"
+        above = ("spine", "core") if sw.role == "leaf" else ("core",)
+        spec_ratio = parse_ratio(s.oversubscription)
+        within = spec_ratio[0] * b <= spec_ratio[1] * a
+        fix = (
+            f"cable {add} more uplinks on {sw.name} (the plan budgets {sw.ports_up_budget})"
+            if within
+            else growth.fix()
+        )
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="Switch",
+            resource=sw.name,
+            measured=measured,
+            allowed=f"{allowed} (≥ {need_up}×{g}G up)",
+            message=(
+                f"{sw.name}: {measured}; {allowed} required — add "
+                f"{plural(add, 'uplink')} per {sw.role}{'' if within else growth.paren(above)}"
+            ),
+            fix=fix,
+        )
+
+    sp = spec.get()
+    per_gpu = sp.nic_gbps * sp.rails // sp.gpus_per_node
+    required = s.gpus * per_gpu * b / a / 1000
+    if s.bisection_tbps + 1e-9 < required:
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="Fabric",
+            resource=s.name,
+            measured=f"{num(s.bisection_tbps)} Tb/s bisection",
+            allowed=f"≥ {num(required)} Tb/s",
+            message=(
+                f"{s.name}: bisection {num(s.bisection_tbps)} Tb/s, {num(required)} Tb/s "
+                f"required ({s.gpus:,} GPUs × {per_gpu}G at {allowed}) — re-size at "
+                f"{allowed}{growth.paren(('spine', 'core'))}"
+            ),
+            fix=growth.fix(),
+        )
+
+
+def port_budget_records(
+    kind: str, records: Iterable[Any], config: PortBudgetConfig | None = None
+) -> Iterator[Violation]:
+    """Single switches: cabled ports within the radix and within the plan's down/up budget."""
+    cfg = cfg_or_default(config, PortBudgetConfig)
+    lvl = level_of(cfg, "mandatory")
+    if lvl is None or kind != "Switch":
+        return
+    for sw in records:
+        yield from _port_budget(sw, cfg, lvl)
+
+
+def _port_budget(
+    sw: SwitchIntent, cfg: PortBudgetConfig, lvl: ViolationLevel
+) -> Iterator[Violation]:
+    rid = "port-budget"
+    used = sw.ports_down + sw.ports_up
+    if sw.radix and used > sw.radix:
+        over = used - sw.radix
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="Switch",
+            resource=sw.name,
+            measured=f"{used} ports ({sw.ports_down} down + {sw.ports_up} up)",
+            allowed=f"≤ {sw.radix} ports at {sw.port_gbps}G",
+            message=(
+                f"{sw.name}: {used} ports cabled ({sw.ports_down} down + {sw.ports_up} up), "
+                f"radix {sw.radix} at {sw.port_gbps}G — remove {plural(over, 'cable')} or use a "
+                f"switch with ≥ {used} ports"
+            ),
+            fix="re-size the fabric (fabric-stack size) instead of adding cables by hand",
+        )
+    if not cfg.enforce_budgets or not (sw.ports_down_budget or sw.ports_up_budget):
+        return
+    for side, have, budget in (
+        ("down", sw.ports_down, sw.ports_down_budget),
+        ("up", sw.ports_up, sw.ports_up_budget),
+    ):
+        if have <= budget:
+            continue
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="Switch",
+            resource=sw.name,
+            measured=f"{have} {side}links",
+            allowed=f"≤ {budget} {side}links (plan budget)",
+            message=(
+                f"{sw.name}: {have} {side}links cabled, the plan budgets {budget} — move "
+                f"{plural(have - budget, f'{side}link')} to another switch"
+            ),
+            fix=(
+                "keep the plan's down/up split (it is what keeps the ratio and the spreading "
+                "even); re-size rather than over-fill"
+            ),
+        )

@@ -1,0 +1,113 @@
+"""``gpudirect-pcie-locality``: each GPU and its RDMA NIC under one PCIe switch and NUMA node."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..intent import FabricIntent, RdmaNicIntent
+from ._common import cfg_or_default, level_of
+from .models import PcieLocalityConfig, Violation
+
+
+def check_pcie_locality(
+    intent: FabricIntent, config: PcieLocalityConfig | None = None
+) -> Iterator[Violation]:
+    """Every RDMA NIC on the PCIe switch (and NUMA node) of each GPU it serves;
+    every GPU of a node served by exactly one NIC per plane."""
+    cfg = cfg_or_default(config, PcieLocalityConfig)
+    lvl = level_of(cfg, "mandatory")
+    if lvl is None:
+        return
+    rid = "gpudirect-pcie-locality"
+    # First pass: index NICs per (node, plane, PCIe switch) so a fix can name a NIC
+    # that already sits next to the GPU, and collect who serves which GPU.
+    near: dict[tuple[str, int, str], str] = {}
+    served: dict[tuple[str, int], dict[int, list[RdmaNicIntent]]] = {}
+    bad: list[tuple[RdmaNicIntent, int, str, int]] = []
+    for nic in intent.nics:
+        near.setdefault((nic.node, nic.plane, nic.pcie_switch), nic.nic)
+        srv = served.setdefault((nic.node, nic.plane), {})
+        for g, gsw, gnuma in zip(nic.gpus, nic.gpu_pcie_switches, nic.gpu_numas, strict=False):
+            srv.setdefault(g, []).append(nic)
+            if gsw != nic.pcie_switch or (cfg.require_same_numa and gnuma != nic.numa):
+                bad.append((nic, g, gsw, gnuma))
+
+    for nic, g, gsw, gnuma in bad:
+        if gsw != nic.pcie_switch:
+            numa = f" (NUMA {gnuma})" if gnuma != nic.numa else ""
+            nnuma = f" (NUMA {nic.numa})" if gnuma != nic.numa else ""
+            where = (
+                f"GPU {g} is on PCIe switch {gsw}{numa} but its RDMA NIC {nic.nic} is on "
+                f"{nic.pcie_switch}{nnuma}"
+            )
+        else:
+            where = (
+                f"GPU {g} is on NUMA node {gnuma} but its RDMA NIC {nic.nic} is on NUMA node "
+                f"{nic.numa} (both under {gsw})"
+            )
+        cand = near.get((nic.node, nic.plane, gsw))
+        alt = f" ({cand})" if cand and cand != nic.nic else ""
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="RdmaNic",
+            resource=nic.name,
+            measured=f"NIC {nic.pcie_switch} / NUMA {nic.numa}",
+            allowed=f"{gsw} / NUMA {gnuma} (GPU {g}'s)",
+            message=(
+                f"{nic.node}: {where}; GPUDirect RDMA needs one PCIe switch and NUMA node — "
+                f"move NIC {nic.nic} under {gsw} or re-pair GPU {g} with a NIC on {gsw}{alt}"
+            ),
+            fix=(
+                f"in node_profile.pcie_switches put NIC {nic.rail - 1} under {gsw} with GPU {g} "
+                f"(or use a server whose GPU {g} and NIC {nic.rail - 1} share a PCIe switch)"
+            ),
+        )
+
+    if not served:
+        return
+    gpus = spec_gpus_per_node(intent)
+    planes = max((p for _, p in served), default=1)
+    for (node, plane), srv in served.items():
+        on_plane = f" on plane {plane}" if planes > 1 else ""
+        first = next(iter(srv.values()))[0]
+        for g in range(gpus):
+            nics = srv.get(g, [])
+            if len(nics) == 1:
+                continue
+            if not nics:
+                yield Violation(
+                    rule=rid,
+                    level=lvl,
+                    kind="RdmaNic",
+                    resource=first.name,
+                    measured="0 NICs",
+                    allowed="exactly 1 NIC",
+                    message=(
+                        f"{node}: GPU {g} has no RDMA NIC{on_plane}; every GPU needs exactly one "
+                        f"— pair GPU {g} with a NIC on its PCIe switch"
+                    ),
+                    fix="give every GPU one NIC in the node profile (rails = NICs per node)",
+                )
+            else:
+                names = [n.nic for n in nics]
+                yield Violation(
+                    rule=rid,
+                    level=lvl,
+                    kind="RdmaNic",
+                    resource=nics[1].name,
+                    measured=f"{len(nics)} NICs ({', '.join(names)})",
+                    allowed="exactly 1 NIC",
+                    message=(
+                        f"{node}: GPU {g} is served by {len(nics)} RDMA NICs{on_plane} "
+                        f"({', '.join(names)}); exactly one per GPU required — keep "
+                        f"{names[0]} for GPU {g} and re-pair the others"
+                    ),
+                    fix="each GPU maps to one NIC per plane; fix the NIC records' gpus lists",
+                )
+
+
+def spec_gpus_per_node(intent: FabricIntent) -> int:
+    """GPUs per server as the intent's spec records it."""
+    value = intent.summary.spec.get("gpus_per_node", 8)
+    return int(value)

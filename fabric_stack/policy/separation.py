@@ -1,0 +1,165 @@
+"""``network-separation``: compute, storage, in-band and OOB kept apart."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..intent import FabricIntent, VlanIntent
+from ._common import NETWORK_ORDER, cfg_or_default, is_compute_switch, level_of, plural, some
+from .models import NetworkSeparationConfig, Violation
+
+
+def _vlan_field(network: str) -> str:
+    return "networks.compute.rail_vlans" if network == "compute" else f"networks.{network}.vlan"
+
+
+def check_network_separation(
+    intent: FabricIntent, config: NetworkSeparationConfig | None = None
+) -> Iterator[Violation]:
+    """Compute, storage, in-band and OOB kept apart: own VLAN ids, nothing but compute on
+    compute switches, compute NICs only on compute leaves."""
+    cfg = cfg_or_default(config, NetworkSeparationConfig)
+    lvl = level_of(cfg, "mandatory")
+    if lvl is None:
+        return
+    rid = "network-separation"
+    switches = {sw.name: sw for sw in intent.switches}
+    # A list for report order, a set for lookups.
+    compute_list = [sw.name for sw in intent.switches if is_compute_switch(sw)]
+    compute_sw = set(compute_list)
+    order = {n: i for i, n in enumerate(NETWORK_ORDER)}
+
+    # 1. A VLAN id belongs to one network.
+    by_id: dict[int, list[VlanIntent]] = {}
+    for v in intent.vlans:
+        if v.vlan:
+            by_id.setdefault(v.vlan, []).append(v)
+    used = set(by_id)
+    vlan_net: dict[int, str] = {}
+    for vid, recs in by_id.items():
+        recs = sorted(recs, key=lambda r: order.get(r.network, 99))
+        owner = recs[0]
+        vlan_net[vid] = owner.network
+        for rec in recs[1:]:
+            if rec.network == owner.network:
+                continue
+            free = next((x for x in range(vid + 1, 4095) if x not in used), 0)
+            yield Violation(
+                rule=rid,
+                level=lvl,
+                kind="Vlan",
+                resource=rec.name,
+                measured=f"VLAN {vid} on {owner.network} and {rec.network}",
+                allowed="one network per VLAN id",
+                message=(
+                    f"{rec.name}: VLAN {vid} is also {owner.network}'s VLAN ({owner.name}); "
+                    f"every network needs its own VLAN id — change {_vlan_field(rec.network)} "
+                    f"or {_vlan_field(owner.network)} (e.g. {free} is free)"
+                ),
+                fix=f"set {_vlan_field(rec.network)} to an id no other network uses, e.g. {free}",
+            )
+
+    # 2. No storage/management VLAN carried by compute switches (one violation per VLAN).
+    reported: dict[str, set[str]] = {}
+    for v in intent.vlans:
+        if v.network == "compute":
+            continue
+        on = [name for name in v.carriers if name in compute_sw]
+        if not on:
+            continue
+        for name in on:
+            reported.setdefault(name, set()).add(v.network)
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="Vlan",
+            resource=v.name,
+            measured=f"on {plural(len(on), 'compute switch', 'compute switches')}",
+            allowed="dedicated (non-compute) switches",
+            message=(
+                f"{v.name}: {v.network} VLAN {v.vlan} is carried by "
+                f"{plural(len(on), 'compute-fabric switch', 'compute-fabric switches')} "
+                f"({some(on)}); compute switches carry only compute traffic — set "
+                f"networks.{v.network}.attach: dedicated"
+            ),
+            fix=(
+                f"give {v.network} its own switches (networks.{v.network}.attach: dedicated) "
+                "so it cannot starve the collectives"
+            ),
+        )
+
+    # 3. Per compute switch: any other network configured on it.
+    for name in compute_list:
+        sw = switches[name]
+        foreign = {n for n in sw.networks_carried if n != "compute"}
+        foreign |= {vlan_net[vid] for vid in sw.vlans if vlan_net.get(vid, "compute") != "compute"}
+        foreign -= reported.get(name, set())
+        if not foreign:
+            continue
+        nets = sorted(foreign, key=lambda n: order.get(n, 99))
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="Switch",
+            resource=name,
+            measured=f"carries compute + {' + '.join(nets)}",
+            allowed="compute only",
+            message=(
+                f"{name}: carries {', '.join(nets)} on a compute-fabric {sw.role}; compute "
+                f"switches carry only compute traffic — move {', '.join(nets)} to "
+                f"{'its' if len(nets) == 1 else 'their'} own switches"
+            ),
+            fix=f"set networks.{nets[0]}.attach: dedicated and remove its VLAN from {name}",
+        )
+
+    # 4. No storage/management port on a compute switch.
+    for c in intent.cables:
+        if c.network == "compute":
+            continue
+        hit = (
+            c.b_device
+            if c.b_device in compute_sw
+            else c.a_device
+            if c.a_device in compute_sw
+            else ""
+        )
+        if not hit:
+            continue
+        port = c.b_port if hit == c.b_device else c.a_port
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="Cable",
+            resource=c.name,
+            measured=f"{c.network} cable on {hit} {port}",
+            allowed="compute cables only",
+            message=(
+                f"{c.name}: {c.network} port cabled to compute-fabric switch {hit} port {port}; "
+                f"compute switches carry only compute traffic — move it to a {c.network} switch"
+            ),
+            fix=f"re-cable {c.a_device} {c.a_port} to the SU's {c.network} access switch",
+        )
+
+    # 5. Compute NICs only on compute leaves.
+    for nic in intent.nics:
+        leaf = switches.get(nic.leaf)
+        if leaf is not None and leaf.network == "compute" and leaf.role == "leaf":
+            continue
+        what = (
+            f"a {leaf.network} {leaf.role} switch"
+            if leaf is not None
+            else "no switch of this fabric"
+        )
+        yield Violation(
+            rule=rid,
+            level=lvl,
+            kind="RdmaNic",
+            resource=nic.name,
+            measured=f"cabled to {nic.leaf}",
+            allowed="a compute-fabric leaf",
+            message=(
+                f"{nic.name}: compute NIC cabled to {nic.leaf}, {what}; compute NICs land on "
+                f"compute leaves only — move it to its SU's rail-{nic.rail} leaf"
+            ),
+            fix=f"cable {nic.node} {nic.nic} to its SU's rail-{nic.rail} leaf",
+        )
