@@ -5,10 +5,11 @@ those cages support. The radix that matters for sizing is the number of
 *logical* ports at the speed the fabric runs (an 800G twin-port cage split
 2 × 400G gives two ports), so every lookup goes through :func:`port_mode`.
 
-Figures are from the vendors' published datasheets and user manuals; the
-``source`` field names the document so a reviewer can check them. Power is
-the vendor's *typical* figure with passive cables where one is published and
-*max* otherwise; optics add to it (see the BOM).
+Port counts, cages and rack units were checked against the vendors' user
+manuals and the NetBox device-type library; the ``source`` field names the
+document. The power figures could not be confirmed against a datasheet from
+here and say so in ``power_basis``: check them before a power budget relies on
+them. Optics add to switch power (see the BOM).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ CATALOG: dict[str, SwitchModel] = {
             modes=(_mode(400, 2, "NDR"), _mode(200, 4, "NDR200")),
             rack_units=1,
             power_w=747,
-            power_basis="typical, passive cables (datasheet); up to 1,720 W max with active optics",
+            power_basis="typical with passive cables; UNVERIFIED (not confirmed against the datasheet)",
             cooling="air, P2C or C2P",
             os_family="mlnx-os",
             source="NVIDIA QM9700/QM9790 1U NDR 400Gb/s InfiniBand Switch Systems User Manual",
@@ -103,7 +104,7 @@ CATALOG: dict[str, SwitchModel] = {
             modes=(_mode(800, 2, "XDR"), _mode(400, 2, "NDR")),
             rack_units=4,
             power_w=5000,
-            power_basis="max, air cooled (approximate; datasheet figure varies by optics)",
+            power_basis="approximate maximum; UNVERIFIED (not confirmed against the datasheet)",
             cooling="air",
             os_family="mlnx-os",
             source="NVIDIA Quantum-X800 Q3400 InfiniBand Switch datasheet",
@@ -124,7 +125,7 @@ CATALOG: dict[str, SwitchModel] = {
             ),
             rack_units=2,
             power_w=1275,
-            power_basis="typical, passive cables (approximate)",
+            power_basis="approximate typical; UNVERIFIED (not confirmed against the datasheet)",
             cooling="air, P2C or C2P",
             os_family="cumulus",
             source="NVIDIA Spectrum-4 SN5000 2U Switch Systems Hardware User Manual",
@@ -140,7 +141,7 @@ CATALOG: dict[str, SwitchModel] = {
             modes=(_mode(1, 1, "1G"),),
             rack_units=1,
             power_w=98,
-            power_basis="typical (approximate)",
+            power_basis="approximate typical; UNVERIFIED (not confirmed against the datasheet)",
             cooling="air",
             os_family="cumulus",
             source="NVIDIA SN2201 1GbE out-of-band management switch datasheet",

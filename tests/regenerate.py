@@ -1,4 +1,4 @@
-"""Regenerate every golden file: ``make goldens`` (= ``python -m tests.regenerate``).
+"""Regenerate golden files: ``make goldens`` (= ``python -m tests.regenerate [AREA ...]``).
 
 Each ``tests/golden_<area>.py`` module exposes ``generate() -> dict[str, str]``
 mapping a path relative to ``tests/golden/`` to its expected content. This
@@ -27,18 +27,21 @@ def generators() -> dict[str, object]:
     return out
 
 
-def all_goldens() -> dict[str, str]:
+def all_goldens(only: set[str] | None = None) -> dict[str, str]:
     """Every golden file's expected content, keyed by path under tests/golden/."""
     files: dict[str, str] = {}
     for area, mod in sorted(generators().items()):
+        if only and area not in only:
+            continue
         for rel, content in mod.generate().items():  # type: ignore[attr-defined]
             files[f"{area}/{rel}"] = content
     return files
 
 
-def main() -> int:
-    """Write all goldens; remove stale ones in areas that still exist."""
-    files = all_goldens()
+def main(argv: list[str] | None = None) -> int:
+    """Write all goldens (or only the areas named on the command line); drop stale ones."""
+    only = set(sys.argv[1:] if argv is None else argv) or None
+    files = all_goldens(only)
     areas = {k.split("/", 1)[0] for k in files}
     for old in GOLDEN_DIR.rglob("*"):
         rel = old.relative_to(GOLDEN_DIR).as_posix()

@@ -247,3 +247,17 @@ def test_python_policy_pack_runs_in_preview(tmp_path: Path, pulumi_env: dict[str
     assert "no-forbidden-value" in failing.stdout, failing.stdout
     assert "record value 'forbidden' is not allowed" in failing.stdout, failing.stdout
     assert not store.exists()
+
+
+def test_program_runs_on_a_stack_without_config(tmp_path: Path, pulumi_env: dict[str, str]) -> None:
+    # Regression: our language host used to hand the runtime "null" config when the
+    # stack had none, and every program died in set_all_config.
+    project = tmp_path / "noconfig"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text(
+        f"name: noconfig\nruntime:\n  name: python\n  options:\n    virtualenv: {REPO_ROOT / '.venv'}\n"
+    )
+    (project / "__main__.py").write_text("import pulumi\n\npulumi.export('ok', 1)\n")
+    _pulumi("stack", "init", "bare", cwd=project, env=pulumi_env)
+    proc = _pulumi("up", "--yes", cwd=project, env=pulumi_env)
+    assert "+ 1 created" in proc.stdout, proc.stdout

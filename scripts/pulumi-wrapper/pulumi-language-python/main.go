@@ -183,7 +183,13 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
-	config, err := json.Marshal(req.GetConfig())
+	// A stack without config must still hand the runtime a JSON object ("{}", not
+	// "null"): the exec shim iterates over it.
+	cfg := req.GetConfig()
+	if cfg == nil {
+		cfg = map[string]string{}
+	}
+	config, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "encoding config: %v", err)
 	}

@@ -1,0 +1,114 @@
+"""Deployment artifacts rendered from the plan (`fabric-stack render TARGET --out DIR`).
+
+Targets, one module each:
+
+==============  =====================================================  ===================
+target          files                                                  fabrics
+==============  =====================================================  ===================
+``roce-qos``    ``roce-qos/<switch>.yaml``: lossless QoS intent         roce
+``cumulus``     ``cumulus/<switch>.nvue.sh``: the same as NVUE          roce on Cumulus
+``infiniband``  ``infiniband/``: opensm.conf per SM, partitions,        infiniband
+                node-name-map, ``.topo``
+``nccl``        ``nccl/<fabric>.env``                                   all
+``kubernetes``  ``kubernetes/``: SR-IOV policies, networks, NADs, pod   all
+``report``      ``report/design-report.html``                           all
+``all``         every target that applies to the fabric
+==============  =====================================================  ===================
+
+:func:`render_artifacts` renders everything in memory first; a target that does
+not fit the fabric raises :class:`TargetMismatchError` before any file exists.
+:func:`write_artifacts` then writes each file atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..fileio import atomic_write
+from . import cumulus, infiniband, kubernetes, nccl, report, roce_qos
+from ._base import Artifact, RenderContext, TargetMismatchError
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A render target: its renderer, the paths it writes (cheap), a one-line description."""
+
+    render: Callable[[RenderContext], list[Artifact]]
+    files: Callable[[RenderContext], list[str]]
+    help: str
+
+
+TARGETS: dict[str, Target] = {
+    "roce-qos": Target(
+        roce_qos.render, roce_qos.files, "Per-switch lossless RoCEv2 QoS intent (YAML)."
+    ),
+    "cumulus": Target(
+        cumulus.render, cumulus.files, "The RoCE QoS as Cumulus Linux NVUE commands, per switch."
+    ),
+    "infiniband": Target(
+        infiniband.render,
+        infiniband.files,
+        "OpenSM settings per SM, partitions, node-name-map and .topo.",
+    ),
+    "nccl": Target(nccl.render, nccl.files, "NCCL environment file for the fabric."),
+    "kubernetes": Target(
+        kubernetes.render,
+        kubernetes.files,
+        "SR-IOV policies, rail networks, NADs and a sample training pod.",
+    ),
+    "report": Target(report.render, report.files, "Self-contained HTML design report."),
+}
+"""Target name → :class:`Target`, in the order `all` renders them."""
+
+TARGET_NAMES: tuple[str, ...] = (*TARGETS, "all")
+"""What `fabric-stack render` accepts."""
+
+
+def applies(target: str, ctx: RenderContext) -> bool:
+    """Whether ``target`` fits this plan (what `all` includes)."""
+    if target == "roce-qos":
+        return ctx.fabric == "roce"
+    if target == "cumulus":
+        return ctx.fabric == "roce" and ctx.plan.switch_model.os_family == "cumulus"
+    if target == "infiniband":
+        return ctx.fabric == "infiniband"
+    return True
+
+
+def render_artifacts(target: str, ctx: RenderContext) -> list[Artifact]:
+    """Render ``target`` (or every applicable one for ``all``) without touching the disk."""
+    if target == "all":
+        names = [t for t in TARGETS if applies(t, ctx)]
+    elif target in TARGETS:
+        names = [target]
+    else:
+        raise TargetMismatchError(target, "unknown target", "one of " + ", ".join(TARGET_NAMES))
+    out: list[Artifact] = []
+    for name in names:
+        out.extend(TARGETS[name].render(ctx))
+    paths = [a.path for a in out]
+    dupes = sorted({p for p in paths if paths.count(p) > 1})
+    if dupes:  # a programming error, not bad input: two renderers claim one file
+        raise RuntimeError(f"artifacts rendered twice: {dupes}")
+    return out
+
+
+def write_artifacts(artifacts: Sequence[Artifact], out_dir: str | Path) -> list[Path]:
+    """Write every artifact under ``out_dir`` atomically; returns the paths in order."""
+    root = Path(out_dir)
+    return [atomic_write(root / a.path, a.content) for a in artifacts]
+
+
+__all__ = [
+    "TARGETS",
+    "TARGET_NAMES",
+    "Artifact",
+    "RenderContext",
+    "Target",
+    "TargetMismatchError",
+    "applies",
+    "render_artifacts",
+    "write_artifacts",
+]

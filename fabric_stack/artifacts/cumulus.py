@@ -1,0 +1,194 @@
+"""`render cumulus`: the RoCE QoS intent as NVIDIA Cumulus Linux NVUE commands, one file per switch.
+
+``cumulus/<switch>.nvue.sh`` is a reviewable list of ``nv set`` commands ending in
+``nv config apply``: the RoCE lossless profile, then the plan's values made
+explicit (so a reader sees the thresholds without knowing the profile), then
+every compute port by the label the topology gave it (``swp1s0`` …) with its
+breakout, description and MTU. The values are the same as ``roce-qos/`` (both
+come from :func:`.roce_qos.qos_values`).
+
+Command syntax is from the NVUE reference and the Cumulus Linux 5.12 user guide
+(see :mod:`.sources`); each group carries its source URL as a comment.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..intent import SwitchIntent
+from ..naming import cage_of
+from . import sources
+from ._base import (
+    GENERATED_BY,
+    Artifact,
+    RenderContext,
+    TargetMismatchError,
+    comment_block,
+    switch_title,
+)
+from .roce_qos import qos_values, require_roce
+
+TARGET = "cumulus"
+
+_DESC_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+PROFILE = "default-global"
+"""The NVUE QoS profile that applies to every port (the RoCE profile configures it)."""
+
+
+def require_cumulus(ctx: RenderContext) -> None:
+    """RoCE plan on switches that run Cumulus Linux, else :class:`TargetMismatchError`."""
+    require_roce(ctx, TARGET)
+    model = ctx.plan.switch_model
+    if model.os_family != "cumulus":
+        raise TargetMismatchError(
+            TARGET,
+            f"the compute switches ({model.name}) do not run Cumulus Linux",
+            "plan with a Cumulus switch such as `--switch sn5600`, or use `render roce-qos` for "
+            "vendor-neutral intent",
+        )
+
+
+def _description(peer: str) -> str:
+    # NVUE descriptions are a single token here: no spaces, colons or quotes.
+    return "to_" + _DESC_SAFE.sub("_", peer)
+
+
+def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
+    """The NVUE command file of one switch."""
+    q = qos_values(ctx, sw)
+    ports = ctx.compute_ports.get(sw.name, [])
+    ppc = ctx.plan.ports_per_cage
+    p = PROFILE
+    lines: list[str] = ["#!/usr/bin/env bash\n"]
+    lines.append(
+        comment_block(
+            [
+                f"NVUE configuration: {switch_title(sw, ctx.plan.planes)}",
+                GENERATED_BY.format(target=TARGET),
+                f"Same values as roce-qos/{sw.name}.yaml. Review with `nv config diff` before the",
+                "final `nv config apply`. RoCE configuration is ASIC-specific: this file targets",
+                f"{sw.model_name} (Cumulus Linux 5.x, NVUE).",
+            ]
+        )
+    )
+    lines.append("set -euo pipefail\n")
+
+    def group(title: list[str], cmds: list[str]) -> None:
+        lines.append("\n" + comment_block(title) + "".join(c + "\n" for c in cmds))
+
+    eqm = f"nv set qos egress-queue-mapping {p}"
+    cc = f"nv set qos congestion-control {p} traffic-class {q['roce_tc']}"
+    pfc = q["pfc_priorities"]
+    mode = "lossless" if pfc else "lossy"
+    group(
+        [
+            f"RoCE {mode} profile: trust, SP3->TC3 / SP6->TC6, ETS (TC6 strict,",
+            "TC3/TC0 DWRR 50/50),",
+            "ECN on TC3, "
+            + (
+                "PFC on SP3 and a lossless buffer pool."
+                if pfc
+                else "no PFC (this switch's intent has PFC off: lossy RoCE)."
+            ),
+            f"Source: {sources.CUMULUS_ROCE}",
+        ],
+        [f"nv set qos roce mode {mode}"],
+    )
+    group(
+        [
+            "Classification: "
+            + (
+                "trust DSCP (l3)"
+                if q["dscp_trust"]
+                else "trust 802.1p (l2): DSCP trust is off in the intent"
+            )
+            + f"; RoCE DSCP {q['roce_dscp']} -> SP{q['roce_priority']}, "
+            f"CNP DSCP {q['cnp_dscp']} -> "
+            f"SP{q['cnp_priority']}; SP -> TC (egress queue) one to one.",
+            f"Source: {sources.NVUE_QOS} (mapping, egress-queue-mapping)",
+            f"Source: {sources.CUMULUS_QOS} (Trust DSCP)",
+        ],
+        [
+            f"nv set qos mapping {p} trust {'l3' if q['dscp_trust'] else 'l2'}",
+            f"nv set qos mapping {p} dscp {q['roce_dscp']} switch-priority {q['roce_priority']}",
+            f"nv set qos mapping {p} dscp {q['cnp_dscp']} switch-priority {q['cnp_priority']}",
+            f"{eqm} switch-priority {q['roce_priority']} traffic-class {q['roce_tc']}",
+            f"{eqm} switch-priority {q['cnp_priority']} traffic-class {q['cnp_tc']}",
+        ],
+    )
+    if pfc:
+        group(
+            [
+                f"PFC on priority {','.join(map(str, pfc))} only, sent and honoured.",
+                f"Source: {sources.NVUE_QOS} (pfc)",
+                f"Source: {sources.CUMULUS_ROCE} (Change RoCE Configuration)",
+            ],
+            [
+                f"nv set qos pfc {p} switch-priority {','.join(map(str, pfc))}",
+                f"nv set qos pfc {p} tx enable",
+                f"nv set qos pfc {p} rx enable",
+            ],
+        )
+    else:
+        group(
+            ["PFC: off in this switch's intent (the roce-lossless-consistency policy flags it)."],
+            [],
+        )
+    group(
+        [
+            f"ECN on the RoCE traffic class: mark between {q['ecn_min_bytes']:,} and "
+            f"{q['ecn_max_bytes']:,} bytes",
+            f"of queue with probability {q['ecn_probability']} % "
+            "(NVIDIA default 150 KB / 1,500 KB).",
+            f"Source: {sources.NVUE_QOS} (congestion-control)",
+            f"Source: {sources.CUMULUS_ROCE} (Default RoCE Configuration)",
+        ],
+        [
+            f"{cc} ecn {'enable' if q['ecn'] else 'disable'}",
+            f"{cc} min-threshold {q['ecn_min_bytes']}",
+            f"{cc} max-threshold {q['ecn_max_bytes']}",
+            f"{cc} probability {q['ecn_probability']}",
+        ],
+    )
+    if ppc > 1:
+        cages = sorted({cage_of(num, ppc)[0] for num, _, _ in ports})
+        group(
+            [
+                f"Breakout: each used cage runs {ppc} x {sw.port_gbps}G "
+                f"(ports swpNs0..swpNs{ppc - 1}).",
+                f"Source: {sources.CUMULUS_PORTS} (Breakout Ports)",
+                f"Source: {sources.NVUE_INTERFACE} (link breakout)",
+            ],
+            [f"nv set interface swp{c} link breakout {ppc}x" for c in cages],
+        )
+    port_cmds: list[str] = []
+    for _, label, peer in ports:
+        port_cmds.append(f"nv set interface {label} description {_description(peer)}")
+        port_cmds.append(f"nv set interface {label} link mtu {q['mtu']}")
+    group(
+        [
+            f"Compute ports ({len(ports)}): description = far end from the cabling plan;",
+            f"jumbo MTU {q['mtu']} on every hop.",
+            f"Source: {sources.NVUE_INTERFACE} (description, link mtu)",
+        ],
+        port_cmds,
+    )
+    group(
+        ["Apply atomically (NVUE reloads switchd for QoS changes itself)."], ["nv config apply -y"]
+    )
+    return "".join(lines)
+
+
+def files(ctx: RenderContext) -> list[str]:
+    """The paths :func:`render` writes, without rendering them."""
+    return [f"cumulus/{sw.name}.nvue.sh" for sw in ctx.compute_switches()]
+
+
+def render(ctx: RenderContext) -> list[Artifact]:
+    """One ``cumulus/<switch>.nvue.sh`` per compute switch."""
+    require_cumulus(ctx)
+    return [
+        Artifact(TARGET, path, render_switch(ctx, sw))
+        for path, sw in zip(files(ctx), ctx.compute_switches(), strict=True)
+    ]

@@ -1,0 +1,176 @@
+"""`render nccl`: the NCCL environment of the fabric, one commented ``KEY=value`` per variable.
+
+``nccl/<fabric>.env`` works as ``/etc/nccl.conf`` (NCCL reads ``KEY=value``
+lines and ``#`` comments), as ``NCCL_CONF_FILE``, or sourced by a job script
+(``set -a; . nccl/roce.env; set +a``). Only full-line comments are used, so it is
+also a valid ``docker run --env-file``.
+
+Values come from the plan: the rail NICs in rail order, the in-band management
+port for NCCL's bootstrap sockets, the RoCE DSCP for the traffic class, the SHARP
+switch for CollNet. Each variable carries a comment saying why.
+"""
+
+from __future__ import annotations
+
+from . import sources
+from ._base import GENERATED_BY, Artifact, RenderContext, comment_block, netdev_of
+
+TARGET = "nccl"
+
+ROCE_V2_IPV4_GID_INDEX = 3
+"""ConnectX GID table: index 3 is the RoCE v2 GID of the port's IPv4 address (0-1 are v1/v2
+link-local, 2 is RoCE v1 IPv4)."""
+
+
+def traffic_class(dscp: int) -> int:
+    """The IP ToS byte NCCL_IB_TC must carry for ``dscp``: DSCP in the upper six bits."""
+    return dscp << 2
+
+
+def _var(lines: list[str], why: list[str], key: str, value: object) -> None:
+    lines.append("\n" + comment_block(why) + f"{key}={value}\n")
+
+
+def render_env(ctx: RenderContext) -> str:
+    """The env file text."""
+    spec = ctx.spec
+    fab = ctx.fabric
+    nics = ctx.rail_nics()
+    inband = ctx.inband_port()
+    inband_net = spec.networks.inband
+    title = {"infiniband": "InfiniBand", "roce": "RoCEv2", "ethernet": "Ethernet (TCP sockets)"}[
+        fab
+    ]
+    lines = [
+        comment_block(
+            [
+                f"NCCL environment for {spec.name}: {title}, {len(nics)} rail NIC(s) per server at "
+                f"{ctx.plan.link_gbps}G.",
+                GENERATED_BY.format(target=TARGET),
+                "Use as /etc/nccl.conf, via NCCL_CONF_FILE, or `set -a; . <this file>; set +a`",
+                "in the job. For bare-metal or host-network jobs: inside SR-IOV pods the VFs get",
+                "other mlx5_N names, so kubernetes/training-pod.yaml sets NCCL_IB_HCA=mlx5.",
+                f"Variables: {sources.NCCL_ENV}",
+            ]
+        )
+    ]
+    if fab in ("infiniband", "roce"):
+        hca = ",".join(f"{n}:1" for n in nics)
+        _var(
+            lines,
+            [
+                f"The {len(nics)} compute (rail) NICs in rail order, exact names ('=' prefix)",
+                "and port 1:",
+                "a bare 'mlx5' prefix would also match the storage and management NICs, and NCCL",
+                "would then spread collectives over them.",
+            ],
+            "NCCL_IB_HCA",
+            f"={hca}",
+        )
+    else:
+        ifnames = ",".join(netdev_of(ctx, n) for n in nics)
+        _var(
+            lines,
+            ["No RDMA on a plain Ethernet fabric: NCCL uses TCP sockets."],
+            "NCCL_IB_DISABLE",
+            1,
+        )
+        _var(
+            lines,
+            [
+                "Collective traffic over the compute (rail) interfaces, exact names ('=' prefix).",
+                "Interface names from --netdevs, else the plan's per-rail names (rename to match).",
+            ],
+            "NCCL_SOCKET_IFNAME",
+            f"={ifnames}",
+        )
+    if fab in ("infiniband", "roce"):
+        _var(
+            lines,
+            [
+                "Bootstrap and out-of-band sockets on the in-band management network",
+                f"(port '{inband}' in the plan: VLAN {inband_net.vlan}, {inband_net.subnet}),",
+                "never on docker0/lo or a rail. Replace with the host's netdev name if the OS",
+                "names that port differently.",
+            ],
+            "NCCL_SOCKET_IFNAME",
+            f"={inband}",
+        )
+    _var(
+        lines,
+        [
+            "Rail-optimized fabric: keep ring/tree channel i on NIC i of every server, so traffic",
+            "stays on one rail (one leaf hop) instead of crossing rails through the spines.",
+        ],
+        "NCCL_CROSS_NIC",
+        0,
+    )
+    if fab == "roce":
+        roce = spec.roce
+        tc = traffic_class(roce.roce_dscp)
+        prio = roce.pfc_priorities[0] if roce.pfc_priorities else 3
+        _var(
+            lines,
+            [
+                f"RoCE v2 over IPv4: GID index {ROCE_V2_IPV4_GID_INDEX} on ConnectX",
+                "(check: show_gids). NCCL >= 2.21 can detect it (default -1); pinning it stops",
+                "a RoCE v1 or link-local GID being chosen.",
+            ],
+            "NCCL_IB_GID_INDEX",
+            ROCE_V2_IPV4_GID_INDEX,
+        )
+        _var(
+            lines,
+            [
+                f"Traffic class = DSCP << 2: DSCP {roce.roce_dscp} -> {tc}. The switches trust",
+                f"DSCP and map {roce.roce_dscp} to the lossless priority {prio} (PFC + ECN);",
+                "the two low (ECN) bits stay 0, the NIC sets ECT itself when DCQCN is on.",
+                "Without it RoCE lands in the lossy class.",
+            ],
+            "NCCL_IB_TC",
+            tc,
+        )
+        lines.append(
+            "\n"
+            + comment_block(
+                [
+                    "Host NIC prerequisites (not NCCL variables): trust DSCP and enable PFC on",
+                    f"priority {prio} only on every rail NIC, e.g.",
+                    "  mlnx_qos -i <netdev> --trust dscp --pfc "
+                    + ",".join("1" if i == prio else "0" for i in range(8)),
+                    "and keep the rail interfaces at MTU "
+                    f"{spec.networks.compute.mtu or 9000} (switches 9216).",
+                ]
+            )
+        )
+    if fab == "infiniband" and spec.infiniband.sharp:
+        _var(
+            lines,
+            [
+                "SHARP is on in the plan: let NCCL offload all-reduce to the switches via CollNet.",
+                "Needs NVIDIA's NCCL RDMA/SHARP plugin (libnccl-net.so) and the SHARP Aggregation",
+                f"Manager running next to the master SM. Plugin: {sources.NCCL_SHARP_PLUGIN}",
+            ],
+            "NCCL_COLLNET_ENABLE",
+            1,
+        )
+        _var(
+            lines,
+            [
+                "SHARP streaming aggregation (SAT) for large messages, where all-reduce bandwidth",
+                "matters; low-latency aggregation alone covers only small messages.",
+            ],
+            "SHARP_COLL_ENABLE_SAT",
+            1,
+        )
+    return "".join(lines)
+
+
+def files(ctx: RenderContext) -> list[str]:
+    """The paths :func:`render` writes."""
+    return [f"nccl/{ctx.fabric}.env"]
+
+
+def render(ctx: RenderContext) -> list[Artifact]:
+    """``nccl/<fabric>.env``."""
+    return [Artifact(TARGET, files(ctx)[0], render_env(ctx))]

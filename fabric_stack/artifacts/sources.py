@@ -1,0 +1,78 @@
+"""Where every rendered setting comes from: the vendor documents a reviewer can check.
+
+Each renderer quotes these in a comment next to the settings they justify, so a
+generated file carries its own references. Keep them to primary sources (vendor
+manuals, upstream source/docs), one per setting group.
+"""
+
+from __future__ import annotations
+
+CUMULUS_ROCE = (
+    "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/"
+    "Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE/"
+)
+"""Cumulus Linux 5.12 'RDMA over Converged Ethernet - RoCE': the lossless profile's defaults
+(trust, SP3→TC3 RoCE, SP6→TC6 CNP, ETS strict/50/50, ECN 150 KB–1.5 MB on TC3, PFC on SP3)
+and the `nv set qos roce mode lossless` / mapping / pfc change commands."""
+
+CUMULUS_QOS = (
+    "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/"
+    "Layer-1-and-Switch-Ports/Quality-of-Service/"
+)
+"""Cumulus Linux 5.12 'Quality of Service': DSCP trust (`trust l3`), default DSCP→SP table."""
+
+NVUE_QOS = "https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/QoS/"
+"""NVUE command reference, QoS: `nv set qos mapping|egress-queue-mapping|pfc|congestion-control`."""
+
+NVUE_INTERFACE = (
+    "https://docs.nvidia.com/networking-ethernet-software/nvue-reference/"
+    "Set-and-Unset-Commands/Interface/"
+)
+"""NVUE reference, Interface: `link mtu` (552–9216, default 9216), `description`, `breakout`."""
+
+CUMULUS_PORTS = (
+    "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/"
+    "Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes/"
+)
+"""Cumulus Linux 5.12 'Switch Port Attributes': breakouts (`link breakout 2x` → swpNs0, swpNs1)."""
+
+OPENSM_OPTIONS = "https://github.com/linux-rdma/opensm/blob/master/opensm/osm_subnet.c"
+"""Upstream OpenSM option table (opt_tbl): routing_engine, sm_priority, lmc, node_name_map_name,
+partition_config_file, root_guid_file, sweep_interval … and their opensm.conf comments."""
+
+OPENSM_PARTITIONS = "https://github.com/linux-rdma/opensm/blob/master/doc/partition-config.txt"
+"""Upstream OpenSM partition file format (Default=0x7fff, ipoib, mtu=<IBTA code> : ALL=full ;)."""
+
+OPENSM_ROUTING = "https://github.com/linux-rdma/opensm/blob/master/doc/current-routing.txt"
+"""Upstream OpenSM routing engines (ftree, updn, minhop …) and the fat-tree root/CN GUID files."""
+
+SHARP_SETUP = (
+    "https://docs.nvidia.com/networking/display/SHARPv320/Setting+up+NVIDIA+SHARP+Environment"
+)
+"""NVIDIA SHARP deployment guide: AM next to the master SM; engines updn/ar_updn/ftree/ar_ftree."""
+
+SHARP_OPENSM = (
+    "https://docs.nvidia.com/networking/display/sharpv380/"
+    "Disabling+SHARP+on+Specific+Network+Devices+in+OpenSM"
+)
+"""NVIDIA SHARP guide: OpenSM `sharp_enabled` (NVIDIA OpenSM extension; 2 = enable everywhere)."""
+
+NODE_NAME_MAP = "https://github.com/linux-rdma/rdma-core/blob/master/infiniband-diags/man/common/sec_node_name_map.rst"
+"""infiniband-diags node-name-map format: `# comment` lines and `<guid> "<name>"` lines."""
+
+NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+"""NCCL user guide, Environment Variables (NCCL_IB_HCA, NCCL_SOCKET_IFNAME, NCCL_IB_GID_INDEX,
+NCCL_IB_TC, NCCL_CROSS_NIC, NCCL_COLLNET_ENABLE …)."""
+
+NCCL_SHARP_PLUGIN = "https://github.com/Mellanox/nccl-rdma-sharp-plugins"
+"""NVIDIA's NCCL RDMA + SHARP network plugin (CollNet over SHARP)."""
+
+SRIOV_OPERATOR = "https://github.com/k8snetworkplumbingwg/sriov-network-operator"
+"""SR-IOV Network Operator: SriovNetworkNodePolicy, SriovNetwork, SriovIBNetwork CRDs and the
+NetworkAttachmentDefinition it renders (cni type `sriov`, or `ib-sriov` for InfiniBand)."""
+
+NAD_SPEC = "https://github.com/k8snetworkplumbingwg/network-attachment-definition-client"
+"""Multus NetworkAttachmentDefinition CRD (k8s.cni.cncf.io/v1)."""
+
+WHEREABOUTS = "https://github.com/k8snetworkplumbingwg/whereabouts"
+"""Whereabouts cluster-wide IPAM (`{"type": "whereabouts", "range": …}`)."""

@@ -1,0 +1,50 @@
+"""Golden files of `fabric-stack render all` for the seed cluster, InfiniBand and RoCE.
+
+``tests/golden/artifacts/infiniband/…`` is the default spec (128 GPUs, QM9700);
+``tests/golden/artifacts/roce/…`` the same cluster as RoCEv2 on SN5600
+(``fabric: roce, switch: sn5600``). Every target that applies is included, the
+HTML design report too (it is deterministic: no timestamps).
+
+The helpers here are shared by the ``tests/test_artifacts_*.py`` modules.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from fabric_stack import build_topology, size_fabric, validate_spec
+from fabric_stack.artifacts import RenderContext, render_artifacts
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "infiniband": {},
+    "roce": {"fabric": "roce", "switch": "sn5600"},
+}
+"""Seed-cluster variants: name → spec overrides."""
+
+
+def context(spec: dict[str, Any] | None = None, **kw: Any) -> RenderContext:
+    """A render context for ``spec`` (plain data, as a YAML file would give it)."""
+    topo = build_topology(size_fabric(validate_spec(spec or {}, **kw)))
+    return RenderContext.from_topology(topo)
+
+
+@cache
+def seed_context(variant: str) -> RenderContext:
+    """The seed cluster's context in one of :data:`VARIANTS` (cached: contexts are immutable)."""
+    return context(VARIANTS[variant])
+
+
+@cache
+def seed_artifacts(variant: str) -> dict[str, str]:
+    """``render all`` of a seed variant: relative path → content."""
+    return {a.path: a.content for a in render_artifacts("all", seed_context(variant))}
+
+
+def generate() -> dict[str, str]:
+    """Golden files: ``<variant>/<artifact path>`` → content."""
+    out: dict[str, str] = {}
+    for variant in VARIANTS:
+        for path, content in seed_artifacts(variant).items():
+            out[f"{variant}/{path}"] = content
+    return out

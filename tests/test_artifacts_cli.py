@@ -1,0 +1,239 @@
+"""`fabric-stack render TARGET --out DIR`: targets per fabric, atomic writes, clear refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from fabric_stack.artifacts import TARGETS, applies, render_artifacts
+from fabric_stack.cli import main
+from tests.golden_artifacts import VARIANTS, context, seed_artifacts, seed_context
+
+ROCE = ["--fabric", "roce", "--switch", "sn5600"]
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner(env={"COLUMNS": "100", "NO_COLOR": "1"}).invoke(main, ["render", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def test_all_infiniband_writes_every_applicable_target(tmp_path: Path) -> None:
+    code, out, err = _run("all", "--out", str(tmp_path), "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert _tree(tmp_path) == sorted(seed_artifacts("infiniband"))
+    assert {r["target"] for r in rows} == {"infiniband", "nccl", "kubernetes", "report"}
+    for r in rows:
+        path = Path(r["path"])
+        assert (
+            path.read_text(encoding="utf-8")
+            == seed_artifacts("infiniband")[path.relative_to(tmp_path).as_posix()]
+        )
+        assert r["bytes"] == path.stat().st_size
+
+
+def test_all_roce_includes_qos_and_nvue(tmp_path: Path) -> None:
+    code, out, err = _run("all", *ROCE, "--out", str(tmp_path), "--format", "json")
+    assert code == 0, err
+    targets = {r["target"] for r in json.loads(out)}
+    assert targets == {"roce-qos", "cumulus", "nccl", "kubernetes", "report"}
+    files = _tree(tmp_path)
+    assert files == sorted(seed_artifacts("roce"))
+    assert sum(f.startswith("cumulus/") for f in files) == 12
+    assert not any(f.startswith("infiniband/") for f in files)
+
+
+def test_table_output_lists_the_files(tmp_path: Path) -> None:
+    code, out, _ = _run("nccl", "--out", str(tmp_path))
+    assert code == 0
+    assert f"1 file(s) written to {tmp_path}" in out
+    assert "nccl/infiniband.env" in out and "nccl" in out
+
+
+def test_markdown_output(tmp_path: Path) -> None:
+    code, out, _ = _run("nccl", *ROCE, "--out", str(tmp_path), "--format", "markdown")
+    assert code == 0
+    assert out.splitlines()[0] == f"Rendered 1 file(s) into `{tmp_path}`:"
+    assert "- `nccl/roce.env` (nccl, " in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["roce-qos"],
+            "error: render roce-qos: the plan's fabric is infiniband, not RoCEv2 "
+            "(use `render infiniband` for subnet-manager settings)",
+        ),
+        (
+            ["cumulus"],
+            "error: render cumulus: the plan's fabric is infiniband, not RoCEv2 "
+            "(use `render infiniband` for subnet-manager settings)",
+        ),
+        (
+            ["infiniband", *ROCE],
+            "error: render infiniband: the plan's fabric is roce; subnet managers, "
+            "partitions and .topo are InfiniBand only (use `render roce-qos` / "
+            "`render cumulus` for RoCEv2)",
+        ),
+        (
+            ["cumulus", "--fabric", "roce", "--switch", "generic-64x400"],
+            "error: render cumulus: the compute switches (Generic 64 × 400G switch) do not run "
+            "Cumulus Linux (plan with a Cumulus switch such as `--switch sn5600`, or use "
+            "`render roce-qos` for vendor-neutral intent)",
+        ),
+        (
+            ["roce-qos", "--fabric", "ethernet", "--switch", "sn5600"],
+            "error: render roce-qos: the plan's fabric is ethernet, not RoCEv2 (lossless QoS only "
+            "applies to `--fabric roce`)",
+        ),
+    ],
+)
+def test_target_that_does_not_fit_is_refused_and_writes_nothing(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    out_dir = tmp_path / "out"
+    code, out, err = _run(*args, "--out", str(out_dir))
+    assert code == 2
+    assert err.strip() == message
+    assert out == ""
+    assert not out_dir.exists()
+
+
+def test_bad_spec_is_exit_2(tmp_path: Path) -> None:
+    code, _, err = _run("nccl", "--gpus", "100", "--out", str(tmp_path))
+    assert code == 2 and err.startswith("error: gpus: 100 is not a multiple of gpus_per_node 8")
+
+
+def test_unknown_target_is_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = _run("sonic", "--out", str(tmp_path))
+    assert code == 2 and "Invalid value for 'TARGET'" in err
+
+
+def test_rerender_replaces_files_atomically(tmp_path: Path) -> None:
+    (tmp_path / "nccl").mkdir()
+    target = tmp_path / "nccl" / "infiniband.env"
+    target.write_text("stale\n", encoding="utf-8")
+    code, _, _ = _run("nccl", "--out", str(tmp_path))
+    assert code == 0
+    assert target.read_text(encoding="utf-8") == seed_artifacts("infiniband")["nccl/infiniband.env"]
+    assert _tree(tmp_path) == ["nccl/infiniband.env"]  # no temporary files left behind
+
+
+def test_guids_file(tmp_path: Path) -> None:
+    guids = tmp_path / "guids.csv"
+    guids.write_text(
+        "name,guid\nsu1-r1-leaf,0x0002c90300a1b2c3\nsu1-node01 mlx5_0,b8cef60300123456\n",
+        encoding="utf-8",
+    )
+    code, _, err = _run("infiniband", "--guids", str(guids), "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    text = (tmp_path / "o" / "infiniband" / "ib-node-name-map").read_text(encoding="utf-8")
+    assert '\n0x0002c90300a1b2c3 "su1-r1-leaf"\n' in text
+    assert '\n0xb8cef60300123456 "su1-node01 mlx5_0"\n' in text
+    assert "GUIDs known: 2 of 140." in text
+
+
+def test_bad_guids_file_names_file_and_line(tmp_path: Path) -> None:
+    guids = tmp_path / "guids.csv"
+    guids.write_text("su1-r1-leaf,0x1\nsu1-r9-leaf,0x2\n", encoding="utf-8")
+    code, _, err = _run("infiniband", "--guids", str(guids), "--out", str(tmp_path / "o"))
+    assert code == 2
+    assert err.strip() == (
+        f"error: {guids}:2: 'su1-r9-leaf' is not in the plan (switch names like 'su1-r1-leaf', "
+        "HCAs like 'su1-node01 mlx5_0')"
+    )
+    assert not (tmp_path / "o").exists()
+    code, _, err = _run(
+        "infiniband", "--guids", str(tmp_path / "missing.csv"), "--out", str(tmp_path)
+    )
+    assert code == 2 and err.startswith(f"error: {tmp_path / 'missing.csv'}: cannot read:")
+
+
+def test_netdevs_file(tmp_path: Path) -> None:
+    netdevs = tmp_path / "netdevs.csv"
+    netdevs.write_text(
+        "nic,netdev\n" + "".join(f"mlx5_{i},ibp{i}s0\n" for i in range(8)), encoding="utf-8"
+    )
+    code, _, err = _run("kubernetes", "--netdevs", str(netdevs), "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    docs = list(
+        yaml.safe_load_all(
+            (tmp_path / "o" / "kubernetes" / "sriov-node-policies.yaml").read_text(encoding="utf-8")
+        )
+    )
+    assert [d["spec"]["nicSelector"]["pfNames"] for d in docs if d] == [
+        [f"ibp{i}s0#0-7"] for i in range(8)
+    ]
+    netdevs.write_text("mlx5_9,eth9\n", encoding="utf-8")
+    code, _, err = _run("kubernetes", "--netdevs", str(netdevs), "--out", str(tmp_path / "p"))
+    assert code == 2 and err.startswith(
+        f"error: {netdevs}:1: 'mlx5_9' is not a rail NIC of the plan"
+    )
+
+
+def test_help_teaches() -> None:
+    result = CliRunner().invoke(main, ["render", "--help"])
+    assert result.exit_code == 0
+    for target in TARGETS:
+        assert target in result.output
+    assert "fabric-stack render all --out build/" in result.output
+    top = CliRunner().invoke(main, ["--help"])
+    assert "render" in top.output
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_yaml_artifact_round_trips(variant: str) -> None:
+    arts = [p for p in seed_artifacts(variant) if p.endswith(".yaml")]
+    assert arts
+    for path in arts:
+        loaded = [d for d in yaml.safe_load_all(seed_artifacts(variant)[path]) if d is not None]
+        assert loaded, path
+        again = [
+            d
+            for d in yaml.safe_load_all(yaml.safe_dump_all(loaded, sort_keys=False))
+            if d is not None
+        ]
+        assert again == loaded, path
+
+
+def test_all_renders_what_applies() -> None:
+    eth = context({"fabric": "ethernet", "switch": "sn5600"})
+    assert {a.target for a in render_artifacts("all", eth)} == {"nccl", "kubernetes", "report"}
+    generic = context({"fabric": "roce", "switch": "generic-64x400"})
+    assert not applies("cumulus", generic) and applies("roce-qos", generic)
+    ib = seed_context("infiniband")
+    assert [t for t in TARGETS if applies(t, ib)] == ["infiniband", "nccl", "kubernetes", "report"]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {},
+        {"fabric": "roce", "switch": "sn5600"},
+        {"fabric": "ethernet", "switch": "sn5600", "planes": 2},
+        {"infiniband": {"sm_location": "switch", "subnet_managers": 3}, "name": "lab / b"},
+    ],
+)
+def test_files_lists_exactly_what_render_writes(spec: dict[str, object]) -> None:
+    ctx = context(spec)
+    for name, target in TARGETS.items():
+        if applies(name, ctx):
+            assert target.files(ctx) == [a.path for a in target.render(ctx)], name
+
+
+def test_unwritable_out_dir_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    code, _, err = _run("nccl", "--out", str(blocker / "sub"))
+    assert code == 2
+    assert err.startswith("error: ") and "cannot write:" in err
+    assert "Traceback" not in err

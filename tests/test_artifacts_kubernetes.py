@@ -1,0 +1,223 @@
+"""`render kubernetes`: every manifest validated against the real CRD schemas (tests/data/crds)."""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from fabric_stack.artifacts import kubernetes
+from fabric_stack.artifacts._base import RenderContext
+from tests.golden_artifacts import VARIANTS, context, seed_context
+
+CRD_DIR = Path(__file__).parent / "data" / "crds"
+
+CRD_FILES = {
+    "SriovNetworkNodePolicy": "sriovnetwork.openshift.io_sriovnetworknodepolicies.yaml",
+    "SriovNetwork": "sriovnetwork.openshift.io_sriovnetworks.yaml",
+    "SriovIBNetwork": "sriovnetwork.openshift.io_sriovibnetworks.yaml",
+    "NetworkAttachmentDefinition": "network-attachment-definitions.k8s.cni.cncf.io.yaml",
+}
+
+DNS_1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+RESOURCE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with unknown fields rejected wherever properties are listed.
+
+    The API server prunes unknown fields (kubectl --validate=strict rejects them);
+    plain JSON-Schema would silently accept a misspelt key, so close every object
+    that declares its properties.
+    """
+    out = copy.deepcopy(schema)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "properties" in node and "additionalProperties" not in node:
+                node["additionalProperties"] = False
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(out)
+    return out
+
+
+@cache
+def validator(kind: str) -> jsonschema.protocols.Validator:
+    """A strict validator for ``kind`` from its CRD's v1 openAPIV3Schema."""
+    crd = yaml.safe_load((CRD_DIR / CRD_FILES[kind]).read_text(encoding="utf-8"))
+    (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
+    schema = _strict(version["schema"]["openAPIV3Schema"])
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def docs(ctx: RenderContext) -> dict[str, list[dict[str, Any]]]:
+    """Rendered manifests per file name (YAML streams parsed)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for art in kubernetes.render(ctx):
+        loaded = [d for d in yaml.safe_load_all(art.content) if d is not None]
+        out[art.path.rsplit("/", 1)[1]] = loaded
+    return out
+
+
+def crd_docs(ctx: RenderContext) -> list[dict[str, Any]]:
+    """Every manifest that has a CRD."""
+    return [d for ds in docs(ctx).values() for d in ds if d["kind"] in CRD_FILES]
+
+
+SPECS = [
+    *VARIANTS.values(),
+    {"planes": 2, "nic_gbps": 800, "switch": "q3400"},
+    {"fabric": "ethernet", "switch": "sn5600"},
+    {"networks": {"compute": {"pkey": "0x8011"}}},
+]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=["ib", "roce", "ib-2planes", "ethernet", "ib-pkey"])
+def test_every_manifest_validates_against_its_crd(spec: dict[str, Any]) -> None:
+    ctx = context(spec)
+    manifests = crd_docs(ctx)
+    kinds = {d["kind"] for d in manifests}
+    net_kind = "SriovIBNetwork" if ctx.fabric == "infiniband" else "SriovNetwork"
+    assert kinds == {"SriovNetworkNodePolicy", net_kind, "NetworkAttachmentDefinition"}
+    for doc in manifests:
+        errors = sorted(validator(doc["kind"]).iter_errors(doc), key=str)
+        assert not errors, f"{doc['kind']} {doc['metadata']['name']}: {errors[0].message}"
+        assert doc["apiVersion"].endswith("/v1")
+        assert DNS_1123.match(doc["metadata"]["name"])
+
+
+def test_strict_validation_rejects_typos_and_bad_enums() -> None:
+    # The validator must be able to fail, or the test above proves nothing.
+    policy = crd_docs(seed_context("infiniband"))[0]
+    assert policy["kind"] == "SriovNetworkNodePolicy"
+    typo = copy.deepcopy(policy)
+    typo["spec"]["linktype"] = typo["spec"].pop("linkType")
+    assert any("linktype" in e.message for e in validator(policy["kind"]).iter_errors(typo))
+    bad_enum = copy.deepcopy(policy)
+    bad_enum["spec"]["linkType"] = "infiniband"
+    assert list(validator(policy["kind"]).iter_errors(bad_enum))
+    missing = copy.deepcopy(policy)
+    del missing["spec"]["numVfs"]
+    assert list(validator(policy["kind"]).iter_errors(missing))
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_one_policy_network_and_attachment_per_rail(variant: str) -> None:
+    ctx = seed_context(variant)
+    d = docs(ctx)
+    rails = ctx.intent.rails
+    policies = d["sriov-node-policies.yaml"]
+    networks = d["sriov-networks.yaml"]
+    nads = d["network-attachment-definitions.yaml"]
+    assert len(policies) == len(networks) == len(nads) == len(rails) == 8
+    is_ib = variant == "infiniband"
+    for rail, pol, net, nad in zip(rails, policies, networks, nads, strict=True):
+        name = f"rail{rail.rail}"
+        assert pol["metadata"]["name"] == net["metadata"]["name"] == nad["metadata"]["name"] == name
+        spec = pol["spec"]
+        assert spec["resourceName"] == name and RESOURCE_NAME.match(spec["resourceName"])
+        assert spec["isRdma"] is True
+        assert spec["deviceType"] == "netdevice"
+        assert spec["linkType"] == ("ib" if is_ib else "eth")
+        assert spec["numVfs"] == ctx.spec.gpus_per_node
+        assert spec["nicSelector"]["pfNames"] == [f"rail{rail.rail}#0-{spec['numVfs'] - 1}"]
+        assert ("mtu" in spec) is (not is_ib)
+        assert net["kind"] == ("SriovIBNetwork" if is_ib else "SriovNetwork")
+        assert net["spec"]["resourceName"] == name
+        assert json.loads(net["spec"]["ipam"]) == {"type": "whereabouts", "range": rail.subnet}
+        annot = nad["metadata"]["annotations"]["k8s.v1.cni.cncf.io/resourceName"]
+        assert annot == f"{kubernetes.RESOURCE_PREFIX}/{name}"
+        cni = json.loads(nad["spec"]["config"])
+        assert cni["type"] == ("ib-sriov" if is_ib else "sriov")
+        assert cni["name"] == name
+        assert cni["ipam"]["range"] == rail.subnet
+        # The planned subnet is a real network, distinct per rail.
+        assert ipaddress.ip_network(cni["ipam"]["range"]).num_addresses >= rail.nics
+    ranges = [json.loads(n["spec"]["config"])["ipam"]["range"] for n in nads]
+    assert len(set(ranges)) == len(ranges)
+
+
+def test_netdevs_name_the_physical_functions() -> None:
+    base = seed_context("roce")
+    netdevs = {f"mlx5_{i}": f"ens{i}f0np0" for i in range(8)}
+    ctx = RenderContext(base.topo, base.intent, {}, netdevs)
+    policies = docs(ctx)["sriov-node-policies.yaml"]
+    assert [p["spec"]["nicSelector"]["pfNames"][0] for p in policies] == [
+        f"ens{i}f0np0#0-7" for i in range(8)
+    ]
+
+
+def test_dual_plane_names_stay_valid() -> None:
+    ctx = context({"planes": 2, "nic_gbps": 800, "switch": "q3400"})
+    d = docs(ctx)
+    names = [p["metadata"]["name"] for p in d["sriov-node-policies.yaml"]]
+    resources = [p["spec"]["resourceName"] for p in d["sriov-node-policies.yaml"]]
+    assert len(names) == len(set(names)) == 16
+    assert names[8] == "p2-rail1" and resources[8] == "p2_rail1"
+    assert all(RESOURCE_NAME.match(r) for r in resources)
+    assert all(DNS_1123.match(n) for n in names)
+    pfs = [p["spec"]["nicSelector"]["pfNames"][0] for p in d["sriov-node-policies.yaml"]]
+    assert pfs[0].startswith("p1-rail1#") and pfs[15].startswith("p2-rail8#")
+
+
+def test_non_default_pkey_reaches_the_ib_network() -> None:
+    ctx = context({"networks": {"compute": {"pkey": "0x8011"}}})
+    d = docs(ctx)
+    assert {n["spec"]["pkey"] for n in d["sriov-networks.yaml"]} == {"0x8011"}
+    assert {
+        json.loads(n["spec"]["config"])["pkey"] for n in d["network-attachment-definitions.yaml"]
+    } == {"0x8011"}
+    default = docs(seed_context("infiniband"))
+    assert all("pkey" not in n["spec"] for n in default["sriov-networks.yaml"])
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_training_pod_asks_for_every_rail(variant: str) -> None:
+    ctx = seed_context(variant)
+    d = docs(ctx)
+    (pod,) = d["training-pod.yaml"]
+    assert pod["apiVersion"] == "v1" and pod["kind"] == "Pod"
+    assert DNS_1123.match(pod["metadata"]["name"])
+    nads = [n["metadata"]["name"] for n in d["network-attachment-definitions.yaml"]]
+    assert pod["metadata"]["annotations"]["k8s.v1.cni.cncf.io/networks"].split(",") == nads
+    assert (
+        pod["metadata"]["namespace"]
+        == d["network-attachment-definitions.yaml"][0]["metadata"]["namespace"]
+    )
+    (container,) = pod["spec"]["containers"]
+    assert container["name"] and container["image"]
+    assert "IPC_LOCK" in container["securityContext"]["capabilities"]["add"]
+    limits = container["resources"]["limits"]
+    assert limits["nvidia.com/gpu"] == ctx.spec.gpus_per_node
+    for pol in d["sriov-node-policies.yaml"]:
+        assert limits[f"{kubernetes.RESOURCE_PREFIX}/{pol['spec']['resourceName']}"] == 1
+    assert container["resources"]["requests"] == limits
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["NCCL_IB_HCA"] == "mlx5"
+    if variant == "roce":
+        assert env["NCCL_IB_TC"] == "104" and env["NCCL_IB_GID_INDEX"] == "3"
+    else:
+        assert "NCCL_IB_TC" not in env
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_yaml_round_trip(variant: str) -> None:
+    for art in kubernetes.render(seed_context(variant)):
+        loaded = [d for d in yaml.safe_load_all(art.content) if d is not None]
+        again = list(yaml.safe_load_all(yaml.safe_dump_all(loaded, sort_keys=False)))
+        assert again == loaded, art.path

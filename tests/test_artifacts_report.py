@@ -1,0 +1,133 @@
+"""`render report`: one self-contained, deterministic HTML design report from the renderers."""
+
+from __future__ import annotations
+
+from html import escape
+from html.parser import HTMLParser
+
+import pytest
+
+from fabric_stack.artifacts import report
+from fabric_stack.guidance import guidance_for
+from fabric_stack.policy import evaluate
+from fabric_stack.render.bom import bill_of_materials
+from fabric_stack.render.card import headline
+from fabric_stack.render.diagram import diagram_svg
+from tests.golden_artifacts import VARIANTS, context, seed_context
+
+VOID = {"meta", "br", "link", "img", "hr", "input", "col", "area", "base", "wbr", "source"}
+
+
+class _Checker(HTMLParser):
+    """Collects tags, checks nesting, and records anything that would load a resource."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.external: list[str] = []
+        self.tags: dict[str, int] = {}
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        for name, value in attrs:
+            if name == "id" and value:
+                self.ids.append(value)
+            if name in ("src", "srcset") or (name == "href" and tag == "link"):
+                self.external.append(f"{tag} {name}={value}")
+            if name in ("href", "xlink:href") and value and not value.startswith("#"):
+                self.external.append(f"{tag} {name}={value}")
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1] if self.stack else 'nothing'}")
+            return
+        self.stack.pop()
+
+
+def _check(html: str) -> _Checker:
+    c = _Checker()
+    c.feed(html)
+    c.close()
+    return c
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_report_is_well_formed_and_self_contained(variant: str) -> None:
+    (art,) = report.render(seed_context(variant))
+    assert art.path == "report/design-report.html"
+    html = art.content
+    assert html.startswith("<!DOCTYPE html>")
+    c = _check(html)
+    assert not c.errors, c.errors[:3]
+    assert c.stack == []
+    assert c.external == []  # no scripts, images, fonts or stylesheets to fetch
+    assert "script" not in c.tags and c.tags.get("svg", 0) >= 1
+    assert "@import" not in html and "url(" not in html  # nothing pulled in from CSS either
+    assert len(c.ids) == len(set(c.ids))
+    for anchor, _ in report._SECTIONS:
+        assert f'href="#{anchor}"' in html and f'id="{anchor}"' in html
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_report_carries_the_renderers_output(variant: str) -> None:
+    ctx = seed_context(variant)
+    html = report.render_html(ctx)
+    # The diagram is the diagram renderer's SVG, inlined as is.
+    svg = diagram_svg(ctx.topo)
+    assert svg.split("?>", 1)[-1].strip() in html
+    for value, caption, what in headline(ctx.plan):
+        assert escape(value) in html and escape(caption) in html and escape(what) in html
+    bom = bill_of_materials(ctx.topo)
+    assert f"{bom.totals.switch_power_w:,}" in html and f"{bom.totals.cables:,}" in html
+    for sw_line in bom.switches:
+        assert escape(sw_line.name) in html
+    rep = evaluate(ctx.intent)
+    for rule in rep.rules:
+        assert f"<code>{rule.id}</code>" in html
+    assert rep.status == "pass" and "policy: pass" in html
+    for line in guidance_for(ctx.plan).essentials:
+        assert escape(line) in html
+    for rail in ctx.intent.rails:
+        assert rail.subnet in html
+
+
+def test_report_is_deterministic() -> None:
+    ctx = context({"fabric": "roce", "switch": "sn5600", "gpus": 256})
+    assert report.render_html(ctx) == report.render_html(ctx)
+
+
+def test_blocking_design_shows_its_violations() -> None:
+    ctx = context(
+        {
+            "fabric": "roce",
+            "switch": "sn5600",
+            "gpus": 1024,
+            "oversubscription": "2:1",
+            "roce": {"overrides": {"spine": {"mtu": 1500}}},
+        }
+    )
+    html = report.render_html(ctx)
+    rep = evaluate(ctx.intent)
+    assert rep.status == "fail"
+    assert "policy: blocking" in html
+    failed = [r for r in rep.rules if r.status == "fail"]
+    assert {r.id for r in failed} >= {"oversubscription-1-to-1", "roce-lossless-consistency"}
+    for r in failed:
+        assert f"{r.id} — {r.violations:,} violation(s)" in html
+        first = next(v for v in rep.violations if v.rule == r.id)
+        assert escape(first.message) in html
+    # The spine override is visible in the settings table, in red.
+    assert '<b class="bad">1,500</b>' in html
+
+
+def test_ethernet_report_has_no_lossless_section_claims() -> None:
+    html = report.render_html(context({"fabric": "ethernet", "switch": "sn5600"}))
+    assert "Plain Ethernet (TCP): no lossless configuration" in html
+    assert "nccl/ethernet.env" in html
