@@ -1,0 +1,175 @@
+"""`fabric-stack drift`: compare the plan with the inventory and with what the fabric reports."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+from ..drift import DriftReport, PlanIndex, combine, compute_drift, load_ignore
+from ..drift.readers import (
+    EosReader,
+    IbnetdiscoverReader,
+    InventoryReader,
+    LldpReader,
+    NetboxCsvReader,
+    NetboxJsonReader,
+    Reader,
+)
+from ..drift.readers._common import dir_size
+from ..drift.render import render_markdown, render_table
+from ..sizing import size_fabric
+from ..topology import build_topology
+from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+
+PROGRESS_MIN_BYTES = 2 << 20
+"""Show a progress bar (on a terminal) when the inputs are larger than this."""
+
+_PATH = click.Path(path_type=Path)
+
+
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return dir_size(path)
+    return path.stat().st_size if path.is_file() else 0
+
+
+@click.command("drift")
+@spec_options
+@format_option
+@click.option(
+    "--lldp",
+    type=_PATH,
+    metavar="DIR",
+    help="Directory of `lldpctl -f json0` (or -f json) outputs, <hostname>.json each.",
+)
+@click.option(
+    "--eos",
+    type=_PATH,
+    metavar="DIR",
+    help="Directory of EOS `show lldp neighbors detail | json` outputs, <hostname>.json "
+    "(+ optional <hostname>.status.json from `show interfaces status | json`).",
+)
+@click.option("--ibnetdiscover", type=_PATH, metavar="FILE", help="ibnetdiscover topology output.")
+@click.option(
+    "--node-name-map",
+    type=_PATH,
+    metavar="FILE",
+    help='GUID → name map for --ibnetdiscover (`0x<guid> "<name>"` lines).',
+)
+@click.option("--netbox-csv", type=_PATH, metavar="FILE", help="NetBox cable CSV export.")
+@click.option(
+    "--netbox-json", type=_PATH, metavar="FILE", help="NetBox REST /api/dcim/cables/ JSON."
+)
+@click.option(
+    "--inventory", metavar="URL", help="The stack's inventory: sqlite:///PATH or postgresql://…"
+)
+@click.option(
+    "--mac-table",
+    type=_PATH,
+    metavar="FILE",
+    help="CSV device,port,mac[,ifname]: maps MAC port ids and host interface names.",
+)
+@click.option(
+    "--ignore",
+    "ignore_file",
+    type=_PATH,
+    metavar="FILE",
+    help="YAML of ports/devices to ignore or check for link state only.",
+)
+@handle_errors
+def drift_cmd(
+    fmt: str,
+    lldp: Path | None,
+    eos: Path | None,
+    ibnetdiscover: Path | None,
+    node_name_map: Path | None,
+    netbox_csv: Path | None,
+    netbox_json: Path | None,
+    inventory: str | None,
+    mac_table: Path | None,
+    ignore_file: Path | None,
+    **kwargs: Any,
+) -> None:
+    """Compare the plan with the inventory and the live fabric, cable by cable.
+
+    Each finding says what was expected, what is there and how to fix it
+    (missing, unexpected, wrong peer: swap / wrong port / wrong rail / wrong
+    switch, speed mismatch, missing or extra device, changed attribute, link
+    up with no neighbour). Exit status: 0 no drift, 1 drift, 2 bad input.
+
+    \b
+    Examples:
+      fabric-stack drift --ibnetdiscover fabric.txt --node-name-map nodes.map
+      fabric-stack drift --fabric roce --switch sn5600 --lldp lldp/ --mac-table macs.csv
+      fabric-stack drift --stack prod --inventory sqlite:///.state/inventory.db
+      fabric-stack drift --config cluster.yaml --netbox-csv cables.csv --format markdown
+      fabric-stack drift --eos eos/ --ignore drift-ignore.yaml --format json
+
+    \b
+    Ignore file (YAML):
+      ports:
+        - {device: su1-node07, port: mlx5_3, mode: ignore}
+        - {device: su1-r1-leaf, port: swp4s0, mode: link_state_only}
+      devices: [su1-node16]
+    """
+    if node_name_map is not None and ibnetdiscover is None:
+        raise click.UsageError("--node-name-map needs --ibnetdiscover")
+    if not any((lldp, eos, ibnetdiscover, netbox_csv, netbox_json, inventory)):
+        raise click.UsageError(
+            "give at least one source: --lldp, --eos, --ibnetdiscover, --netbox-csv, "
+            "--netbox-json or --inventory"
+        )
+    stack = kwargs.get("stack")
+    spec = load_spec(kwargs)
+    rules = load_ignore(ignore_file) if ignore_file is not None else None
+    files = [p for p in (lldp, eos, ibnetdiscover, netbox_csv, netbox_json) if p is not None]
+    total = sum(_size(p) for p in files)
+    err = Console(stderr=True)
+    show = err.is_terminal and total >= PROGRESS_MIN_BYTES
+
+    def readers(advance: Callable[[int], None] | None) -> list[Reader]:
+        out: list[Reader] = []
+        if lldp is not None:
+            out.append(LldpReader(lldp, mac_table, advance))
+        if eos is not None:
+            out.append(EosReader(eos, mac_table, advance))
+        if ibnetdiscover is not None:
+            out.append(IbnetdiscoverReader(ibnetdiscover, node_name_map, advance))
+        if netbox_csv is not None:
+            out.append(NetboxCsvReader(netbox_csv, advance))
+        if netbox_json is not None:
+            out.append(NetboxJsonReader(netbox_json, advance))
+        if inventory is not None:
+            out.append(InventoryReader(inventory, stack))
+        return out
+
+    # Everything is read before anything is printed: a bad file stops the run with
+    # its one error line and no partial report.
+    if show:
+        with Progress(
+            TextColumn("reading inputs"),
+            BarColumn(),
+            DownloadColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("read", total=total)
+            snapshots = [r.load() for r in readers(lambda n: bar.advance(task, n))]
+    else:
+        snapshots = [r.load() for r in readers(None)]
+    index = PlanIndex.from_topology(build_topology(size_fabric(spec)))
+    report: DriftReport = combine([compute_drift(index, s, rules) for s in snapshots])
+    if fmt == "json":
+        echo_json(report.to_json())
+    elif fmt == "markdown":
+        click.echo(render_markdown(report), nl=False)
+    else:
+        console().print(render_table(report))
+    sys.exit(0 if report.clean else 1)

@@ -1,0 +1,270 @@
+"""Identity resolution: the many spellings of one device or port, mapped onto the plan's.
+
+Sources name things their own way. This module maps them onto the names the
+plan uses (``su1-r3-leaf``, ``1/4/1``, ``mlx5_2``) before links are matched:
+
+* **Devices.** FQDNs (``spine-01.dc1`` → ``spine-01``), quoted strings,
+  MLNX-OS switch NodeDescs (``MF0;su1-r1-leaf:MQM9700/U1``), case.
+* **Switch ports.** Every spelling of a cage and lane is turned into the
+  1-based *logical* port number, then into the label the plan uses for that
+  switch's OS (:func:`fabric_stack.naming.switch_port_label`): ``swp4s1``
+  (Cumulus), ``1/4/2`` (MLNX-OS), ``Ethernet4/2`` (EOS, ``Ethernet1/4/2`` on
+  modular chassis), ``p8`` (generic) and a bare ``8`` (ibnetdiscover) are the
+  same port on a 2-ports-per-cage switch.
+* **Server ports.** HCA names (``mlx5_N``, the NIC index N), ``"host mlx5_N"``
+  NodeDescs, interface aliases and MAC addresses from a MAC table.
+* **Unresolvable ports** (a MAC without a table) keep their raw spelling
+  with ``port_type="mac"``; the engine may still complete them from the
+  planned peer and says so in the report notes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from ..naming import switch_port_label
+from .model import Endpoint, PortType, Snapshot
+from .plan import PlanIndex, PortScheme
+
+_MF0 = re.compile(r"^MF0;([^:]+):")
+_HCA = re.compile(r"^(\S+?)[\s/:]+(mlx\d+_\d+)$")
+_MLX = re.compile(r"^mlx(\d+)_(\d+)$", re.I)
+_SWP = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)
+_EOS = re.compile(r"^(?:ethernet|et)(\d+)(?:/(\d+))?(?:/(\d+))?$", re.I)
+_MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
+_GENERIC = re.compile(r"^(?:p|port)\s*(\d+)$", re.I)
+_MAC = re.compile(r"^[0-9a-f]{2}([:.-]?[0-9a-f]{2}){5}$", re.I)
+
+
+def unquote(text: str) -> str:
+    """``"Ethernet3/1"`` with literal quotes (EOS ``interfaceId``) → ``Ethernet3/1``."""
+    s = text.strip()
+    while len(s) >= 2 and s[0] == s[-1] and s[0] in "\"'":
+        s = s[1:-1].strip()
+    return s
+
+
+def normalize_mac(text: str) -> str:
+    """Any MAC spelling (``0C42.A1B2.C3D4``, ``0c-42-…``) → ``0c:42:a1:b2:c3:d4``."""
+    hexes = re.sub(r"[^0-9a-fA-F]", "", text).lower()
+    return ":".join(hexes[i : i + 2] for i in range(0, 12, 2)) if len(hexes) == 12 else text.lower()
+
+
+def is_mac(text: str) -> bool:
+    """True for a MAC address in any of the usual spellings."""
+    return bool(_MAC.match(text.strip()))
+
+
+def normalize_guid(text: str) -> str:
+    """``0xfc6a1c0300e4a1c0``, ``S-fc6a…`` or an unpadded ``(c42a…)`` → 16 lower-case hex digits."""
+    s = text.strip().strip('()"')
+    if len(s) > 2 and s[1] == "-" and s[0] in "SHRshr":
+        s = s[2:]
+    s = s.removeprefix("0x").removeprefix("0X")
+    return f"{int(s, 16):016x}"
+
+
+def split_hca(desc: str) -> tuple[str, str | None]:
+    """``"gpu001 mlx5_3"`` → ``("gpu001", "mlx5_3")``; a plain hostname → ``(name, None)``."""
+    s = unquote(desc)
+    m = _HCA.match(s)
+    if m:
+        return m.group(1), m.group(2)
+    return s, None
+
+
+def switch_port_number(raw: str, ports_per_cage: int) -> int | None:
+    """Logical (1-based) port number of any switch-port spelling; ``None`` if unreadable.
+
+    ``ports_per_cage`` is how many logical ports the switch makes of a cage at
+    the planned speed; a lane beyond it is not a port of this switch.
+    """
+    s = unquote(raw)
+    if s.isdigit():
+        return int(s) or None
+    cage = lane = 0
+    if m := _SWP.match(s):
+        cage = int(m.group(1))
+        lane = int(m.group(2)) + 1 if m.group(2) is not None else 1
+    elif m := _EOS.match(s):
+        parts = [int(g) for g in m.groups() if g is not None]
+        if len(parts) == 3:  # modular chassis: slot/cage/lane
+            parts = parts[1:]
+        cage, lane = parts[0], parts[1] if len(parts) > 1 else 1
+    elif m := _MLNX.match(s):
+        # MLNX-OS: 1/<cage>[/<lane>] (the leading 1 is the chassis slot).
+        cage, lane = int(m.group(2)), int(m.group(3) or 1)
+    elif m := _GENERIC.match(s):
+        return int(m.group(1)) or None
+    else:
+        return None
+    if cage < 1 or lane < 1 or lane > ports_per_cage:
+        return None
+    return (cage - 1) * ports_per_cage + lane
+
+
+class Identity:
+    """Resolves one snapshot's names onto the plan's, with caches and notes.
+
+    One instance per (plan, snapshot): it carries the snapshot's MAC table and
+    interface aliases, and counts what it had to interpret so the report can
+    say so (``notes``).
+    """
+
+    def __init__(self, plan: PlanIndex, snapshot: Snapshot | None = None) -> None:
+        self.plan = plan
+        self.macs = {normalize_mac(k): v for k, v in (snapshot.macs if snapshot else {}).items()}
+        self.aliases = dict(snapshot.aliases) if snapshot else {}
+        self._devices: dict[str, str] = {}
+        # Raw names that need no interpretation: the plan's own device names.
+        self.known_devices: dict[str, str] = {name: name for name in plan.devices}
+        self._ports: dict[tuple[str, str], tuple[str, PortType]] = {}
+        self._lower = {name.lower(): name for name in plan.devices}
+        self._notes: dict[str, tuple[int, str]] = {}
+
+    # ------------------------------------------------------------------ notes
+
+    def note(self, key: str, example: str) -> None:
+        """Count one interpretation of kind ``key`` (first example kept)."""
+        n, first = self._notes.get(key, (0, example))
+        self._notes[key] = (n + 1, first)
+
+    _NOTE_TEXT: ClassVar[dict[str, str]] = {
+        "fqdn": "{n} FQDN device name(s) read as plan names (e.g. {ex})",
+        "mf0": "{n} MLNX-OS switch NodeDesc(s) read as hostnames (e.g. {ex})",
+        "quoted": "{n} quoted port id(s) unquoted (e.g. {ex})",
+        "alias": "{n} port alias(es) mapped via the MAC table / interface aliases (e.g. {ex})",
+        "mac": "{n} port(s) resolved from MAC addresses (e.g. {ex})",
+        "mac_unresolved": (
+            "{n} port id(s) are MAC addresses with no MAC table entry (e.g. {ex}); "
+            "give --mac-table to check them"
+        ),
+        "completed": (
+            "{n} port(s) the source did not name were inferred from the plan and are not "
+            "verified (e.g. {ex})"
+        ),
+        "unresolved": "{n} port name(s) could not be mapped onto the plan (e.g. {ex})",
+        "case": "{n} device name(s) matched ignoring case (e.g. {ex})",
+    }
+
+    def notes(self) -> list[str]:
+        """Human lines describing what identity resolution interpreted."""
+        out = []
+        for key, (n, ex) in sorted(self._notes.items()):
+            out.append(self._NOTE_TEXT.get(key, key + ": {n} (e.g. {ex})").format(n=n, ex=ex))
+        return out
+
+    # ------------------------------------------------------------------ devices
+
+    def device(self, raw: str) -> str:
+        """The plan's name for a device spelled ``raw`` (unknown devices: cleaned short name)."""
+        hit = self._devices.get(raw)
+        if hit is not None:
+            return hit
+        name = self._resolve_device(raw)
+        self._devices[raw] = name
+        return name
+
+    def _resolve_device(self, raw: str) -> str:
+        s = unquote(raw)
+        devices = self.plan.devices
+        if s in devices:
+            return s
+        if m := _MF0.match(s):
+            s = m.group(1).strip()
+            self.note("mf0", f"{raw} → {s}")
+            if s in devices:
+                return s
+        if s.lower() in self._lower:
+            self.note("case", f"{raw} → {self._lower[s.lower()]}")
+            return self._lower[s.lower()]
+        if "." in s and not is_mac(s):
+            short = s.split(".", 1)[0]
+            if short and not short.isdigit():
+                target = self._lower.get(short.lower(), short)
+                if target in devices:
+                    self.note("fqdn", f"{raw} → {target}")
+                return target
+        return s
+
+    # ------------------------------------------------------------------ ports
+
+    def scheme(self, device: str) -> PortScheme | None:
+        """Port scheme of a planned switch."""
+        return self.plan.schemes.get(device)
+
+    def port(self, device: str, raw: str) -> tuple[str, PortType]:
+        """The plan's spelling of port ``raw`` on (resolved) ``device``, and how it was read."""
+        key = (device, raw)
+        hit = self._ports.get(key)
+        if hit is not None:
+            return hit
+        out = self._resolve_port(device, raw)
+        self._ports[key] = out
+        return out
+
+    def _resolve_port(self, device: str, raw: str) -> tuple[str, PortType]:
+        scheme = self.plan.schemes.get(device)
+        if scheme is not None and raw.isdigit() and int(raw):
+            # ibnetdiscover's bare logical numbers: the common case of a big dump.
+            return switch_port_label(scheme.os_family, int(raw), scheme.ports_per_cage), "name"
+        s = unquote(raw)
+        if s != raw.strip():
+            self.note("quoted", f"{raw} → {s}")
+        alias = self.aliases.get((device, s))
+        if alias is not None:
+            self.note("alias", f"{device} {s} → {alias}")
+            return alias, "name"
+        if scheme is not None:
+            n = switch_port_number(s, scheme.ports_per_cage)
+            if n is None:
+                return s, "unresolved"
+            return switch_port_label(scheme.os_family, n, scheme.ports_per_cage), "name"
+        ports = self.plan.server_ports.get(device)
+        if ports is not None:
+            if s in ports:
+                return s, "name"
+            if m := _MLX.match(s):
+                return f"mlx{m.group(1)}_{int(m.group(2))}", "name"
+            lowered = s.lower()
+            if lowered in ports:
+                return lowered, "name"
+            return s, "unresolved"
+        return s, "name"
+
+    def endpoint(self, ep: Endpoint) -> Endpoint:
+        """Resolve a raw endpoint; unresolvable ports keep their spelling and port_type."""
+        if ep.port_type == "mac":
+            mac = normalize_mac(ep.port)
+            hit = self.macs.get(mac)
+            if hit is not None:
+                device = self.device(hit.device)
+                port, ptype = self.port(device, hit.port)
+                self.note("mac", f"{mac} → {device} {port}")
+                return Endpoint(device, port, ptype)
+            device = self.device(ep.device)
+            if ep.hint:
+                port, ptype = self.port(device, ep.hint)
+                if ptype == "name" and (device, port) in self.plan.at:
+                    return Endpoint(device, port, ptype)
+            return Endpoint(device, mac, "mac")
+        device = self.device(ep.device)
+        port, ptype = self.port(device, ep.port)
+        if ptype == "unresolved" and ep.hint:
+            port2, ptype2 = self.port(device, ep.hint)
+            if ptype2 == "name":
+                return Endpoint(device, port2, ptype2)
+        return Endpoint(device, port, ptype)
+
+    def port_text(self, device: str, port: str) -> str:
+        """``1/4/1 (port 7)`` for a switch port whose label is not its number, else the port."""
+        scheme = self.plan.schemes.get(device)
+        if scheme is None:
+            return port
+        n = self.plan.planned_number((device, port))
+        if n is None:
+            n = switch_port_number(port, scheme.ports_per_cage)
+        if n is None or port == str(n):
+            return port
+        return f"{port} (port {n})"

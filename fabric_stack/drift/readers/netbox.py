@@ -1,0 +1,213 @@
+"""NetBox (or Nautobot) cables: the CSV export, or the REST API's JSON list.
+
+CSV columns (NetBox's cable import/export): ``side_a_device, side_a_type,
+side_a_name, side_b_device, side_b_type, side_b_name, type, status, label,
+color, length, length_unit`` (others such as site or tenant are ignored).
+REST: a list of cables (or a page ``{"results": [...]}``) with
+``a_terminations`` / ``b_terminations`` lists of ``{object_type:
+"dcim.interface", object: {name, device: {name}}}``.
+
+Only interface-to-interface cables are compared; a cable ending on a
+front/rear port or a circuit is counted in the notes. A DCIM is a record of
+intent, not the fabric: findings say what to edit in NetBox.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputFileError
+from ..model import DeviceSeen, Endpoint, ObservedLink, Snapshot
+from ._common import Progress, csv_table, read_json
+
+REQUIRED = ("side_a_device", "side_a_name", "side_b_device", "side_b_name")
+"""CSV columns without which a row is not a cable."""
+
+_MEDIUM = (
+    ("mmf", "mmf"),
+    ("smf", "smf"),
+    ("cat", "copper"),
+    ("dac", "copper"),
+    ("mrj21", "copper"),
+)
+
+
+def medium_of(cable_type: str) -> str:
+    """NetBox cable type → the plan's medium (``mmf-om4`` → ``mmf``); unknown types unchanged."""
+    t = cable_type.strip().lower()
+    for prefix, medium in _MEDIUM:
+        if t.startswith(prefix):
+            return medium
+    return t
+
+
+def _attrs(status: str, cable_type: str, label: str, length: str, unit: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"status": status.lower() or None, "label": label or None}
+    if cable_type:
+        out["medium"] = medium_of(cable_type)
+        out["type"] = cable_type
+    if length:
+        out["length"] = f"{length} {unit}".strip()
+    return out
+
+
+def _interface_type(t: str) -> bool:
+    return t in ("", "dcim.interface", "interface") or t.strip().lower() in (
+        "",
+        "dcim.interface",
+        "interface",
+    )
+
+
+class NetboxCsvReader:
+    """A NetBox cable CSV export. The whole export is in scope (every planned cable)."""
+
+    source = "netbox"
+
+    def __init__(self, path: str | Path, progress: Progress | None = None) -> None:
+        self.path = Path(path)
+        self.progress = progress
+
+    def load(self) -> Snapshot:
+        """Read the CSV; a missing column or a ragged row raises InputFileError."""
+        snap = Snapshot(source=self.source, origin=str(self.path), physical=False)
+        header, rows = csv_table(self.path, REQUIRED)
+        col = {h: i for i, h in enumerate(header)}
+        ia, ina, ib, inb = (col[c] for c in REQUIRED)
+        optional = (
+            "side_a_type",
+            "side_b_type",
+            "status",
+            "type",
+            "label",
+            "length",
+            "length_unit",
+        )
+        ita, itb, ist, ity, ila, ile, ilu = (col.get(c) for c in optional)
+        skipped = 0
+        path = str(self.path)
+        medium_cache: dict[str, str] = {}
+        devices = snap.devices
+        for lineno, row in rows:
+
+            def cell(i: int | None, row: list[str] = row) -> str:
+                return row[i].strip() if i is not None else ""
+
+            if not (_interface_type(cell(ita)) and _interface_type(cell(itb))):
+                skipped += 1
+                continue
+            a = Endpoint(row[ia].strip(), row[ina].strip())
+            b = Endpoint(row[ib].strip(), row[inb].strip())
+            if not (a.device and a.port and b.device and b.port):
+                if not any(c.strip() for c in row):
+                    continue
+                raise InputFileError(
+                    path, "a cable row needs both devices and both interface names", lineno
+                )
+            status = cell(ist)
+            ctype = cell(ity)
+            attrs: dict[str, Any] = {"status": status.lower() or None, "label": cell(ila) or None}
+            if ctype:
+                medium = medium_cache.get(ctype)
+                if medium is None:
+                    medium = medium_cache[ctype] = medium_of(ctype)
+                attrs["medium"] = medium
+                attrs["type"] = ctype
+            length = cell(ile)
+            if length:
+                attrs["length"] = f"{length} {cell(ilu)}".strip()
+            where = f"{path}:{lineno}"
+            snap.links.append(
+                ObservedLink(a, b, state=status or "connected", where=where, attrs=attrs)
+            )
+            if a.device not in devices:
+                devices[a.device] = DeviceSeen(a.device, where=where)
+            if b.device not in devices:
+                devices[b.device] = DeviceSeen(b.device, where=where)
+        if skipped:
+            snap.notes.append(f"{skipped} cable(s) not between two interfaces were not compared")
+        if self.progress is not None:
+            self.progress(self.path.stat().st_size)
+        return snap
+
+
+def _name(obj: Any) -> str:
+    if isinstance(obj, dict):
+        return str(obj.get("name") or obj.get("display") or "")
+    return str(obj or "")
+
+
+class NetboxJsonReader:
+    """NetBox REST ``/api/dcim/cables/`` JSON (a list, or a page with ``results``)."""
+
+    source = "netbox"
+
+    def __init__(self, path: str | Path, progress: Progress | None = None) -> None:
+        self.path = Path(path)
+        self.progress = progress
+
+    def load(self) -> Snapshot:
+        """Read the JSON; a cable without terminations raises InputFileError with its path."""
+        doc = read_json(self.path, self.progress)
+        items = doc.get("results") if isinstance(doc, dict) else doc
+        if not isinstance(items, list):
+            raise InputFileError(
+                str(self.path), "expected a list of cables or a page with 'results'", "$"
+            )
+        base = "$.results" if isinstance(doc, dict) else "$"
+        snap = Snapshot(source=self.source, origin=str(self.path), physical=False)
+        skipped = 0
+        for i, cable in enumerate(items):
+            jp = f"{base}[{i}]"
+            if not isinstance(cable, dict):
+                raise InputFileError(str(self.path), "expected a cable object", jp)
+            sides: list[list[Endpoint]] = []
+            ok = True
+            for side in ("a_terminations", "b_terminations"):
+                terms = cable.get(side)
+                if not isinstance(terms, list) or not terms:
+                    raise InputFileError(str(self.path), f"cable without {side}", f"{jp}.{side}")
+                ends = []
+                for j, t in enumerate(terms):
+                    obj = t.get("object") if isinstance(t, dict) else None
+                    if not isinstance(obj, dict):
+                        raise InputFileError(
+                            str(self.path), "termination without an 'object'", f"{jp}.{side}[{j}]"
+                        )
+                    if not _interface_type(str(t.get("object_type", ""))):
+                        ok = False
+                    ends.append(Endpoint(_name(obj.get("device")), _name(obj)))
+                sides.append(ends)
+            if not ok:
+                skipped += 1
+                continue
+            status = cable.get("status")
+            status_s = str(status.get("value") if isinstance(status, dict) else status or "")
+            ctype = cable.get("type") or ""
+            length = cable.get("length")
+            length_s = f"{length:g}" if isinstance(length, int | float) else str(length or "")
+            unit = cable.get("length_unit")
+            unit_s = str((unit.get("value") if isinstance(unit, dict) else unit) or "")
+            pairs = (
+                list(zip(*sides, strict=True))
+                if len(sides[0]) == len(sides[1])
+                else [(x, y) for x in sides[0] for y in sides[1]]
+            )
+            for a, b in pairs:
+                snap.links.append(
+                    ObservedLink(
+                        a,
+                        b,
+                        state=status_s or "connected",
+                        where=f"{self.path}:{jp}",
+                        attrs=_attrs(
+                            status_s, str(ctype), str(cable.get("label") or ""), length_s, unit_s
+                        ),
+                    )
+                )
+                for d in (a.device, b.device):
+                    snap.devices.setdefault(d, DeviceSeen(d, where=f"{self.path}:{jp}"))
+        if skipped:
+            snap.notes.append(f"{skipped} cable(s) not between two interfaces were not compared")
+        return snap

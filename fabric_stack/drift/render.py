@@ -1,0 +1,109 @@
+"""Drift reports for people: a rich table grouped by switch and kind, and Markdown for a ticket."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from .model import KINDS, DriftReport, Finding
+
+_STYLE = {
+    "missing_link": "red",
+    "unexpected_link": "magenta",
+    "wrong_peer": "yellow",
+    "speed_mismatch": "cyan",
+    "missing_device": "bold red",
+    "unexpected_device": "bold magenta",
+    "attribute_changed": "blue",
+    "link_up_no_neighbor": "cyan",
+}
+
+
+def _group(f: Finding) -> str:
+    return f.switch or "(servers)"
+
+
+def _where(f: Finding) -> str:
+    parts = []
+    if f.rail:
+        parts.append(f"rail {f.rail}")
+    if f.su:
+        parts.append(f"SU {f.su}")
+    return ", ".join(parts)
+
+
+def headline(report: DriftReport) -> str:
+    """``8 findings: 1 missing_link, …`` or ``no drift``."""
+    total = report.summary.get("total", 0)
+    if not total:
+        return "no drift: every compared cable and device matches the plan"
+    counts = ", ".join(f"{report.summary[k]} {k}" for k in KINDS if report.summary.get(k))
+    return f"{total} finding{'s' if total != 1 else ''}: {counts}"
+
+
+def render_table(report: DriftReport) -> RenderableType:
+    """Rich renderable: sources, then one table grouped by switch and kind, then notes."""
+    parts: list[RenderableType] = []
+    for s in report.sources:
+        parts.append(
+            Text(f"{s.source}: {s.origin} ({s.links} links, {s.devices} devices)", style="dim")
+        )
+    parts.append(Text(headline(report), style="bold green" if report.clean else "bold"))
+    if report.findings:
+        table = Table(show_lines=False, expand=False, pad_edge=False)
+        table.add_column("Switch", no_wrap=True)
+        table.add_column("Kind", no_wrap=True)
+        table.add_column("Rail", no_wrap=True)
+        table.add_column("Finding and fix", ratio=1)
+        for gi, (group, items) in enumerate(groupby(report.findings, key=_group)):
+            if gi:
+                table.add_section()
+            for i, f in enumerate(items):
+                kind = Text(f.kind, style=_STYLE.get(f.kind, ""))
+                if f.cause:
+                    kind.append(f"\n{f.cause}", style="dim")
+                body = Text(f.summary)
+                body.append(f"\n→ {f.fix}", style="green")
+                if len(report.sources) > 1:
+                    body.append(f"\n[{f.source}]", style="dim")
+                table.add_row(group if i == 0 else "", kind, _where(f), body)
+        parts.append(table)
+    notes = [n for s in report.sources for n in s.notes]
+    if notes:
+        parts.append(Text("Notes:", style="dim"))
+        parts.extend(Text(f"  • {n}", style="dim") for n in notes)
+    return Group(*parts)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(report: DriftReport) -> str:
+    """Markdown for a ticket: summary, sources, then a task list per switch."""
+    out = ["# Fabric drift report", "", f"**{headline(report)}**", ""]
+    out += ["| Source | Read from | Links | Devices |", "|---|---|---:|---:|"]
+    for s in report.sources:
+        out.append(f"| {s.source} | `{s.origin}` | {s.links} | {s.devices} |")
+    out.append("")
+    if report.findings:
+        out += ["| Kind | Count |", "|---|---:|"]
+        out += [f"| {k} | {report.summary[k]} |" for k in KINDS if report.summary.get(k)]
+        out.append("")
+    for group, items in groupby(report.findings, key=_group):
+        out += [f"## {group}", ""]
+        for f in items:
+            tags = ", ".join(x for x in (f.cause, _where(f), f.source) if x)
+            out.append(f"- [ ] **{f.kind}** ({tags}): {_md(f.summary)}")
+            out.append(f"  - Fix: {_md(f.fix)}")
+            evidence = "; ".join(dict.fromkeys(s.where for s in f.actual if s.where))
+            ref = f"`{f.id}`" + (f", evidence `{evidence}`" if evidence else "")
+            out.append(f"  - id {ref}")
+        out.append("")
+    notes = [n for s in report.sources for n in s.notes]
+    if notes:
+        out += ["### Notes", ""] + [f"- {_md(n)}" for n in notes] + [""]
+    return "\n".join(out)
