@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import pulumi
 
-from fabric_stack.intent import CableIntent, FabricIntent
+from fabric_stack.intent import CableIntent, FabricIntent, encode_cables, encode_nics
 
 from .providers import Cable, CableBundle, Fabric, Rail, RdmaNic, RdmaNicGroup, Switch, Vlan
 
@@ -110,7 +110,7 @@ class FabricComponent(pulumi.ComponentResource):
                             "side": side,
                             "role": cables[0].role,
                             "count": len(cables),
-                            "cables": [c.props() for c in cables],
+                            **encode_cables([c.props() for c in cables]),
                         }
                     ),
                     parent_of.get(device, me),
@@ -130,7 +130,7 @@ class FabricComponent(pulumi.ComponentResource):
                             "name": gname,
                             "node": node,
                             "count": len(nics),
-                            "nics": [n.props() for n in nics],
+                            **encode_nics([n.props() for n in nics]),
                         }
                     ),
                     su_parent(su_of[node]),

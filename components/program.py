@@ -12,10 +12,10 @@ from typing import Any
 import pulumi
 from pulumi.runtime.config import get_config_env
 
-from fabric_stack import build_topology, derive_intent, size_fabric
 from fabric_stack.config import spec_from_stack_config, split_stack_config
 from fabric_stack.errors import FabricStackError
 from fabric_stack.inventory import mask_url
+from fabric_stack.pipeline import run_pipeline
 
 from .fabric import FabricComponent
 
@@ -38,9 +38,7 @@ def run(project_dir: Path | None = None) -> None:
     config: dict[str, Any] = get_config_env()
     try:
         spec = spec_from_stack_config(config)
-        plan = size_fabric(spec)
-        topo = build_topology(plan)
-        intent = derive_intent(topo)
+        plan, _, intent = run_pipeline(spec)
     except FabricStackError as exc:
         raise pulumi.RunError(exc.message) from None
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import functools
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import pulumi
@@ -30,6 +31,10 @@ from fabric_stack.intent import (
     RdmaNicIntent,
     SwitchIntent,
     VlanIntent,
+    decode_cables,
+    decode_nics,
+    encode_cables,
+    encode_nics,
 )
 from fabric_stack.inventory import open_store
 
@@ -127,20 +132,31 @@ class InventoryProvider(dynamic.ResourceProvider):
 
 
 class BundleProvider(InventoryProvider):
-    """Many items (cables, NICs) managed as one resource, stored one row per item."""
+    """Many items (cables, NICs) managed as one resource, stored one row per item.
+
+    Props carry the items compactly (see ``fabric_stack.intent.encode_cables``);
+    the inventory gets full records.
+    """
 
     item_kind: ClassVar[str] = ""
     items_key: ClassVar[str] = ""
     item_record: ClassVar[type[BaseModel]] = BaseModel
 
+    def decode(self, props: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Full item records of bundle ``props``."""
+        raise NotImplementedError
+
+    def encode(self, items: list[dict[str, Any]]) -> dict[str, Any]:
+        """Compact props (``shared`` + items) for full item records."""
+        raise NotImplementedError
+
     def _validate(self, props: dict[str, Any]) -> None:
-        for item in props.get(self.items_key, []):
+        for item in self.decode(props):
             self.item_record.model_validate(item)
 
     def _write(self, store: Any, stack: str, props: dict[str, Any]) -> None:
         items = [
-            self.item_record.model_validate(i).model_dump(mode="json")
-            for i in props.get(self.items_key, [])
+            self.item_record.model_validate(i).model_dump(mode="json") for i in self.decode(props)
         ]
         store.replace_bundle(stack, self.item_kind, props["name"], [(i["name"], i) for i in items])
 
@@ -150,8 +166,8 @@ class BundleProvider(InventoryProvider):
             return None
         fields = set(self.item_record.model_fields)
         items = [{k: v for k, v in r.items() if k in fields} for r in rows]
-        out = {k: v for k, v in _record_props(props).items() if k != self.items_key}
-        out[self.items_key] = sorted(items, key=lambda i: str(i["name"]))
+        out = {k: v for k, v in _record_props(props).items() if k not in (self.items_key, "shared")}
+        out.update(self.encode(sorted(items, key=lambda i: str(i["name"]))))
         out["count"] = len(items)
         return out
 
@@ -215,6 +231,12 @@ class CableBundleProvider(BundleProvider):
     item_record = CableIntent
     replace_on = ("device", "role")
 
+    def decode(self, props: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return decode_cables(props)
+
+    def encode(self, items: list[dict[str, Any]]) -> dict[str, Any]:
+        return encode_cables(items)
+
 
 class RdmaNicGroupProvider(BundleProvider):
     """The compute NIC ports of one server."""
@@ -224,6 +246,12 @@ class RdmaNicGroupProvider(BundleProvider):
     items_key = "nics"
     item_record = RdmaNicIntent
     replace_on = ("node",)
+
+    def decode(self, props: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return decode_nics(props)
+
+    def encode(self, items: list[dict[str, Any]]) -> dict[str, Any]:
+        return encode_nics(items)
 
 
 @functools.cache

@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .intent import decode_cables
+
 _COUNTED_OPS = {"create", "update", "delete", "replace", "same"}
 
 
@@ -102,7 +104,7 @@ def _cables_of(kind: str, props: Mapping[str, Any]) -> dict[str, Mapping[str, An
     if not props:
         return {}
     if kind == "CableBundle":
-        return {str(c["name"]): c for c in props.get("cables", []) or []}
+        return {str(c["name"]): c for c in decode_cables(props)}
     if kind == "Cable":
         return {str(props.get("name")): props}
     return {}

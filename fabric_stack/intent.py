@@ -430,10 +430,10 @@ def intent_from_resources(resources: Iterable[tuple[str, Mapping[str, Any]]]) ->
     buckets: dict[str, list[Any]] = {k: [] for k in RESOURCE_KINDS}
     for kind, props in resources:
         if kind == "CableBundle" or (kind == "Cable" and "cables" in props):
-            buckets["Cable"].extend(CableIntent.model_validate(c) for c in props["cables"])
+            buckets["Cable"].extend(CableIntent.model_validate(c) for c in decode_cables(props))
             continue
         if kind == "RdmaNicGroup":
-            buckets["RdmaNic"].extend(RdmaNicIntent.model_validate(c) for c in props["nics"])
+            buckets["RdmaNic"].extend(RdmaNicIntent.model_validate(n) for n in decode_nics(props))
             continue
         cls = RESOURCE_KINDS.get(kind)
         if cls is not None:
@@ -449,3 +449,134 @@ def intent_from_resources(resources: Iterable[tuple[str, Mapping[str, Any]]]) ->
         nics=tuple(buckets["RdmaNic"]),
         cables=tuple(buckets["Cable"]),
     )
+
+
+# --------------------------------------------------------------------------- bundles
+#
+# A CableBundle / RdmaNicGroup resource carries many records. Every value of a
+# resource's props goes through the SDK's recursive (per-value) serializer
+# several times per preview, so bundles list each member as one line and keep
+# the fields shared by all members once. Lines read well in `pulumi preview
+# --diff` ("su1-r1-leaf 1/19/1 -> spine-05 1/1/1"). A member whose shared fields
+# differ (e.g. an inventory edit) is kept as a full dict instead.
+
+CABLE_SHARED: tuple[str, ...] = (
+    "role",
+    "network",
+    "a_speed_gbps",
+    "b_speed_gbps",
+    "rail",
+    "plane",
+    "su",
+    "pod",
+    "medium",
+    "a_optic",
+    "b_optic",
+    "cable_type",
+)
+"""CableIntent fields a bundle states once."""
+
+NIC_SHARED: tuple[str, ...] = ("node", "su", "speed_gbps", "network")
+"""RdmaNicIntent fields a NIC group states once."""
+
+
+def cable_line(c: Mapping[str, Any]) -> str:
+    """``"a_device a_port -> b_device b_port"``: one cable of a bundle."""
+    return f"{c['a_device']} {c['a_port']} -> {c['b_device']} {c['b_port']}"
+
+
+def encode_cables(cables: list[dict[str, Any]]) -> dict[str, Any]:
+    """Bundle props for ``cables`` (CableIntent props): ``shared`` + one line per cable."""
+    shared = {k: cables[0][k] for k in CABLE_SHARED} if cables else {}
+    items: list[Any] = []
+    for c in cables:
+        same = all(c[k] == shared[k] for k in CABLE_SHARED)
+        items.append(cable_line(c) if same else dict(c))
+    return {"shared": shared, "cables": items}
+
+
+def decode_cables(props: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """CableIntent props of every cable in bundle ``props`` (compact or full items)."""
+    shared = dict(props.get("shared") or {})
+    out: list[dict[str, Any]] = []
+    for item in props.get("cables") or []:
+        if isinstance(item, str):
+            left, _, right = item.partition(" -> ")
+            a_dev, _, a_port = left.partition(" ")
+            b_dev, _, b_port = right.partition(" ")
+            if not (a_port and b_port):
+                raise ValueError(f"cable line {item!r} is not 'a_device a_port -> b_device b_port'")
+            out.append(
+                {
+                    **shared,
+                    "name": f"{a_dev}:{a_port}",
+                    "a_device": a_dev,
+                    "a_port": a_port,
+                    "b_device": b_dev,
+                    "b_port": b_port,
+                }
+            )
+        else:
+            out.append({**shared, **dict(item)})
+    return out
+
+
+def nic_line(n: Mapping[str, Any]) -> str:
+    """``"mlx5_3 r4 p1 pcie1/0 gpu 3@pcie1/0 -> su1-r4-leaf 1/7/1"``: one NIC of a group.
+
+    NIC, rail, plane, its PCIe switch/NUMA node, each served GPU with its PCIe
+    switch/NUMA node, and the leaf port it is cabled to.
+    """
+    gpus = ",".join(
+        f"{g}@{s}/{u}"
+        for g, s, u in zip(n["gpus"], n["gpu_pcie_switches"], n["gpu_numas"], strict=True)
+    )
+    return (
+        f"{n['nic']} r{n['rail']} p{n['plane']} {n['pcie_switch']}/{n['numa']} "
+        f"gpu {gpus or '-'} -> {n['leaf']} {n['leaf_port']}"
+    )
+
+
+def encode_nics(nics: list[dict[str, Any]]) -> dict[str, Any]:
+    """NIC-group props for ``nics`` (RdmaNicIntent props): ``shared`` + one line per NIC."""
+    shared = {k: nics[0][k] for k in NIC_SHARED} if nics else {}
+    items: list[Any] = []
+    for n in nics:
+        same = all(n[k] == shared[k] for k in NIC_SHARED) and n["name"] == f"{n['node']}:{n['nic']}"
+        items.append(nic_line(n) if same else dict(n))
+    return {"shared": shared, "nics": items}
+
+
+def decode_nics(props: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """RdmaNicIntent props of every NIC in group ``props`` (compact or full items)."""
+    shared = dict(props.get("shared") or {})
+    out: list[dict[str, Any]] = []
+    for item in props.get("nics") or []:
+        if not isinstance(item, str):
+            out.append({**shared, **dict(item)})
+            continue
+        try:
+            left, _, right = item.partition(" -> ")
+            nic, rail, plane, pcie, _gpu, gpus = left.split(" ")
+            sw, _, numa = pcie.rpartition("/")
+            leaf, _, leaf_port = right.partition(" ")
+            triples = [] if gpus == "-" else [g.split("@") for g in gpus.split(",")]
+            out.append(
+                {
+                    **shared,
+                    "name": f"{shared.get('node')}:{nic}",
+                    "nic": nic,
+                    "rail": int(rail[1:]),
+                    "plane": int(plane[1:]),
+                    "pcie_switch": sw,
+                    "numa": int(numa),
+                    "gpus": [int(g) for g, _ in triples],
+                    "gpu_pcie_switches": [loc.rpartition("/")[0] for _, loc in triples],
+                    "gpu_numas": [int(loc.rpartition("/")[2]) for _, loc in triples],
+                    "leaf": leaf,
+                    "leaf_port": leaf_port,
+                }
+            )
+        except ValueError as exc:
+            raise ValueError(f"NIC line {item!r} is malformed ({exc})") from None
+    return out

@@ -20,7 +20,10 @@ class PcieSwitch(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(description="PCIe switch name as the profile labels it, e.g. 'pcie0'.")
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9_.-]+$",
+        description="PCIe switch name as the profile labels it, e.g. 'pcie0' (letters, digits, _ . -).",
+    )
     numa: int = Field(ge=0, description="NUMA node (CPU socket) the switch hangs off.")
     gpus: tuple[int, ...] = Field(
         default=(), description="GPU indices (0-based) below this switch."

@@ -51,7 +51,13 @@ from pulumi_policy.proxy import (
     _ListProxy,
 )
 
-from fabric_stack.intent import RESOURCE_KINDS, FabricIntent, intent_from_resources
+from fabric_stack.intent import (
+    RESOURCE_KINDS,
+    FabricIntent,
+    decode_cables,
+    decode_nics,
+    intent_from_resources,
+)
 from fabric_stack.policy import RULES, Rule, Violation
 from fabric_stack.policy.config import FABRIC_SUFFIX
 
@@ -145,11 +151,16 @@ def _items(props: Any, key: str) -> list[Any]:
 
 def record_props(kind: str, props: Any) -> list[tuple[str, dict[str, Any]]]:
     """(record kind, record fields) of one resource; a group gives one pair per member."""
-    if kind in GROUPS:
-        member, key = GROUPS[kind]
-        return [(member, _fields(member, item)) for item in _items(props, key)]
-    if kind == "Cable" and "cables" in props:  # a Cable resource holding a list, too
-        return [("Cable", _fields("Cable", item)) for item in _items(props, "cables")]
+    if kind in GROUPS or (kind == "Cable" and "cables" in props):
+        # Groups list their members compactly (shared fields + one line each).
+        member, key = GROUPS.get(kind, ("Cable", "cables"))
+        bundle = {
+            "shared": plain(props["shared"], "shared") if "shared" in props else {},
+            key: [plain(i, key) for i in _items(props, key)],
+        }
+        decode = decode_cables if member == "Cable" else decode_nics
+        names = _FIELDS[member]
+        return [(member, {k: v for k, v in rec.items() if k in names}) for rec in decode(bundle)]
     if kind in RESOURCE_KINDS:
         return [(kind, _fields(kind, props))]
     return []

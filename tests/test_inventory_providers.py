@@ -16,6 +16,7 @@ from components.providers import (
 )
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.errors import InventoryError
+from fabric_stack.intent import decode_cables, encode_cables
 from fabric_stack.inventory import mask_url, open_store
 
 
@@ -68,11 +69,16 @@ def _crud(url: str, intent: Any) -> None:
     assert not cb.check({}, bprops).failures
     cb.create(bprops)
     assert len(store.get_bundle("test", "Cable", bprops["name"])) == 16
-    fewer = {**bprops, "cables": cables[:10], "count": 10}
+    fewer = {**bprops, **encode_cables(cables[:10]), "count": 10}
     cb.update("x", bprops, fewer)
     assert len(store.get_bundle("test", "Cable", bprops["name"])) == 10
     got = cb.read("x", fewer)
-    assert got.outs["count"] == 10 and got.outs["cables"][0]["a_device"] == cables[0]["a_device"]
+    assert got.outs["count"] == 10 and decode_cables(got.outs) == cables[:10]
+    # an edit to one cable's shared field survives the compact form on read
+    store.execute("UPDATE fabric_inventory SET props = replace(props, '\"a_speed_gbps\": 400', "
+                  "'\"a_speed_gbps\": 200') WHERE kind = 'Cable' AND name = ?", (cables[2]["name"],))
+    edited = decode_cables(cb.read("x", fewer).outs)
+    assert edited[2]["a_speed_gbps"] == 200 and edited[3]["a_speed_gbps"] == 400
     cb.delete("x", fewer)
     assert store.get_bundle("test", "Cable", bprops["name"]) == []
     assert cb.read("x", fewer).id is None  # gone: refresh drops it
