@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres test test-fast lint demo bench goldens clean
+.PHONY: help setup venv engine postgres test test-fast lint demo bench bench-preview goldens docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -51,11 +51,22 @@ lint: venv ## ruff + mypy
 goldens: venv ## regenerate golden files under tests/golden (review the git diff!)
 	$(BIN)/python -m tests.regenerate
 
-demo: setup ## size the seed cluster and run the main job on the embedded defaults
-	$(BIN)/fabric-stack size
+docs: venv ## regenerate docs/spec-reference.md from the models
+	$(BIN)/python -m fabric_stack.reference > docs/spec-reference.md
 
-bench: venv ## run the benchmarks and print their figures
+# The main job on the built-in defaults (the seed card's 128-GPU cluster): the sizing
+# card, the policy check, then `pulumi preview` of the `demo` stack (no config, so
+# every default applies) summarized by role. Nothing is applied.
+demo: setup ## size the seed cluster, check it, and preview its Pulumi stack
+	$(BIN)/fabric-stack size
+	$(BIN)/fabric-stack check
+	$(BIN)/fabric-stack plan --stack demo
+
+bench: venv ## run the quick benchmarks and print their figures
 	$(BIN)/python -m bench
+
+bench-preview: setup ## the Pulumi preview benchmark (several minutes)
+	$(BIN)/python -m bench.bench_preview
 
 clean: ## remove the venv, Pulumi state and caches (not the engine cache)
 	rm -rf $(VENV) .state .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -122,12 +122,14 @@ def main() -> None:
             base = baseline_case(root, int(fab["first"]), int(fab["resources"]), case)
             ratio = fab["preview_s"] / base["preview_s"]
             print(
-                f"{a:>6} -> {b:<6} GPUs: preview {fab['preview_s']:6.1f} s for {fab['resources']} resources "
+                f"{a:>6} -> {b:<6} GPUs: preview {fab['preview_s']:6.1f} s "
+                f"for {fab['resources']} resources "
                 f"({fab['resources'] / fab['preview_s']:.0f}/s; ops {fab['ops']}); "
                 f"up at {a}: {fab['up_s']:.1f} s"
             )
             print(
-                f"{'':>16} baseline: preview {base['preview_s']:6.1f} s for {base['resources']} trivial "
+                f"{'':>16} baseline: preview {base['preview_s']:6.1f} s "
+                f"for {base['resources']} trivial "
                 f"resources ({base['resources'] / base['preview_s']:.0f}/s); ratio {ratio:.2f}x"
             )
 

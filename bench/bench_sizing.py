@@ -19,8 +19,10 @@ SIZES = [128, 512, 2048, 8192, 32768, 65536, 131072]
 
 
 def main() -> None:
-    print(f"{'GPUs':>8} {'switch':>7} {'tiers':>5} {'switches':>9} {'cables':>8} "
-          f"{'median ms':>10} {'max ms':>7}")
+    print(
+        f"{'GPUs':>8} {'switch':>7} {'tiers':>5} {'switches':>9} {'cables':>8} "
+        f"{'median ms':>10} {'max ms':>7}"
+    )
     worst = 0.0
     for gpus in SIZES:
         kw: dict[str, object] = {"gpus": gpus}
@@ -32,8 +34,10 @@ def main() -> None:
             plan = size_fabric(validate_spec(**kw))
             times.append((time.perf_counter() - t) * 1000)
         worst = max(worst, max(times))
-        print(f"{gpus:>8} {plan.switch_model.key:>7} {plan.tiers:>5} {plan.switches.total:>9,} "
-              f"{plan.cables.total:>8,} {statistics.median(times):>10.2f} {max(times):>7.2f}")
+        print(
+            f"{gpus:>8} {plan.switch_model.key:>7} {plan.tiers:>5} {plan.switches.total:>9,} "
+            f"{plan.cables.total:>8,} {statistics.median(times):>10.2f} {max(times):>7.2f}"
+        )
     print(f"worst single sizing: {worst:.2f} ms (target < 50 ms)")
 
 

@@ -15,7 +15,6 @@ a list (``cables`` / ``nics``) and write one inventory row per item.
 from __future__ import annotations
 
 import base64
-import functools
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -254,11 +253,16 @@ class RdmaNicGroupProvider(BundleProvider):
         return encode_nics(items)
 
 
-@functools.cache
+_SERIALIZED: dict[str, str] = {}
+
+
 def _serialized(provider_cls: type[dynamic.ResourceProvider]) -> str:
     # Providers are stateless, so one serialization per class serves every
     # resource; the SDK would otherwise dill-pickle the provider again for each.
-    return serialize_provider(provider_cls())
+    key = f"{provider_cls.__module__}.{provider_cls.__qualname__}"
+    if key not in _SERIALIZED:
+        _SERIALIZED[key] = str(serialize_provider(provider_cls()))
+    return _SERIALIZED[key]
 
 
 class _InventoryResource(dynamic.Resource):

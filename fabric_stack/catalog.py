@@ -29,7 +29,7 @@ Protocol = Literal["infiniband", "ethernet"]
 
 
 class PortMode(BaseModel):
-    """One way to run the switch's cages: a logical-port speed and how many ports each cage gives."""
+    """One way to run the switch's cages: a port speed and how many ports each cage gives."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -70,6 +70,9 @@ class SwitchModel(BaseModel):
         return [m.speed_gbps for m in self.modes]
 
 
+_UNVERIFIED = "{}; UNVERIFIED (not confirmed against the datasheet)"
+
+
 def _mode(speed: int, per_cage: int, name: str) -> PortMode:
     return PortMode(speed_gbps=speed, ports_per_cage=per_cage, lane_name=name)
 
@@ -88,7 +91,7 @@ CATALOG: dict[str, SwitchModel] = {
             modes=(_mode(400, 2, "NDR"), _mode(200, 4, "NDR200")),
             rack_units=1,
             power_w=747,
-            power_basis="typical with passive cables; UNVERIFIED (not confirmed against the datasheet)",
+            power_basis=_UNVERIFIED.format("typical with passive cables"),
             cooling="air, P2C or C2P",
             os_family="mlnx-os",
             source="NVIDIA QM9700/QM9790 1U NDR 400Gb/s InfiniBand Switch Systems User Manual",
@@ -104,7 +107,7 @@ CATALOG: dict[str, SwitchModel] = {
             modes=(_mode(800, 2, "XDR"), _mode(400, 2, "NDR")),
             rack_units=4,
             power_w=5000,
-            power_basis="approximate maximum; UNVERIFIED (not confirmed against the datasheet)",
+            power_basis=_UNVERIFIED.format("approximate maximum"),
             cooling="air",
             os_family="mlnx-os",
             source="NVIDIA Quantum-X800 Q3400 InfiniBand Switch datasheet",
@@ -125,7 +128,7 @@ CATALOG: dict[str, SwitchModel] = {
             ),
             rack_units=2,
             power_w=1275,
-            power_basis="approximate typical; UNVERIFIED (not confirmed against the datasheet)",
+            power_basis=_UNVERIFIED.format("approximate typical"),
             cooling="air, P2C or C2P",
             os_family="cumulus",
             source="NVIDIA Spectrum-4 SN5000 2U Switch Systems Hardware User Manual",
@@ -141,7 +144,7 @@ CATALOG: dict[str, SwitchModel] = {
             modes=(_mode(1, 1, "1G"),),
             rack_units=1,
             power_w=98,
-            power_basis="approximate typical; UNVERIFIED (not confirmed against the datasheet)",
+            power_basis=_UNVERIFIED.format("approximate typical"),
             cooling="air",
             os_family="cumulus",
             source="NVIDIA SN2201 1GbE out-of-band management switch datasheet",

@@ -79,7 +79,9 @@ class ChangeSummary(BaseModel):
     cable_types: dict[str, dict[str, int]] = Field(description="cable type → op → count.")
     switches_by_model: dict[str, dict[str, int]] = Field(description="op → model → count.")
     ports_touched: dict[str, list[str]] = Field(
-        description="Existing switches (not created here) → their ports gaining, losing or changing a cable."
+        description=(
+            "Switches that already exist → their ports gaining, losing or changing a cable."
+        )
     )
     resource_ops: dict[str, int] = Field(description="Resource steps by op (all kinds).")
     other: dict[str, dict[str, int]] = Field(description="kind → op → count for Rail, Vlan, NICs …")

@@ -280,7 +280,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         for r in range(1, plan.rails + 1):
             rails.append(
                 RailIntent.trusted(
-                    name=f"{'p%d-' % p if plan.planes > 1 else ''}rail-{r}",
+                    name=f"{f'p{p}-' if plan.planes > 1 else ''}rail-{r}",
                     rail=r,
                     plane=p,
                     leaves=leaves_by_rail.get((p, r), []),

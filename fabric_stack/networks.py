@@ -11,9 +11,7 @@ violation, not an input error).
 from __future__ import annotations
 
 from ipaddress import IPv4Network
-from typing import Literal
-
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 

@@ -22,7 +22,7 @@ class PcieSwitch(BaseModel):
 
     name: str = Field(
         pattern=r"^[A-Za-z0-9_.-]+$",
-        description="PCIe switch name as the profile labels it, e.g. 'pcie0' (letters, digits, _ . -).",
+        description="PCIe switch name, e.g. 'pcie0' (letters, digits, '_', '.', '-').",
     )
     numa: int = Field(ge=0, description="NUMA node (CPU socket) the switch hangs off.")
     gpus: tuple[int, ...] = Field(
@@ -67,7 +67,8 @@ class NodeProfile(BaseModel):
             for g in sw.gpus:
                 if not 0 <= g < self.gpus:
                     raise ValueError(
-                        f"{where}.gpus: GPU {g} does not exist (this profile has GPUs 0-{self.gpus - 1})"
+                        f"{where}.gpus: GPU {g} does not exist "
+                        f"(this profile has GPUs 0-{self.gpus - 1})"
                     )
                 if g in seen_gpu:
                     raise ValueError(f"{where}.gpus: GPU {g} is already under {seen_gpu[g]}")

@@ -71,21 +71,33 @@ def spec_reference() -> str:
         ("node_profile.pcie_switches[] (PcieSwitch)", PcieSwitch),
     ):
         out += [f"## {title}", "", *_table(model), ""]
-    out += ["## Built-in node profiles", "", "| name | GPUs | NICs | PCIe layout |", "|---|---|---|---|"]
+    out += [
+        "## Built-in node profiles",
+        "",
+        "| name | GPUs | NICs | PCIe layout |",
+        "|---|---|---|---|",
+    ]
     for p in PROFILES.values():
         layout = "; ".join(
-            f"{s.name} (NUMA {s.numa}): GPU {','.join(map(str, s.gpus))} / NIC {','.join(map(str, s.nics))}"
+            f"{s.name} (NUMA {s.numa}): GPU {','.join(map(str, s.gpus))} "
+            f"/ NIC {','.join(map(str, s.nics))}"
             for s in p.pcie_switches
         )
         out.append(f"| `{p.name}` | {p.gpus} | {p.rdma_nics} × {p.nic_model} | {layout} |")
-    out += ["", "## Switch catalog", "",
-            "| key | model | protocol | cages | port modes | RU | power | source |",
-            "|---|---|---|---|---|---|---|---|"]
+    out += [
+        "",
+        "## Switch catalog",
+        "",
+        "| key | model | protocol | cages | port modes | RU | power | source |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for m in CATALOG.values():
         modes = ", ".join(f"{x.speed_gbps}G × {m.cages * x.ports_per_cage}" for x in m.modes)
         power = f"{m.power_w} W ({m.power_basis})" if m.power_w else "n/a"
-        out.append(f"| `{m.key}` | {m.name} | {m.protocol} | {m.cages} × {m.cage_type} | {modes} | "
-                   f"{m.rack_units} | {power} | {m.source} |")
+        out.append(
+            f"| `{m.key}` | {m.name} | {m.protocol} | {m.cages} × {m.cage_type} | {modes} | "
+            f"{m.rack_units} | {power} | {m.source} |"
+        )
     out += ["", "`generic-<radix>x<speed>` (e.g. `generic-64x400`) describes any other switch.", ""]
     return "\n".join(out)
 

@@ -380,7 +380,8 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     link = spec.link_gbps
     bis = bisection_gbps(
         [last if su == sus else su_nodes for su in range(1, sus + 1) for _ in range(rails)],
-        up, link,
+        up,
+        link,
     )
     if (a, b) == (1, 1):
         bis = nodes * rails * link  # non-blocking: every GPU at line rate, whatever the parity

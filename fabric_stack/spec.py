@@ -29,7 +29,7 @@ _RATIO = re.compile(r"^\s*(\d+)\s*(?::\s*(\d+)\s*)?$")
 
 
 def parse_ratio(text: str) -> tuple[int, int]:
-    """Parse ``"A:B"`` (or ``"A"`` meaning ``A:1``) into a reduced (down, up) pair with A ≥ B ≥ 1."""
+    """Parse ``"A:B"`` (or ``"A"``, meaning ``A:1``) into a reduced (down, up) pair, A ≥ B ≥ 1."""
     m = _RATIO.match(str(text))
     if not m:
         raise ValueError(f"{text!r} is not a ratio like '1:1', '2:1' or '3:1'")
@@ -158,7 +158,7 @@ class FabricSpec(BaseModel):
     rails: int = Field(
         default=0,
         ge=0,
-        description="Compute NICs (rails) per server; 0 or unset means one per GPU (= gpus_per_node).",
+        description="Compute NICs (rails) per server; 0 or unset: one per GPU (= gpus_per_node).",
     )
     fabric: FabricKind = Field(
         default="infiniband",
@@ -166,7 +166,7 @@ class FabricSpec(BaseModel):
     )
     switch: str = Field(
         default="qm9700",
-        description="Switch model for leaf, spine and core (catalog key, or generic-<radix>x<speed>).",
+        description="Leaf, spine and core switch model (catalog key or generic-<radix>x<speed>).",
     )
     oversubscription: str = Field(
         default="1:1",
@@ -180,7 +180,7 @@ class FabricSpec(BaseModel):
     planes: int = Field(default=1, ge=1, le=2, description="Independent fabric planes (1 or 2).")
     node_profile: NodeProfile = Field(
         default_factory=lambda: PROFILES["dgx-h100"],
-        description="Server model: a built-in name (dgx-h100, dgx-b200, hgx-b300) or a full profile.",
+        description="Server model: a built-in (dgx-h100, dgx-b200, hgx-b300) or a full profile.",
     )
     networks: Networks = Field(default_factory=Networks, description="Separate-networks plan.")
     roce: RoceQos = Field(default_factory=RoceQos, description="RoCEv2 lossless settings.")
@@ -253,8 +253,9 @@ class FabricSpec(BaseModel):
             )
         if prof.rdma_nics > self.rails:
             raise ValueError(
-                f"node_profile: profile {prof.name!r} has {prof.rdma_nics} RDMA NICs, more than the "
-                f"{self.rails} rails (set rails: {prof.rdma_nics} or remove NICs from the profile)"
+                f"node_profile: profile {prof.name!r} has {prof.rdma_nics} RDMA NICs, "
+                f"more than the {self.rails} rails "
+                f"(set rails: {prof.rdma_nics} or remove NICs from the profile)"
             )
         if prof.rdma_nics < self.rails:
             raise ValueError(

@@ -66,7 +66,9 @@ def _last_line(message: str) -> str:
     lines = [x.strip() for x in message.strip().splitlines() if x.strip()]
     if lines and lines[0].startswith("Traceback"):
         last = lines[-1]
-        return last.split(": ", 1)[1] if ": " in last and "Error" in last.split(": ", 1)[0] else last
+        return (
+            last.split(": ", 1)[1] if ": " in last and "Error" in last.split(": ", 1)[0] else last
+        )
     return message.strip()
 
 
@@ -93,7 +95,8 @@ def _stack(stack_name: str, project_dir: Path, create: bool) -> Any:
     except auto.StackNotFoundError:
         raise EngineError(
             f"stack {stack_name!r} does not exist in {env['PULUMI_BACKEND_URL']} "
-            f"(create it with `pulumi stack init {stack_name}` or `fabric-stack apply --stack {stack_name}`)"
+            f"(create it with `pulumi stack init {stack_name}` "
+            f"or `fabric-stack apply --stack {stack_name}`)"
         ) from None
     except auto.CommandError as exc:
         raise EngineError(f"pulumi: {_first_error(str(exc))}") from None

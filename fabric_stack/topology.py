@@ -387,7 +387,7 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                         pod=pod_tag,
                         index=s + 1,
                         radix=plan.radix,
-                        rack=f"{'p%d-' % p if planes > 1 else ''}spine-rack{idx // 16 + 1:02d}",
+                        rack=f"{f'p{p}-' if planes > 1 else ''}spine-rack{idx // 16 + 1:02d}",
                         position=1 + (idx % 16) * sw.rack_units,
                     )
                 )
@@ -465,7 +465,7 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                             plane=p,
                             index=idx + 1,
                             radix=plan.radix,
-                            rack=f"{'p%d-' % p if planes > 1 else ''}core-rack{idx // 16 + 1:02d}",
+                            rack=f"{f'p{p}-' if planes > 1 else ''}core-rack{idx // 16 + 1:02d}",
                             position=1 + (idx % 16) * sw.rack_units,
                         )
                     )

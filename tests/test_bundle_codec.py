@@ -12,8 +12,17 @@ from fabric_stack.intent import decode_cables, decode_nics, encode_cables, encod
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.sampled_from([{}, {"planes": 2}, {"gpus": 2056}, {"fabric": "roce", "switch": "sn5600"},
-                        {"oversubscription": "2:1", "gpus": 512}]))
+@given(
+    st.sampled_from(
+        [
+            {},
+            {"planes": 2},
+            {"gpus": 2056},
+            {"fabric": "roce", "switch": "sn5600"},
+            {"oversubscription": "2:1", "gpus": 512},
+        ]
+    )
+)
 def test_round_trip_per_bundle(spec: dict[str, object]) -> None:
     intent = derive_intent(build_topology(size_fabric(validate_spec(**spec))))
     by_dev: dict[tuple[str, str], list[dict[str, object]]] = {}

@@ -59,7 +59,7 @@ def test_bundle_tree(mocks: Mocks) -> Any:
         assert sum(b["count"] for b in bundles) == len(intent.cables)
         assert all(len(b["cables"]) == b["count"] for b in bundles)
         # every resource carries the inventory and stack, and its own serialized provider
-        for t, name, inputs, _ in mocks.resources:
+        for t, _name, inputs, _ in mocks.resources:
             if t.startswith(p):
                 assert inputs["stack"] == "unit" and inputs["inventory"] == "sqlite:///unused.db"
                 assert inputs["__provider"]

@@ -255,7 +255,8 @@ def test_program_runs_on_a_stack_without_config(tmp_path: Path, pulumi_env: dict
     project = tmp_path / "noconfig"
     project.mkdir()
     (project / "Pulumi.yaml").write_text(
-        f"name: noconfig\nruntime:\n  name: python\n  options:\n    virtualenv: {REPO_ROOT / '.venv'}\n"
+        "name: noconfig\nruntime:\n  name: python\n  options:\n"
+        f"    virtualenv: {REPO_ROOT / '.venv'}\n"
     )
     (project / "__main__.py").write_text("import pulumi\n\npulumi.export('ok', 1)\n")
     _pulumi("stack", "init", "bare", cwd=project, env=pulumi_env)

@@ -75,8 +75,11 @@ def _crud(url: str, intent: Any) -> None:
     got = cb.read("x", fewer)
     assert got.outs["count"] == 10 and decode_cables(got.outs) == cables[:10]
     # an edit to one cable's shared field survives the compact form on read
-    store.execute("UPDATE fabric_inventory SET props = replace(props, '\"a_speed_gbps\": 400', "
-                  "'\"a_speed_gbps\": 200') WHERE kind = 'Cable' AND name = ?", (cables[2]["name"],))
+    store.execute(
+        "UPDATE fabric_inventory SET props = replace(props, '\"a_speed_gbps\": 400', "
+        "'\"a_speed_gbps\": 200') WHERE kind = 'Cable' AND name = ?",
+        (cables[2]["name"],),
+    )
     edited = decode_cables(cb.read("x", fewer).outs)
     assert edited[2]["a_speed_gbps"] == 200 and edited[3]["a_speed_gbps"] == 400
     cb.delete("x", fewer)

@@ -27,14 +27,26 @@ SWAPPED_PCIE = {
 }
 
 BAD = {
-    "oversubscribed": ({"fabric:oversubscription": "2:1"}, "oversubscription-1-to-1",
-                       "42×400G down, 21×400G up (2:1); 1:1 required"),
-    "pcie-locality": ({"fabric:nodeProfile": SWAPPED_PCIE}, "gpudirect-pcie-locality",
-                      "GPU 1 is on PCIe switch pcie0 but its RDMA NIC mlx5_1 is on pcie1"),
-    "storage-on-compute": ({"fabric:networks": {"storage": {"attach": "compute"}}},
-                           "network-separation", "storage VLAN 200 is carried by"),
-    "vlan-reuse": ({"fabric:networks": {"storage": {"vlan": 300}}}, "network-separation",
-                   "VLAN 300 is also"),
+    "oversubscribed": (
+        {"fabric:oversubscription": "2:1"},
+        "oversubscription-1-to-1",
+        "42×400G down, 21×400G up (2:1); 1:1 required",
+    ),
+    "pcie-locality": (
+        {"fabric:nodeProfile": SWAPPED_PCIE},
+        "gpudirect-pcie-locality",
+        "GPU 1 is on PCIe switch pcie0 but its RDMA NIC mlx5_1 is on pcie1",
+    ),
+    "storage-on-compute": (
+        {"fabric:networks": {"storage": {"attach": "compute"}}},
+        "network-separation",
+        "storage VLAN 200 is carried by",
+    ),
+    "vlan-reuse": (
+        {"fabric:networks": {"storage": {"vlan": 300}}},
+        "network-separation",
+        "VLAN 300 is also",
+    ),
 }
 
 
@@ -50,7 +62,9 @@ def _project(tmp_path: Path, env: dict[str, str], config: dict[str, object]) -> 
     return proj
 
 
-def test_good_stack_previews_clean_with_the_pack(tmp_path: Path, pulumi_env: dict[str, str]) -> None:
+def test_good_stack_previews_clean_with_the_pack(
+    tmp_path: Path, pulumi_env: dict[str, str]
+) -> None:
     proj = _project(tmp_path, pulumi_env, {})
     r = pulumi(proj, pulumi_env, "preview", "--policy-pack", PACK)
     assert "fabric-stack@v" in r.stdout, r.stdout[-3000:]

@@ -159,17 +159,17 @@ class InventoryStore:
             import psycopg
 
             try:
-                conn = psycopg.connect(self.url, connect_timeout=10)
+                pg = psycopg.connect(self.url, connect_timeout=10)
             except psycopg.Error as exc:
                 msg = str(exc).replace(self.url, mask_url(self.url)).splitlines()[0]
                 raise InventoryError(
                     f"inventory {mask_url(self.url)}: cannot connect ({msg})"
                 ) from None
             try:
-                with conn.transaction():
-                    yield conn
+                with pg.transaction():
+                    yield pg
             finally:
-                conn.close()
+                pg.close()
 
     def _ensure(self, conn: Any) -> None:
         if self._ready:

@@ -69,7 +69,8 @@ def oversub_line(plan: SizingPlan) -> str:
         return "Oversubscription: 1:1 (non-blocking) — collectives must not queue"
     return (
         f"Oversubscription: {plan.oversubscription} — leaf uplinks carry "
-        f"1/{plan.spec.ratio[0] // plan.spec.ratio[1] or 1} of the downlink load; collectives will queue"
+        f"1/{plan.spec.ratio[0] // plan.spec.ratio[1] or 1} of the downlink load; "
+        "collectives will queue"
     )
 
 
@@ -100,7 +101,8 @@ def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
     details.add_row("Cables", _cable_text(plan))
     details.add_row(
         "Optics",
-        f"{plan.transceivers.total:,} transceivers ({plan.transceivers.switch:,} switch, {plan.transceivers.nic:,} NIC)",
+        f"{plan.transceivers.total:,} transceivers "
+        f"({plan.transceivers.switch:,} switch, {plan.transceivers.nic:,} NIC)",
     )
     essentials = Text()
     for line in g.essentials:

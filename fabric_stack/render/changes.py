@@ -108,8 +108,8 @@ def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
                 style="red" if v.get("level") == "mandatory" else "yellow",
             )
         parts.append(t)
-    ops = ", ".join(f"{n} {op}" for op, n in s.resource_ops.items())
-    parts.append(Text(f"Resources: {ops}", style="dim"))
+    steps = ", ".join(f"{n} {op}" for op, n in s.resource_ops.items())
+    parts.append(Text(f"Resources: {steps}", style="dim"))
     return Group(*parts)
 
 
