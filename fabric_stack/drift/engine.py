@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..intent import CABLE_SHARED
 from ..naming import switch_port_label
 from ..topology import Link
 from .identity import Identity
@@ -57,18 +58,7 @@ ABSENT_STATUSES = frozenset(
 IB_WIDTH = {800: "4x", 400: "4x", 200: "2x", 100: "1x"}
 """Planned InfiniBand link width by link speed (XDR/NDR lanes: 4x800, 4x400, 2x NDR200)."""
 
-LINK_FIELDS = (
-    "role",
-    "network",
-    "rail",
-    "plane",
-    "su",
-    "pod",
-    "medium",
-    "a_optic",
-    "b_optic",
-    "cable_type",
-)
+LINK_FIELDS = tuple(f for f in CABLE_SHARED if not f.endswith("_speed_gbps"))
 """Planned-link fields a record source (DCIM, inventory) may carry and drift on."""
 
 _TARGET = {"netbox": "NetBox", "inventory": "the inventory"}

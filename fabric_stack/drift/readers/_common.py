@@ -148,3 +148,19 @@ def load_mac_table(path: str | Path) -> tuple[dict[str, Endpoint], dict[tuple[st
         if ifname:
             aliases[(row["device"], ifname)] = row["port"]
     return macs, aliases
+
+
+class DirectoryReader:
+    """Base of readers that take a directory of ``<hostname>.json`` files (LLDP, EOS)."""
+
+    source = ""
+
+    def __init__(
+        self,
+        directory: str | Path,
+        mac_table: str | Path | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.directory = Path(directory)
+        self.mac_table = Path(mac_table) if mac_table else None
+        self.progress = progress

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...errors import InputFileError
 from ..model import DeviceSeen, Endpoint, ObservedLink, PortState, PortType, Snapshot
-from ._common import Progress, json_files, load_mac_table, read_json
+from ._common import DirectoryReader, Progress, json_files, load_mac_table, read_json
 
 
 def _status(path: Path, progress: Progress | None) -> dict[str, tuple[bool, int | None, str]]:
@@ -101,23 +101,13 @@ def parse_eos(
     return links, states
 
 
-class EosReader:
+class EosReader(DirectoryReader):
     """EOS ``show lldp neighbors detail | json`` outputs, one ``<hostname>.json`` per switch.
 
     Each file's device is covered (see :class:`~fabric_stack.drift.readers.lldp.LldpReader`).
     """
 
     source = "eos"
-
-    def __init__(
-        self,
-        directory: str | Path,
-        mac_table: str | Path | None = None,
-        progress: Progress | None = None,
-    ) -> None:
-        self.directory = Path(directory)
-        self.mac_table = Path(mac_table) if mac_table else None
-        self.progress = progress
 
     def load(self) -> Snapshot:
         """Read every file (and its optional status file); the first malformed one raises."""

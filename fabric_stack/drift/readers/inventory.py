@@ -14,23 +14,10 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ...errors import InventoryError
+from ...intent import CABLE_SHARED
 from ..model import DeviceSeen, Endpoint, ObservedLink, Snapshot
 
-CABLE_ATTRS = (
-    "role",
-    "network",
-    "rail",
-    "plane",
-    "su",
-    "pod",
-    "medium",
-    "a_optic",
-    "b_optic",
-    "cable_type",
-    "a_speed_gbps",
-    "b_speed_gbps",
-    "status",
-)
+CABLE_ATTRS = (*CABLE_SHARED, "status")
 """Cable record fields compared with the plan."""
 
 SWITCH_ATTRS = ("role", "model", "rail", "su", "plane", "status")

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...errors import InputFileError
 from ..model import DeviceSeen, Endpoint, ObservedLink, PortType, Snapshot
-from ._common import Progress, json_files, load_mac_table, read_json
+from ._common import DirectoryReader, json_files, load_mac_table, read_json
 
 _CHASSIS_KEYS = frozenset({"id", "name", "descr", "mgmt-ip", "mgmt-iface", "capability", "ttl"})
 _MAU = re.compile(r"(\d+)\s*(G|Gig)?\s*base", re.I)
@@ -132,7 +132,7 @@ def parse_lldpd(doc: Any, hostname: str, path: Path) -> list[ObservedLink]:
     return out
 
 
-class LldpReader:
+class LldpReader(DirectoryReader):
     """``lldpctl -f json0`` / ``-f json`` outputs, one ``<hostname>.json`` per device.
 
     Every device with a file is *covered*: a planned cable on any of its ports
@@ -141,16 +141,6 @@ class LldpReader:
     """
 
     source = "lldp"
-
-    def __init__(
-        self,
-        directory: str | Path,
-        mac_table: str | Path | None = None,
-        progress: Progress | None = None,
-    ) -> None:
-        self.directory = Path(directory)
-        self.mac_table = Path(mac_table) if mac_table else None
-        self.progress = progress
 
     def load(self) -> Snapshot:
         """Read every file; the first malformed one raises InputFileError."""
