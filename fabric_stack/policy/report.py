@@ -171,11 +171,15 @@ def render_report(
     rules.add_column("level")
     rules.add_column("result")
     rules.add_column("violations", justify="right")
-    rules.add_column("note")
     for r in report.rules:
-        rules.add_row(r.id, r.level, _RICH_STATUS[r.status], str(r.violations), r.reason)
+        rules.add_row(r.id, r.level, _RICH_STATUS[r.status], str(r.violations))
+    # Skip reasons go below the table: a fifth column would wrap them letter by
+    # letter on an 80-column terminal.
+    notes = [f"{r.id}: {r.reason}" for r in report.rules if r.reason]
     style = {"fail": "bold red", "warn": "bold yellow", "pass": "bold green"}[report.status]
-    parts += [rules, Text(headline(report), style=style)]
+    parts.append(rules)
+    parts += [Text(n, style="dim") for n in notes]
+    parts.append(Text(headline(report), style=style))
     return Group(*parts)
 
 
