@@ -117,6 +117,36 @@ def policy_pack_dirs(project_dir: Path, use_policy: bool) -> list[str]:
     return [str(pack)] if use_policy and (pack / "PulumiPolicy.yaml").exists() else []
 
 
+def _run(
+    op: str,
+    stack_name: str,
+    project_dir: Path,
+    use_policy: bool,
+    progress: Callable[[int, str], None] | None,
+) -> ChangeSummary:
+    from pulumi import automation as auto
+
+    st = _stack(stack_name, project_dir, create=True)
+    col = _Collector(progress=progress)
+    packs = policy_pack_dirs(project_dir, use_policy)
+    operation = "preview" if op == "preview" else "update"
+    try:
+        if op == "preview":
+            st.preview(on_event=col, policy_packs=packs)
+        else:
+            st.up(on_event=col, policy_packs=packs)
+    except auto.ConcurrentUpdateError:
+        raise EngineError(
+            f"stack {stack_name!r} is locked by another update; wait for it or, if it died, "
+            f"run `pulumi cancel` / `pulumi stack export | pulumi stack import`"
+        ) from None
+    except auto.CommandError as exc:
+        msg = col.diagnostics[0] if col.diagnostics else _first_error(str(exc))
+        summary = summarize_changes(col.steps, stack_name, operation, col.violations)
+        raise PreviewFailed(msg, summary) from None
+    return summarize_changes(col.steps, stack_name, operation, col.violations)
+
+
 def preview(
     stack_name: str,
     project_dir: Path,
@@ -124,20 +154,8 @@ def preview(
     use_policy: bool = True,
     progress: Callable[[int, str], None] | None = None,
 ) -> ChangeSummary:
-    """``pulumi preview`` (with the policy pack); raises EngineError on failure or violation."""
-    from pulumi import automation as auto
-
-    st = _stack(stack_name, project_dir, create=True)
-    col = _Collector(progress=progress)
-    failed: str | None = None
-    try:
-        st.preview(on_event=col, policy_packs=policy_pack_dirs(project_dir, use_policy))
-    except auto.CommandError as exc:
-        failed = col.diagnostics[0] if col.diagnostics else _first_error(str(exc))
-    summary = summarize_changes(col.steps, stack_name, "preview", col.violations)
-    if failed is not None:
-        raise PreviewFailed(failed, summary)
-    return summary
+    """``pulumi preview`` (with the policy pack); raises PreviewFailed on failure or violation."""
+    return _run("preview", stack_name, project_dir, use_policy, progress)
 
 
 def up(
@@ -147,24 +165,8 @@ def up(
     use_policy: bool = True,
     progress: Callable[[int, str], None] | None = None,
 ) -> ChangeSummary:
-    """``pulumi up --yes`` (with the policy pack); raises EngineError on failure."""
-    from pulumi import automation as auto
-
-    st = _stack(stack_name, project_dir, create=True)
-    col = _Collector(progress=progress)
-    try:
-        st.up(on_event=col, policy_packs=policy_pack_dirs(project_dir, use_policy))
-    except auto.ConcurrentUpdateError:
-        raise EngineError(
-            f"stack {stack_name!r} is locked by another update; wait for it or, if it died, "
-            f"run `pulumi cancel` / `pulumi stack export | pulumi stack import`"
-        ) from None
-    except auto.CommandError as exc:
-        msg = col.diagnostics[0] if col.diagnostics else _first_error(str(exc))
-        raise PreviewFailed(
-            msg, summarize_changes(col.steps, stack_name, "update", col.violations)
-        ) from None
-    return summarize_changes(col.steps, stack_name, "update", col.violations)
+    """``pulumi up --yes`` (with the policy pack); raises PreviewFailed on failure."""
+    return _run("up", stack_name, project_dir, use_policy, progress)
 
 
 class PreviewFailed(EngineError):

@@ -22,6 +22,20 @@ def _progress(err: Console, verb: str):  # type: ignore[no-untyped-def]
     return status, tick
 
 
+def _run_or_exit(verb: str, fmt: str, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+    """Run a stack operation with a progress line; on refusal print what was seen, exit 1."""
+    from ..stackops import PreviewFailed
+
+    status, tick = _progress(Console(stderr=True), verb)
+    try:
+        with status:
+            return fn(*args, progress=tick, **kwargs)
+    except PreviewFailed as exc:
+        _emit(exc.summary, fmt)
+        click.echo(f"error: {exc.message}", err=True)
+        sys.exit(1)
+
+
 def _emit(summary, fmt: str) -> None:  # type: ignore[no-untyped-def]
     if fmt == "json":
         echo_json(changes_json(summary))
@@ -49,17 +63,11 @@ def plan_cmd(stack: str, no_policy: bool, fmt: str) -> None:
       fabric-stack plan                        # what it adds, by role
       fabric-stack plan --format markdown      # paste into the pull request
     """
-    from ..stackops import PreviewFailed, preview
+    from ..stackops import preview
 
-    err = Console(stderr=True)
-    status, tick = _progress(err, "previewing")
-    try:
-        with status:
-            summary = preview(stack, project_dir(), use_policy=not no_policy, progress=tick)
-    except PreviewFailed as exc:
-        _emit(exc.summary, fmt)
-        click.echo(f"error: {exc.message}", err=True)
-        sys.exit(1)
+    summary = _run_or_exit(
+        "previewing", fmt, preview, stack, project_dir(), use_policy=not no_policy
+    )
     _emit(summary, fmt)
 
 

@@ -14,13 +14,6 @@ from ..guidance import CNI, FABRICS, PRACTICES, Guidance, guidance_for
 from ..sizing import SizingPlan
 
 
-def fmt_gb(gbps: float) -> str:
-    """400 → '400 Gb', 51200 → '51.2 Tb'."""
-    if gbps >= 1000:
-        return f"{fmt_num(gbps / 1000)} Tb"
-    return f"{fmt_num(gbps)} Gb"
-
-
 def fmt_num(x: float) -> str:
     """Thousands separators, at most one decimal, no trailing '.0'."""
     text = f"{x:,.1f}"
