@@ -192,7 +192,13 @@ def test_counts_never_shrink_as_gpus_grow(d: dict, extra_nodes: int) -> None:  #
     for field in ("leaf", "spine", "core", "total"):
         assert getattr(big.switches, field) >= getattr(small.switches, field)
     assert big.cables.total >= small.cables.total
-    assert big.bandwidth.bisection_tbps >= small.bandwidth.bisection_tbps
+    assert big.transceivers.total >= small.transceivers.total
+    if small.non_blocking:
+        # Non-blocking: bisection = GPUs x line rate, so it grows with the cluster. An
+        # oversubscribed figure is the whole-leaves cut, which can shift down slightly
+        # when one more server moves the halfway point (e.g. 2,416 -> 2,420 GPUs at 2:1
+        # with 4 rails: 495.2 -> 493.6 Tb/s), so it is not asserted monotone.
+        assert big.bandwidth.bisection_tbps >= small.bandwidth.bisection_tbps
 
 
 @settings(max_examples=40, deadline=None)
