@@ -6,7 +6,15 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# CI runs property tests derandomized, so a landing is never blocked by a new random
+# example nobody saw locally; local runs keep exploring (failures are saved in .hypothesis/).
+settings.register_profile("ci", derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 from fabric_stack.pulumi_env import offline_env, venv_bin
 
