@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import os
-
 import pytest
 from hypothesis import settings
+
+from fabric_stack.pulumi_env import offline_env, venv_bin
 
 # CI runs property tests derandomized, so a landing is never blocked by a new random
 # example nobody saw locally; local runs keep exploring (failures are saved in .hypothesis/).
 settings.register_profile("ci", derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-
-from fabric_stack.pulumi_env import offline_env, venv_bin
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 POSTGRES_SH = REPO_ROOT / "scripts" / "postgres.sh"
