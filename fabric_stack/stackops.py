@@ -177,3 +177,75 @@ class PreviewFailed(EngineError):
     def __init__(self, message: str, summary: ChangeSummary) -> None:
         super().__init__(message)
         self.summary = summary
+
+
+def _checkpoint_ok(path: Path) -> bool:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "checkpoint" in data
+
+
+def recover(stack_name: str, project_dir: Path) -> list[str]:
+    """Bring a stack back after a killed ``up``; returns the steps taken, in order.
+
+    1. Clear the stale update lock (``pulumi cancel``).
+    2. On a ``file://`` backend, if the checkpoint is torn (the backend rewrites it in
+       place, so a kill mid-write can truncate it), replace it with the newest intact
+       copy: ``<stack>.json.bak`` or the newest file in ``.pulumi/backups``.
+    3. ``pulumi refresh --clear-pending-creates``: read every record back from the
+       inventory and drop creates the engine never saw finish.
+
+    Then ``up`` (``fabric-stack apply``) re-applies the plan; the providers upsert, so
+    records written before the kill are matched rather than duplicated.
+    """
+    import shutil
+    import subprocess
+
+    import yaml
+
+    env = offline_env(project_dir)
+    pulumi = str(project_dir / ".venv" / "bin" / "pulumi")
+    steps: list[str] = []
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [pulumi, *args, "--stack", stack_name, "--non-interactive"],
+            cwd=project_dir,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    if run("cancel", "--yes").returncode == 0:
+        steps.append("cleared the stale update lock")
+    backend = env["PULUMI_BACKEND_URL"]
+    if backend.startswith("file://"):
+        project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text())["name"]
+        root = Path(backend.removeprefix("file://")).expanduser() / ".pulumi"
+        ckpt = root / "stacks" / project / f"{stack_name}.json"
+        if ckpt.exists() and not _checkpoint_ok(ckpt):
+            candidates = [ckpt.with_name(ckpt.name + ".bak")]
+            candidates += sorted(
+                (root / "backups" / project / stack_name).glob("*.json"),
+                key=lambda p: p.stat().st_mtime,
+                reverse=True,
+            )
+            good = next((c for c in candidates if c.exists() and _checkpoint_ok(c)), None)
+            if good is None:
+                raise EngineError(f"{ckpt} is torn and no intact backup was found next to it")
+            shutil.copyfile(ckpt, ckpt.with_name(ckpt.name + ".torn"))
+            shutil.copyfile(good, ckpt)
+            steps.append(
+                f"restored the torn checkpoint from {good.name} "
+                f"(the torn one is kept as {ckpt.name}.torn)"
+            )
+    r = run("refresh", "--yes", "--clear-pending-creates")
+    if r.returncode != 0:
+        raise EngineError(f"pulumi refresh: {_first_error(r.stdout + r.stderr)}")
+    steps.append("refreshed every record from the inventory and cleared pending creates")
+    return steps

@@ -173,15 +173,52 @@ def test_killed_up_is_brought_back_by_refresh_and_up(
     )
     assert mid < expected
 
-    # Recovery: refresh (dropping creates the engine never saw finish), then up.
-    pulumi(proj, pulumi_env, "cancel", "--yes", check=False)
-    pulumi(proj, pulumi_env, "refresh", "--yes", "--clear-pending-creates")
+    # Recovery: `fabric-stack recover` (lock, torn checkpoint, refresh), then up.
+    steps = _recover(proj, pulumi_env)
+    assert steps[-1].startswith("refreshed every record")
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
     store = open_store(f"sqlite:///{db}")
     assert _cables_in(store) == {c.name: (c.b_device, c.b_port) for c in big.cables}
     assert {r["name"] for r in store.list_records("Switch", "it")} == {s.name for s in big.switches}
     assert _count_rows(db) == expected  # nothing orphaned
     # and the state agrees: nothing left to do
+    assert {s["op"] for s in preview_steps(proj, pulumi_env)} == {"same"}
+
+
+def _recover(proj: Path, env: dict[str, str]) -> list[str]:
+    from fabric_stack.stackops import recover
+
+    (proj / ".venv").symlink_to(REPO_ROOT / ".venv")
+    old = {k: os.environ.get(k) for k in ("PULUMI_BACKEND_URL", "PULUMI_HOME")}
+    os.environ.update({k: env[k] for k in old})
+    try:
+        return recover("it", proj)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def test_torn_checkpoint_is_restored_from_its_backup(
+    tmp_path: Path, pulumi_env: dict[str, str]
+) -> None:
+    db = tmp_path / "inventory.db"
+    proj = _stack(tmp_path, pulumi_env, 128, f"sqlite:///{db}")
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "config", "set", "fabric:gpus", "256")
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    state = Path(pulumi_env["PULUMI_BACKEND_URL"].removeprefix("file://"))
+    ckpt = state / ".pulumi" / "stacks" / "fabric-stack" / "it.json"
+    ckpt.write_text(ckpt.read_text()[:1000])  # what a kill mid-write leaves behind
+    r = pulumi(proj, pulumi_env, "preview", check=False)
+    assert r.returncode != 0 and "failed to load checkpoint" in r.stderr
+    steps = _recover(proj, pulumi_env)
+    assert any(s.startswith("restored the torn checkpoint from it.json.bak") for s in steps)
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    store = open_store(f"sqlite:///{db}")
+    assert _cables_in(store) == {c.name: (c.b_device, c.b_port) for c in intent_for(256).cables}
     assert {s["op"] for s in preview_steps(proj, pulumi_env)} == {"same"}
 
 

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("check", "check_cmd", "Run the policy rules on the plan (exit 1 on mandatory)."),
     "plan": ("stack", "plan_cmd", "Preview the Pulumi stack: switches and cables to add, by role."),
     "apply": ("stack", "apply_cmd", "Apply the Pulumi stack: record the fabric in the inventory."),
+    "recover": ("stack", "recover_cmd", "Bring a stack back after a killed `up`."),
     "inventory": ("inventory", "inventory_cmd", "List what `pulumi up` recorded in the inventory."),
     "drift": ("drift", "drift_cmd", "Compare the plan with the inventory and the live fabric."),
     "render": (

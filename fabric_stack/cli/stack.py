@@ -116,3 +116,25 @@ def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(1)
     _emit(done, fmt)
+
+
+@click.command("recover")
+@click.option("--stack", default=DEFAULT_STACK, show_default=True, help="Pulumi stack to recover.")
+@handle_errors
+def recover_cmd(stack: str) -> None:
+    """Bring a stack back after an `up` was killed (crash, OOM, Ctrl-\\).
+
+    Clears the stale lock, restores a torn file:// checkpoint from its backup,
+    refreshes every record from the inventory and clears unfinished creates.
+    Then run `fabric-stack apply` to finish: records written before the kill are
+    matched, not duplicated.
+
+    \b
+    Example:
+      fabric-stack recover --stack prod && fabric-stack apply --stack prod --yes
+    """
+    from ..stackops import recover
+
+    for step in recover(stack, project_dir()):
+        click.echo(f"✓ {step}")
+    click.echo(f"next: fabric-stack apply --stack {stack}")
