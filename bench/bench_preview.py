@@ -1,13 +1,21 @@
 """Preview benchmark: capacity changes with the real CLI, against a trivial-resource baseline.
 
-For each case (128 → 512 and 1,024 → 4,096 GPUs) it runs, on a throw-away
-project and file:// backend: ``pulumi up`` at the first size (SQLite inventory),
-then times ``pulumi preview`` at the second size. The baseline is the same
-shape with trivial dynamic resources (echo provider, no inventory): ``up``
-with as many resources as the first stack holds, then ``preview`` with as
-many as the second preview steps through.
+For each case (128 → 512 and 1,024 → 4,096 GPUs) it sets up, on throw-away
+projects and file:// backends:
+
+* the fabric stack: ``pulumi up`` at the first size (SQLite inventory), then
+  config set to the second size;
+* the baseline: a project of trivial dynamic resources (echo provider, one
+  property), ``up`` with as many resources as the first stack holds, the
+  program then asking for as many as the fabric preview steps through.
+
+Then it times ``pulumi preview`` of both, alternating, ``--repeat`` times, and
+prints the medians and their ratio. ``--output plain`` (the default) times the
+preview a person runs; ``--output json`` times ``pulumi preview --json``, which
+also renders every property of every step.
 
     .venv/bin/python -m bench.bench_preview [--granularity bundle|cable] [--cases small,large]
+                                            [--repeat 3] [--output plain|json]
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -62,12 +71,38 @@ def _project(root: Path, name: str, main: str) -> Path:
     return proj
 
 
-def _steps(out: str) -> int:
-    return sum(1 for s in json.loads(out).get("steps", []) if s.get("op") != "same" or True)
+class Case:
+    """A project whose next ``pulumi preview`` is the change being measured."""
+
+    def __init__(self, proj: Path, env: dict[str, str], up_s: float) -> None:
+        self.proj, self.env, self.up_s = proj, env, up_s
+        _, out = _run(proj, env, "preview", "--json")
+        self.ops: dict[str, int] = {}
+        for s in json.loads(out).get("steps", []):
+            self.ops[s["op"]] = self.ops.get(s["op"], 0) + 1
+        self.resources = sum(self.ops.values())
+        self.times: list[float] = []
+
+    @property
+    def existing(self) -> int:
+        """Resources already in the state before the change."""
+        return sum(v for k, v in self.ops.items() if k in ("same", "update", "delete", "replace"))
+
+    def time_preview(self, output: str) -> float:
+        """One timed preview; the figure is kept."""
+        args = ["preview", "--json"] if output == "json" else ["preview"]
+        dt, _ = _run(self.proj, self.env, *args)
+        self.times.append(dt)
+        return dt
+
+    @property
+    def median(self) -> float:
+        """Median of the timed previews."""
+        return statistics.median(self.times)
 
 
-def fabric_case(root: Path, a: int, b: int, granularity: str) -> dict[str, float]:
-    """up at ``a`` GPUs, then time preview at ``b``."""
+def fabric_case(root: Path, a: int, b: int, granularity: str) -> Case:
+    """The fabric stack, up at ``a`` GPUs, configured for ``b``."""
     proj = _project(root, f"fab-{a}-{b}", "from components.program import run\n\nrun()\n")
     env = _env(root / f"state-{a}-{b}")
     _run(proj, env, "stack", "init", "bench")
@@ -79,21 +114,11 @@ def fabric_case(root: Path, a: int, b: int, granularity: str) -> dict[str, float
         _run(proj, env, "config", "set", f"fabric:{k}", str(v))
     t_up, _ = _run(proj, env, "up", "--yes", "--skip-preview")
     _run(proj, env, "config", "set", "fabric:gpus", str(b))
-    t_prev, out = _run(proj, env, "preview", "--json")
-    steps = json.loads(out).get("steps", [])
-    ops: dict[str, int] = {}
-    for s in steps:
-        ops[s["op"]] = ops.get(s["op"], 0) + 1
-    return {
-        "up_s": t_up,
-        "preview_s": t_prev,
-        "resources": len(steps),
-        "ops": ops,  # type: ignore[dict-item]
-        "first": sum(v for k, v in ops.items() if k in ("same", "update", "delete", "replace")),
-    }
+    return Case(proj, env, t_up)
 
 
-def baseline_case(root: Path, first: int, second: int, tag: str) -> dict[str, float]:
+def baseline_case(root: Path, first: int, second: int, tag: str) -> Case:
+    """Trivial resources: ``first`` in the state, ``second`` in the program."""
     main = (
         "import os\nfrom bench.trivial_provider import Trivial\n"
         "for i in range(int(os.environ['N'])):\n    Trivial(f'r{i}', i)\n"
@@ -101,9 +126,8 @@ def baseline_case(root: Path, first: int, second: int, tag: str) -> dict[str, fl
     proj = _project(root, f"base-{tag}", main)
     env = _env(root / f"bstate-{tag}")
     _run(proj, env, "stack", "init", "bench")
-    _run(proj, {**env, "N": str(first)}, "up", "--yes", "--skip-preview")
-    t_prev, out = _run(proj, {**env, "N": str(second)}, "preview", "--json")
-    return {"preview_s": t_prev, "resources": len(json.loads(out).get("steps", []))}
+    t_up, _ = _run(proj, {**env, "N": str(first)}, "up", "--yes", "--skip-preview")
+    return Case(proj, {**env, "N": str(second)}, t_up)
 
 
 def main() -> None:
@@ -112,25 +136,37 @@ def main() -> None:
     )
     ap.add_argument("--granularity", default="bundle", choices=["bundle", "cable"])
     ap.add_argument("--cases", default="small,large")
+    ap.add_argument("--repeat", type=int, default=3, help="timed previews of each (median)")
+    ap.add_argument("--output", default="plain", choices=["plain", "json"])
     args = ap.parse_args()
-    print(f"# preview benchmark, granularity={args.granularity}, {os.cpu_count()} CPUs")
+    print(
+        f"# preview benchmark, granularity={args.granularity}, output={args.output}, "
+        f"median of {args.repeat}, {os.cpu_count()} CPUs",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="fs-bench-") as tmp:
         root = Path(tmp)
         for case in args.cases.split(","):
             a, b = CASES[case]
             fab = fabric_case(root, a, b, args.granularity)
-            base = baseline_case(root, int(fab["first"]), int(fab["resources"]), case)
-            ratio = fab["preview_s"] / base["preview_s"]
+            base = baseline_case(root, fab.existing, fab.resources, case)
+            for _ in range(args.repeat):
+                # Alternate, so that a noisy moment hits both sides.
+                fab.time_preview(args.output)
+                base.time_preview(args.output)
+            ratio = fab.median / base.median
             print(
-                f"{a:>6} -> {b:<6} GPUs: preview {fab['preview_s']:6.1f} s "
-                f"for {fab['resources']} resources "
-                f"({fab['resources'] / fab['preview_s']:.0f}/s; ops {fab['ops']}); "
-                f"up at {a}: {fab['up_s']:.1f} s"
+                f"{a:>6} -> {b:<6} GPUs: preview {fab.median:6.1f} s "
+                f"for {fab.resources} resources "
+                f"({fab.resources / fab.median:.0f}/s; ops {fab.ops}); "
+                f"up at {a}: {fab.up_s:.1f} s; runs {', '.join(f'{t:.1f}' for t in fab.times)}"
             )
             print(
-                f"{'':>16} baseline: preview {base['preview_s']:6.1f} s "
-                f"for {base['resources']} trivial "
-                f"resources ({base['resources'] / base['preview_s']:.0f}/s); ratio {ratio:.2f}x"
+                f"{'':>16} baseline: preview {base.median:6.1f} s "
+                f"for {base.resources} trivial resources "
+                f"({base.resources / base.median:.0f}/s); ratio {ratio:.2f}x; "
+                f"runs {', '.join(f'{t:.1f}' for t in base.times)}",
+                flush=True,
             )
 
 

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import pulumi
 
-from fabric_stack.intent import CableIntent, FabricIntent, encode_cables, encode_nics
+from fabric_stack.intent import CableIntent, FabricIntent, encode_cables, encode_nics, record_text
 
 from .providers import Cable, CableBundle, Fabric, Rail, RdmaNic, RdmaNicGroup, Switch, Vlan
 
@@ -52,10 +52,12 @@ class FabricComponent(pulumi.ComponentResource):
     ) -> None:
         super().__init__("fabric-stack:index:Fabric", name, {}, opts)
         stack = pulumi.get_stack()
-        base: dict[str, Any] = {"inventory": inventory, "stack": stack}
+        # Where the records are kept. One property (not two): the engine charges per property.
+        base: dict[str, Any] = {"inventory": {"url": inventory, "stack": stack}}
 
-        def with_base(props: Mapping[str, Any]) -> dict[str, Any]:
-            return {**props, **base}
+        def with_base(fields: Mapping[str, Any]) -> dict[str, Any]:
+            # One property per record (see fabric_stack.intent.RECORD_KEY for why).
+            return {"record": record_text(fields), **base}
 
         me = pulumi.ResourceOptions(parent=self)
         self.resources: list[pulumi.CustomResource] = []

@@ -6,10 +6,14 @@ in this importable module (never in the program's ``__main__``: dill would then
 pickle the class by value, once more per resource). They open an inventory
 connection per call.
 
-Resource inputs are the intent record's props plus two reserved keys:
-``inventory`` (the store URL, a Pulumi secret when it carries a password) and
-``stack``. Bundled kinds (``CableBundle``, ``RdmaNicGroup``) carry their items in
-a list (``cables`` / ``nics``) and write one inventory row per item.
+Resource inputs are two: ``record``, the intent record as canonical JSON text
+(:func:`fabric_stack.intent.record_text`; one property, because the engine and
+SDK charge per property, and `pulumi preview --diff` decodes it field by
+field), and ``inventory``, where the record is kept: ``{"url": …, "stack": …}``
+(the store URL, a Pulumi secret when it carries a password, and the stack
+whose rows these are). Bundled kinds (``CableBundle``, ``RdmaNicGroup``) carry
+their items in the record's ``cables`` / ``nics`` list and write one inventory
+row per item.
 """
 
 from __future__ import annotations
@@ -34,15 +38,33 @@ from fabric_stack.intent import (
     decode_nics,
     encode_cables,
     encode_nics,
+    record_of,
+    record_text,
 )
 from fabric_stack.inventory import open_store
 
-RESERVED = ("inventory", "stack")
+RESERVED = ("inventory",)
 """Input keys that configure the provider rather than describe the record."""
 
 
-def _record_props(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if k not in RESERVED and not k.startswith("__")}
+def inventory_of(props: Mapping[str, Any]) -> tuple[str, str]:
+    """(store URL, stack) of resource ``props``; ValueError if ``inventory`` is malformed."""
+    inv = props.get("inventory")
+    if not isinstance(inv, Mapping) or not inv.get("url") or not inv.get("stack"):
+        raise ValueError('inventory: expected {"url": "sqlite:///…|postgresql://…", "stack": …}')
+    return str(inv["url"]), str(inv["stack"])
+
+
+def _record_props(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The record fields of resource ``props`` (never the reserved keys or ``__provider``)."""
+    return {
+        k: v for k, v in record_of(props).items() if k not in RESERVED and not k.startswith("__")
+    }
+
+
+def with_record(props: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``props``'s reserved keys plus ``fields`` as the record text: what read returns."""
+    return {**{k: props[k] for k in RESERVED if k in props}, "record": record_text(fields)}
 
 
 class InventoryProvider(dynamic.ResourceProvider):
@@ -52,23 +74,29 @@ class InventoryProvider(dynamic.ResourceProvider):
     kind: ClassVar[str] = ""
     record: ClassVar[type[BaseModel]] = BaseModel
     replace_on: ClassVar[tuple[str, ...]] = ()
-    """Props whose change means a different physical object (delete + create)."""
+    """Record fields whose change means a different physical object (delete + create)."""
 
     # -- helpers
     def _store_and_stack(self, props: dict[str, Any]) -> tuple[Any, str]:
-        return open_store(str(props["inventory"])), str(props["stack"])
+        url, stack = inventory_of(props)
+        return open_store(url), stack
 
     def _id(self, props: dict[str, Any]) -> str:
-        return f"{props['stack']}/{self.kind}/{props['name']}"
+        return f"{inventory_of(props)[1]}/{self.kind}/{_record_props(props)['name']}"
 
     # -- engine calls
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dynamic.CheckResult:
         failures = []
-        for key in RESERVED:
-            if not news.get(key):
-                failures.append(dynamic.CheckFailure(key, f"{key} is required"))
         try:
-            self._validate(_record_props(news))
+            inventory_of(news)
+        except ValueError as exc:
+            failures.append(dynamic.CheckFailure("inventory", str(exc)))
+        try:
+            fields = _record_props(news)
+        except ValueError as exc:
+            return dynamic.CheckResult(news, [*failures, dynamic.CheckFailure("record", str(exc))])
+        try:
+            self._validate(fields)
         except ValidationError as exc:
             err = exc.errors(include_url=False)[0]
             loc = ".".join(str(p) for p in err["loc"]) or "props"
@@ -82,7 +110,8 @@ class InventoryProvider(dynamic.ResourceProvider):
         old, new = _record_props(olds), _record_props(news)
         keys = sorted(set(old) | set(new))
         changes = [k for k in keys if old.get(k) != new.get(k)]
-        replaces = [k for k in changes if k in self.replace_on]
+        # The engine names replace reasons by property; the record is one property.
+        replaces = ["record"] if any(k in self.replace_on for k in changes) else []
         for key in RESERVED:
             if olds.get(key) != news.get(key):
                 changes.append(key)
@@ -106,8 +135,7 @@ class InventoryProvider(dynamic.ResourceProvider):
         current = self._read(store, stack, props)
         if current is None:
             return dynamic.ReadResult(None, {})
-        outs = {**{k: props[k] for k in RESERVED if k in props}, **current}
-        return dynamic.ReadResult(id_, outs)
+        return dynamic.ReadResult(id_, with_record(props, current))
 
     def delete(self, _id: str, props: dict[str, Any]) -> None:
         store, stack = self._store_and_stack(props)
@@ -120,14 +148,14 @@ class InventoryProvider(dynamic.ResourceProvider):
         store.put(stack, self.kind, rec["name"], rec)
 
     def _read(self, store: Any, stack: str, props: dict[str, Any]) -> dict[str, Any] | None:
-        got = store.get(stack, self.kind, props["name"])
+        got = store.get(stack, self.kind, _record_props(props)["name"])
         if got is None:
             return None
         got.pop("status", None)
         return dict(got)
 
     def _remove(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        store.delete(stack, self.kind, props["name"])
+        store.delete(stack, self.kind, _record_props(props)["name"])
 
 
 class BundleProvider(InventoryProvider):
@@ -141,8 +169,8 @@ class BundleProvider(InventoryProvider):
     items_key: ClassVar[str] = ""
     item_record: ClassVar[type[BaseModel]] = BaseModel
 
-    def decode(self, props: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Full item records of bundle ``props``."""
+    def decode(self, fields: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Full item records of a bundle's record ``fields``."""
         raise NotImplementedError
 
     def encode(self, items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -154,24 +182,26 @@ class BundleProvider(InventoryProvider):
             self.item_record.model_validate(item)
 
     def _write(self, store: Any, stack: str, props: dict[str, Any]) -> None:
+        fields = _record_props(props)
         items = [
-            self.item_record.model_validate(i).model_dump(mode="json") for i in self.decode(props)
+            self.item_record.model_validate(i).model_dump(mode="json") for i in self.decode(fields)
         ]
-        store.replace_bundle(stack, self.item_kind, props["name"], [(i["name"], i) for i in items])
+        store.replace_bundle(stack, self.item_kind, fields["name"], [(i["name"], i) for i in items])
 
     def _read(self, store: Any, stack: str, props: dict[str, Any]) -> dict[str, Any] | None:
-        rows = store.get_bundle(stack, self.item_kind, props["name"])
+        fields = _record_props(props)
+        rows = store.get_bundle(stack, self.item_kind, fields["name"])
         if not rows:
             return None
-        fields = set(self.item_record.model_fields)
-        items = [{k: v for k, v in r.items() if k in fields} for r in rows]
-        out = {k: v for k, v in _record_props(props).items() if k not in (self.items_key, "shared")}
+        names = set(self.item_record.model_fields)
+        items = [{k: v for k, v in r.items() if k in names} for r in rows]
+        out = {k: v for k, v in fields.items() if k not in (self.items_key, "shared")}
         out.update(self.encode(sorted(items, key=lambda i: str(i["name"]))))
         out["count"] = len(items)
         return out
 
     def _remove(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        store.delete_bundle(stack, self.item_kind, props["name"])
+        store.delete_bundle(stack, self.item_kind, _record_props(props)["name"])
 
 
 class FabricProvider(InventoryProvider):
@@ -230,8 +260,8 @@ class CableBundleProvider(BundleProvider):
     item_record = CableIntent
     replace_on = ("device", "role")
 
-    def decode(self, props: Mapping[str, Any]) -> list[dict[str, Any]]:
-        return decode_cables(props)
+    def decode(self, fields: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return decode_cables(fields)
 
     def encode(self, items: list[dict[str, Any]]) -> dict[str, Any]:
         return encode_cables(items)
@@ -246,8 +276,8 @@ class RdmaNicGroupProvider(BundleProvider):
     item_record = RdmaNicIntent
     replace_on = ("node",)
 
-    def decode(self, props: Mapping[str, Any]) -> list[dict[str, Any]]:
-        return decode_nics(props)
+    def decode(self, fields: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return decode_nics(fields)
 
     def encode(self, items: list[dict[str, Any]]) -> dict[str, Any]:
         return encode_nics(items)

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .intent import decode_cables
+from .intent import decode_cables, record_of
 
 _COUNTED_OPS = {"create", "update", "delete", "replace", "same"}
 
@@ -34,6 +34,26 @@ class Step(BaseModel):
         description="State before: outputs when known (they reflect a refresh), else inputs.",
     )
     new: dict[str, Any] = Field(default_factory=dict, description="Inputs after.")
+
+    @classmethod
+    def from_props(
+        cls,
+        op: str,
+        kind: str,
+        name: str,
+        old: Mapping[str, Any] | None,
+        new: Mapping[str, Any] | None,
+    ) -> Step:
+        """A step from the engine's resource props: their ``record`` text becomes the fields."""
+        return cls(op=op, kind=kind, name=name, old=_fields(old), new=_fields(new))
+
+
+def _fields(props: Mapping[str, Any] | None) -> dict[str, Any]:
+    props = dict(props or {})
+    try:
+        return record_of(props)
+    except ValueError:  # not one of our records: keep what the engine gave
+        return props
 
 
 class SwitchChange(BaseModel):

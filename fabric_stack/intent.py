@@ -9,10 +9,15 @@ resource properties with :func:`intent_from_resources`).
 Records are pydantic models (their JSON schema documents the resource props),
 built here with ``model_construct``: the values come from an already-validated
 plan, and validating ~100k cable records would cost seconds.
+
+On the wire (Pulumi resource inputs and state) a record travels as one
+property, ``record``: its canonical JSON text (:func:`record_text`,
+:func:`record_of`). See the note above :data:`RECORD_KEY` for why.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -580,3 +585,48 @@ def decode_nics(props: Mapping[str, Any]) -> list[dict[str, Any]]:
         except ValueError as exc:
             raise ValueError(f"NIC line {item!r} is malformed ({exc})") from None
     return out
+
+
+# --------------------------------------------------------------------------- wire format
+#
+# Why one JSON text property per record and not one property per field: the
+# Python SDK turns every top-level input into an Output it tracks until the
+# program ends (and waits on all of them, repeatedly), and the engine marshals,
+# copies and logs every value of every resource several times per preview. A
+# 1,226-resource preview (1,024 -> 4,096 GPUs) took 12-15 s with flat records
+# and 2x the time of the same number of one-property resources; see
+# bench/README.md. A string is one value for both. Pulumi's diff display
+# decodes JSON text, so `pulumi preview --diff` still shows the record field by
+# field ("~ record: (json) { ~ ports_up: 16 => 32 }").
+
+RECORD_KEY = "record"
+"""Resource input holding the record's JSON text."""
+
+
+def record_text(fields: Mapping[str, Any]) -> str:
+    """Canonical JSON of a record's fields (sorted keys, compact): equal records, equal text.
+
+    Canonical so that a record read back from the inventory (``pulumi refresh``)
+    is the same text the program sent, and the state does not churn.
+    """
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def record_of(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The record fields of resource ``props`` (the inverse of :func:`record_text`).
+
+    Props without a ``record`` key are taken to be the fields themselves.
+    Raises ValueError when ``record`` is not the JSON text of an object.
+    """
+    raw = props.get(RECORD_KEY)
+    if raw is None:
+        return dict(props)
+    if not isinstance(raw, str):
+        raise ValueError(f"{RECORD_KEY}: expected JSON text, got {type(raw).__name__}")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{RECORD_KEY}: not JSON ({exc.msg} at char {exc.pos})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{RECORD_KEY}: expected a JSON object, got {type(value).__name__}")
+    return value

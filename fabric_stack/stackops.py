@@ -35,12 +35,12 @@ class _Collector:
             kind = m.type.rsplit(":", 1)[-1]
             if _TYPE.search(m.type) or m.type.startswith("fabric-stack:"):
                 self.steps.append(
-                    Step(
+                    Step.from_props(
                         op=str(getattr(m.op, "value", m.op)),
                         kind=kind,
                         name=m.urn.rsplit("::", 1)[-1],
-                        old=_plain(m.old.outputs or m.old.inputs) if m.old else {},
-                        new=_plain(m.new.inputs) if m.new else {},
+                        old=(m.old.outputs or m.old.inputs) if m.old else None,
+                        new=m.new.inputs if m.new else None,
                     )
                 )
             if self.progress:
@@ -70,10 +70,6 @@ def _last_line(message: str) -> str:
             last.split(": ", 1)[1] if ": " in last and "Error" in last.split(": ", 1)[0] else last
         )
     return message.strip()
-
-
-def _plain(value: Any) -> dict[str, Any]:
-    return dict(value or {})
 
 
 def _stack(stack_name: str, project_dir: Path, create: bool) -> Any:

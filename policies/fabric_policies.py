@@ -52,11 +52,13 @@ from pulumi_policy.proxy import (
 )
 
 from fabric_stack.intent import (
+    RECORD_KEY,
     RESOURCE_KINDS,
     FabricIntent,
     decode_cables,
     decode_nics,
     intent_from_resources,
+    record_of,
 )
 from fabric_stack.policy import RULES, Rule, Violation
 from fabric_stack.policy.config import FABRIC_SUFFIX
@@ -137,33 +139,28 @@ _FIELDS: dict[str, frozenset[str]] = {
 }
 
 
-def _fields(kind: str, props: Any) -> dict[str, Any]:
-    """The record's own fields of ``props`` (never touching the rest, e.g. ``inventory``)."""
-    names = _FIELDS[kind]
+def _record(props: Any) -> dict[str, Any]:
+    """The record fields of a resource's props (its ``record`` JSON text, decoded)."""
     src = _target(props) if type(props) is _DictProxy else props
-    return {k: plain(src[k], k) for k in src if k in names}
-
-
-def _items(props: Any, key: str) -> list[Any]:
-    items = props[key]
-    return list(_target(items)) if type(items) is _ListProxy else list(items)
+    if RECORD_KEY in src:
+        return record_of({RECORD_KEY: plain(src[RECORD_KEY], RECORD_KEY)})
+    # Not our wire format (e.g. hand-built args): the props are the fields.
+    return {k: plain(src[k], k) for k in src if k != "inventory"}
 
 
 def record_props(kind: str, props: Any) -> list[tuple[str, dict[str, Any]]]:
     """(record kind, record fields) of one resource; a group gives one pair per member."""
-    if kind in GROUPS or (kind == "Cable" and "cables" in props):
+    if kind not in RESOURCE_KINDS and kind not in GROUPS:
+        return []
+    fields = _record(props)
+    if kind in GROUPS or (kind == "Cable" and "cables" in fields):
         # Groups list their members compactly (shared fields + one line each).
-        member, key = GROUPS.get(kind, ("Cable", "cables"))
-        bundle = {
-            "shared": plain(props["shared"], "shared") if "shared" in props else {},
-            key: [plain(i, key) for i in _items(props, key)],
-        }
+        member, _ = GROUPS.get(kind, ("Cable", "cables"))
         decode = decode_cables if member == "Cable" else decode_nics
         names = _FIELDS[member]
-        return [(member, {k: v for k, v in rec.items() if k in names}) for rec in decode(bundle)]
-    if kind in RESOURCE_KINDS:
-        return [(kind, _fields(kind, props))]
-    return []
+        return [(member, {k: v for k, v in rec.items() if k in names}) for rec in decode(fields)]
+    names = _FIELDS[kind]
+    return [(kind, {k: v for k, v in fields.items() if k in names})]
 
 
 class FabricView:

@@ -21,7 +21,7 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.intent import FabricIntent
+from fabric_stack.intent import FabricIntent, record_text
 
 TYPE = "pulumi-python:dynamic/fabric:"
 
@@ -93,9 +93,17 @@ def urn(kind: str, name: str) -> str:
     return f"urn:pulumi:dev::fabric-stack::{TYPE}{kind}::{name}"
 
 
-def resource(kind: str, name: str, props: Mapping[str, Any]) -> PolicyResource:
-    """One stack resource of ``kind`` with the provider's extra props (inventory, stack)."""
-    full = {**props, "inventory": "sqlite:////tmp/inventory.db", "stack": "dev"}
+def resource(
+    kind: str, name: str, props: Mapping[str, Any], text: str | None = None
+) -> PolicyResource:
+    """One stack resource of ``kind`` as the component sends it: record text + inventory.
+
+    ``text`` replaces the record text (e.g. by the SDK's unknown-value sentinel).
+    """
+    full = {
+        "record": record_text(props) if text is None else text,
+        "inventory": {"url": "sqlite:////tmp/inventory.db", "stack": "dev"},
+    }
     return PolicyResource(
         TYPE + kind,
         sdk_props(full),

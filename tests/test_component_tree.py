@@ -9,6 +9,7 @@ import pulumi
 import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
+from fabric_stack.intent import record_of
 
 
 class Mocks(pulumi.runtime.Mocks):
@@ -55,14 +56,20 @@ def test_bundle_tree(mocks: Mocks) -> Any:
         assert types[p + "CableBundle"] == 16 * 2 + 8
         assert types["fabric-stack:index:ScalableUnit"] == 2
         assert types["fabric-stack:index:SpineLayer"] == 1
-        bundles = [i for t, _, i, _ in mocks.resources if t == p + "CableBundle"]
+        bundles = [record_of(i) for t, _, i, _ in mocks.resources if t == p + "CableBundle"]
         assert sum(b["count"] for b in bundles) == len(intent.cables)
         assert all(len(b["cables"]) == b["count"] for b in bundles)
-        # every resource carries the inventory and stack, and its own serialized provider
-        for t, _name, inputs, _ in mocks.resources:
+        # every resource carries its record as one JSON text, where it is kept
+        # (inventory URL and stack), and its own serialized provider: nothing else
+        for t, name, inputs, _ in mocks.resources:
             if t.startswith(p):
-                assert inputs["stack"] == "unit" and inputs["inventory"] == "sqlite:///unused.db"
+                assert set(inputs) == {"record", "inventory", "__provider"}, name
+                assert inputs["inventory"] == {"url": "sqlite:///unused.db", "stack": "unit"}
                 assert inputs["__provider"]
+                assert record_of(inputs)["name"] == name
+        # a switch's record holds the fields the policies judge
+        sw = next(record_of(i) for t, n, i, _ in mocks.resources if n == "su1-r3-leaf")
+        assert sw == intent.switches[[s.name for s in intent.switches].index("su1-r3-leaf")].props()
 
     return pulumi.Output.all(*[r.urn for r in comp.resources]).apply(check)
 

@@ -16,7 +16,7 @@ from components.providers import (
 )
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.errors import InventoryError
-from fabric_stack.intent import decode_cables, encode_cables
+from fabric_stack.intent import decode_cables, encode_cables, record_of, record_text
 from fabric_stack.inventory import mask_url, open_store
 
 
@@ -26,64 +26,77 @@ def intent():  # type: ignore[no-untyped-def]
 
 
 def _crud(url: str, intent: Any) -> None:
-    base = {"inventory": url, "stack": "test"}
+    base = {"inventory": {"url": url, "stack": "test"}}
+
+    def wire(fields: dict[str, Any]) -> dict[str, Any]:
+        return {"record": record_text(fields), **base}
+
     store = open_store(url)
     leaf = intent.switches[0]
     sw = SwitchProvider()
-    props = {**leaf.props(), **base}
+    fields = leaf.props()
+    props = wire(fields)
     assert not sw.check({}, props).failures
     created = sw.create(props)
     assert created.id == f"test/Switch/{leaf.name}"
     assert store.get("test", "Switch", leaf.name)["model"] == "qm9700"
 
-    # read returns the record; an edit made in the inventory shows up
+    # read returns the record as the program sends it: nothing to refresh
+    assert sw.read(created.id, props).outs == props
+    # an edit made in the inventory shows up
     store.execute(
         'UPDATE fabric_inventory SET props = replace(props, \'"rack": "su1-net"\', '
         "'\"rack\": \"row9\"') WHERE kind = 'Switch' AND name = ?",
         (leaf.name,),
     )
     read = sw.read(created.id, props)
-    assert read.outs["rack"] == "row9"
+    assert record_of(read.outs)["rack"] == "row9"
+    assert {k: v for k, v in record_of(read.outs).items() if k != "rack"} == {
+        k: v for k, v in fields.items() if k != "rack"
+    }
     diff = sw.diff(created.id, read.outs, props)
     assert diff.changes and not diff.replaces
 
     # identity changes replace; other changes update in place
-    assert sw.diff(created.id, props, {**props, "model": "q3400"}).replaces == ["model"]
-    assert sw.diff(created.id, props, {**props, "ports_down": 32}).replaces == []
+    assert sw.diff(created.id, props, wire({**fields, "model": "q3400"})).replaces == ["record"]
+    assert sw.diff(created.id, props, wire({**fields, "ports_down": 30})).replaces == []
+    assert sw.diff(created.id, props, wire({**fields, "ports_down": 30})).changes
     assert not sw.diff(created.id, props, dict(props)).changes
-    sw.update(created.id, props, {**props, "rack": "row1"})
+    sw.update(created.id, props, wire({**fields, "rack": "row1"}))
     assert store.get("test", "Switch", leaf.name)["rack"] == "row1"
 
     # bundles: one row per cable; update replaces the set; delete removes them
     cb = CableBundleProvider()
     cables = [c.props() for c in intent.cables if c.b_device == leaf.name and c.role == "node_leaf"]
-    bprops = {
+    bfields = {
         "name": f"{leaf.name}/downlinks",
         "device": leaf.name,
         "side": "downlinks",
         "role": "node_leaf",
         "count": len(cables),
         "cables": cables,
-        **base,
     }
+    bprops = wire(bfields)
     assert not cb.check({}, bprops).failures
     cb.create(bprops)
-    assert len(store.get_bundle("test", "Cable", bprops["name"])) == 16
-    fewer = {**bprops, **encode_cables(cables[:10]), "count": 10}
+    assert len(store.get_bundle("test", "Cable", bfields["name"])) == 16
+    fewer = wire({**bfields, **encode_cables(cables[:10]), "count": 10})
     cb.update("x", bprops, fewer)
-    assert len(store.get_bundle("test", "Cable", bprops["name"])) == 10
+    assert len(store.get_bundle("test", "Cable", bfields["name"])) == 10
     got = cb.read("x", fewer)
-    assert got.outs["count"] == 10 and decode_cables(got.outs) == cables[:10]
+    assert got.outs == fewer  # compact form, canonical text: refresh sees no change
+    assert record_of(got.outs)["count"] == 10
+    assert decode_cables(record_of(got.outs)) == cables[:10]
     # an edit to one cable's shared field survives the compact form on read
     store.execute(
         "UPDATE fabric_inventory SET props = replace(props, '\"a_speed_gbps\": 400', "
         "'\"a_speed_gbps\": 200') WHERE kind = 'Cable' AND name = ?",
         (cables[2]["name"],),
     )
-    edited = decode_cables(cb.read("x", fewer).outs)
+    edited = decode_cables(record_of(cb.read("x", fewer).outs))
     assert edited[2]["a_speed_gbps"] == 200 and edited[3]["a_speed_gbps"] == 400
     cb.delete("x", fewer)
-    assert store.get_bundle("test", "Cable", bprops["name"]) == []
+    assert store.get_bundle("test", "Cable", bfields["name"]) == []
     assert cb.read("x", fewer).id is None  # gone: refresh drops it
 
     sw.delete(created.id, props)
@@ -104,16 +117,19 @@ def test_provider_crud_postgresql(pg_url: str, intent: Any) -> None:
 
 def test_check_reports_bad_props(tmp_path: Path, intent: Any) -> None:
     sw = SwitchProvider()
-    bad = {
-        **intent.switches[0].props(),
-        "radix": "many",
-        "inventory": "sqlite:///x.db",
-        "stack": "s",
-    }
+    fields = {**intent.switches[0].props(), "radix": "many"}
+    inv = {"url": "sqlite:///x.db", "stack": "s"}
+    bad = {"record": record_text(fields), "inventory": inv}
     failures = sw.check({}, bad).failures
     assert [f.property for f in failures] == ["radix"]
-    missing = {k: v for k, v in bad.items() if k != "inventory"} | {"radix": 64}
-    assert [f.property for f in sw.check({}, missing).failures] == ["inventory"]
+    good = record_text({**fields, "radix": 64})
+    assert not sw.check({}, {"record": good, "inventory": inv}).failures
+    for broken in (None, "sqlite:///x.db", {"url": "sqlite:///x.db"}, {"stack": "s"}):
+        got = sw.check({}, {"record": good, "inventory": broken}).failures
+        assert [f.property for f in got] == ["inventory"], broken
+    for text, why in (("{not json", "not JSON"), ("[1, 2]", "expected a JSON object")):
+        got = sw.check({}, {**bad, "record": text}).failures
+        assert [f.property for f in got] == ["record"] and why in got[0].reason
 
 
 def test_store_rejects_unknown_urls_and_masks_passwords() -> None:

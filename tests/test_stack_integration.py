@@ -10,6 +10,7 @@ concurrent ``up``s, and database credentials kept secret.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -20,6 +21,7 @@ import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.changes import Step, summarize_changes
+from fabric_stack.intent import cable_line
 from fabric_stack.inventory import open_store
 from tests.pulumi_project import REPO_ROOT, make_project, preview_steps, pulumi, resource_name
 
@@ -58,15 +60,14 @@ def _as_steps(raw: list[dict[str, Any]]) -> list[Step]:
     for s in raw:
         typ = s.get("type") or (s.get("newState") or s.get("oldState") or {}).get("type", "")
         out.append(
-            Step(
+            Step.from_props(
                 op=s["op"],
                 kind=typ.rsplit(":", 1)[-1],
                 name=resource_name(s["urn"]),
                 # after a refresh, reality is in the old outputs
                 old=(s.get("oldState") or {}).get("outputs")
-                or (s.get("oldState") or {}).get("inputs")
-                or {},
-                new=(s.get("newState") or {}).get("inputs") or {},
+                or (s.get("oldState") or {}).get("inputs"),
+                new=(s.get("newState") or {}).get("inputs"),
             )
         )
     return out
@@ -110,9 +111,22 @@ def test_capacity_change_preview_up_refresh_destroy(
     assert len(moved) == 128  # half of su1's 256 uplinks go to the four new spines
     assert not [c for c in summary.cables if c.op == "remove"]
 
+    # `pulumi preview --diff` opens each record (one JSON text per resource) field by
+    # field: a moved cable is one line of its bundle, a switch change one field.
+    shown = pulumi(proj, pulumi_env, "preview", "--diff").stdout
+    mv = sorted(moved)[0]
+    assert f'"{cable_line(old_c[mv].props())}" => "{cable_line(new_c[mv].props())}"' in shown
+    leaf = "su1-r1-leaf"
+    was = next(s for s in small.switches if s.name == leaf).ports_down
+    now = next(s for s in big.switches if s.name == leaf).ports_down
+    assert was != now and re.search(rf"~ ports_down\s*: {was} => {now}", shown), shown[:3000]
+
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
     assert _cables_in(store) == {c.name: (c.b_device, c.b_port) for c in big.cables}
     assert store.counts("it")["Switch"] == len(big.switches)
+    # The records read back from the inventory equal those the program sent: a refresh
+    # changes nothing.
+    pulumi(proj, pulumi_env, "refresh", "--yes", "--skip-preview", "--expect-no-changes")
 
     # An edit in the inventory behind the plan's back shows on refresh.
     victim = "su1-node03:mlx5_2"
