@@ -230,10 +230,16 @@ def message(v: Violation) -> str:
     return f"{v.message}\nfix: {v.fix}"
 
 
+_KNOWN: dict[str, frozenset[str]] = {}
+"""Rule id → its setting names (generating the JSON schema per resource cost ~0.3 ms)."""
+
+
 def _config(rule: Rule, raw: Mapping[str, Any] | None) -> Any:
     # CrossGuard validates against the schema but lets unknown keys through; the
     # rule models forbid extras, so keep only the settings the rule knows.
-    known = set(rule.config_schema())
+    known = _KNOWN.get(rule.id)
+    if known is None:
+        known = _KNOWN[rule.id] = frozenset(rule.config_schema())
     return rule.config({k: v for k, v in (raw or {}).items() if k in known})
 
 
