@@ -43,13 +43,16 @@ from fabric_stack.intent import (
 )
 from fabric_stack.inventory import open_store
 
-RESERVED = ("inventory",)
-"""Input keys that configure the provider rather than describe the record."""
+RESERVED = ("inventory", "stack")
+"""Input keys that configure the provider rather than describe the record (``stack``: only
+in state written before the record became one JSON text)."""
 
 
 def inventory_of(props: Mapping[str, Any]) -> tuple[str, str]:
     """(store URL, stack) of resource ``props``; ValueError if ``inventory`` is malformed."""
     inv = props.get("inventory")
+    if isinstance(inv, str) and isinstance(props.get("stack"), str):
+        inv = {"url": inv, "stack": props["stack"]}  # state written before the record format
     if not isinstance(inv, Mapping) or not inv.get("url") or not inv.get("stack"):
         raise ValueError('inventory: expected {"url": "sqlite:///…|postgresql://…", "stack": …}')
     return str(inv["url"]), str(inv["stack"])
@@ -112,12 +115,13 @@ class InventoryProvider(dynamic.ResourceProvider):
         changes = [k for k in keys if old.get(k) != new.get(k)]
         # The engine names replace reasons by property; the record is one property.
         replaces = ["record"] if any(k in self.replace_on for k in changes) else []
-        for key in RESERVED:
-            if olds.get(key) != news.get(key):
-                changes.append(key)
-                replaces.append(key)
+        if inventory_of(olds) != inventory_of(news):
+            changes.append("inventory")
+            replaces.append("inventory")
+        # A replacement keeps its name, so old and new are the same inventory row:
+        # create-then-delete would delete the row just written. Delete first.
         return dynamic.DiffResult(
-            changes=bool(changes), replaces=replaces, delete_before_replace=False
+            changes=bool(changes), replaces=replaces, delete_before_replace=bool(replaces)
         )
 
     def create(self, props: dict[str, Any]) -> dynamic.CreateResult:
@@ -155,7 +159,7 @@ class InventoryProvider(dynamic.ResourceProvider):
         return dict(got)
 
     def _remove(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        store.delete(stack, self.kind, _record_props(props)["name"])
+        store.delete(stack, self.kind, _record_props(props)["name"], unbundled_only=True)
 
 
 class BundleProvider(InventoryProvider):

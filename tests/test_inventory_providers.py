@@ -10,6 +10,7 @@ import pytest
 from components.providers import (
     CableBundle,
     CableBundleProvider,
+    CableProvider,
     SwitchProvider,
     _serialized,
     decode_provider,
@@ -58,7 +59,15 @@ def _crud(url: str, intent: Any) -> None:
     assert diff.changes and not diff.replaces
 
     # identity changes replace; other changes update in place
-    assert sw.diff(created.id, props, wire({**fields, "model": "q3400"})).replaces == ["record"]
+    replace = sw.diff(created.id, props, wire({**fields, "model": "q3400"}))
+    # same name, same inventory row: the old one must go before the new one is written
+    assert replace.replaces == ["record"] and replace.delete_before_replace
+    moved = {**props, "inventory": {"url": url, "stack": "other"}}
+    assert sw.diff(created.id, props, moved).replaces == ["inventory"]
+    # state written before records were one JSON text: same record, nothing to do
+    legacy = {**fields, "inventory": url, "stack": "test"}
+    assert not sw.diff(created.id, legacy, props).changes
+    assert record_of(sw.read(created.id, legacy).outs) == record_of(read.outs)
     assert sw.diff(created.id, props, wire({**fields, "ports_down": 30})).replaces == []
     assert sw.diff(created.id, props, wire({**fields, "ports_down": 30})).changes
     assert not sw.diff(created.id, props, dict(props)).changes
@@ -95,6 +104,10 @@ def _crud(url: str, intent: Any) -> None:
     )
     edited = decode_cables(record_of(cb.read("x", fewer).outs))
     assert edited[2]["a_speed_gbps"] == 200 and edited[3]["a_speed_gbps"] == 400
+    # Switching granularity (cable -> bundle) creates the bundle before deleting the
+    # per-cable resources: their deletes must leave the rows the bundle now holds.
+    CableProvider().delete("y", wire(cables[0]))
+    assert len(store.get_bundle("test", "Cable", bfields["name"])) == 10
     cb.delete("x", fewer)
     assert store.get_bundle("test", "Cable", bfields["name"]) == []
     assert cb.read("x", fewer).id is None  # gone: refresh drops it

@@ -28,8 +28,8 @@ from tests.pulumi_project import REPO_ROOT, make_project, preview_steps, pulumi,
 pytestmark = [pytest.mark.pulumi, pytest.mark.slow]
 
 
-def intent_for(gpus: int):  # type: ignore[no-untyped-def]
-    return derive_intent(build_topology(size_fabric(validate_spec(gpus=gpus))))
+def intent_for(gpus: int, **spec: Any):  # type: ignore[no-untyped-def]
+    return derive_intent(build_topology(size_fabric(validate_spec(gpus=gpus, **spec))))
 
 
 def _stack(
@@ -145,6 +145,33 @@ def test_capacity_change_preview_up_refresh_destroy(
 
     pulumi(proj, pulumi_env, "destroy", "--yes", "--skip-preview")
     assert store.counts("it") == {}
+
+
+def test_replaced_switches_keep_their_inventory_rows(
+    tmp_path: Path, pulumi_env: dict[str, str]
+) -> None:
+    """A model change replaces a switch under the same name: the inventory row must survive.
+
+    Replacement creates the new resource before deleting the old one unless the
+    provider asks otherwise; both map to the same inventory row (stack, kind, name).
+    """
+    db = tmp_path / "inventory.db"
+    proj = _stack(tmp_path, pulumi_env, 128, f"sqlite:///{db}")
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "config", "set", "fabric:switch", "q3400")
+    steps = preview_steps(proj, pulumi_env)
+    replaced = {resource_name(s["urn"]) for s in steps if s["op"] == "replace"}
+    old, new = intent_for(128), intent_for(128, switch="q3400")
+    changed = {s.name for s in new.switches if s.model == "q3400"} & {s.name for s in old.switches}
+    assert changed and replaced == changed, (replaced, changed)
+
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    store = open_store(f"sqlite:///{db}")
+    rows = {r["name"]: r["model"] for r in store.list_records("Switch", "it")}
+    assert rows == {s.name: s.model for s in new.switches}
+    assert _cables_in(store) == {c.name: (c.b_device, c.b_port) for c in new.cables}
+    # and the state agrees with the inventory
+    pulumi(proj, pulumi_env, "refresh", "--yes", "--skip-preview", "--expect-no-changes")
 
 
 def _count_rows(db: Path) -> int:

@@ -276,14 +276,17 @@ class InventoryStore:
                 with conn.cursor() as cur:
                     cur.executemany(sql, rows)
 
-    def delete(self, stack: str, kind: str, name: str) -> None:
-        """Remove one record (no error when it is already gone)."""
+    def delete(self, stack: str, kind: str, name: str, *, unbundled_only: bool = False) -> None:
+        """Remove one record (no error when it is already gone).
+
+        ``unbundled_only``: leave it if a bundle now holds it (a per-cable resource
+        being deleted after the stack switched to bundles must not take the row along).
+        """
+        sql = "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND name = ?"
         with self._conn() as conn:
             self._ensure(conn)
             self._exec(
-                conn,
-                "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND name = ?",
-                (stack, kind, name),
+                conn, sql + (" AND bundle = ''" if unbundled_only else ""), (stack, kind, name)
             )
 
     def delete_bundle(self, stack: str, kind: str, bundle: str) -> None:
