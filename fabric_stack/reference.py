@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .catalog import CATALOG
+from .intent import CABLE_SHARED, NIC_SHARED, RESOURCE_KINDS, cable_line, nic_line
 from .networks import AccessNetwork, ComputeNetwork, Networks
 from .nodes import PROFILES, NodeProfile, PcieSwitch
 from .spec import FabricSpec, InfinibandSettings, RoceQos
@@ -99,7 +100,54 @@ def spec_reference() -> str:
             f"{m.rack_units} | {power} | {m.source} |"
         )
     out += ["", "`generic-<radix>x<speed>` (e.g. `generic-64x400`) describes any other switch.", ""]
+    out += _records_reference()
     return "\n".join(out)
+
+
+def _records_reference() -> list[str]:
+    out = [
+        "## Pulumi resource records",
+        "",
+        "Every fabric resource (`pulumi-python:dynamic/fabric:<Kind>`) has two inputs:",
+        "`record`, the record below as canonical JSON text (`pulumi preview --diff` shows it",
+        "field by field; `fabric_stack.intent.record_of` decodes it), and `inventory`,",
+        '`{"url": …, "stack": …}` (the URL is a secret when it carries a password).',
+        "",
+        "A `CableBundle` record holds `name`, `device`, `side` (`downlinks`/`uplinks`), `role`,",
+        f"`count`, `shared` (the fields its cables share: {', '.join(f'`{k}`' for k in CABLE_SHARED)})",
+        f"and `cables`, one line each (`{cable_line(_CABLE_EXAMPLE)}`). An",
+        f"`RdmaNicGroup` record holds `name`, `node`, `count`, `shared` ({', '.join(f'`{k}`' for k in NIC_SHARED)})",
+        f"and `nics`, one line each (`{nic_line(_NIC_EXAMPLE)}`: NIC, rail, plane,",
+        "its PCIe switch/NUMA node, each GPU it serves with its PCIe switch/NUMA node, and the",
+        "leaf port). A member whose shared fields differ is listed as a full object instead.",
+        "",
+    ]
+    for kind, model in RESOURCE_KINDS.items():
+        out += [f"### {kind} ({model.__name__})", "", "| field | meaning |", "|---|---|"]
+        for name, field in model.model_fields.items():
+            out.append(f"| `{name}` | {(field.description or '').replace('|', '/')} |")
+        out.append("")
+    return out
+
+
+_CABLE_EXAMPLE = {
+    "a_device": "su1-r1-leaf",
+    "a_port": "1/19/1",
+    "b_device": "spine-05",
+    "b_port": "1/1/1",
+}
+_NIC_EXAMPLE = {
+    "nic": "mlx5_3",
+    "rail": 4,
+    "plane": 1,
+    "pcie_switch": "pcie1",
+    "numa": 0,
+    "gpus": [3],
+    "gpu_pcie_switches": ["pcie1"],
+    "gpu_numas": [0],
+    "leaf": "su1-r4-leaf",
+    "leaf_port": "1/7/1",
+}
 
 
 if __name__ == "__main__":
