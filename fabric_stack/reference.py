@@ -104,6 +104,10 @@ def spec_reference() -> str:
     return "\n".join(out)
 
 
+def _codes(names: tuple[str, ...]) -> str:
+    return ", ".join(f"`{k}`" for k in names)
+
+
 def _records_reference() -> list[str]:
     out = [
         "## Pulumi resource records",
@@ -114,9 +118,9 @@ def _records_reference() -> list[str]:
         '`{"url": …, "stack": …}` (the URL is a secret when it carries a password).',
         "",
         "A `CableBundle` record holds `name`, `device`, `side` (`downlinks`/`uplinks`), `role`,",
-        f"`count`, `shared` (the fields its cables share: {', '.join(f'`{k}`' for k in CABLE_SHARED)})",
+        f"`count`, `shared` (the fields its cables share: {_codes(CABLE_SHARED)})",
         f"and `cables`, one line each (`{cable_line(_CABLE_EXAMPLE)}`). An",
-        f"`RdmaNicGroup` record holds `name`, `node`, `count`, `shared` ({', '.join(f'`{k}`' for k in NIC_SHARED)})",
+        f"`RdmaNicGroup` record holds `name`, `node`, `count`, `shared` ({_codes(NIC_SHARED)})",
         f"and `nics`, one line each (`{nic_line(_NIC_EXAMPLE)}`: NIC, rail, plane,",
         "its PCIe switch/NUMA node, each GPU it serves with its PCIe switch/NUMA node, and the",
         "leaf port). A member whose shared fields differ is listed as a full object instead.",
