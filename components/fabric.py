@@ -25,7 +25,14 @@ from typing import Any, Literal
 
 import pulumi
 
-from fabric_stack.intent import CableIntent, FabricIntent, encode_cables, encode_nics, record_text
+from fabric_stack.intent import (
+    RECORD_KEY,
+    CableIntent,
+    FabricIntent,
+    encode_cables,
+    encode_nics,
+    record_text,
+)
 
 from .providers import Cable, CableBundle, Fabric, Rail, RdmaNic, RdmaNicGroup, Switch, Vlan
 
@@ -57,7 +64,7 @@ class FabricComponent(pulumi.ComponentResource):
 
         def with_base(fields: Mapping[str, Any]) -> dict[str, Any]:
             # One property per record (see fabric_stack.intent.RECORD_KEY for why).
-            return {"record": record_text(fields), **base}
+            return {RECORD_KEY: record_text(fields), **base}
 
         me = pulumi.ResourceOptions(parent=self)
         self.resources: list[pulumi.CustomResource] = []

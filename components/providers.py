@@ -28,6 +28,7 @@ from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 from pydantic import BaseModel, ValidationError
 
 from fabric_stack.intent import (
+    RECORD_KEY,
     CableIntent,
     FabricSummary,
     RailIntent,
@@ -67,7 +68,7 @@ def _record_props(props: Mapping[str, Any]) -> dict[str, Any]:
 
 def with_record(props: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
     """``props``'s reserved keys plus ``fields`` as the record text: what read returns."""
-    return {**{k: props[k] for k in RESERVED if k in props}, "record": record_text(fields)}
+    return {**{k: props[k] for k in RESERVED if k in props}, RECORD_KEY: record_text(fields)}
 
 
 class InventoryProvider(dynamic.ResourceProvider):
@@ -80,12 +81,10 @@ class InventoryProvider(dynamic.ResourceProvider):
     """Record fields whose change means a different physical object (delete + create)."""
 
     # -- helpers
-    def _store_and_stack(self, props: dict[str, Any]) -> tuple[Any, str]:
+    def _open(self, props: dict[str, Any]) -> tuple[Any, str, dict[str, Any]]:
+        """(store, stack, record fields) of ``props``: decoded once per engine call."""
         url, stack = inventory_of(props)
-        return open_store(url), stack
-
-    def _id(self, props: dict[str, Any]) -> str:
-        return f"{inventory_of(props)[1]}/{self.kind}/{_record_props(props)['name']}"
+        return open_store(url), stack, _record_props(props)
 
     # -- engine calls
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> dynamic.CheckResult:
@@ -97,7 +96,9 @@ class InventoryProvider(dynamic.ResourceProvider):
         try:
             fields = _record_props(news)
         except ValueError as exc:
-            return dynamic.CheckResult(news, [*failures, dynamic.CheckFailure("record", str(exc))])
+            return dynamic.CheckResult(
+                news, [*failures, dynamic.CheckFailure(RECORD_KEY, str(exc))]
+            )
         try:
             self._validate(fields)
         except ValidationError as exc:
@@ -114,7 +115,7 @@ class InventoryProvider(dynamic.ResourceProvider):
         keys = sorted(set(old) | set(new))
         changes = [k for k in keys if old.get(k) != new.get(k)]
         # The engine names replace reasons by property; the record is one property.
-        replaces = ["record"] if any(k in self.replace_on for k in changes) else []
+        replaces = [RECORD_KEY] if any(k in self.replace_on for k in changes) else []
         if inventory_of(olds) != inventory_of(news):
             changes.append("inventory")
             replaces.append("inventory")
@@ -125,41 +126,41 @@ class InventoryProvider(dynamic.ResourceProvider):
         )
 
     def create(self, props: dict[str, Any]) -> dynamic.CreateResult:
-        store, stack = self._store_and_stack(props)
-        self._write(store, stack, props)
-        return dynamic.CreateResult(self._id(props), outs=props)
+        store, stack, fields = self._open(props)
+        self._write(store, stack, fields)
+        return dynamic.CreateResult(f"{stack}/{self.kind}/{fields['name']}", outs=props)
 
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> dynamic.UpdateResult:
-        store, stack = self._store_and_stack(news)
-        self._write(store, stack, news)
+        store, stack, fields = self._open(news)
+        self._write(store, stack, fields)
         return dynamic.UpdateResult(outs=news)
 
     def read(self, id_: str, props: dict[str, Any]) -> dynamic.ReadResult:
-        store, stack = self._store_and_stack(props)
-        current = self._read(store, stack, props)
+        store, stack, fields = self._open(props)
+        current = self._read(store, stack, fields)
         if current is None:
             return dynamic.ReadResult(None, {})
         return dynamic.ReadResult(id_, with_record(props, current))
 
     def delete(self, _id: str, props: dict[str, Any]) -> None:
-        store, stack = self._store_and_stack(props)
-        self._remove(store, stack, props)
+        store, stack, fields = self._open(props)
+        self._remove(store, stack, fields)
 
-    # -- storage, overridden by bundles
-    def _write(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        # Normalise through the record model: the engine hands numbers over as floats.
-        rec = self.record.model_validate(_record_props(props)).model_dump(mode="json")
+    # -- storage (of record fields), overridden by bundles
+    def _write(self, store: Any, stack: str, fields: dict[str, Any]) -> None:
+        # Normalise through the record model (defaults filled, types checked).
+        rec = self.record.model_validate(fields).model_dump(mode="json")
         store.put(stack, self.kind, rec["name"], rec)
 
-    def _read(self, store: Any, stack: str, props: dict[str, Any]) -> dict[str, Any] | None:
-        got = store.get(stack, self.kind, _record_props(props)["name"])
+    def _read(self, store: Any, stack: str, fields: dict[str, Any]) -> dict[str, Any] | None:
+        got = store.get(stack, self.kind, fields["name"])
         if got is None:
             return None
         got.pop("status", None)
         return dict(got)
 
-    def _remove(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        store.delete(stack, self.kind, _record_props(props)["name"], unbundled_only=True)
+    def _remove(self, store: Any, stack: str, fields: dict[str, Any]) -> None:
+        store.delete(stack, self.kind, fields["name"], unbundled_only=True)
 
 
 class BundleProvider(InventoryProvider):
@@ -185,15 +186,13 @@ class BundleProvider(InventoryProvider):
         for item in self.decode(props):
             self.item_record.model_validate(item)
 
-    def _write(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        fields = _record_props(props)
+    def _write(self, store: Any, stack: str, fields: dict[str, Any]) -> None:
         items = [
             self.item_record.model_validate(i).model_dump(mode="json") for i in self.decode(fields)
         ]
         store.replace_bundle(stack, self.item_kind, fields["name"], [(i["name"], i) for i in items])
 
-    def _read(self, store: Any, stack: str, props: dict[str, Any]) -> dict[str, Any] | None:
-        fields = _record_props(props)
+    def _read(self, store: Any, stack: str, fields: dict[str, Any]) -> dict[str, Any] | None:
         rows = store.get_bundle(stack, self.item_kind, fields["name"])
         if not rows:
             return None
@@ -204,8 +203,8 @@ class BundleProvider(InventoryProvider):
         out["count"] = len(items)
         return out
 
-    def _remove(self, store: Any, stack: str, props: dict[str, Any]) -> None:
-        store.delete_bundle(stack, self.item_kind, _record_props(props)["name"])
+    def _remove(self, store: Any, stack: str, fields: dict[str, Any]) -> None:
+        store.delete_bundle(stack, self.item_kind, fields["name"])
 
 
 class FabricProvider(InventoryProvider):
