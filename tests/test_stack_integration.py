@@ -73,6 +73,14 @@ def _as_steps(raw: list[dict[str, Any]]) -> list[Step]:
     return out
 
 
+def _up_at_128(tmp_path: Path, env: dict[str, str]) -> tuple[Path, Path]:
+    """A stack `up` at 128 GPUs with an SQLite inventory: (project, inventory file)."""
+    db = tmp_path / "inventory.db"
+    proj = _stack(tmp_path, env, 128, f"sqlite:///{db}")
+    pulumi(proj, env, "up", "--yes", "--skip-preview")
+    return proj, db
+
+
 def _cables_in(store: Any) -> dict[str, tuple[str, str]]:
     return {r["name"]: (r["b_device"], r["b_port"]) for r in store.list_records("Cable", "it")}
 
@@ -80,9 +88,7 @@ def _cables_in(store: Any) -> dict[str, tuple[str, str]]:
 def test_capacity_change_preview_up_refresh_destroy(
     tmp_path: Path, pulumi_env: dict[str, str]
 ) -> None:
-    db = tmp_path / "inventory.db"
-    proj = _stack(tmp_path, pulumi_env, 128, f"sqlite:///{db}")
-    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    proj, db = _up_at_128(tmp_path, pulumi_env)
     store = open_store(f"sqlite:///{db}")
     small, big = intent_for(128), intent_for(512)
     assert _cables_in(store) == {c.name: (c.b_device, c.b_port) for c in small.cables}
@@ -155,9 +161,7 @@ def test_replaced_switches_keep_their_inventory_rows(
     Replacement creates the new resource before deleting the old one unless the
     provider asks otherwise; both map to the same inventory row (stack, kind, name).
     """
-    db = tmp_path / "inventory.db"
-    proj = _stack(tmp_path, pulumi_env, 128, f"sqlite:///{db}")
-    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    proj, db = _up_at_128(tmp_path, pulumi_env)
     pulumi(proj, pulumi_env, "config", "set", "fabric:switch", "q3400")
     steps = preview_steps(proj, pulumi_env)
     replaced = {resource_name(s["urn"]) for s in steps if s["op"] == "replace"}
@@ -187,9 +191,7 @@ def _count_rows(db: Path) -> int:
 def test_killed_up_is_brought_back_by_refresh_and_up(
     tmp_path: Path, pulumi_env: dict[str, str]
 ) -> None:
-    db = tmp_path / "inventory.db"
-    proj = _stack(tmp_path, pulumi_env, 128, f"sqlite:///{db}")
-    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    proj, db = _up_at_128(tmp_path, pulumi_env)
     before = _count_rows(db)
     pulumi(proj, pulumi_env, "config", "set", "fabric:gpus", "1024")
     proc = subprocess.Popen(
@@ -245,9 +247,7 @@ def _recover(proj: Path, env: dict[str, str]) -> list[str]:
 def test_torn_checkpoint_is_restored_from_its_backup(
     tmp_path: Path, pulumi_env: dict[str, str]
 ) -> None:
-    db = tmp_path / "inventory.db"
-    proj = _stack(tmp_path, pulumi_env, 128, f"sqlite:///{db}")
-    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    proj, db = _up_at_128(tmp_path, pulumi_env)
     pulumi(proj, pulumi_env, "config", "set", "fabric:gpus", "256")
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
     state = Path(pulumi_env["PULUMI_BACKEND_URL"].removeprefix("file://"))
