@@ -185,20 +185,86 @@ def _checkpoint_ok(path: Path) -> bool:
     return isinstance(data, dict) and "checkpoint" in data
 
 
+def _json_ok(path: Path) -> bool:
+    import json
+
+    try:
+        json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def repair_file_state(root: Path, project: str, stack_name: str) -> list[str]:
+    """Repair what a killed ``up`` can leave torn in a ``file://`` backend's ``.pulumi`` dir.
+
+    The backend (gocloud ``fileblob``) writes each blob to a temp file and renames it,
+    so the checkpoint itself is replaced atomically. Its metadata sidecar
+    (``<blob>.attrs``, content type and MD5) is not: it is truncated and rewritten in
+    place just before the rename, so a kill in between leaves it empty and every later
+    read of the stack fails with ``failed to load checkpoint: EOF``. A sidecar holds no
+    state, and a missing one reads as the defaults, so a torn one is removed.
+
+    A checkpoint that is not valid JSON (a hand edit, a copy cut short) is replaced by
+    the newest intact copy: ``<stack>.json.bak`` or the newest file in
+    ``.pulumi/backups``; the damaged one is kept as ``<stack>.json.torn``.
+
+    Returns the steps taken; raises EngineError when no intact copy exists.
+    """
+    import shutil
+
+    steps: list[str] = []
+    stack_dirs = [
+        root / "stacks" / project,
+        root / "locks" / "organization" / project / stack_name,
+        root / "history" / project / stack_name,
+        root / "backups" / project / stack_name,
+    ]
+    torn = [
+        a
+        for d in stack_dirs
+        if d.is_dir()
+        for a in sorted(d.glob("*.attrs"))
+        if (d != stack_dirs[0] or a.name.startswith(f"{stack_name}.json")) and not _json_ok(a)
+    ]
+    for a in torn:
+        a.unlink()
+    if torn:
+        names = ", ".join(a.name for a in torn)
+        steps.append(f"removed {len(torn)} torn metadata sidecar(s) a kill mid-write left: {names}")
+
+    ckpt = root / "stacks" / project / f"{stack_name}.json"
+    if ckpt.exists() and not _checkpoint_ok(ckpt):
+        candidates = [ckpt.with_name(ckpt.name + ".bak")]
+        candidates += sorted(
+            (root / "backups" / project / stack_name).glob("*.json"),
+            key=lambda p: p.stat().st_mtime,
+            reverse=True,
+        )
+        good = next((c for c in candidates if c.exists() and _checkpoint_ok(c)), None)
+        if good is None:
+            raise EngineError(f"{ckpt} is torn and no intact backup was found next to it")
+        shutil.copyfile(ckpt, ckpt.with_name(ckpt.name + ".torn"))
+        shutil.copyfile(good, ckpt)
+        steps.append(
+            f"restored the torn checkpoint from {good.name} "
+            f"(the torn one is kept as {ckpt.name}.torn)"
+        )
+    return steps
+
+
 def recover(stack_name: str, project_dir: Path) -> list[str]:
     """Bring a stack back after a killed ``up``; returns the steps taken, in order.
 
-    1. Clear the stale update lock (``pulumi cancel``).
-    2. On a ``file://`` backend, if the checkpoint is torn (the backend rewrites it in
-       place, so a kill mid-write can truncate it), replace it with the newest intact
-       copy: ``<stack>.json.bak`` or the newest file in ``.pulumi/backups``.
+    1. On a ``file://`` backend, repair the state files a kill can leave torn
+       (``repair_file_state``): first, because every later command reads them.
+    2. Clear the stale update lock (``pulumi cancel``).
     3. ``pulumi refresh --clear-pending-creates``: read every record back from the
        inventory and drop creates the engine never saw finish.
 
     Then ``up`` (``fabric-stack apply``) re-applies the plan; the providers upsert, so
     records written before the kill are matched rather than duplicated.
     """
-    import shutil
     import subprocess
 
     import yaml
@@ -217,29 +283,13 @@ def recover(stack_name: str, project_dir: Path) -> list[str]:
             check=False,
         )
 
-    if run("cancel", "--yes").returncode == 0:
-        steps.append("cleared the stale update lock")
     backend = env["PULUMI_BACKEND_URL"]
     if backend.startswith("file://"):
         project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text())["name"]
-        root = Path(backend.removeprefix("file://")).expanduser() / ".pulumi"
-        ckpt = root / "stacks" / project / f"{stack_name}.json"
-        if ckpt.exists() and not _checkpoint_ok(ckpt):
-            candidates = [ckpt.with_name(ckpt.name + ".bak")]
-            candidates += sorted(
-                (root / "backups" / project / stack_name).glob("*.json"),
-                key=lambda p: p.stat().st_mtime,
-                reverse=True,
-            )
-            good = next((c for c in candidates if c.exists() and _checkpoint_ok(c)), None)
-            if good is None:
-                raise EngineError(f"{ckpt} is torn and no intact backup was found next to it")
-            shutil.copyfile(ckpt, ckpt.with_name(ckpt.name + ".torn"))
-            shutil.copyfile(good, ckpt)
-            steps.append(
-                f"restored the torn checkpoint from {good.name} "
-                f"(the torn one is kept as {ckpt.name}.torn)"
-            )
+        root = Path(backend.removeprefix("file://").split("?", 1)[0]).expanduser() / ".pulumi"
+        steps += repair_file_state(root, project, stack_name)
+    if run("cancel", "--yes").returncode == 0:
+        steps.append("cleared the stale update lock")
     r = run("refresh", "--yes", "--clear-pending-creates")
     if r.returncode != 0:
         raise EngineError(f"pulumi refresh: {_first_error(r.stdout + r.stderr)}")

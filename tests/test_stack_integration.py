@@ -216,7 +216,7 @@ def test_killed_up_is_brought_back_by_refresh_and_up(
     )
     assert mid < expected
 
-    # Recovery: `fabric-stack recover` (lock, torn checkpoint, refresh), then up.
+    # Recovery: `fabric-stack recover` (torn state files, lock, refresh), then up.
     steps = _recover(proj, pulumi_env)
     assert steps[-1].startswith("refreshed every record")
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
@@ -252,7 +252,9 @@ def test_torn_checkpoint_is_restored_from_its_backup(
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
     state = Path(pulumi_env["PULUMI_BACKEND_URL"].removeprefix("file://"))
     ckpt = state / ".pulumi" / "stacks" / "fabric-stack" / "it.json"
-    ckpt.write_text(ckpt.read_text()[:1000])  # what a kill mid-write leaves behind
+    # Not what a kill leaves (the checkpoint is renamed into place atomically), but what
+    # a copy cut short or a hand edit gone wrong does.
+    ckpt.write_text(ckpt.read_text()[:1000])
     r = pulumi(proj, pulumi_env, "preview", check=False)
     assert r.returncode != 0 and "failed to load checkpoint" in r.stderr
     steps = _recover(proj, pulumi_env)
@@ -260,6 +262,25 @@ def test_torn_checkpoint_is_restored_from_its_backup(
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
     store = open_store(f"sqlite:///{db}")
     assert _cables_in(store) == {c.name: (c.b_device, c.b_port) for c in intent_for(256).cables}
+    assert {s["op"] for s in preview_steps(proj, pulumi_env)} == {"same"}
+
+
+def test_torn_metadata_sidecar_is_removed(tmp_path: Path, pulumi_env: dict[str, str]) -> None:
+    """What a SIGKILL mid-save really leaves: an empty ``it.json.attrs``, an intact checkpoint.
+
+    fileblob renames the checkpoint into place atomically but truncates and rewrites its
+    ``.attrs`` sidecar in place first; a kill in between breaks every later command.
+    """
+    proj, _db = _up_at_128(tmp_path, pulumi_env)
+    state = Path(pulumi_env["PULUMI_BACKEND_URL"].removeprefix("file://"))
+    sidecar = state / ".pulumi" / "stacks" / "fabric-stack" / "it.json.attrs"
+    assert sidecar.exists()
+    sidecar.write_text("")
+    r = pulumi(proj, pulumi_env, "preview", check=False)
+    assert r.returncode != 0 and "failed to load checkpoint: EOF" in r.stderr, r.stderr
+    steps = _recover(proj, pulumi_env)
+    assert steps[0] == "removed 1 torn metadata sidecar(s) a kill mid-write left: it.json.attrs"
+    assert not any("restored the torn checkpoint" in s for s in steps)  # the checkpoint was fine
     assert {s["op"] for s in preview_steps(proj, pulumi_env)} == {"same"}
 
 
@@ -286,8 +307,8 @@ def test_concurrent_up_fails_cleanly_on_the_lock(
     assert first.returncode == 0, out1[-2000:]
     assert second.returncode != 0
     # The file:// backend refuses on its lock, or (when the second reads the state
-    # while the first is rewriting it) on the torn checkpoint read; both fail before
-    # the second writes anything.
+    # while the first is rewriting the checkpoint's .attrs sidecar) on an EOF reading
+    # it; both fail before the second writes anything.
     err = (second.stdout + second.stderr).lower()
     assert "locked" in err or "failed to load checkpoint" in err, err
     store = open_store(f"sqlite:///{db}")

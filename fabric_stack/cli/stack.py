@@ -124,8 +124,9 @@ def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
 def recover_cmd(stack: str) -> None:
     """Bring a stack back after an `up` was killed (crash, OOM, Ctrl-\\).
 
-    Clears the stale lock, restores a torn file:// checkpoint from its backup,
-    refreshes every record from the inventory and clears unfinished creates.
+    Repairs file:// state files a kill leaves torn (an empty .attrs sidecar;
+    a checkpoint that is not JSON comes back from its backup), clears the stale
+    lock, refreshes every record from the inventory and clears unfinished creates.
     Then run `fabric-stack apply` to finish: records written before the kill are
     matched, not duplicated.
 
