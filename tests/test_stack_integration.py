@@ -299,7 +299,14 @@ def test_concurrent_up_fails_cleanly_on_the_lock(
     first = subprocess.Popen(
         cmd, cwd=proj, env=pulumi_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
-    time.sleep(1.5)
+    # Start the second once the first holds the lock, not after a guess at how long
+    # that takes on this machine.
+    state = Path(pulumi_env["PULUMI_BACKEND_URL"].removeprefix("file://"))
+    locks = state / ".pulumi" / "locks" / "organization" / "fabric-stack" / "it"
+    deadline = time.time() + 120
+    while not any(locks.glob("*.json")) and time.time() < deadline and first.poll() is None:
+        time.sleep(0.05)
+    assert first.poll() is None and any(locks.glob("*.json")), "the first up never took its lock"
     second = subprocess.run(
         cmd, cwd=proj, env=pulumi_env, capture_output=True, text=True, check=False
     )
