@@ -175,24 +175,26 @@ class PreviewFailed(EngineError):
         self.summary = summary
 
 
-def _checkpoint_ok(path: Path) -> bool:
+_UNREADABLE = object()
+
+
+def _read_json(path: Path) -> object:
+    """The file's JSON value, or ``_UNREADABLE`` when it is missing, cut short or not JSON."""
     import json
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
+        return _UNREADABLE
+
+
+def _checkpoint_ok(path: Path) -> bool:
+    data = _read_json(path)
     return isinstance(data, dict) and "checkpoint" in data
 
 
 def _json_ok(path: Path) -> bool:
-    import json
-
-    try:
-        json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return True
+    return _read_json(path) is not _UNREADABLE
 
 
 def repair_file_state(root: Path, project: str, stack_name: str) -> list[str]:
