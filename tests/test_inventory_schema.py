@@ -29,9 +29,7 @@ V1_COLUMNS = (
 
 
 def _v1_statements(dialect: str) -> list[str]:
-    sql = "\n".join(
-        line for line in V1_SQL.read_text().splitlines() if not line.startswith("--")
-    )
+    sql = "\n".join(line for line in V1_SQL.read_text().splitlines() if not line.startswith("--"))
     if dialect == "postgresql":  # as the old store did on PostgreSQL
         sql = sql.replace("CREATE VIEW IF NOT EXISTS", "CREATE OR REPLACE VIEW")
     return [s.strip() for s in sql.split(";") if s.strip()]
@@ -87,7 +85,7 @@ def _check_upgrade(old: str, fresh: str) -> None:
         "status": "planned",
     }
     store.put("demo", "Switch", "su1-r1-leaf", {"role": "leaf", "model": "qm9700"})
-    (created, updated), = store.execute(
+    ((created, updated),) = store.execute(
         "SELECT created_at, updated_at FROM inventory_switches WHERE name = 'su1-r1-leaf'"
     )
     assert created == "2026-10-01T09:00:00+00:00" and updated > created
@@ -234,7 +232,8 @@ def test_schema_1_export_gets_created_at_from_updated_at(tmp_path: Path) -> None
     }
     (tmp_path / "old.json").write_text(json.dumps(doc))
     url = f"sqlite:///{tmp_path / 'dst.db'}"
-    assert _cli("inventory", "import", str(tmp_path / "old.json"), "--inventory", url).exit_code == 0
+    r = _cli("inventory", "import", str(tmp_path / "old.json"), "--inventory", url)
+    assert r.exit_code == 0, r.output
     assert open_store(url).execute("SELECT created_at, updated_at FROM fabric_inventory") == [
         ("T0", "T0")
     ]
