@@ -98,7 +98,14 @@ def _has_table(conn: Any, dialect: str, name: str) -> bool:
     if dialect == "sqlite":
         sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
         return conn.execute(sql, (name,)).fetchone() is not None
-    return conn.execute("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None
+    # pg_class is scanned with the statement's snapshot: after the advisory lock this sees a
+    # table another process just committed, where to_regclass() may answer from this
+    # session's cache that it is still missing.
+    sql = (
+        "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+        "ON n.oid = c.relnamespace WHERE c.relname = %s AND n.nspname = current_schema()"
+    )
+    return conn.execute(sql, (name,)).fetchone() is not None
 
 
 def current_version(conn: Any, dialect: str) -> int:

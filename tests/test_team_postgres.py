@@ -1,0 +1,336 @@
+"""Team mode: every stack's state and the inventory on one PostgreSQL server, real CLI.
+
+State in the Pulumi ``postgres://`` DIY backend (its own database), the inventory in
+another database of the same server, ``fabric:inventory`` a secret. Then the faults:
+two ``up``s of one stack, ``preview`` during an ``up``, SIGKILL mid-``up`` then
+``fabric-stack recover`` + ``apply``, the server restarted mid-``up``, and 20 stacks
+updated by 4 workers. Every test ends the process groups it starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
+from fabric_stack.inventory import open_store
+from tests.pg_databases import new_database, state_backend_url
+from tests.pulumi_project import REPO_ROOT, make_project, preview_steps, pulumi
+
+pytestmark = [pytest.mark.pulumi, pytest.mark.postgres, pytest.mark.slow]
+
+PULUMI = str(REPO_ROOT / ".venv" / "bin" / "pulumi")
+FABRIC_STACK = str(REPO_ROOT / ".venv" / "bin" / "fabric-stack")
+UP = [PULUMI, "up", "--yes", "--skip-preview", "--non-interactive", "--stack", "it"]
+
+
+@dataclass
+class Team:
+    """A project whose stacks live on PostgreSQL: state DB, inventory DB, environment."""
+
+    proj: Path
+    env: dict[str, str]
+    state_db: str
+    inventory: str
+
+    def store(self) -> Any:
+        return open_store(self.inventory)
+
+
+def _team(tmp_path: Path, pulumi_env: dict[str, str], server: str) -> Team:
+    state_db = new_database(server, "state")
+    inventory = new_database(server, "inventory")
+    env = dict(pulumi_env, PULUMI_BACKEND_URL=state_backend_url(state_db))
+    proj = make_project(tmp_path)
+    (proj / ".venv").symlink_to(REPO_ROOT / ".venv")  # fabric-stack finds the engine here
+    return Team(proj, env, state_db, inventory)
+
+
+@pytest.fixture
+def team(tmp_path: Path, pulumi_env: dict[str, str], pg_url: str) -> Team:
+    return _team(tmp_path, pulumi_env, pg_url)
+
+
+def _init(t: Team, stack: str, gpus: int) -> None:
+    # --no-select: parallel workers must not race on the workspace file that records it
+    pulumi(t.proj, t.env, "stack", "init", stack, "--no-select")
+    pulumi(t.proj, t.env, "config", "set", "--stack", stack, "fabric:gpus", str(gpus))
+    pulumi(
+        t.proj, t.env, "config", "set", "--stack", stack, "--secret", "fabric:inventory",
+        t.inventory,
+    )  # fmt: skip
+
+
+def _fs(t: Team, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """`fabric-stack ARGS` in the project, as a team member would run it."""
+    r = subprocess.run(
+        [FABRIC_STACK, *args],
+        cwd=t.proj,
+        env=t.env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if check and r.returncode != 0:
+        raise AssertionError(
+            f"fabric-stack {' '.join(args)} ({r.returncode}):\n{r.stdout}{r.stderr}"
+        )
+    return r
+
+
+def _intent(gpus: int):  # type: ignore[no-untyped-def]
+    return derive_intent(build_topology(size_fabric(validate_spec(gpus=gpus))))
+
+
+def _rows_expected(gpus: int) -> int:
+    i = _intent(gpus)
+    return len(i.switches) + len(i.cables) + len(i.nics) + len(i.rails) + len(i.vlans) + 1
+
+
+def _assert_inventory_is_plan(t: Team, stack: str, gpus: int) -> None:
+    store = t.store()
+    plan = _intent(gpus)
+    cables = {r["name"]: (r["b_device"], r["b_port"]) for r in store.list_records("Cable", stack)}
+    assert cables == {c.name: (c.b_device, c.b_port) for c in plan.cables}
+    assert {r["name"] for r in store.list_records("Switch", stack)} == {
+        s.name for s in plan.switches
+    }
+    assert sum(store.counts(stack).values()) == _rows_expected(gpus)  # nothing orphaned
+
+
+def _assert_state_is_plan(t: Team, stack: str = "it") -> None:
+    assert {s["op"] for s in preview_steps(t.proj, t.env, "--stack", stack)} == {"same"}
+
+
+def _creates(steps: list[dict[str, Any]]) -> int:
+    return sum(s["op"] == "create" for s in steps)
+
+
+def _rows(t: Team, stack: str = "it") -> int:
+    try:
+        with psycopg.connect(t.inventory, connect_timeout=2) as c:
+            row = c.execute("SELECT count(*) FROM fabric_inventory WHERE stack = %s", (stack,))
+            return int(row.fetchone()[0])  # type: ignore[index]
+    except psycopg.Error:
+        return -1
+
+
+def _lock_rows(t: Team) -> int:
+    try:
+        with psycopg.connect(t.state_db, connect_timeout=2) as c:
+            row = c.execute("SELECT count(*) FROM pulumi_state WHERE key LIKE '%/.pulumi/locks/%'")
+            return int(row.fetchone()[0])  # type: ignore[index]
+    except psycopg.Error:
+        return 0
+
+
+@pytest.fixture
+def procs() -> Iterator[list[subprocess.Popen[str]]]:
+    """Processes a test starts in their own session; their groups are killed at the end
+    (the CLI, its language host and provider hosts), whatever happened."""
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for p in started:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+        p.wait(timeout=60)
+        with contextlib.suppress(ProcessLookupError):
+            # the plugins of a SIGKILLed CLI may outlive it: end the whole group
+            os.killpg(p.pid, signal.SIGKILL)
+
+
+def _start_up(t: Team, procs: list[subprocess.Popen[str]]) -> subprocess.Popen[str]:
+    p = subprocess.Popen(
+        UP,
+        cwd=t.proj,
+        env=t.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    procs.append(p)
+    return p
+
+
+def _wait_for(cond: Any, proc: subprocess.Popen[str], what: str, timeout: float = 300) -> None:
+    deadline = time.time() + timeout
+    while not cond() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert proc.poll() is None and cond(), f"{what} never happened while the up ran"
+
+
+def test_team_stack_lives_on_postgres_and_every_command_works(team: Team) -> None:
+    _init(team, "it", 128)
+    applied = _fs(team, "apply", "--stack", "it", "--yes", "--format", "json").stdout
+    assert json.loads(applied)["switches"]  # the applied summary
+    _assert_inventory_is_plan(team, "it", 128)
+    ls = pulumi(team.proj, team.env, "stack", "ls", "--json")
+    assert [(s["name"], s["resourceCount"]) for s in json.loads(ls.stdout)] == [("it", 71)]
+    with psycopg.connect(team.state_db) as c:  # the state is rows, not files
+        keys = [k for (k,) in c.execute("SELECT key FROM pulumi_state ORDER BY key")]
+    assert any(k.endswith(".pulumi/stacks/fabric-stack/it.json") for k in keys)
+    assert not list(team.proj.parent.rglob(".pulumi"))
+    pulumi(team.proj, team.env, "config", "set", "--stack", "it", "fabric:gpus", "256")
+    plan = _fs(team, "plan", "--stack", "it", "--format", "json").stdout
+    assert json.loads(plan)["operation"] == "preview" and json.loads(plan)["switches"]
+    inv = _fs(team, "inventory", "--inventory", team.inventory, "--stack", "it", "--format", "json")
+    assert len(json.loads(inv.stdout)["records"]) == len(_intent(128).switches)
+    drift = _fs(team, "drift", "--stack", "it", "--gpus", "128", "--inventory", team.inventory)
+    assert drift.returncode == 0, drift.stdout  # the inventory is the 128-GPU plan
+    steps = _fs(team, "recover", "--stack", "it").stdout
+    assert "state is in PostgreSQL" in steps and "refreshed every record" in steps
+    outputs = [applied, plan, inv.stdout, drift.stdout, steps]
+    assert not any(":fabric@" in o for o in outputs)  # the password never printed
+
+
+def test_two_ups_of_one_stack_one_wins_the_other_is_refused(
+    team: Team, procs: list[subprocess.Popen[str]]
+) -> None:
+    _init(team, "it", 512)
+    first = _start_up(team, procs)
+    # The second starts once the first holds its lock row (the backend writes the lock,
+    # then lists the stack's locks: two writers within the same instant can both lose).
+    _wait_for(lambda: _lock_rows(team) > 0, first, "the first up taking its lock")
+    second = subprocess.run(UP, cwd=team.proj, env=team.env, capture_output=True, text=True)
+    out1, _ = first.communicate(timeout=600)
+    assert first.returncode == 0, out1[-2000:]
+    assert second.returncode != 0
+    err = second.stdout + second.stderr
+    assert "the stack is currently locked by 1 lock(s)" in err, err
+    assert "fabric:fabric@" not in err  # the lock's URL is shown with ****:****
+    _assert_inventory_is_plan(team, "it", 512)
+    _assert_state_is_plan(team)
+    assert _lock_rows(team) == 0
+
+
+def test_preview_during_an_up_sees_a_whole_state(
+    team: Team, procs: list[subprocess.Popen[str]]
+) -> None:
+    _init(team, "it", 128)
+    pulumi(team.proj, team.env, *UP[1:])
+    pulumi(team.proj, team.env, "config", "set", "--stack", "it", "fabric:gpus", "1024")
+    creates = _creates(preview_steps(team.proj, team.env, "--stack", "it"))
+    up = _start_up(team, procs)
+    _wait_for(lambda: _rows(team) > 700, up, "the up writing records")
+    seen = [creates]
+    while up.poll() is None:  # a CI gate previewing while the up rewrites the checkpoint
+        r = pulumi(team.proj, team.env, "preview", "--json", "--stack", "it", check=False)
+        assert r.returncode == 0, r.stderr[-2000:]
+        seen.append(_creates(json.loads(r.stdout)["steps"]))
+    assert up.wait() == 0
+    # Each preview read one whole checkpoint, each one no older than the last: what is
+    # left to create only shrinks.
+    assert len(seen) > 2 and seen == sorted(seen, reverse=True), seen
+    _assert_inventory_is_plan(team, "it", 1024)
+    _assert_state_is_plan(team)
+
+
+def test_killed_up_recovers_on_postgres(team: Team, procs: list[subprocess.Popen[str]]) -> None:
+    _init(team, "it", 128)
+    _fs(team, "apply", "--stack", "it", "--yes")
+    before = _rows(team)
+    pulumi(team.proj, team.env, "config", "set", "--stack", "it", "fabric:gpus", "1024")
+    up = _start_up(team, procs)
+    _wait_for(lambda: _rows(team) >= before + 400, up, "400 new records")
+    # recover refuses while the update is alive: it would break a running update's lock
+    early = _fs(team, "recover", "--stack", "it", check=False)
+    assert early.returncode == 2 and "is locked by an update that is still running" in early.stderr
+    assert up.poll() is None, "up finished before it could be killed; grow the change"
+    os.killpg(up.pid, signal.SIGKILL)  # the CLI, its language host and provider hosts
+    up.wait()
+    mid = _rows(team)
+    assert before < mid < _rows_expected(1024)  # it really stopped half-way
+    stale = subprocess.run(UP, cwd=team.proj, env=team.env, capture_output=True, text=True)
+    assert stale.returncode != 0 and "currently locked" in stale.stdout + stale.stderr
+    steps = _fs(team, "recover", "--stack", "it").stdout.splitlines()
+    assert steps[:3] == [
+        "✓ state is in PostgreSQL: each write is one statement, nothing torn to repair",
+        "✓ cleared the stale update lock",
+        "✓ refreshed every record from the inventory and cleared pending creates",
+    ]
+    _fs(team, "apply", "--stack", "it", "--yes")
+    _assert_inventory_is_plan(team, "it", 1024)
+    _assert_state_is_plan(team)
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A server of this test's own (it gets restarted): (URL, its scripts/postgres.sh dir)."""
+    sh = str(REPO_ROOT / "scripts" / "postgres.sh")
+    d = tmp_path / "pg"
+    r = subprocess.run(["bash", sh, "start", str(d)], capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr
+    try:
+        yield r.stdout.strip().splitlines()[-1], d
+    finally:
+        subprocess.run(["bash", sh, "stop", str(d)], capture_output=True, timeout=120)
+
+
+def test_server_restart_mid_up_fails_cleanly_and_the_next_up_completes(
+    tmp_path: Path,
+    pulumi_env: dict[str, str],
+    own_server: tuple[str, Path],
+    procs: list[subprocess.Popen[str]],
+) -> None:
+    url, pg_dir = own_server
+    t = _team(tmp_path, pulumi_env, url)
+    _init(t, "it", 128)
+    pulumi(t.proj, t.env, *UP[1:])
+    before = _rows(t)
+    pulumi(t.proj, t.env, "config", "set", "--stack", "it", "fabric:gpus", "1024")
+    up = _start_up(t, procs)
+    _wait_for(lambda: _rows(t) >= before + 300, up, "300 new records")
+    restart = subprocess.run(
+        ["bash", str(REPO_ROOT / "scripts" / "postgres.sh"), "restart", str(pg_dir), "immediate"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert restart.returncode == 0, restart.stderr
+    out, _ = up.communicate(timeout=600)
+    assert up.returncode != 0, out[-3000:]  # the up noticed and failed
+    assert "Traceback" not in out.split("Diagnostics:")[0]
+    mid = _rows(t)
+    assert before < mid < _rows_expected(1024)
+    # The next attempt completes: recover (a lock the failed up could not delete while
+    # the server was down is cleared), then apply. Nothing lost or duplicated.
+    _fs(t, "recover", "--stack", "it")
+    _fs(t, "apply", "--stack", "it", "--yes")
+    _assert_inventory_is_plan(t, "it", 1024)
+    _assert_state_is_plan(t)
+
+
+SITES = [(f"site-{i:02d}", (32, 64, 128)[i % 3]) for i in range(20)]
+
+
+def test_twenty_stacks_by_four_workers_all_succeed(team: Team) -> None:
+    def one(site: tuple[str, int]) -> tuple[str, int, str]:
+        name, gpus = site
+        _init(team, name, gpus)
+        r = subprocess.run(
+            [*UP[:-1], name], cwd=team.proj, env=team.env, capture_output=True, text=True
+        )
+        return name, r.returncode, (r.stdout + r.stderr)[-1500:]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(one, SITES))
+    assert [(n, rc) for n, rc, _ in results] == [(n, 0) for n, _ in SITES], results
+    for name, gpus in SITES:
+        _assert_inventory_is_plan(team, name, gpus)
+    ls = json.loads(pulumi(team.proj, team.env, "stack", "ls", "--json").stdout)
+    assert sorted(s["name"] for s in ls) == [n for n, _ in SITES]
+    assert _lock_rows(team) == 0
