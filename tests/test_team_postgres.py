@@ -153,17 +153,18 @@ def procs() -> Iterator[list[subprocess.Popen[str]]]:
 
 
 def _start_up(t: Team, procs: list[subprocess.Popen[str]]) -> subprocess.Popen[str]:
-    p = subprocess.Popen(
-        UP,
-        cwd=t.proj,
-        env=t.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    """`pulumi up` in its own session, output to ``up-N.log`` (a pipe nobody reads
+    would stall it once full); :func:`_log` reads it back."""
+    with open(t.proj / f"up-{len(procs)}.log", "w") as log:
+        p = subprocess.Popen(
+            UP, cwd=t.proj, env=t.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
     procs.append(p)
     return p
+
+
+def _log(t: Team, n: int = 0) -> str:
+    return (t.proj / f"up-{n}.log").read_text()
 
 
 def _wait_for(cond: Any, proc: subprocess.Popen[str], what: str, timeout: float = 300) -> None:
@@ -200,19 +201,18 @@ def test_team_stack_lives_on_postgres_and_every_command_works(team: Team) -> Non
 def test_two_ups_of_one_stack_one_wins_the_other_is_refused(
     team: Team, procs: list[subprocess.Popen[str]]
 ) -> None:
-    _init(team, "it", 512)
+    _init(team, "it", 256)
     first = _start_up(team, procs)
     # The second starts once the first holds its lock row (the backend writes the lock,
     # then lists the stack's locks: two writers within the same instant can both lose).
     _wait_for(lambda: _lock_rows(team) > 0, first, "the first up taking its lock")
     second = subprocess.run(UP, cwd=team.proj, env=team.env, capture_output=True, text=True)
-    out1, _ = first.communicate(timeout=600)
-    assert first.returncode == 0, out1[-2000:]
+    assert first.wait(timeout=600) == 0, _log(team)[-2000:]
     assert second.returncode != 0
     err = second.stdout + second.stderr
     assert "the stack is currently locked by 1 lock(s)" in err, err
     assert "fabric:fabric@" not in err  # the lock's URL is shown with ****:****
-    _assert_inventory_is_plan(team, "it", 512)
+    _assert_inventory_is_plan(team, "it", 256)
     _assert_state_is_plan(team)
     assert _lock_rows(team) == 0
 
@@ -222,20 +222,22 @@ def test_preview_during_an_up_sees_a_whole_state(
 ) -> None:
     _init(team, "it", 128)
     pulumi(team.proj, team.env, *UP[1:])
-    pulumi(team.proj, team.env, "config", "set", "--stack", "it", "fabric:gpus", "1024")
+    pulumi(team.proj, team.env, "config", "set", "--stack", "it", "fabric:gpus", "512")
     creates = _creates(preview_steps(team.proj, team.env, "--stack", "it"))
     up = _start_up(team, procs)
     _wait_for(lambda: _rows(team) > 700, up, "the up writing records")
     seen = [creates]
-    while up.poll() is None:  # a CI gate previewing while the up rewrites the checkpoint
+    # A CI gate previewing (a few times) while the up rewrites the checkpoint.
+    while up.poll() is None and len(seen) < 4:
         r = pulumi(team.proj, team.env, "preview", "--json", "--stack", "it", check=False)
         assert r.returncode == 0, r.stderr[-2000:]
         seen.append(_creates(json.loads(r.stdout)["steps"]))
-    assert up.wait() == 0
+    assert up.wait() == 0, _log(team)[-2000:]
+    seen.append(_creates(preview_steps(team.proj, team.env, "--stack", "it")))
     # Each preview read one whole checkpoint, each one no older than the last: what is
     # left to create only shrinks.
-    assert len(seen) > 2 and seen == sorted(seen, reverse=True), seen
-    _assert_inventory_is_plan(team, "it", 1024)
+    assert len(seen) >= 3 and seen == sorted(seen, reverse=True) and seen[-1] == 0, seen
+    _assert_inventory_is_plan(team, "it", 512)
     _assert_state_is_plan(team)
 
 
@@ -280,37 +282,51 @@ def own_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         subprocess.run(["bash", sh, "stop", str(d)], capture_output=True, timeout=120)
 
 
-def test_server_restart_mid_up_fails_cleanly_and_the_next_up_completes(
+@pytest.mark.parametrize("down", [5, 40])
+def test_server_restart_mid_up(
     tmp_path: Path,
     pulumi_env: dict[str, str],
     own_server: tuple[str, Path],
     procs: list[subprocess.Popen[str]],
+    down: int,
 ) -> None:
+    """The server crashes (``pg_ctl -m immediate``) mid-``up`` and is back ``down`` s later.
+
+    Pulumi retries a checkpoint write 10 times, 1 s apart growing 1.2× (~26 s in all;
+    ``backend/diy/state.go``), and the engine saves the checkpoint before each step, so
+    no provider runs while the server is away: a short outage is ridden through. A
+    longer one fails the ``up`` cleanly; its lock row could not be deleted while the
+    server was down, so ``recover`` then ``apply`` complete it. Either way nothing is
+    lost or duplicated.
+    """
     url, pg_dir = own_server
     t = _team(tmp_path, pulumi_env, url)
     _init(t, "it", 128)
     pulumi(t.proj, t.env, *UP[1:])
     before = _rows(t)
-    pulumi(t.proj, t.env, "config", "set", "--stack", "it", "fabric:gpus", "1024")
+    pulumi(t.proj, t.env, "config", "set", "--stack", "it", "fabric:gpus", "512")
     up = _start_up(t, procs)
     _wait_for(lambda: _rows(t) >= before + 300, up, "300 new records")
+    sh = str(REPO_ROOT / "scripts" / "postgres.sh")
     restart = subprocess.run(
-        ["bash", str(REPO_ROOT / "scripts" / "postgres.sh"), "restart", str(pg_dir), "immediate"],
+        ["bash", sh, "restart", str(pg_dir), "immediate", str(down)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180,
     )
     assert restart.returncode == 0, restart.stderr
-    out, _ = up.communicate(timeout=600)
-    assert up.returncode != 0, out[-3000:]  # the up noticed and failed
-    assert "Traceback" not in out.split("Diagnostics:")[0]
-    mid = _rows(t)
-    assert before < mid < _rows_expected(1024)
-    # The next attempt completes: recover (a lock the failed up could not delete while
-    # the server was down is cleared), then apply. Nothing lost or duplicated.
-    _fs(t, "recover", "--stack", "it")
-    _fs(t, "apply", "--stack", "it", "--yes")
-    _assert_inventory_is_plan(t, "it", 1024)
+    rc = up.wait(timeout=600)
+    out = _log(t)
+    assert "fabric:fabric@" not in out  # no password in what the CLI printed
+    if down < 20:
+        assert rc == 0, out[-3000:]
+    else:
+        assert rc != 0, out[-3000:]
+        assert "An IO error occurred while writing the new snapshot file" in out, out[-3000:]
+        assert before < _rows(t) < _rows_expected(512)  # it stopped half-way
+        _fs(t, "recover", "--stack", "it")
+        _fs(t, "apply", "--stack", "it", "--yes")
+    _assert_inventory_is_plan(t, "it", 512)
     _assert_state_is_plan(t)
 
 
