@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
@@ -63,13 +64,13 @@ def team(tmp_path: Path, pulumi_env: dict[str, str], pg_url: str) -> Team:
     return _team(tmp_path, pulumi_env, pg_url)
 
 
-def _init(t: Team, stack: str, gpus: int) -> None:
+def _init(t: Team, stack: str, gpus: int, inventory: str | None = None) -> None:
     # --no-select: parallel workers must not race on the workspace file that records it
     pulumi(t.proj, t.env, "stack", "init", stack, "--no-select")
     pulumi(t.proj, t.env, "config", "set", "--stack", stack, "fabric:gpus", str(gpus))
     pulumi(
         t.proj, t.env, "config", "set", "--stack", stack, "--secret", "fabric:inventory",
-        t.inventory,
+        inventory or t.inventory,
     )  # fmt: skip
 
 
@@ -333,20 +334,38 @@ def test_server_restart_mid_up(
 SITES = [(f"site-{i:02d}", (32, 64, 128)[i % 3]) for i in range(20)]
 
 
-def test_twenty_stacks_by_four_workers_all_succeed(team: Team) -> None:
+def _without_password(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=f"{parts.username}@{parts.hostname}:{parts.port}"))
+
+
+def test_twenty_stacks_by_four_workers_all_succeed(tmp_path: Path, team: Team) -> None:
+    """One stack per site, 4 at a time, the way README "Team setup" configures a team:
+    URLs without passwords, which come from a ~/.pgpass-style file (both lib/pq, in
+    the Pulumi CLI, and libpq, in the providers, read PGPASSFILE)."""
+    pgpass = tmp_path / "pgpass"
+    pgpass.write_text("127.0.0.1:*:*:fabric:fabric\n")
+    pgpass.chmod(0o600)
+    state = _without_password(team.state_db)
+    env = dict(team.env, PGPASSFILE=str(pgpass), PULUMI_BACKEND_URL=state_backend_url(state))
+    t = Team(team.proj, env, team.state_db, team.inventory)
+    # The backend creates its table on first open with CREATE TABLE IF NOT EXISTS, which
+    # PostgreSQL does not make safe against a concurrent first open (duplicate key on
+    # pg_type): open the new state database once before the workers do.
+    pulumi(t.proj, t.env, "stack", "ls")
+    inventory = _without_password(t.inventory)
+
     def one(site: tuple[str, int]) -> tuple[str, int, str]:
         name, gpus = site
-        _init(team, name, gpus)
-        r = subprocess.run(
-            [*UP[:-1], name], cwd=team.proj, env=team.env, capture_output=True, text=True
-        )
+        _init(t, name, gpus, inventory)
+        r = subprocess.run([*UP[:-1], name], cwd=t.proj, env=t.env, capture_output=True, text=True)
         return name, r.returncode, (r.stdout + r.stderr)[-1500:]
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(one, SITES))
     assert [(n, rc) for n, rc, _ in results] == [(n, 0) for n, _ in SITES], results
     for name, gpus in SITES:
-        _assert_inventory_is_plan(team, name, gpus)
-    ls = json.loads(pulumi(team.proj, team.env, "stack", "ls", "--json").stdout)
+        _assert_inventory_is_plan(t, name, gpus)
+    ls = json.loads(pulumi(t.proj, t.env, "stack", "ls", "--json").stdout)
     assert sorted(s["name"] for s in ls) == [n for n, _ in SITES]
-    assert _lock_rows(team) == 0
+    assert _lock_rows(t) == 0
