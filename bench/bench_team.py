@@ -87,9 +87,8 @@ class Backend:
             self.env = offline_env(REPO, state_dir=root / "file-state")
         else:
             state = _database(server, "bench_state")
-            self.env = offline_env(REPO)
             url = state.replace("postgresql://", "postgres://") + "?sslmode=disable"
-            self.env["PULUMI_BACKEND_URL"] = url
+            self.env = offline_env(REPO, base={**os.environ, "PULUMI_BACKEND_URL": url})
         self.env["PULUMI_HOME"] = str(root / "home")
         self.inventory = _database(server, f"bench_inv_{kind}")
         self.previews: list[float] = []

@@ -46,6 +46,7 @@ ENV_KEYS = (
     "PULUMI_CONFIG_PASSPHRASE_FILE",
     "PULUMI_SKIP_UPDATE_CHECK",
     "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION",
+    "PULUMI_DIY_BACKEND_PARALLEL",
 )
 """What ``fabric-stack env`` exports: everything :func:`offline_env` decides for Pulumi."""
 

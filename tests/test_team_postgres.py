@@ -27,6 +27,7 @@ import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.inventory import open_store
+from fabric_stack.pulumi_env import offline_env
 from tests.pg_databases import new_database, state_backend_url
 from tests.pulumi_project import REPO_ROOT, make_project, preview_steps, pulumi
 
@@ -53,7 +54,10 @@ class Team:
 def _team(tmp_path: Path, pulumi_env: dict[str, str], server: str) -> Team:
     state_db = new_database(server, "state")
     inventory = new_database(server, "inventory")
-    env = dict(pulumi_env, PULUMI_BACKEND_URL=state_backend_url(state_db))
+    # offline_env as fabric-stack builds it for a postgres:// backend (and .state/env.sh)
+    env = offline_env(
+        REPO_ROOT, base=dict(pulumi_env, PULUMI_BACKEND_URL=state_backend_url(state_db))
+    )
     proj = make_project(tmp_path)
     (proj / ".venv").symlink_to(REPO_ROOT / ".venv")  # fabric-stack finds the engine here
     return Team(proj, env, state_db, inventory)
