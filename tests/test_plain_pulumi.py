@@ -8,7 +8,6 @@ not what is tested). Everything runs under `env -i` with a HOME of its own.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,9 +34,9 @@ def _clone(dest: Path) -> Path:
 
 def _clean_env(home: Path) -> dict[str, str]:
     env = {"HOME": str(home), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-    # The engine script finds the cached Pulumi build here (it would build one otherwise).
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    env["XDG_CACHE_HOME"] = cache
+    # Where the engine `make setup` linked for this checkout lives (its first option,
+    # README "The Pulumi engine"), so the clone's setup links it rather than building one.
+    env["FABRIC_STACK_PULUMI_BIN"] = str((REPO_ROOT / ".venv/bin/pulumi").resolve().parent)
     return env
 
 
