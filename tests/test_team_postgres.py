@@ -9,10 +9,7 @@ updated by 4 workers. Every test ends the process groups it starts.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -29,7 +26,7 @@ from fabric_stack import build_topology, derive_intent, size_fabric, validate_sp
 from fabric_stack.inventory import open_store
 from fabric_stack.pulumi_env import offline_env
 from tests.pg_databases import new_database, state_backend_url
-from tests.pulumi_project import REPO_ROOT, make_project, preview_steps, pulumi
+from tests.pulumi_project import REPO_ROOT, kill_session, make_project, preview_steps, pulumi
 
 pytestmark = [pytest.mark.pulumi, pytest.mark.postgres, pytest.mark.slow]
 
@@ -144,17 +141,13 @@ def _lock_rows(t: Team) -> int:
 
 @pytest.fixture
 def procs() -> Iterator[list[subprocess.Popen[str]]]:
-    """Processes a test starts in their own session; their groups are killed at the end
+    """Processes a test starts in sessions of their own; each session is killed at the end
     (the CLI, its language host and provider hosts), whatever happened."""
     started: list[subprocess.Popen[str]] = []
     yield started
     for p in started:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
+        kill_session(p.pid)
         p.wait(timeout=60)
-        with contextlib.suppress(ProcessLookupError):
-            # the plugins of a SIGKILLed CLI may outlive it: end the whole group
-            os.killpg(p.pid, signal.SIGKILL)
 
 
 def _start_up(t: Team, procs: list[subprocess.Popen[str]]) -> subprocess.Popen[str]:
@@ -257,7 +250,8 @@ def test_killed_up_recovers_on_postgres(team: Team, procs: list[subprocess.Popen
     early = _fs(team, "recover", "--stack", "it", check=False)
     assert early.returncode == 2 and "is locked by an update that is still running" in early.stderr
     assert up.poll() is None, "up finished before it could be killed; grow the change"
-    os.killpg(up.pid, signal.SIGKILL)  # the CLI, its language host and provider hosts
+    # The CLI and its plugins: they run in process groups of their own, in its session.
+    assert len(kill_session(up.pid)) >= 3
     up.wait()
     mid = _rows(team)
     assert before < mid < _rows_expected(1024)  # it really stopped half-way
