@@ -12,18 +12,14 @@ from ..artifacts import TARGET_NAMES, TARGETS, RenderContext, render_artifacts, 
 from ..artifacts._base import parse_netdev_csv
 from ..artifacts.infiniband import known_guid_names, parse_guid_csv
 from ..errors import InputFileError
+from ..inputs import MAX_CONFIG_BYTES, read_text
 from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InputFileError(str(path), "not UTF-8 text (expected a CSV file)") from None
+    return read_text(path, MAX_CONFIG_BYTES)
 
 
 @click.command("render")
