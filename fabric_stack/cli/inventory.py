@@ -11,6 +11,7 @@ from rich.table import Table
 from ..inventory import mask_url
 from ..inventory.readonly import open_read_only
 from .common import console, echo_json, handle_errors, project_dir
+from .params import StackName
 
 KINDS = {
     "switch": "Switch",
@@ -59,7 +60,7 @@ COLUMNS = {
     help="sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]",
 )
 @click.option("--kind", type=click.Choice(sorted(KINDS)), default="switch", show_default=True)
-@click.option("--stack", help="Only this stack's records.")
+@click.option("--stack", type=StackName(), help="Only this stack's records.")
 @click.option(
     "--format",
     "fmt",
