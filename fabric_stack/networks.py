@@ -89,6 +89,19 @@ class AccessNetwork(BaseModel):
     switch: str = Field(description="Switch model for dedicated access switches.")
     mtu: int = Field(default=9000, ge=576, le=9216, description="Host MTU.")
 
+    @field_validator("switch")
+    @classmethod
+    def _known_switch(cls, v: str) -> str:
+        # `size` must refuse the model every later command would (they look it up).
+        from .catalog import lookup_switch
+        from .errors import CatalogError
+
+        try:
+            lookup_switch(v)
+        except CatalogError as exc:
+            raise ValueError(f"{exc.problem} ({exc.valid})") from None
+        return v
+
 
 class Networks(BaseModel):
     """VLAN and subnet plan of the four networks."""
@@ -127,6 +140,20 @@ class Networks(BaseModel):
                 default = cls.model_fields[name].get_default()
                 merged[name] = {**default.model_dump(), **value}
         return merged
+
+    @model_validator(mode="after")
+    def _distinct_subnets(self) -> Networks:
+        nets = [("compute", self.compute.subnet)] + [
+            (k, v.subnet) for k, v in self.access().items()
+        ]
+        for i, (a, net_a) in enumerate(nets):
+            for b, net_b in nets[i + 1 :]:
+                if net_a.overlaps(net_b):
+                    raise ValueError(
+                        f"{b}.subnet: {net_b} overlaps {a}.subnet {net_a} "
+                        "(every network needs its own address range)"
+                    )
+        return self
 
     def access(self) -> dict[str, AccessNetwork]:
         """The three non-compute networks by name, in a fixed order."""
