@@ -54,11 +54,11 @@ MAX_YAML_NODES = 1_000_000
 def _os_problem(exc: OSError, path: Path) -> str:
     """A short human cause for an OSError on ``path``."""
     if exc.errno == errno.ELOOP:
-        return "symlink loop (the link points back at itself)"
+        return "cannot read: symlink loop (the link points back at itself)"
     if exc.errno == errno.ENOENT and os.path.lexists(path):
-        return f"dangling symlink (its target {os.readlink(path)!r} does not exist)"
+        return f"cannot read: dangling symlink (its target {os.readlink(path)!r} does not exist)"
     if exc.errno == errno.ENOENT:
-        return "no such file"
+        return "cannot read: no such file"
     if exc.errno == errno.EISDIR:
         return "is a directory (expected a file)"
     return f"cannot read: {exc.strerror or exc}"

@@ -80,7 +80,8 @@ def one_line_usage(exc: click.UsageError) -> OneLineUsageError:
         if choices:
             problem += f" (one of {', '.join(map(str, choices))})"
     text = f"{flag}: {problem}" if flag and not problem.startswith(flag) else problem
-    cmd = exc.ctx.command_path if exc.ctx is not None else "fabric-stack"
+    sub = exc.ctx.command_path.split()[1:] if exc.ctx is not None else []
+    cmd = " ".join(["fabric-stack", *sub])  # the same under CliRunner (prog "main")
     out = OneLineUsageError(one_line(f"{text.rstrip('.')} (see {cmd} --help)"), exc.ctx)
     out.exit_code = exc.exit_code
     return out
