@@ -289,11 +289,18 @@ def binding_su_nodes(
     )
 
 
-def larger_switch_hint(current: str, link_gbps: int) -> str:
-    """Suggest larger-radix switches at this speed, never the one already in use."""
+def larger_switch_hint(current: SwitchModel, link_gbps: int) -> str:
+    """Suggest larger-radix switches of the same protocol and speed, never the one in use."""
     from .catalog import radix_at
 
-    here = [(k, v) for k, v in _catalog_items() if k != current and link_gbps in v.speeds()]
+    here = [
+        (k, v)
+        for k, v in _catalog_items()
+        if k != current.key
+        and v.protocol == current.protocol
+        and link_gbps in v.speeds()
+        and radix_at(v, link_gbps) > radix_at(current, link_gbps)
+    ]
     best = sorted(here, key=lambda kv: -radix_at(kv[1], link_gbps))[:2]
     names = [f"{k} ({radix_at(v, link_gbps)} ports at {link_gbps}G)" for k, v in best]
     return (
@@ -373,7 +380,7 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
                 f"{spec.gpus:,} GPUs need {pods} pods but three tiers of {radix}-port "
                 f"{model.key.upper()} switches at {spec.link_gbps}G carry {radix} pods "
                 f"({three_max:,} GPUs per plane)",
-                larger_switch_hint(model.key, spec.link_gbps),
+                larger_switch_hint(model, spec.link_gbps),
             )
         groups, cores_per_group = sp_per_pod, cpg
         sc_links = spine_us // cpg
