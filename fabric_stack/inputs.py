@@ -78,6 +78,8 @@ def read_bytes(path: str | Path, limit: int = MAX_DATA_BYTES) -> bytes:
     """A regular file's bytes, at most ``limit`` of them (else an InputFileError)."""
     if str(path) == "":
         raise InputFileError("''", "empty file name (give the path of a file)")
+    if "\x00" in str(path):
+        raise InputFileError(repr(str(path)), "a file name cannot contain a NUL byte")
     p = Path(path)
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
@@ -154,7 +156,7 @@ class SafeYamlLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         """Compose one node, counting depth, aliases and the expanded size."""
-        mark = self.peek_event().start_mark
+        mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_YAML_ALIASES:
@@ -329,8 +331,8 @@ def list_files(directory: str | Path, pattern: str) -> list[Path]:
     (a discovery run that lost a file should not silently cover fewer devices).
     """
     d = Path(directory)
-    if str(directory) == "":
-        raise InputFileError("''", "empty directory name (give the path of a directory)")
+    if str(directory) == "" or "\x00" in str(directory):
+        raise InputFileError(repr(str(directory)), "expected the path of a directory")
     try:
         entries = sorted(d.glob(pattern))
     except OSError as exc:

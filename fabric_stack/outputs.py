@@ -53,11 +53,24 @@ def _check_target(path: str | Path) -> Path:
     """The target as a Path; refuses what can never be a file before anything is written."""
     if str(path) == "" or str(path).endswith(os.sep):
         raise OutputFileError(repr(str(path)), "expected a file name")
+    if "\x00" in str(path):
+        raise OutputFileError(repr(str(path)), "a file name cannot contain a NUL byte")
     p = Path(path)
-    if len(p.name.encode("utf-8", "surrogateescape")) > NAME_MAX:
+    if any(len(part.encode("utf-8", "surrogateescape")) > NAME_MAX for part in p.parts):
         raise OutputFileError(str(p), f"file name too long (at most {NAME_MAX} bytes)")
-    if p.is_dir():
+    try:
+        if p.is_symlink():  # replace the file the link points to, not the link
+            p = Path(os.path.realpath(p))
+        st = p.stat()
+    except OSError:
+        return p  # does not exist yet (or its directory does not: reported when staging)
+    if stat.S_ISDIR(st.st_mode):
         raise OutputFileError(str(p), "is a directory (expected a file name)")
+    if not stat.S_ISREG(st.st_mode):
+        # Renaming over /dev/null or a FIFO would replace the device node itself.
+        raise OutputFileError(
+            str(p), "is a device or pipe, not a regular file (leave out --out for stdout)"
+        )
     return p
 
 

@@ -25,7 +25,7 @@ from .nodes import PROFILES, NodeProfile, generic_profile
 SwitchRole = Literal["leaf", "spine", "core"]
 """Tiers of the compute fabric."""
 
-_RATIO = re.compile(r"^\s*(\d+)\s*(?::\s*(\d+)\s*)?$")
+_RATIO = re.compile(r"^\s*(\d{1,9})\s*(?::\s*(\d{1,9})\s*)?$")
 
 MAX_GPUS = 262_144
 """Largest cluster one machine plans: bench/ measures 131,072 GPUs at 10 s and 0.9 GB, so
@@ -52,7 +52,7 @@ def parse_ratio(text: str) -> tuple[int, int]:
     """Parse ``"A:B"`` (or ``"A"``, meaning ``A:1``) into a reduced (down, up) pair, A ≥ B ≥ 1."""
     m = _RATIO.match(str(text))
     if not m:
-        raise ValueError(f"{text!r} is not a ratio like '1:1', '2:1' or '3:1'")
+        raise ValueError(f"{str(text)[:40]!r} is not a ratio like '1:1', '2:1' or '3:1'")
     a, b = int(m.group(1)), int(m.group(2) or 1)
     if a < 1 or b < 1:
         raise ValueError(f"{text!r}: both sides must be ≥ 1, e.g. '1:1' or '2:1'")

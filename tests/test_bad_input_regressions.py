@@ -51,6 +51,7 @@ def test_1_unwritable_out(cwd: Path) -> None:
     line = bad(cwd, "bom", "--format", "json", "--out", "afile/bom.json")
     assert line == "error: afile: cannot write: is a file, not a directory"
     assert "--out: empty path" in bad(cwd, "cabling", "--out", "")
+    assert "file name too long" in bad(cwd, "cabling", "--out", "x" * 300)
     assert "is a directory" in bad(cwd, "diagram", "--out", ".")
 
 
@@ -368,3 +369,28 @@ def test_17_nul_and_newline_stay_on_one_line(cwd: Path) -> None:
 def test_17_sizing_errors_name_the_config_file(cwd: Path) -> None:
     (cwd / "su.yaml").write_text("su_nodes: 1000\n")
     assert bad(cwd, "size", "--config", "su.yaml").startswith("error: su.yaml: su_nodes: ")
+
+
+# Found while fuzzing: targets that are not regular files, symlinks, NUL bytes.
+def test_out_never_replaces_a_device_or_pipe(cwd: Path) -> None:
+    os.mkfifo(cwd / "pipe")
+    line = bad(cwd, "cabling", "--out", "pipe")
+    assert line == (
+        "error: pipe: cannot write: is a device or pipe, not a regular file "
+        "(leave out --out for stdout)"
+    )
+    assert stat.S_ISFIFO((cwd / "pipe").lstat().st_mode)
+
+
+def test_out_through_a_symlink_keeps_the_link(cwd: Path) -> None:
+    (cwd / "real.csv").write_text("old\n")
+    (cwd / "link.csv").symlink_to("real.csv")
+    ok(cwd, "cabling", "--out", "link.csv")
+    assert (cwd / "link.csv").is_symlink()
+    assert (cwd / "real.csv").read_text().startswith("cable_id,")
+
+
+@pytest.mark.parametrize("flag", ["--config", "--out"])
+def test_nul_byte_in_a_path(cwd: Path, flag: str) -> None:
+    cmd = "size" if flag == "--config" else "cabling"
+    assert "a path cannot contain a NUL byte" in bad(cwd, cmd, flag, "a\x00b")

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from tests.contract import run_checked
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -104,7 +104,7 @@ YAML_BYTES = st.one_of(
 
 OUT_TARGETS = st.sampled_from(
     ["out.csv", "sub/dir/out.json", "afile/x", "adir", "/proc/x.json", "x" * 300,
-     "adir/", "./out.txt", "link-to-nowhere/x"]
+     "adir/", "./out.txt", "link-to-nowhere/x", "pipe", "link-to-file", "a\x00b"]
 )  # fmt: skip
 
 
@@ -113,6 +113,8 @@ def _setup_fixtures(root: Path) -> None:
     (root / "afile").write_text("x\n")
     (root / "adir").mkdir()
     (root / "link-to-nowhere").symlink_to("missing-dir")
+    (root / "link-to-file").symlink_to("afile")
+    os.mkfifo(root / "pipe")
 
 
 # -- the fuzz tests ------------------------------------------------------------------

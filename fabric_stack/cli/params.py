@@ -23,10 +23,12 @@ class NonEmptyPath(click.Path):
         """Refuse ``''`` before click turns it into the current directory."""
         if isinstance(value, str) and value == "":
             self.fail("empty path (give a file or directory name)", param, ctx)
+        if isinstance(value, str) and "\x00" in value:
+            self.fail(f"{value!r}: a path cannot contain a NUL byte", param, ctx)
         return super().convert(value, param, ctx)
 
 
-class StackName(click.ParamType):
+class StackName(click.types.StringParamType):
     """A Pulumi stack name (non-empty, letters, digits, ``-_.``)."""
 
     name = "NAME"
@@ -43,12 +45,17 @@ class StackName(click.ParamType):
         return text
 
 
+MAX_LINE = 500
+"""An error line longer than this is cut (a 5,000-digit value need not be echoed whole)."""
+
+
 def one_line(text: str) -> str:
-    """``text`` on one line: newlines and other control characters are escaped."""
-    return "".join(
+    """``text`` on one line: control characters escaped, at most :data:`MAX_LINE` long."""
+    line = "".join(
         c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
         for c in text
     )
+    return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 
 
 def _flag_of(exc: click.UsageError) -> str | None:
@@ -82,9 +89,7 @@ def one_line_usage(exc: click.UsageError) -> OneLineUsageError:
     text = f"{flag}: {problem}" if flag and not problem.startswith(flag) else problem
     sub = exc.ctx.command_path.split()[1:] if exc.ctx is not None else []
     cmd = " ".join(["fabric-stack", *sub])  # the same under CliRunner (prog "main")
-    out = OneLineUsageError(one_line(f"{text.rstrip('.')} (see {cmd} --help)"), exc.ctx)
-    out.exit_code = exc.exit_code
-    return out
+    return OneLineUsageError(one_line(f"{text.rstrip('.')} (see {cmd} --help)"), exc.ctx)
 
 
 __all__ = ["NonEmptyPath", "OneLineUsageError", "StackName", "one_line", "one_line_usage"]
