@@ -29,6 +29,13 @@ NETWORK_TITLES: dict[str, str] = {
 }
 
 
+def _subnet_text(value: Any) -> Any:
+    """Only text (or a network) is a subnet: pydantic would read ``false`` as 0.0.0.0/32."""
+    if not isinstance(value, str | IPv4Network):
+        raise ValueError(f"{str(value)[:40]!r} is not an IPv4 subnet like 10.200.0.0/16")
+    return value
+
+
 class ComputeNetwork(BaseModel):
     """Addressing of the compute fabric: one subnet (and, on Ethernet, one VLAN) per rail."""
 
@@ -52,6 +59,8 @@ class ComputeNetwork(BaseModel):
         default=None,
         description="Host MTU. Default 4096 (IB MTU) on InfiniBand, 9000 on RoCE/Ethernet.",
     )
+
+    _subnet = field_validator("subnet", mode="before")(_subnet_text)
 
     @field_validator("rail_vlans")
     @classmethod
@@ -88,6 +97,8 @@ class AccessNetwork(BaseModel):
     )
     switch: str = Field(description="Switch model for dedicated access switches.")
     mtu: int = Field(default=9000, ge=576, le=9216, description="Host MTU.")
+
+    _subnet = field_validator("subnet", mode="before")(_subnet_text)
 
     @field_validator("switch")
     @classmethod

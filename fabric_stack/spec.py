@@ -69,15 +69,16 @@ class _RoceOverride(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
 
-    pfc_priorities: tuple[int, ...] | None = None
-    ecn: bool | None = None
-    dscp_trust: bool | None = None
-    mtu: int | None = Field(default=None, ge=1500, le=9216)
+    # Defaults only make the fields optional; an override given as null is refused.
+    pfc_priorities: tuple[int, ...] = ()
+    ecn: bool = True
+    dscp_trust: bool = True
+    mtu: int = Field(default=9216, ge=1500, le=9216)
 
     @field_validator("pfc_priorities")
     @classmethod
-    def _prios(cls, v: tuple[int, ...] | None) -> tuple[int, ...] | None:
-        for p in v or ():
+    def _prios(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        for p in v:
             if not 0 <= p <= 7:
                 raise ValueError(f"priority {p} is outside 0-7")
         return v

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.contract import run_checked
+from tests.contract import run_checked as _run_checked
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 FUZZ = settings(
@@ -31,6 +31,12 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+def run_checked(args: list[str], root: Path) -> None:
+    """Run with the contract checked; the exit status is a Hypothesis event (statistics)."""
+    run = _run_checked(args, root)
+    event(f"{args[0]}: exit {run.code}")
 
 
 @contextmanager
@@ -242,3 +248,89 @@ def test_inventory_urls(url: str, cmd: str) -> None:
         (root / "notdb.db").write_text("not a database")
         (root / "empty.db").write_bytes(b"")
         run_checked([cmd, "--inventory", url], root)
+
+
+BASE_SPEC: dict[str, Any] = {
+    "name": "lab",
+    "gpus": 256,
+    "fabric": "roce",
+    "switch": "sn5600",
+    "roce": {"overrides": {"spine": {"mtu": 9216}}, "pfc_priorities": [3]},
+    "networks": {
+        "storage": {"subnet": "10.200.0.0/16", "switch": "sn5600", "vlan": 200},
+        "compute": {"subnet": "10.64.0.0/12"},
+    },
+    "infiniband": {"subnet_managers": 2},
+}
+PATHS = [
+    ("name",), ("gpus",), ("gpus_per_node",), ("rails",), ("su_nodes",), ("planes",),
+    ("oversubscription",), ("switch",), ("fabric",), ("nic_gbps",),
+    ("roce", "overrides", "spine", "mtu"), ("roce", "overrides", "leaf", "pfc_priorities"),
+    ("roce", "overrides", "core", "ecn"), ("roce", "pfc_priorities"), ("roce", "cnp_priority"),
+    ("roce", "mtu"), ("networks", "storage", "subnet"), ("networks", "storage", "switch"),
+    ("networks", "storage", "vlan"), ("networks", "storage", "attach"),
+    ("networks", "inband", "subnet"), ("networks", "compute", "subnet"),
+    ("networks", "compute", "rail_vlans"), ("infiniband", "subnet_managers"),
+    ("node_profile",),
+]  # fmt: skip
+VALUES = st.one_of(
+    SCALARS,
+    st.lists(st.integers(min_value=-2, max_value=5000), max_size=9),
+    st.sampled_from(
+        ["10.200.0.0/30", "10.64.0.0/16", "10.30.0.0/24", "dgx-b200", "hgx-b300", "ethernet",
+         "infiniband", "qm9700", "1:1", "3:1", 1500, 9000, 7, 4, 32, 2, "2", "0", [101, 102]]
+    ),
+)  # fmt: skip
+
+
+PLAUSIBLE: dict[tuple[str, ...], list[Any]] = {
+    ("gpus",): [8, 64, 128, 512, 2048, 4096, "1024"],
+    ("gpus_per_node",): [4, 8, "8"],
+    ("rails",): [0, 1, 2, 4, 8, "0", "4"],
+    ("su_nodes",): [0, 1, 4, 16, 32, 64, "2"],
+    ("planes",): [1, 2],
+    ("oversubscription",): ["1:1", "2:1", "3:1", "5:3", "63:1"],
+    ("switch",): ["sn5600", "generic-64x400", "generic-128x400", "generic-8x400"],
+    ("fabric",): ["roce", "ethernet"],
+    ("nic_gbps",): [100, 200, 400, 800],
+    ("roce", "overrides", "spine", "mtu"): [1500, 4096, 9216, "9000"],
+    ("roce", "overrides", "leaf", "pfc_priorities"): [[3], [3, 4], [], [0, 7]],
+    ("roce", "overrides", "core", "ecn"): [True, False, "false"],
+    ("roce", "pfc_priorities"): [[3], [2, 3], [5]],
+    ("roce", "cnp_priority"): [6, 7, 3],
+    ("roce", "mtu"): [1500, 9216],
+    ("networks", "storage", "subnet"): ["10.200.0.0/20", "10.200.0.0/26", "10.96.0.0/16"],
+    ("networks", "storage", "switch"): ["sn2201", "generic-48x100", "qm9700"],
+    ("networks", "storage", "vlan"): [1, 4094, 300],
+    ("networks", "storage", "attach"): ["inband", "compute", "oob", "dedicated"],
+    ("networks", "inband", "subnet"): ["10.31.0.0/24", "10.200.4.0/24"],
+    ("networks", "compute", "subnet"): ["10.64.0.0/24", "10.64.0.0/10"],
+    ("networks", "compute", "rail_vlans"): [[101, 102, 103, 104, 105, 106, 107, 108], [5]],
+    ("infiniband", "subnet_managers"): [0, 1, 16],
+    ("node_profile",): ["dgx-b200", "hgx-b300", "dgx-h100"],
+}
+
+
+def _edit(path: tuple[str, ...]) -> st.SearchStrategy[tuple[tuple[str, ...], Any]]:
+    values = st.sampled_from(PLAUSIBLE[path]) if path in PLAUSIBLE else VALUES
+    return st.tuples(st.just(path), values | VALUES)
+
+
+@FUZZ
+@given(
+    cmd=st.sampled_from(["size", "check", "cabling", "render"]),
+    edits=st.lists(st.sampled_from(PATHS).flatmap(_edit), min_size=1, max_size=3),
+)
+def test_mutated_valid_specs(cmd: str, edits: list[tuple[tuple[str, ...], Any]]) -> None:
+    doc = json.loads(json.dumps(BASE_SPEC))
+    for path, value in edits:
+        node = doc
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = value
+    with workdir() as root:
+        (root / "c.yaml").write_text(yaml.safe_dump(doc))
+        args = [cmd, "--config", "c.yaml"]
+        if cmd == "render":
+            args = ["render", "all", "--out", "out", "--config", "c.yaml"]
+        run_checked(args, root)
