@@ -162,6 +162,10 @@ def handle_errors(fn: F) -> F:
             sys.exit(exc.exit_code)
         except BrokenPipeError:  # e.g. `fabric-stack cabling | head`
             sys.exit(0)
+        except OSError as exc:  # last resort: the file layers name their paths themselves
+            where = exc.filename if exc.filename is not None else "fabric-stack"
+            click.echo(f"error: {one_line(f'{where}: {exc.strerror or exc}')}", err=True)
+            sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
 
