@@ -442,7 +442,42 @@ def _first_error(exc: ValidationError, prefix: str = "") -> SpecError:
                 f"{err.get('input')!r} is not allowed",
                 f"expected {err['ctx']['expected']}",
             )
+        valid = _valid_values(err)
+        if valid is not None:
+            if typ.startswith(("greater_than", "less_than")):
+                msg = f"{err.get('input')!r} is out of range"
+            return SpecError(_join(prefix, field), msg, valid)
     return SpecError(_join(prefix, field), msg)
+
+
+_RANGE_TYPES = ("greater_than", "less_than", "int_parsing", "int_type", "int_from_float")
+
+
+def _valid_values(err: Any) -> str | None:
+    """What a plain typed field accepts (``an integer 1-64``), from its model constraints."""
+    typ = str(err["type"])
+    if typ.startswith(("bool_",)):
+        return "true or false"
+    if typ == "string_type":
+        return "text"
+    if not typ.startswith(_RANGE_TYPES):
+        return None
+    model: type[BaseModel] = FabricSpec
+    info = None
+    for part in [p for p in err["loc"] if isinstance(p, str)]:
+        info = model.model_fields.get(part)
+        ann = getattr(info, "annotation", None)
+        if info is None:
+            return "an integer"
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+    low = next((m.ge for m in getattr(info, "metadata", []) if hasattr(m, "ge")), None)
+    high = next((m.le for m in getattr(info, "metadata", []) if hasattr(m, "le")), None)
+    if low is not None and high is not None:
+        return f"an integer {low}-{high}"
+    if low is not None:
+        return f"an integer ≥ {low}"
+    return "an integer"
 
 
 def _join(prefix: str, field: str) -> str:
