@@ -442,11 +442,11 @@ def _first_error(exc: ValidationError, prefix: str = "") -> SpecError:
                 f"{err.get('input')!r} is not allowed",
                 f"expected {err['ctx']['expected']}",
             )
-        valid = _valid_values(err)
-        if valid is not None:
+        accepts = _valid_values(err)
+        if accepts is not None:
             if typ.startswith(("greater_than", "less_than")):
                 msg = f"{err.get('input')!r} is out of range"
-            return SpecError(_join(prefix, field), msg, valid)
+            return SpecError(_join(prefix, field), msg, accepts)
     return SpecError(_join(prefix, field), msg)
 
 
