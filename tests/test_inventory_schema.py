@@ -237,3 +237,24 @@ def test_schema_1_export_gets_created_at_from_updated_at(tmp_path: Path) -> None
     assert open_store(url).execute("SELECT created_at, updated_at FROM fabric_inventory") == [
         ("T0", "T0")
     ]
+
+
+def test_upgrade_command_and_export_of_an_old_database(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    _make_v1(url)
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    # export is read-only: it reads a schema 1 database without upgrading it
+    assert _cli("inventory", "export", "--inventory", url, "--out", str(before)).exit_code == 0
+    conn = sqlite3.connect(tmp_path / "old.db")
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    conn.close()
+    assert tables == {"fabric_inventory"}
+    r = _cli("inventory", "upgrade", "--inventory", url)
+    assert r.exit_code == 0, r.output
+    assert r.output == (
+        f"{url}: schema version 1 -> 2\n  2: created_at: when a record was first written\n"
+    )
+    r = _cli("inventory", "upgrade", "--inventory", url)
+    assert r.output == f"{url}: already at schema version 2 (newest: 2)\n"
+    assert _cli("inventory", "export", "--inventory", url, "--out", str(after)).exit_code == 0
+    assert before.read_bytes() == after.read_bytes()

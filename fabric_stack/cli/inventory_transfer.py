@@ -1,4 +1,4 @@
-"""`fabric-stack inventory export` / `import`: back up an inventory, or move a site."""
+"""`fabric-stack inventory export` / `import` / `upgrade`: back up, move a site, upgrade."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ import click
 from ..errors import InputFileError
 from ..fileio import atomic_write
 from ..inventory import mask_url, open_store
-from ..inventory.transfer import dump_document, export_document, import_document, parse_document
+from ..inventory.readonly import open_read_only
+from ..inventory.schema import MIGRATIONS, SCHEMA_VERSION
+from ..inventory.transfer import (
+    dump_document,
+    export_document,
+    import_document,
+    parse_document,
+    schema_version,
+)
 from .common import handle_errors, project_dir
 
 _URL_HELP = "sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]"
@@ -46,7 +54,7 @@ def export_cmd(ctx: click.Context, url: str | None, stacks: tuple[str, ...], out
           --inventory postgresql://fab@db/fabric_inventory
     """
     url = _inventory_url(ctx, url)
-    doc = export_document(open_store(url), stacks)
+    doc = export_document(open_read_only(url), stacks)
     atomic_write(out, dump_document(doc))
     click.echo(
         f"exported {len(doc['records'])} records of {len(doc['stacks'])} stack(s) "
@@ -81,3 +89,31 @@ def import_cmd(ctx: click.Context, file: Path, url: str | None) -> None:
         f"imported {result.inserted} records into {mask_url(url)} "
         f"({result.skipped} already there, identical); stacks: {', '.join(result.stacks) or '-'}"
     )
+
+
+@click.command("upgrade")
+@click.option("--inventory", "url", metavar="URL", help=_URL_HELP)
+@click.pass_context
+@handle_errors
+def upgrade_cmd(ctx: click.Context, url: str | None) -> None:
+    """Migrate an inventory to this fabric-stack's schema version, in one transaction.
+
+    `pulumi up` does it on first use too; run it as the database owner where the
+    role the stacks write with may not change the schema. Never downgrades.
+
+    \b
+    Examples:
+      fabric-stack inventory upgrade
+      fabric-stack inventory upgrade --inventory postgresql://owner@db/fabric_inventory
+    """
+    url = _inventory_url(ctx, url)
+    before = schema_version(open_read_only(url))
+    open_store(url).counts()  # opening a writable store migrates it
+    after = schema_version(open_read_only(url))
+    if before == after:
+        click.echo(f"{mask_url(url)}: already at schema version {after} (newest: {SCHEMA_VERSION})")
+        return
+    click.echo(f"{mask_url(url)}: schema version {before} -> {after}")
+    for m in MIGRATIONS:
+        if before < m.version <= after:
+            click.echo(f"  {m.version}: {m.description}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputFileError, InventoryError
-from .schema import SCHEMA_VERSION
+from .schema import SCHEMA_VERSION, current_version
 from .store import _INSERT, InventoryStore, mask_url
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "export_document",
     "import_document",
     "parse_document",
+    "schema_version",
 ]
 
 FORMAT = "fabric-stack-inventory"
@@ -47,15 +48,22 @@ class ImportResult:
 
 
 def export_document(store: InventoryStore, stacks: Sequence[str] = ()) -> dict[str, Any]:
-    """Every row (of ``stacks``, or all), ordered by stack, kind and name, as a document."""
-    sql = f"SELECT {', '.join(_INSERT)} FROM fabric_inventory"
+    """Every row (of ``stacks``, or all), ordered by stack, kind and name, as a document.
+
+    Works on a read-only store and on a database not yet upgraded: a schema 1 row's
+    ``created_at`` is its ``updated_at``, as the migration would make it.
+    """
     params: list[str] = []
+    where = ""
     if stacks:
-        sql += f" WHERE stack IN ({', '.join('?' * len(stacks))})"
+        where = f" WHERE stack IN ({', '.join('?' * len(stacks))})"
         params = list(stacks)
     with store._conn() as conn:
         store._ensure(conn)
-        rows = store._exec(conn, sql + " ORDER BY stack, kind, name", params).fetchall()
+        old = current_version(conn, store.dialect) < 2
+        cols = [("updated_at" if old and c == "created_at" else c) for c in _INSERT]
+        sql = f"SELECT {', '.join(cols)} FROM fabric_inventory{where} ORDER BY stack, kind, name"
+        rows = store._exec(conn, sql, params).fetchall()
     records = [_record(row) for row in rows]
     return {
         "format": FORMAT,
@@ -194,3 +202,9 @@ def _existing_rows(
         rec = _record(row)
         out[tuple(rec[k] for k in _KEY)] = _as_row(rec)
     return out
+
+
+def schema_version(store: InventoryStore) -> int:
+    """The schema version of the database behind ``store`` (read-only stores too)."""
+    with store._conn() as conn:
+        return current_version(conn, store.dialect)
