@@ -12,13 +12,14 @@ each ``--repeat`` times, alternating backends, medians and their ratio; then
 20 stacks (32/64/128 GPUs, as in the tests) created and ``up``'d by 4 workers,
 wall time per backend.
 
-    .venv/bin/python -m bench.bench_team [--repeat 3] [--sites 20] [--workers 4]
+    .venv/bin/python -m bench.bench_team [--repeat 3] [--up-repeat 3] [--sites 20] [--workers 4]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -144,11 +145,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3, help="timed previews per backend")
+    ap.add_argument("--up-repeat", type=int, default=3, help="timed ups per backend")
     ap.add_argument("--sites", type=int, default=20)
     ap.add_argument("--workers", type=int, default=4)
     args = ap.parse_args()
-    print(f"# team benchmark: median of {args.repeat}, {os.cpu_count()} CPUs", flush=True)
+    print(
+        f"# team benchmark: previews median of {args.repeat}, ups of {args.up_repeat}, "
+        f"{os.cpu_count()} CPUs",
+        flush=True,
+    )
+    # SIGTERM ends the run through the finally below (the server is stopped).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     with tempfile.TemporaryDirectory(prefix="fs-bench-team-") as tmp:
         root = Path(tmp)
         server = subprocess.run(
@@ -158,10 +166,11 @@ def main() -> None:
             backends = [Backend(root, "file", server), Backend(root, "postgres", server)]
             for b in backends:
                 b.prepare()
+                print(f"prepared {b.kind}:// (up at 1,024 GPUs)", flush=True)
             for _ in range(args.repeat):  # alternate: a noisy moment hits both
                 for b in backends:
                     b.time_preview()
-            for _ in range(args.repeat):
+            for _ in range(args.up_repeat):
                 for b in backends:
                     b.time_up()
             f, p = backends

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..backends import describe, env_file_text
+from ..outputs import write_file
 from ..pulumi_env import offline_env
 from .common import echo_json, handle_errors, project_dir
 
@@ -58,10 +59,11 @@ def env_cmd(out: Path | None, fmt: str) -> None:
 
 
 def _write_private(path: Path, text: str) -> None:
-    """Write ``text`` readable by the owner only (it may hold a passphrase or a password)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    """Write ``text`` through the output layer, readable by the owner only (it may hold
+    a passphrase or a password): created 0600 under a tight umask, never wider."""
+    old = os.umask(0o077)
+    try:
+        target = write_file(path, text)
+    finally:
+        os.umask(old)
+    target.chmod(0o600)

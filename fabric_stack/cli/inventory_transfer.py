@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import InputFileError
-from ..fileio import atomic_write
+from ..inputs import read_text
 from ..inventory import mask_url, open_store
 from ..inventory.readonly import open_read_only
 from ..inventory.schema import MIGRATIONS, SCHEMA_VERSION
@@ -18,6 +17,7 @@ from ..inventory.transfer import (
     parse_document,
     schema_version,
 )
+from ..outputs import write_file
 from .common import handle_errors, project_dir
 
 _URL_HELP = "sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]"
@@ -55,7 +55,7 @@ def export_cmd(ctx: click.Context, url: str | None, stacks: tuple[str, ...], out
     """
     url = _inventory_url(ctx, url)
     doc = export_document(open_read_only(url), stacks)
-    atomic_write(out, dump_document(doc))
+    write_file(out, dump_document(doc))
     click.echo(
         f"exported {len(doc['records'])} records of {len(doc['stacks'])} stack(s) "
         f"from {mask_url(url)} to {out} (schema version {doc['schema_version']})"
@@ -79,11 +79,7 @@ def import_cmd(ctx: click.Context, file: Path, url: str | None) -> None:
       fabric-stack inventory import site-a.json --inventory postgresql://fab@db2/fabric_inventory
     """
     url = _inventory_url(ctx, url)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(str(file), f"cannot read ({exc.__class__.__name__})") from None
-    records = parse_document(text, str(file))
+    records = parse_document(read_text(file), str(file))
     result = import_document(open_store(url), records)
     click.echo(
         f"imported {result.inserted} records into {mask_url(url)} "

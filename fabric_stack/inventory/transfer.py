@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputFileError, InventoryError
+from ..inputs import parse_json
 from .schema import SCHEMA_VERSION, current_version
 from .store import _INSERT, InventoryStore, mask_url
 
@@ -92,7 +93,7 @@ def dump_document(doc: Mapping[str, Any]) -> str:
 def parse_document(text: str, path: str) -> list[dict[str, Any]]:
     """The records of an export, checked field by field; InputFileError names the bad one."""
     try:
-        doc = json.loads(text)
+        doc = parse_json(text, path)  # the input layer: integer and nesting budgets too
     except ValueError as exc:
         where = getattr(exc, "lineno", None)
         raise InputFileError(path, f"not JSON ({exc.args[0].split(':')[0]})", where) from None
