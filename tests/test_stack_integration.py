@@ -343,6 +343,8 @@ def test_postgres_inventory_secret_never_printed(
     admin.execute(f"CREATE ROLE fs_secret_owner LOGIN PASSWORD '{password}'")
     admin.execute("GRANT ALL ON SCHEMA public TO fs_secret_owner")
     admin.execute("GRANT ALL ON fabric_inventory TO fs_secret_owner")
+    # a writer reads the schema version (it runs no DDL itself: the owner migrates)
+    admin.execute("GRANT SELECT ON fabric_inventory_schema TO fs_secret_owner")
     host_db = pg_url.rsplit("@", 1)[1]
     pg_url = f"postgresql://fs_secret_owner:{password}@{host_db}"
     proj = _stack(tmp_path, pulumi_env, 128, pg_url, secret=True)

@@ -153,6 +153,14 @@ class InventoryStore:
             try:
                 with pg.transaction():
                     yield pg
+            except psycopg.OperationalError as exc:
+                # The server went away mid-transaction (restart, network): nothing of
+                # this call was committed. One line, not a driver traceback.
+                lines = str(exc).replace(self.url, mask_url(self.url)).strip().splitlines()
+                raise InventoryError(
+                    f"inventory {mask_url(self.url)}: connection lost "
+                    f"({lines[0] if lines else type(exc).__name__}); this write was not committed"
+                ) from None
             finally:
                 pg.close()
 
