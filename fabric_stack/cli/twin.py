@@ -144,6 +144,14 @@ def _check_table(report: dict[str, Any]) -> Table:
         q = report["reachability"]
         hops = ", ".join(f"{k} hops: {v}" for k, v in q["hops"].items())
         row("reachability", q["all"], f"{q['ok']}/{q['pairs']} HCA pairs ({q['method']}); {hops}")
+        lk = report["links"]
+        row(
+            "links",
+            lk["planned"] == lk["agree"] == lk["seen"],
+            f"{lk['agree']}/{lk['planned']} planned cables seen, {lk['seen']} in all",
+        )
+        for odd in lk["differ"][:10]:
+            t.add_row("", "", f"differs: {odd}")
         if "rate" in report:
             t.add_row(
                 "rate", "note", f"{report['rate']['twin']} for planned {report['rate']['planned']}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import time
@@ -40,7 +41,7 @@ from .runtime import (
     stop_processes,
     wait_until,
 )
-from .wiring import TwinFailure
+from .wiring import TwinFailure, assign_guids, plan_wiring
 
 Say = Callable[[str], None]
 
@@ -134,7 +135,9 @@ def start_fabric(
     d = ib_dirs(directory)
     ns = netns_name(state.tag, "ib")
     plan = topo.plan
-    net = ibnet.render_netfile(wiring, state.guids, plan.link_gbps, plan.switch_model.key)
+    # Rogue devices (a fault) get GUIDs the same way; the plan's GUIDs stay as recorded.
+    guids = assign_guids(wiring, state.guids)
+    net = ibnet.render_netfile(wiring, guids, plan.link_gbps, plan.switch_model.key)
     (d["ib"] / "net").write_text(net, encoding="utf-8")
     t0 = time.monotonic()
     log = d["logs"] / "ibsim.log"
@@ -302,14 +305,45 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
         "all": reach["pairs"] == reach["ok"] and hops_ok,
     }
     hcas = {k for k, v in fab.kind.items() if v == "Ca"}
+    links = compare_links(fab, plan_wiring(topo))
     return {
         "fabric": "infiniband",
         "sm": sm_rows,
         "routing": routing,
         "reachability": reachability,
         "nodes": {"switches": len(fab.kind) - len(hcas), "hcas": len(hcas)},
-        "ok": bool(routing["ok"]) and all(r["ok"] for r in sm_rows) and bool(reachability["all"]),
+        "links": links,
+        "ok": bool(routing["ok"])
+        and all(r["ok"] for r in sm_rows)
+        and bool(reachability["all"])
+        and links["planned"] == links["agree"] == links["seen"],
     }
+
+
+def compare_links(fab: ibnet.Fabric, planned: Wiring) -> dict[str, Any]:
+    """Cables ibnetdiscover saw against the plan's, by NodeDescription and port."""
+
+    def end_name(guid: str, port: int) -> str:
+        desc = fab.desc.get(guid, guid)
+        if fab.kind.get(guid) == "Switch":
+            m = re.match(r"^MF0;([^:]+):", desc)
+            return f"{m.group(1) if m else desc}:{port}"
+        return desc.replace(" ", ":", 1)
+
+    seen = {frozenset((end_name(g, p), end_name(rg, rp))) for (g, p), (rg, rp) in fab.peer.items()}
+    kinds = {d.name: d.kind for d in planned.devices}
+
+    def plan_end(device: str, port: str, number: int) -> str:
+        return f"{device}:{number}" if kinds.get(device) == "switch" else f"{device}:{port}"
+
+    want = {
+        frozenset(
+            (plan_end(c.a.device, c.a.port, c.a.number), plan_end(c.b.device, c.b.port, c.b.number))
+        )
+        for c in planned.cables
+    }
+    odd = sorted(" — ".join(sorted(k)) for k in seen ^ want)
+    return {"planned": len(want), "seen": len(seen), "agree": len(want & seen), "differ": odd[:20]}
 
 
 def _probe_node(state: TwinState, topo: FabricTopology) -> str:
