@@ -187,7 +187,7 @@ def adapt_opensm_conf(rendered: str, etc_dir: str, log_file: str, dump_dir: str)
 
 
 _TABLES = re.compile(r"osm_ucast_mgr_process: (\S+) tables configured on all switches")
-_FAILED = re.compile(r"(?:routing engine|ucast_mgr_route):? .*?(\S+) (?:routing )?failed", re.I)
+_FAILED = re.compile(r"^(?=.*routing engine)(?=.*(?:fail|cannot)).*$", re.I | re.M)
 
 
 def routing_used(log_text: str, planned: str) -> dict[str, object]:
@@ -199,7 +199,7 @@ def routing_used(log_text: str, planned: str) -> dict[str, object]:
     """
     used = _TABLES.findall(log_text)
     engine = used[-1] if used else None
-    failures = [m.group(0) for m in _FAILED.finditer(log_text)]
+    failures = [m.group(0).strip() for m in _FAILED.finditer(log_text)]
     fallback = engine is not None and engine != planned
     return {
         "planned": planned,

@@ -22,6 +22,7 @@ are new, stops lldpd on devices that went down and starts it where needed.
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -37,6 +38,7 @@ from .runtime import (
     alive,
     delete_namespaces,
     netns_name,
+    ns_cmd,
     run,
     save_state,
     start_ticks,
@@ -99,31 +101,66 @@ def lldpd_conf(hostname: str) -> str:
     )
 
 
-def start_lldpd(state: TwinState, device: str) -> Process:
-    """Start lldpd inside the device's namespace; its monitor process as recorded."""
-    d = device_dir(state, device)
-    d.mkdir(parents=True, exist_ok=True)
-    d.chmod(0o755)
-    conf = d / "lldpd.conf"
-    conf.write_text(lldpd_conf(device), encoding="utf-8")
-    conf.chmod(0o644)
-    pidfile = d / "lldpd.pid"
-    pidfile.unlink(missing_ok=True)
-    argv = ["lldpd", "-O", str(conf), "-u", str(d / "lldpd.socket"), "-p", str(pidfile)]
-    run([*argv, "-I", "*,!lo"], netns=_ns(state, device), timeout=20)
-    wait_until(
-        f"lldpd on {device}", lambda: pidfile.exists() and pidfile.read_text().strip() != "", 10
-    )
-    pid = int(pidfile.read_text().strip())
-    return Process(
-        name=f"lldpd {device}", pid=pid, start_ticks=start_ticks(pid) or 0, netns=_ns(state, device)
-    )
+def start_lldpds(state: TwinState, devices: list[str]) -> list[Process]:
+    """Start lldpd inside each device's namespace; their monitor processes as recorded.
+
+    The launches run side by side (lldpd daemonizes, so each launcher exits at
+    once) and are bounded by one timeout; then each PID file is read.
+    """
+    launches = []
+    for device in devices:
+        d = device_dir(state, device)
+        d.mkdir(parents=True, exist_ok=True)
+        d.chmod(0o755)
+        conf = d / "lldpd.conf"
+        conf.write_text(lldpd_conf(device), encoding="utf-8")
+        conf.chmod(0o644)
+        (d / "lldpd.pid").unlink(missing_ok=True)
+        argv = ["lldpd", "-O", str(conf), "-u", str(d / "lldpd.socket"), "-p", str(d / "lldpd.pid")]
+        launches.append(
+            subprocess.Popen(
+                ns_cmd(_ns(state, device), [*argv, "-I", "*,!lo"]),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        )
+    deadline = time.monotonic() + 30 + len(devices) / 10
+    for device, proc in zip(devices, launches, strict=True):
+        try:
+            _, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise TwinFailure(f"lldpd on {device} did not start in time") from None
+        if proc.returncode != 0:
+            raise TwinFailure(f"lldpd on {device} failed: {err.decode(errors='replace')[-200:]}")
+    out = []
+    for device in devices:
+        pidfile = device_dir(state, device) / "lldpd.pid"
+        wait_until(f"lldpd on {device}", lambda f=pidfile: _pid_in(f), 10, 0.05)  # type: ignore[misc]
+        pid = int(pidfile.read_text().strip())
+        out.append(
+            Process(
+                name=f"lldpd {device}",
+                pid=pid,
+                start_ticks=start_ticks(pid) or 0,
+                netns=_ns(state, device),
+            )
+        )
+    return out
+
+
+def _pid_in(pidfile: Path) -> bool:
+    try:
+        return pidfile.read_text().strip().isdigit()
+    except FileNotFoundError:
+        return False
 
 
 def stop_device(state: TwinState, device: str) -> TwinState:
     """Stop every process in one device's namespace; drop them from the state."""
     mine = [p for p in state.processes if p.netns == _ns(state, device)]
-    stop_processes(mine, [_ns(state, device)])
+    stop_processes(mine, [_ns(state, device)], grace=2.0)
     return state.model_copy(
         update={"processes": tuple(p for p in state.processes if p not in mine)}
     )
@@ -184,9 +221,10 @@ def up_eth(directory: Path, state: TwinState, wiring: Wiring, say: Say) -> TwinS
     state = _phase(state, "links", t0)
     say(f"  namespaces: {len(devices)}, veth pairs: {n} ({state.phases['links']:.1f} s)")
     t1 = time.monotonic()
-    for dev in devices:
-        state = state.model_copy(update={"processes": (*state.processes, start_lldpd(state, dev))})
-        save_state(directory, state)
+    # Between the launch and the PID files, `down` finds the daemons by namespace.
+    started = start_lldpds(state, devices)
+    state = state.model_copy(update={"processes": (*state.processes, *started)})
+    save_state(directory, state)
     state = _phase(state, "daemons", t1)
     say(f"  lldpd: {len(devices)} daemons ({state.phases['daemons']:.1f} s)")
     t2 = time.monotonic()
@@ -222,8 +260,8 @@ def reconcile(directory: Path, state: TwinState, old: Wiring, new: Wiring) -> Tw
     create_cables(state, added)
     for dev in set(new.down) - set(old.down):
         state = stop_device(state, dev)
-    for dev in [*new_devices, *(set(old.down) - set(new.down))]:
-        state = state.model_copy(update={"processes": (*state.processes, start_lldpd(state, dev))})
+    started = start_lldpds(state, [*new_devices, *sorted(set(old.down) - set(new.down))])
+    state = state.model_copy(update={"processes": (*state.processes, *started)})
     save_state(directory, state)
     wait_converged(state, new, 30 + len(new.devices) / 4)
     return state

@@ -217,7 +217,7 @@ def _start_sm(
         except TwinFailure:
             if attempt == SM_STARTS or not alive(proc):
                 raise
-            stop_processes([proc], [])
+            stop_processes([proc], [], grace=1.0)
             state = state.model_copy(
                 update={"processes": tuple(p for p in state.processes if p != proc)}
             )
@@ -249,8 +249,12 @@ def _took(t0: float) -> str:
 
 
 def stop_fabric(state: TwinState) -> TwinState:
-    """Stop ibsim and the SMs (for a restart); the namespace stays."""
-    stop_processes(state.processes, [])
+    """Stop ibsim and the SMs (for a restart); the namespace stays.
+
+    One second of grace: OpenSM often lingers on SIGTERM under ibsim (the same lost
+    wake-up as :func:`kick`), and neither keeps state worth a clean exit.
+    """
+    stop_processes(state.processes, [], grace=1.0)
     return state.model_copy(update={"processes": ()})
 
 
