@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres test test-fast lint demo bench bench-preview goldens docs clean twin-deps twin-demo
+.PHONY: help setup venv engine postgres test test-fast lint demo bench bench-preview goldens docs clean twin-deps twin-demo bench-twin
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -85,6 +85,9 @@ demo: setup ## size the seed cluster, check it, and preview its Pulumi stack
 
 bench: venv ## run the quick benchmarks and print their figures
 	$(BIN)/python -m bench
+
+bench-twin: venv twin-deps ## the digital twin benchmark (root; a few minutes)
+	$(BIN)/python -m bench.bench_twin
 
 bench-preview: setup ## the Pulumi preview benchmark (several minutes)
 	$(BIN)/python -m bench.bench_preview
