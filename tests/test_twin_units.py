@@ -311,3 +311,29 @@ def test_twin_without_root_says_so_in_one_line(
             "run it as root"
         ]
     assert not (tmp_path / "t").exists()
+
+
+_TRACE = """\
+From ca {0x02fa5702a0000010} portnum 1 lid 3-3 "n1 mlx5_0"
+[1] -> switch port {0x0000000000000002}[1] lid 2-2 "MF0;leaf-1:MQM9700/U1"
+[3] -> switch port {0x0000000000000001}[1] lid 1-1 "MF0;spine:MQM9700/U1"
+[2] -> switch port {0x0000000000000003}[3] lid 4-4 "MF0;leaf-2:MQM9700/U1"
+[1] -> ca port {0x0000000000000021}[1] lid 5-5 "n2 mlx5_0"
+To ca {0x0000000000000020} portnum 1 lid 5-5 "n2 mlx5_0"
+"""
+
+
+def test_tracert_fills_lft_entries_dump_fts_left_out() -> None:
+    fab = ibnet.parse_discover(_DISCOVER)
+    no_top = "\n".join(ln for ln in _LFTS.splitlines() if not ln.startswith("0x0005"))
+    lfts = ibnet.parse_lfts(no_top)
+    assert ibnet.missing_destinations(fab, lfts) == [5]
+    hops = ibnet.parse_tracert(_TRACE, "0000000000000002")
+    assert hops == [
+        ("0000000000000002", 3),
+        ("0000000000000001", 2),
+        ("0000000000000003", 1),
+    ]
+    for sw, port in hops:
+        lfts[sw][5] = port
+    assert ibnet.walk_reachability(fab, lfts, max_hops=6) == {"pairs": 2, "ok": 2, "hops": {"3": 2}}

@@ -288,6 +288,36 @@ def parse_lfts(text: str) -> dict[str, dict[int, int]]:
     return out
 
 
+_TRACE_HOP = re.compile(r"^\[(\d+)\] -> (?:switch|ca) port \{(0x[0-9a-f]+)\}\[(\d+)\]")
+
+
+def parse_tracert(text: str, first_switch: str) -> list[tuple[str, int]]:
+    """``ibtracert`` output → (switch GUID, out port) of every switch on the path.
+
+    Each hop line ``[out] -> switch port {guid}[in] …`` gives the previous switch's out
+    port; the first switch is the source HCA's leaf (``first_switch``).
+    """
+    out: list[tuple[str, int]] = []
+    prev = first_switch
+    lines = text.splitlines()
+    for line in lines[1:]:  # lines[0] is the source HCA → its leaf (no switch before it)
+        m = _TRACE_HOP.match(line.strip())
+        if not m:
+            continue
+        out.append((prev, int(m.group(1))))
+        prev = f"{int(m.group(2), 16):016x}"
+    return out
+
+
+def missing_destinations(fab: Fabric, lfts: Mapping[str, Mapping[int, int]]) -> list[int]:
+    """HCA LIDs no switch's dumped LFT holds (``ibroute`` leaves out the top LID when it
+    opens a new 64-entry block: seen at 4,096 GPUs, LID 0x1140, while ibtracert routes it)."""
+    have: set[int] = set()
+    for table in lfts.values():
+        have.update(table)
+    return sorted(lid for g, lid in fab.lid.items() if fab.kind.get(g) == "Ca" and lid not in have)
+
+
 def walk_reachability(
     fab: Fabric, lfts: Mapping[str, Mapping[int, int]], max_hops: int
 ) -> dict[str, object]:
