@@ -328,7 +328,7 @@ def test_tracert_fills_lft_entries_dump_fts_left_out() -> None:
     no_top = "\n".join(ln for ln in _LFTS.splitlines() if not ln.startswith("0x0005"))
     lfts = ibnet.parse_lfts(no_top)
     assert ibnet.missing_destinations(fab, lfts) == [5]
-    hops = ibnet.parse_tracert(_TRACE, "0000000000000002")
+    hops = ibnet.parse_tracert(_TRACE)
     assert hops == [
         ("0000000000000002", 3),
         ("0000000000000001", 2),

@@ -291,20 +291,20 @@ def parse_lfts(text: str) -> dict[str, dict[int, int]]:
 _TRACE_HOP = re.compile(r"^\[(\d+)\] -> (?:switch|ca) port \{(0x[0-9a-f]+)\}\[(\d+)\]")
 
 
-def parse_tracert(text: str, first_switch: str) -> list[tuple[str, int]]:
+def parse_tracert(text: str) -> list[tuple[str, int]]:
     """``ibtracert`` output → (switch GUID, out port) of every switch on the path.
 
-    Each hop line ``[out] -> switch port {guid}[in] …`` gives the previous switch's out
-    port; the first switch is the source HCA's leaf (``first_switch``).
+    After the ``From ca`` line, each hop line ``[out] -> switch port {guid}[in] …`` gives
+    the out port of the node before it: the first one is the source HCA's own port.
     """
     out: list[tuple[str, int]] = []
-    prev = first_switch
-    lines = text.splitlines()
-    for line in lines[1:]:  # lines[0] is the source HCA → its leaf (no switch before it)
+    prev: str | None = None  # None: the source HCA, not a switch
+    for line in text.splitlines():
         m = _TRACE_HOP.match(line.strip())
         if not m:
             continue
-        out.append((prev, int(m.group(1))))
+        if prev is not None:
+            out.append((prev, int(m.group(1))))
         prev = f"{int(m.group(2), 16):016x}"
     return out
 

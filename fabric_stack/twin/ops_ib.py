@@ -351,11 +351,11 @@ def trace_missing(
         if kind == "Ca" and (g, 1) in fab.peer:
             by_leaf.setdefault(fab.peer[(g, 1)][0], g)
     for dst in missing:
-        for leaf, src in by_leaf.items():
+        for src in by_leaf.values():
             if fab.lid.get(src) == dst:
                 continue
             text = diag(state, directory, ["ibtracert", str(fab.lid[src]), str(dst)], probe, 30)
-            for sw, port in ibnet.parse_tracert(text, leaf):
+            for sw, port in ibnet.parse_tracert(text):
                 lfts.setdefault(sw, {})[dst] = port
     return missing
 
