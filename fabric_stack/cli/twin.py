@@ -165,7 +165,10 @@ def _check_table(report: dict[str, Any]) -> Table:
         )
         for w in q["disagree"][:10]:
             t.add_row(
-                "", "", f"{w['device']} {w['port']}: expected {w['expected']}, seen {w['seen']}"
+                "",
+                "",
+                f"{w['device']} {w['port']}: expected {w['expected'] or 'nothing (not planned)'}"
+                f", seen {w['seen'] or 'nothing'}",
             )
     for f in report["faults"]:
         t.add_row("fault", "injected", f"{f['fault']} → expects {f['expects']}")
