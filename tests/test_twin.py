@@ -95,8 +95,17 @@ def collect_and_drift(d: Path, out: Path) -> dict[str, Any]:
     return drift(out)
 
 
+def host_veths() -> set[str]:
+    """veth interfaces in the host's own namespace (the twin never puts one there)."""
+    res = subprocess.run(
+        ["ip", "-o", "link", "show", "type", "veth"], capture_output=True, text=True, check=True
+    )
+    return {line.split(":")[1].strip() for line in res.stdout.splitlines() if ":" in line}
+
+
 def assert_gone(d: Path, state: dict[str, Any]) -> None:
-    """Nothing of the twin is left: namespaces, processes, runtime dir, files."""
+    """Nothing of the twin is left: namespaces (and their veths), processes, runtime dir, files."""
+    assert not {v.split("@")[0] for v in host_veths()} & PLAN_PORT_NAMES
     names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
     listed = {line.split()[0] for line in names.stdout.splitlines() if line.strip()}
     assert not listed & set(state["namespaces"])
@@ -130,6 +139,9 @@ def drift_after(d: Path, out: Path) -> dict[str, Any]:
     return collect_and_drift(d, out)
 
 
+PLAN_PORT_NAMES = {"mlx5_0", "swp1s0", "swp10s1", "eth0", "stor1", "mgmt1", "bmc1"}
+"""Interface names the twins here create (inside their namespaces, never in the host's)."""
+
 IB_FAULTS = [
     ["unplug", "su1-node01:mlx5_0"],
     ["swap", "su1-node01:mlx5_0", "su1-node02:mlx5_0"],
@@ -161,6 +173,15 @@ def test_ib_128_gpus(twin_dir: Path, tmp_path: Path) -> None:
     ok(twin("down", "--dir", str(twin_dir)))
     assert_gone(twin_dir, state)
     assert "nothing to do" in ok(twin("down", "--dir", str(twin_dir)))  # idempotent
+
+
+def test_a_second_up_on_a_running_twin_is_refused(twin_dir: Path) -> None:
+    ok(twin("up", "--gpus", "16", "--dir", str(twin_dir)))
+    res = twin("up", "--gpus", "16", "--dir", str(twin_dir))
+    assert res.returncode == 2
+    assert res.stderr.startswith("error: ") and "a twin is already there" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert state_of(twin_dir)["complete"] is True  # the running twin is untouched
 
 
 def test_ib_routing_fallback_is_a_failing_check(twin_dir: Path, tmp_path: Path) -> None:
@@ -213,19 +234,29 @@ def test_roce_128_gpus(twin_dir: Path, tmp_path: Path) -> None:
     assert_gone(twin_dir, state)
 
 
-def test_killed_up_then_down_cleans_everything(twin_dir: Path) -> None:
+def _twin_namespaces(tag: str) -> int:
+    res = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return sum(1 for line in res.stdout.splitlines() if line.startswith(f"fst-{tag}-"))
+
+
+@pytest.mark.parametrize("when", ["namespaces", "daemons"])
+def test_killed_up_then_down_cleans_everything(twin_dir: Path, when: str) -> None:
+    """Kill `up` while it creates namespaces and veths, or once lldpd runs everywhere."""
     proc = subprocess.Popen(
         [CLI, "twin", "up", "--fabric", "roce", "--switch", "sn5600", "--dir", str(twin_dir)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        # Kill it while it starts the lldpd daemons: namespaces, veths and some daemons exist.
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
-            if (twin_dir / "twin.json").exists() and len(state_of(twin_dir)["processes"]) >= 4:
-                break
-            time.sleep(0.05)
+            if (twin_dir / "twin.json").exists():
+                st = state_of(twin_dir)
+                if when == "namespaces" and _twin_namespaces(st["tag"]) >= 5:
+                    break
+                if when == "daemons" and len(st["processes"]) >= 4:
+                    break
+            time.sleep(0.02)
         assert proc.poll() is None, "up finished before it could be killed"
     finally:
         proc.send_signal(signal.SIGKILL)
