@@ -10,7 +10,7 @@ import click
 from rich.table import Table
 
 from ..artifacts.infiniband import parse_guid_csv
-from ..errors import InputFileError
+from ..inputs import MAX_CONFIG_BYTES, read_text
 from .common import console, echo_json, handle_errors, load_spec, spec_options
 
 _DIR = click.option(
@@ -74,15 +74,10 @@ def up_cmd(directory: Path, guids: Path | None, **kwargs: Any) -> None:
         from ..topology import build_topology
 
         ctx = RenderContext.from_topology(build_topology(size_fabric(spec)))
-        given = parse_guid_csv(_read(guids), str(guids), known_guid_names(ctx))
+        given = parse_guid_csv(
+            read_text(guids, MAX_CONFIG_BYTES), str(guids), known_guid_names(ctx)
+        )
     ops.up(spec, directory, click.echo, given)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
 
 
 def ops_require_root() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from ..artifacts._base import RenderContext
+from ..outputs import write_files
 from ..sizing import size_fabric
 from ..spec import FabricSpec, validate_spec
 from ..topology import FabricTopology, build_topology
@@ -143,13 +144,10 @@ def collect(directory: Path, out: Path) -> list[Path]:
         files = ops_ib.collect_ib(directory.resolve(), state, topo, out)
     else:
         files = ops_eth.collect_eth(state, faulted_wiring(topo, state.faults), out)
-    spec_file = out / "spec.yaml"
-    spec_file.write_text(
-        "# The spec the twin was built from: `fabric-stack drift --config` this file.\n"
-        + yaml.safe_dump(state.spec, sort_keys=False),
-        encoding="utf-8",
-    )
-    return [*files, spec_file]
+    spec_text = "# The spec the twin was built from: `fabric-stack drift --config` this file.\n"
+    files.append((out / "spec.yaml", spec_text + yaml.safe_dump(state.spec, sort_keys=False)))
+    # All or nothing (the output layer): a failed collect leaves no half-written OUT.
+    return write_files([(p, text) for p, text in files])
 
 
 def drift_command(state_dir: Path, out: Path) -> str:

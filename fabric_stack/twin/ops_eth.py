@@ -49,9 +49,6 @@ from .wiring import TwinFailure
 
 Say = Callable[[str], None]
 
-VETH_NOTE = "veth"
-"""Why the Ethernet twin's drift ignore file exists (see :func:`write_veth_ignore`)."""
-
 
 def device_dir(state: TwinState, device: str) -> Path:
     """The runtime directory of one device's lldpd."""
@@ -302,11 +299,9 @@ def check_eth(state: TwinState, planned: Wiring, running: Wiring) -> dict[str, A
     }
 
 
-def collect_eth(state: TwinState, running: Wiring, out: Path) -> list[Path]:
+def collect_eth(state: TwinState, running: Wiring, out: Path) -> list[tuple[Path, str]]:
     """``OUT/lldp/<hostname>.json`` (``lldpctl -f json0``) for every device whose lldpd runs."""
-    lldp = out / "lldp"
-    lldp.mkdir(parents=True, exist_ok=True)
-    files = []
+    files: list[tuple[Path, str]] = []
     for d in running.devices:
         if d.name in running.down:
             continue  # a powered-off device answers nothing, as on a real site
@@ -314,20 +309,16 @@ def collect_eth(state: TwinState, running: Wiring, out: Path) -> list[Path]:
             ["lldpctl", "-u", str(device_dir(state, d.name) / "lldpd.socket"), "-f", "json0"],
             timeout=20,
         )
-        path = lldp / f"{d.name}.json"
-        path.write_text(res.stdout, encoding="utf-8")
-        files.append(path)
-    files.append(write_veth_ignore(out / "drift-ignore.yaml"))
+        files.append((out / "lldp" / f"{d.name}.json", res.stdout))
+    files.append((out / "drift-ignore.yaml", veth_ignore()))
     return files
 
 
-def write_veth_ignore(path: Path) -> Path:
+def veth_ignore() -> str:
     """A drift ignore file: the veth's fixed 10G MAU that lldpd advertises is not a link speed."""
     head = (
         "# Written by `fabric-stack twin collect`. lldpd advertises each port's MAU type from\n"
         "# ethtool; a veth always reports 10GbaseT, whatever the plan's speed. This file tells\n"
         "# drift not to read that as the link speed. A real fabric needs no such file.\n"
     )
-    body = yaml.safe_dump({"rates": [{"gbps": 10, "means": "unknown"}]})
-    path.write_text(head + body, encoding="utf-8")
-    return path
+    return head + yaml.safe_dump({"rates": [{"gbps": 10, "means": "unknown"}]})

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
 import time
 from collections.abc import Callable, Iterable
@@ -392,21 +391,19 @@ def _probe_node(state: TwinState, topo: FabricTopology) -> str:
     return ibnet.node_id(state.guids[leaf], True)
 
 
-def collect_ib(directory: Path, state: TwinState, topo: FabricTopology, out: Path) -> list[Path]:
+def collect_ib(
+    directory: Path, state: TwinState, topo: FabricTopology, out: Path
+) -> list[tuple[Path, str]]:
     """``ibnetdiscover`` output and the node-name-map, as drift reads them on a real site."""
-    out.mkdir(parents=True, exist_ok=True)
     text = diag(state, directory, ["ibnetdiscover"], _probe_node(state, topo))
-    disc = out / "ibnetdiscover.txt"
-    disc.write_text(text, encoding="utf-8")
-    nmap = out / "node-name-map"
-    shutil.copyfile(ib_dirs(directory)["etc"] / "ib-node-name-map", nmap)
-    files = [disc, nmap]
+    nmap = (ib_dirs(directory)["etc"] / "ib-node-name-map").read_text(encoding="utf-8")
+    files = [(out / "ibnetdiscover.txt", text), (out / "node-name-map", nmap)]
     if state.rate:
-        files.append(write_rate_ignore(out / "drift-ignore.yaml", state.rate))
+        files.append((out / "drift-ignore.yaml", rate_ignore(state.rate)))
     return files
 
 
-def write_rate_ignore(path: Path, rate: dict[str, str]) -> Path:
+def rate_ignore(rate: dict[str, str]) -> str:
     """A drift ignore file saying the twin's lanes stand for the planned ones."""
     head = (
         f"# Written by `fabric-stack twin collect`. The twin runs {rate['twin']} links where the\n"
@@ -414,6 +411,4 @@ def write_rate_ignore(path: Path, rate: dict[str, str]) -> Path:
         f"# file tells drift to read {rate['as']} as {rate['lane']}; any other rate (a speed\n"
         "# fault) is still a finding. A real fabric needs no such file.\n"
     )
-    body = yaml.safe_dump({"rates": [{"lane": rate["as"], "means": rate["lane"]}]})
-    path.write_text(head + body, encoding="utf-8")
-    return path
+    return head + yaml.safe_dump({"rates": [{"lane": rate["as"], "means": rate["lane"]}]})

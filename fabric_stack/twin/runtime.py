@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..inputs import MAX_CONFIG_BYTES, read_text
 from .model import PREFIX, STATE_FILE, Process, TwinState
 from .wiring import TwinError, TwinFailure
 
@@ -63,12 +64,9 @@ def state_path(directory: Path) -> Path:
 def load_state(directory: Path) -> TwinState | None:
     """The state file of the twin in ``directory``, or None when there is none."""
     path = state_path(directory)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return None
-    except OSError as exc:
-        raise TwinError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    text = read_text(path, MAX_CONFIG_BYTES)  # the input layer: bounded, UTF-8, one-line errors
     try:
         return TwinState.model_validate(json.loads(text))
     except (ValueError, ValidationError) as exc:
