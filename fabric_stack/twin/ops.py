@@ -24,6 +24,7 @@ from . import ops_eth, ops_ib
 from .model import PREFIX, Fault, TwinState, Wiring
 from .runtime import (
     RUN_ROOT,
+    add_namespaces,
     delete_namespaces,
     load_state,
     need_state,
@@ -50,7 +51,12 @@ def up(
     say: Say,
     guids: Mapping[str, str] | None = None,
 ) -> TwinState:
-    """Build the twin of ``spec`` in ``directory``; its state when every daemon is up."""
+    """Build the twin of ``spec`` in ``directory``; its state when every daemon is up.
+
+    Steps, in this order: refuse a directory that holds a twin; plan the wiring;
+    write the state file naming every namespace and path (write-ahead); create
+    them; start the daemons and wait for them; mark the state complete.
+    """
     require_root()
     directory = directory.resolve()
     old = load_state(directory)
@@ -62,6 +68,33 @@ def up(
     t0 = time.monotonic()
     topo = build_topology(size_fabric(spec))
     wiring = plan_wiring(topo)
+    state = _initial_state(spec, topo, wiring, directory, guids)
+    say(
+        f"twin {state.tag}: {wiring.fabric}, {len(wiring.devices)} devices, "
+        f"{len(wiring.cables)} links → {directory}"
+    )
+    save_state(directory, state)  # write-ahead: everything below is recorded already
+    Path(state.runtime_dir).mkdir(mode=0o755, exist_ok=True)
+    (directory / "logs").mkdir(exist_ok=True)
+    if state.fabric == "infiniband":
+        state = _up_ib(directory, state, topo, wiring, say)
+    else:
+        state = ops_eth.up_eth(directory, state, wiring, say)
+    total = round(time.monotonic() - t0, 2)
+    state = state.model_copy(update={"complete": True, "phases": {**state.phases, "total": total}})
+    save_state(directory, state)
+    say(f"twin up in {total:.1f} s")
+    return state
+
+
+def _initial_state(
+    spec: FabricSpec,
+    topo: FabricTopology,
+    wiring: Wiring,
+    directory: Path,
+    guids: Mapping[str, str] | None,
+) -> TwinState:
+    """The state before anything exists: names of every namespace and path, GUIDs, SMs."""
     created = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
     tag = twin_tag(directory)
@@ -76,47 +109,34 @@ def up(
         runtime_dir=str(RUN_ROOT / f"{PREFIX}{tag}"),
         namespaces=tuple(names),
     )
-    say(
-        f"twin {tag}: {wiring.fabric}, {len(wiring.devices)} devices, "
-        f"{len(wiring.cables)} links → {directory}"
-    )
-    if ib:
-        node_guids = assign_guids(wiring, guids)
-        ctx = RenderContext.from_topology(topo, guids=node_guids)
-        state = state.model_copy(
-            update={
-                "guids": node_guids,
-                "sm": {"instances": ops_ib.plan_sms(ctx, node_guids)},
-                "rate": ops_ib.rate_note(topo.plan.link_gbps),
-            }
-        )
-    save_state(directory, state)  # write-ahead: everything below is recorded already
-    Path(state.runtime_dir).mkdir(mode=0o755, exist_ok=True)
-    (directory / "logs").mkdir(exist_ok=True)
-    if ib:
-        from .runtime import add_namespaces
-
-        add_namespaces(state.namespaces)
-        ops_ib.render_files(ctx, directory, state)
-        if state.rate:
-            say(
-                f"  note: links run {state.rate['twin']} for the planned {state.rate['planned']} "
-                f"(ibsim 0.10 has no {state.rate['lane']} lanes)"
-            )
-        t1 = time.monotonic()
-        state = ops_ib.start_fabric(directory, state, wiring, topo, say)
-        state = state.model_copy(update={"phases": {"subnet_up": round(time.monotonic() - t1, 2)}})
-    else:
-        state = ops_eth.up_eth(directory, state, wiring, say)
-    state = state.model_copy(
+    if not ib:
+        return state
+    node_guids = assign_guids(wiring, guids)
+    ctx = RenderContext.from_topology(topo, guids=node_guids)
+    return state.model_copy(
         update={
-            "complete": True,
-            "phases": {**state.phases, "total": round(time.monotonic() - t0, 2)},
+            "guids": node_guids,
+            "sm": {"instances": ops_ib.plan_sms(ctx, node_guids)},
+            "rate": ops_ib.rate_note(topo.plan.link_gbps),
         }
     )
-    save_state(directory, state)
-    say(f"twin up in {state.phases['total']:.1f} s")
-    return state
+
+
+def _up_ib(
+    directory: Path, state: TwinState, topo: FabricTopology, wiring: Wiring, say: Say
+) -> TwinState:
+    """The IB twin's namespace, rendered files, ibsim and SMs; SUBNET UP timed."""
+    add_namespaces(state.namespaces)
+    ctx = RenderContext.from_topology(topo, guids=state.guids)
+    ops_ib.render_files(ctx, directory, state)
+    if state.rate:
+        say(
+            f"  note: links run {state.rate['twin']} for the planned {state.rate['planned']} "
+            f"(ibsim 0.10 has no {state.rate['lane']} lanes)"
+        )
+    t1 = time.monotonic()
+    state = ops_ib.start_fabric(directory, state, wiring, topo, say)
+    return state.model_copy(update={"phases": {"subnet_up": round(time.monotonic() - t1, 2)}})
 
 
 def check(directory: Path) -> dict[str, Any]:
