@@ -176,8 +176,17 @@ def test_ib_128_gpus(twin_dir: Path, tmp_path: Path) -> None:
     assert "nothing to do" in ok(twin("down", "--dir", str(twin_dir)))  # idempotent
 
 
-def test_a_second_up_on_a_running_twin_is_refused(twin_dir: Path) -> None:
-    ok(twin("up", "--gpus", "16", "--dir", str(twin_dir)))
+def test_given_guids_are_used_and_a_second_up_is_refused(twin_dir: Path, tmp_path: Path) -> None:
+    guids = tmp_path / "guids.csv"
+    guids.write_text(
+        "name,guid\nspine-01,0x0002c90300a1b2c0\nsu1-node01 mlx5_0,0x0002c90300a1b300\n"
+    )
+    ok(twin("up", "--gpus", "16", "--guids", str(guids), "--dir", str(twin_dir)))
+    assert state_of(twin_dir)["guids"]["spine-01"] == "0x0002c90300a1b2c0"
+    roots = (twin_dir / "ib" / "etc" / "root-guids.conf").read_text()
+    assert "0x0002c90300a1b2c0" in roots  # the rendered ftree roots carry the given GUID
+    report = json.loads(ok(twin("check", "--dir", str(twin_dir), "--format", "json")))
+    assert report["sm"][0]["guid"] == "0x0002c90300a1b2c0"  # the master SM on spine-01
     res = twin("up", "--gpus", "16", "--dir", str(twin_dir))
     assert res.returncode == 2
     assert res.stderr.startswith("error: ") and "a twin is already there" in res.stderr
