@@ -50,7 +50,9 @@ def test_drift_is_registered_and_its_help_teaches() -> None:
         "--netbox-csv",
         "--inventory",
         "--ignore",
-        "Exit status: 0 no drift, 1 drift, 2 bad input",
+        "1 drift or low coverage",
+        "--network",
+        "--min-coverage",
         "fabric-stack drift --ibnetdiscover fabric.txt",
     ):
         assert text in r.output, text
@@ -73,7 +75,9 @@ def test_drift_exits_1_with_a_table_grouped_by_switch() -> None:
     r = run(*IB)
     assert r.exit_code == 1, r.output
     lines = r.output.splitlines()
-    assert lines[1].startswith("8 findings: 1 missing_link, 1 unexpected_link, 2 wrong_peer")
+    assert lines[1] == "scope: compute (what ibnetdiscover can see)"
+    assert lines[2].startswith("compute: devices 28 planned, 27 seen, 27 matched; links ")
+    assert lines[3].startswith("8 findings: 1 missing_link, 1 unexpected_link, 2 wrong_peer")
     assert all(len(line) <= 100 for line in lines)
     # Grouped: each switch is named once, in the first column, in order.
     groups = [
@@ -97,7 +101,22 @@ def test_json_output_is_the_report() -> None:
     r = run(*IB, "--format", "json")
     assert r.exit_code == 1
     doc: dict[str, Any] = json.loads(r.output)
-    assert list(doc) == ["summary", "sources", "findings"]
+    assert list(doc) == ["summary", "coverage", "sources", "findings"]
+    cov = doc["coverage"]
+    for key in (
+        "planned_devices",
+        "seen_devices",
+        "matched_devices",
+        "planned_links",
+        "seen_links",
+        "matched_links",
+    ):
+        assert isinstance(cov[key], int)
+    # One plane of the compute fabric: every planned device of it was seen but the one
+    # the fixture switched off (its missing_device finding).
+    assert cov["networks"] == ["compute"] and not cov["low"]
+    gone = doc["summary"]["missing_device"]
+    assert gone == 1 and cov["matched_devices"] == cov["planned_devices"] - gone
     assert doc["summary"]["total"] == len(doc["findings"]) == 8
     moved = next(f for f in doc["findings"] if f["cause"] == "wrong_rail")
     assert moved["fix"] == (

@@ -21,6 +21,7 @@ from fabric_stack.drift import (
     compute_drift,
     parse_ignore,
 )
+from fabric_stack.drift.coverage import NETWORKS
 from fabric_stack.drift.identity import switch_port_number
 from fabric_stack.drift.readers import (
     EosReader,
@@ -289,13 +290,24 @@ def test_networks_scope_ignores_other_networks() -> None:
     compute = clean_wires(topo, ("node_leaf", "leaf_spine"))
     snap = snapshot_of(compute, networks=frozenset({"compute"}))
     assert compute_drift(index, snap).findings == []
-    # Without the scope, the storage/in-band/OOB switches were never seen: missing devices
-    # (their cables fold into them instead of one missing_link each).
+    # Without a scope the input's own reach is inferred: only compute switches were seen,
+    # so only the compute network is compared, and the report says why.
     unscoped = compute_drift(index, snapshot_of(compute))
-    assert {f.kind for f in unscoped.findings} == {"missing_device"}
-    assert {f.expected[0].a_device for f in unscoped.findings} == {
+    assert unscoped.findings == []
+    assert unscoped.coverage is not None and unscoped.coverage.networks == ["compute"]
+    assert unscoped.coverage.scope == "the networks whose switches the input reports"
+    # Asking for every network: the storage/in-band/OOB switches were never seen: missing
+    # devices (their cables fold into them instead of one missing_link each).
+    every = compute_drift(index, snapshot_of(compute), networks=frozenset(NETWORKS))
+    assert {f.kind for f in every.findings} == {"missing_device"}
+    assert {f.expected[0].a_device for f in every.findings} == {
         d for d, i in index.devices.items() if i.role in ("storage", "inband", "oob")
     }
+    assert every.coverage is not None
+    assert every.coverage.by_network["compute"].matched_devices == (
+        every.coverage.by_network["compute"].planned_devices
+    )
+    assert every.coverage.by_network["storage"].matched_links == 0
 
 
 def test_unverified_ports_are_inferred_from_the_plan_and_noted() -> None:

@@ -34,11 +34,14 @@ def link_key(a: EP, b: EP) -> Key:
 
 @dataclass(frozen=True, slots=True)
 class PortScheme:
-    """How a switch names its ports: OS family, logical ports per cage, and radix (0: unknown)."""
+    """How a switch names its ports: OS family, logical ports per cage, radix (0: unknown),
+    and the model's cages and catalog key (0 / empty when the plan does not say)."""
 
     os_family: str
     ports_per_cage: int
     radix: int = 0
+    cages: int = 0
+    model: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,9 @@ def port_schemes(topo: FabricTopology) -> dict[str, PortScheme]:
         try:
             model = lookup_switch(d.model)
             mode = port_mode(model, speed.get(d.name, model.native_speed_gbps))
-            out[d.name] = PortScheme(model.os_family, mode.ports_per_cage, d.radix)
+            out[d.name] = PortScheme(
+                model.os_family, mode.ports_per_cage, d.radix, model.cages, model.key
+            )
         except CatalogError:
             # A model the catalog no longer knows: read the scheme off the labels.
             if fallback is None:
