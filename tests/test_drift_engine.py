@@ -22,6 +22,7 @@ from fabric_stack.drift import (
     parse_ignore,
 )
 from fabric_stack.drift.coverage import NETWORKS
+from fabric_stack.drift.ports import max_port
 from fabric_stack.drift.identity import switch_port_number
 from fabric_stack.drift.readers import (
     EosReader,
@@ -31,7 +32,7 @@ from fabric_stack.drift.readers import (
     NetboxCsvReader,
 )
 from fabric_stack.errors import InputFileError
-from fabric_stack.naming import cage_of
+from fabric_stack.naming import cage_of, switch_port_label
 from fabric_stack.topology import FabricTopology
 from tests.drift_fixtures import (
     FIXTURES,
@@ -120,6 +121,7 @@ FAULTS = [
     "speed",
     "missing_device",
     "unexpected_device",
+    "unknown_port",
 ]
 
 
@@ -190,6 +192,12 @@ def inject(
         return set_rate(wires, pick.id, pick.speed // 2, None), "speed_mismatch", "", {pick.id}
     if fault == "missing_device":
         return [w for w in wires if w.a_dev != pick.a_dev], "missing_device", "", set()
+    if fault == "unknown_port":
+        # The leaf reports a port beyond its model's cages: one unknown_port, no move.
+        sch = index.schemes[pick.b_dev]
+        n = max_port(sch) + 1 + data.draw(st.integers(0, 40), label="beyond")
+        label = switch_port_label(sch.os_family, n, sch.ports_per_cage)
+        return move_b(wires, pick.id, pick.b_dev, label), "unknown_port", "", {pick.id}
     assert fault == "unexpected_device"
     w = Wire("rogue-01", "eth0", pick.b_dev, free_port(index, pick.b_dev, 1), 400)
     return add(wires, w), "unexpected_device", "", set()
