@@ -22,8 +22,8 @@ from fabric_stack.drift import (
     parse_ignore,
 )
 from fabric_stack.drift.coverage import NETWORKS
-from fabric_stack.drift.ports import max_port
 from fabric_stack.drift.identity import switch_port_number
+from fabric_stack.drift.ports import max_port
 from fabric_stack.drift.readers import (
     EosReader,
     IbnetdiscoverReader,

@@ -46,9 +46,7 @@ def line(path: Path, n: int, text: str) -> None:
 
 
 def ends(snap_links: list, device: str) -> set[str]:
-    return {
-        e.port for link in snap_links for e in (link.a, link.b) if e.device == device
-    }
+    return {e.port for link in snap_links for e in (link.a, link.b) if e.device == device}
 
 
 def test_every_sample_is_covered_by_a_test_here() -> None:
@@ -62,7 +60,7 @@ def test_every_sample_is_covered_by_a_test_here() -> None:
 
 def test_x5_89_identical_hcas_stay_89_devices() -> None:
     path = IB / "ltaulell-X5.topofile"
-    line(path, 14, "\"MT25408 ConnectX Mellanox Technologies\" lid 72 4xDDR")
+    line(path, 14, '"MT25408 ConnectX Mellanox Technologies" lid 72 4xDDR')
     snap = IbnetdiscoverReader(path).load()
     kinds = Counter(d.kind for d in snap.devices.values())
     # 89 `Ca` blocks and 11 `Switch` blocks (grep -c), 159 cables (318 port lines / 2).
@@ -122,8 +120,12 @@ def test_manpage_g_output_non_chassis_nodes_and_1xsdr() -> None:
     assert "MT23108 InfiniHost Mellanox Technologies 0008f10403960558" in snap.devices
     # Line 26: SW-6IB4 port 1 sees 1xSDR, but the cable was first printed at line 16 as 4xSDR.
     line(path, 26, '"ISR9024 Voltaire" lid 6 1xSDR')
-    isl = next(link for link in snap.links if {link.a.device, link.b.device} == {
-        "ISR9024 Voltaire", "SW-6IB4 Voltaire"} and "10" in (link.a.port, link.b.port))
+    isl = next(
+        link
+        for link in snap.links
+        if {link.a.device, link.b.device} == {"ISR9024 Voltaire", "SW-6IB4 Voltaire"}
+        and "10" in (link.a.port, link.b.port)
+    )
     assert isl.rate == "4xSDR" and isl.speed_gbps == 10
 
 

@@ -133,7 +133,7 @@ def q3400_dump(index: PlanIndex, wires: list[Wire], drop: tuple[str, int] | None
         hg = hca_guid(host, hca)
         out += ["vendid=0x2c9", "devid=0x1023", f"sysimgguid=0x{hg}", f"caguid=0x{hg}"]
         out.append(f'Ca\t4 "H-{hg}"\t\t# "{host} {hca}"')
-        out += rows + [""]
+        out += [*rows, ""]
     return "\n".join(out)
 
 

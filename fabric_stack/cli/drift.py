@@ -81,8 +81,7 @@ def _size(path: Path) -> int:
     "network",
     type=click.Choice([*NETWORKS, "all"]),
     default=None,
-    help="Network(s) to compare (default: the networks the input can see, stated in the "
-    "report).",
+    help="Network(s) to compare (default: the networks the input can see, stated in the report).",
 )
 @click.option(
     "--min-coverage",

@@ -60,7 +60,9 @@ class CoverageReport(Coverage):
         default_factory=dict, description="The same counts per network."
     )
     min_ratio: float = Field(description="Threshold: share of planned devices that must be seen.")
-    low: bool = Field(description="True when fewer than min_ratio of the planned devices were seen.")
+    low: bool = Field(
+        description="True when fewer than min_ratio of the planned devices were seen."
+    )
 
 
 def _counts(
@@ -136,7 +138,9 @@ def merge_coverage(reports: list[CoverageReport]) -> CoverageReport | None:
                 prev.matched_links,
             ):
                 by_net[net] = c
-    fields: dict[str, Any] = {k: sum(getattr(c, k) for c in by_net.values()) for k in Coverage.model_fields}
+    fields: dict[str, Any] = {
+        k: sum(getattr(c, k) for c in by_net.values()) for k in Coverage.model_fields
+    }
     total = Coverage(**fields)
     min_ratio = min(r.min_ratio for r in reports)
     return CoverageReport(

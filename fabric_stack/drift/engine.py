@@ -34,6 +34,14 @@ from typing import Any
 from ..intent import CABLE_SHARED
 from ..naming import switch_port_label
 from ..topology import Link
+from .coverage import (
+    DEFAULT_MIN_COVERAGE,
+    NETWORKS,
+    CoverageReport,
+    compute_coverage,
+    infer_networks,
+    merge_coverage,
+)
 from .identity import Identity
 from .ignore import IgnoreRules
 from .model import (
@@ -49,14 +57,6 @@ from .model import (
     summarize,
 )
 from .plan import EP, Key, PlanIndex, PortScheme, link_key
-from .coverage import (
-    DEFAULT_MIN_COVERAGE,
-    NETWORKS,
-    CoverageReport,
-    compute_coverage,
-    infer_networks,
-    merge_coverage,
-)
 from .ports import max_port
 
 ABSENT_STATUSES = frozenset(
@@ -317,8 +317,10 @@ class _Drift:
                 b, ok_b = (dev, label(sch.os_family, int(lb.port), sch.ports_per_cage)), True
             else:
                 b, ok_b = self._resolve(lb)
-            if not (ok_a and ok_b) and self.unknown_eps and (
-                a in self.unknown_eps or b in self.unknown_eps
+            if (
+                not (ok_a and ok_b)
+                and self.unknown_eps
+                and (a in self.unknown_eps or b in self.unknown_eps)
             ):
                 self.unknown_obs.setdefault(link_key(a, b), _Obs(a, b, link, link.speed_gbps))
                 continue
@@ -419,9 +421,7 @@ class _Drift:
         elif self.scope_networks is None:
             self.scope_why = f"what {snap.source} can see"
         if self.scope_networks is not None:
-            networks = (
-                self.scope_networks if networks is None else networks & self.scope_networks
-            )
+            networks = self.scope_networks if networks is None else networks & self.scope_networks
         planes: set[int] | None = None
         if snap.one_plane:
             planes = {
@@ -798,12 +798,12 @@ class _Drift:
             good = o.b if bad == o.a else o.a
             if self.rules.ignored(bad) or self.rules.ignored(good):
                 continue
-            link = open_at.get(good)
-            if link is not None and link.id in folded:
-                link = None
-            if link is not None:
-                folded.add(link.id)
-            self.unknown_port(bad, good, o, link)
+            planned = open_at.get(good)
+            if planned is not None and planned.id in folded:
+                planned = None
+            if planned is not None:
+                folded.add(planned.id)
+            self.unknown_port(bad, good, o, planned)
         return [link for link in missing if link.id not in folded]
 
     def unknown_port(self, bad: EP, good: EP, o: _Obs, link: Link | None) -> None:

@@ -47,7 +47,7 @@ def headline(report: DriftReport) -> str:
 
 
 def coverage_line(name: str, c: Coverage) -> str:
-    """``compute: devices 20 planned, 20 seen, 20 matched; links 64 planned, 64 seen, 64 matched``."""
+    """``compute: devices 20 planned, 20 seen, 20 matched; links 64 planned, …``."""
     return (
         f"{name}: devices {c.planned_devices} planned, {c.seen_devices} seen, "
         f"{c.matched_devices} matched; links {c.planned_links} planned, {c.seen_links} seen, "

@@ -48,6 +48,7 @@ def canonical_header(header: list[str]) -> list[str]:
         return header
     return [HEADER_ALIASES.get(h.strip().lower(), h) for h in header]
 
+
 _MEDIUM = (
     ("mmf", "mmf"),
     ("smf", "smf"),
@@ -212,9 +213,7 @@ def _sides(cable: dict[str, Any], path: str, jp: str) -> list[list[Endpoint]] | 
                 return None  # a front/rear port, console port, circuit…: not compared
             obj = t.get("object", t) if isinstance(t, dict) else None
             if not isinstance(obj, dict) or not _name(obj) or not _name(obj.get("device")):
-                raise InputFileError(
-                    path, "interface termination without a name and device", tjp
-                )
+                raise InputFileError(path, "interface termination without a name and device", tjp)
             ends.append(Endpoint(_name(obj.get("device")), _name(obj)))
         sides.append(ends)
     return sides
