@@ -276,3 +276,40 @@ def test_inventory_url_against_a_real_sqlite_store(tmp_path: Path) -> None:
         ("attribute_changed", "plan:su1-node03:mlx5_5"),
         ("missing_link", "plan:su1-r1-leaf:1/17/1"),
     ]
+
+
+def test_low_coverage_is_said_at_the_top_and_exits_1(tmp_path: Path) -> None:
+    # A NetBox export whose names match nothing in the plan: not "a little drift".
+    csv = tmp_path / "cables.csv"
+    csv.write_text(
+        "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name\n"
+        "gpu-a01,dcim.interface,ib0,ibsw-07,dcim.interface,1/1\n",
+        encoding="utf-8",
+    )
+    for fmt in ("table", "markdown", "json"):
+        r = run("--netbox-csv", str(csv), "--format", fmt)
+        assert r.exit_code == 1, r.output
+        if fmt == "json":
+            cov = json.loads(r.output)["coverage"]
+            assert cov["low"] and cov["matched_devices"] == 0 and cov["planned_devices"] > 0
+            assert cov["scope"] == "all networks (the input matched no planned device)"
+            continue
+        lines = [x for x in r.output.splitlines() if x and x != "# Fabric drift report"]
+        assert lines[0].lstrip("> *").startswith("LOW COVERAGE: only 0 of "), r.output
+        assert "names devices differently from the plan" in r.output.replace("\n", " ")
+
+
+def test_clean_run_with_enough_coverage_exits_0_and_network_scopes(tmp_path: Path) -> None:
+    topo = topology({})
+    index = PlanIndex.from_topology(topo)
+    from tests.drift_fixtures import ibnetdiscover_text
+
+    dump = tmp_path / "ib.txt"
+    dump.write_text(ibnetdiscover_text(index, clean_wires(topo, ("node_leaf", "leaf_spine"))))
+    r = run("--ibnetdiscover", str(dump))
+    assert r.exit_code == 0, r.output
+    assert "scope: compute (what ibnetdiscover can see)" in r.output
+    # Asking for the storage network of an InfiniBand dump: nothing of it is visible.
+    r = run("--ibnetdiscover", str(dump), "--network", "storage", "--format", "json")
+    doc = json.loads(r.output)
+    assert doc["coverage"]["networks"] == [] and doc["findings"] == []
