@@ -17,7 +17,7 @@ seen) the report says so at the top and ``drift`` exits 1.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -65,54 +65,62 @@ class CoverageReport(Coverage):
     )
 
 
-def _counts(
-    planned: list[Link],
-    seen_devices: set[str],
-    observed: list[tuple[str, str, str]],
-    net_devices: set[str],
-) -> Coverage:
-    planned_devices = {d for link in planned for d in (link.a_device, link.b_device)}
-    return Coverage(
-        planned_devices=len(planned_devices),
-        seen_devices=len(seen_devices & net_devices) if net_devices else len(seen_devices),
-        matched_devices=len(seen_devices & planned_devices),
-        planned_links=len(planned),
-        seen_links=len(observed),
-        matched_links=sum(1 for _, _, net in observed if net),
-    )
-
-
 def compute_coverage(
     planned: Iterable[Link],
     seen_devices: set[str],
-    observed: Iterable[tuple[str, str, str]],
+    matched_by_network: Mapping[str, int],
+    unmatched: list[tuple[str, str]],
+    seen_links: int,
     networks: Iterable[str],
     scope: str,
     min_ratio: float = DEFAULT_MIN_COVERAGE,
 ) -> CoverageReport:
-    """Coverage of one comparison. Pure.
+    """Coverage of one comparison. Pure; one pass over the planned links in scope.
 
     ``planned`` are the planned links in scope, ``seen_devices`` the (resolved)
-    device names the source mentions, ``observed`` one ``(a device, b device,
-    network)`` per reported cable, network being that of the planned cable it
-    matched ("" when it matched none). An unmatched cable counts in a network
-    when one end is a planned switch of that network (servers are in every one).
+    device names the source mentions, ``matched_by_network`` how many reported
+    cables equal a planned cable of each network, ``unmatched`` the (a, b)
+    devices of the reported cables that matched none, ``seen_links`` all
+    reported cables. An unmatched cable counts in a network when one end is a
+    planned switch of that network (servers are in every network).
     """
-    links = list(planned)
-    obs = list(observed)
     nets = sorted(set(networks), key=lambda n: NETWORKS.index(n) if n in NETWORKS else 99)
+    links: dict[str, int] = dict.fromkeys(nets, 0)
+    devices: dict[str, set[str]] = {n: set() for n in nets}
+    switches: dict[str, set[str]] = {n: set() for n in nets}
+    for link in planned:
+        net = link.network
+        if net not in links:
+            continue
+        links[net] += 1
+        devices[net].add(link.a_device)
+        devices[net].add(link.b_device)
+        switches[net].add(link.b_device)
+        if link.role not in _SERVER_ROLES:
+            switches[net].add(link.a_device)
     by_net: dict[str, Coverage] = {}
     for net in nets:
-        net_links = [link for link in links if link.network == net]
-        devices = {d for link in net_links for d in (link.a_device, link.b_device)}
-        switches = {link.b_device for link in net_links} | {
-            link.a_device for link in net_links if link.role not in _SERVER_ROLES
-        }
-        net_obs = [
-            o for o in obs if o[2] == net or (not o[2] and (o[0] in switches or o[1] in switches))
-        ]
-        by_net[net] = _counts(net_links, seen_devices & devices, net_obs, devices)
-    total = _counts(links, seen_devices, obs, set())
+        sw = switches[net]
+        extra = sum(1 for a, b in unmatched if a in sw or b in sw)
+        seen = seen_devices & devices[net]
+        by_net[net] = Coverage(
+            planned_devices=len(devices[net]),
+            seen_devices=len(seen),
+            matched_devices=len(seen),
+            planned_links=links[net],
+            seen_links=matched_by_network.get(net, 0) + extra,
+            matched_links=matched_by_network.get(net, 0),
+        )
+    every = set().union(*devices.values()) if devices else set()
+    matched = len(seen_devices & every)
+    total = Coverage(
+        planned_devices=len(every),
+        seen_devices=len(seen_devices),
+        matched_devices=matched,
+        planned_links=sum(links.values()),
+        seen_links=seen_links,
+        matched_links=sum(matched_by_network.get(n, 0) for n in nets),
+    )
     return CoverageReport(
         **total.model_dump(),
         networks=nets,
@@ -171,29 +179,26 @@ def low_coverage_text(c: CoverageReport) -> str:
 
 
 def infer_networks(
-    links: Iterable[Link], seen: set[str], servers: set[str]
+    device_networks: Mapping[str, frozenset[str]], seen: set[str], servers: set[str]
 ) -> tuple[frozenset[str], str]:
     """The networks a source can see when ``--network`` is not given, and why.
 
     A network is in scope when the source saw one of its planned switches
     (servers span every network, so seeing one says nothing). With no switch
     seen, the networks of any seen planned device; with nothing seen, all.
+    ``device_networks`` maps each planned device to the networks of its links.
     """
     by_switch: set[str] = set()
     by_any: set[str] = set()
-    for link in links:
-        for d in (link.a_device, link.b_device):
-            if d in seen:
-                by_any.add(link.network)
-                if d not in servers:
-                    by_switch.add(link.network)
+    for d in seen:
+        nets = device_networks.get(d)
+        if nets is None:
+            continue
+        by_any |= nets
+        if d not in servers:
+            by_switch |= nets
     if by_switch:
-        nets = by_switch
-        why = "the networks whose switches the input reports"
-    elif by_any:
-        nets = by_any
-        why = "the networks of the planned devices the input reports"
-    else:
-        nets = set(NETWORKS)
-        why = "all networks (the input matched no planned device)"
-    return frozenset(nets), why
+        return frozenset(by_switch), "the networks whose switches the input reports"
+    if by_any:
+        return frozenset(by_any), "the networks of the planned devices the input reports"
+    return frozenset(NETWORKS), "all networks (the input matched no planned device)"

@@ -85,6 +85,7 @@ class _Obs:
     link: ObservedLink
     speed: float | None
     done: bool = False
+    hit: bool = False  # equal to a planned cable
 
 
 def _ep_text(ep: EP) -> str:
@@ -416,7 +417,7 @@ class _Drift:
         networks = snap.networks
         if self.scope_networks is None and networks is None:
             servers = {d for d, info in plan.devices.items() if info.is_server}
-            inferred, self.scope_why = infer_networks(plan.links, seen, servers)
+            inferred, self.scope_why = infer_networks(plan.device_networks(), seen, servers)
             networks = inferred
         elif self.scope_networks is None:
             self.scope_why = f"what {snap.source} can see"
@@ -454,7 +455,7 @@ class _Drift:
             if hit is None:
                 continue
             matched.add(key)
-            o.done = True
+            o.done = o.hit = True
             if not self.differs(hit, o):
                 continue  # the common case, kept cheap: deepdiff only explains differences
             if rules.active and (rules.state_only_ep(key[0]) or rules.state_only_ep(key[1])):
@@ -1142,22 +1143,25 @@ def compute_drift(
 def _coverage(run: _Drift, devices: set[str], min_coverage: float) -> CoverageReport:
     """Coverage of one run: the planned links of the networks (and planes) in scope."""
     planes = run.planes
-    planned = [
-        link
-        for link in run.plan.links
-        if link.network in run.scope and (planes is None or link.plane in planes)
-    ]
+    planned = (
+        run.plan.links
+        if planes is None
+        else [link for link in run.plan.links if link.plane in planes]
+    )
     by_key = run.plan.by_key
-    observed = []
-    for o in run.observed:
-        key = link_key(o.a, o.b)
-        hit = by_key.get(key) if key in run.matched else None
-        observed.append((o.a[0], o.b[0], hit.network if hit is not None else ""))
-    observed += [(o.a[0], o.b[0], "") for o in run.unknown_obs.values()]
+    matched: dict[str, int] = {}
+    for key in run.matched:
+        net = by_key[key].network
+        matched[net] = matched.get(net, 0) + 1
+    unmatched = [(o.a[0], o.b[0]) for o in run.observed if not o.hit]
+    unmatched += [(o.a[0], o.b[0]) for o in run.unknown_obs.values()]
+    seen_links = len(run.observed) + len(run.unknown_obs)
     scope = run.scope_why
     if scope == "--network":
         scope = "--network " + ",".join(sorted(run.scope))
-    return compute_coverage(planned, devices, observed, run.scope, scope, min_coverage)
+    return compute_coverage(
+        planned, devices, matched, unmatched, seen_links, run.scope, scope, min_coverage
+    )
 
 
 def combine(reports: Sequence[DriftReport]) -> DriftReport:

@@ -137,7 +137,16 @@ class PlanIndex:
     schemes and device attributes) or from a bare link list.
     """
 
-    __slots__ = ("at", "by_key", "devices", "links", "schemes", "server_ports", "switch_attrs")
+    __slots__ = (
+        "_device_networks",
+        "at",
+        "by_key",
+        "devices",
+        "links",
+        "schemes",
+        "server_ports",
+        "switch_attrs",
+    )
 
     def __init__(
         self,
@@ -187,6 +196,20 @@ class PlanIndex:
         }
         for name in self.switch_attrs:
             devices.setdefault(name, DeviceInfo(str(self.switch_attrs[name].get("role", "switch"))))
+        self._device_networks: dict[str, frozenset[str]] | None = None
+
+    def device_networks(self) -> dict[str, frozenset[str]]:
+        """Each planned device → the networks of its planned links (built on first use)."""
+        if self._device_networks is None:
+            nets: dict[str, set[str]] = {}
+            for link in self.links:
+                for d in (link.a_device, link.b_device):
+                    s = nets.get(d)
+                    if s is None:
+                        s = nets[d] = set()
+                    s.add(link.network)
+            self._device_networks = {d: frozenset(s) for d, s in nets.items()}
+        return self._device_networks
 
     @classmethod
     def from_topology(cls, topo: FabricTopology) -> PlanIndex:
