@@ -305,3 +305,14 @@ def test_netbox_list_view_export_headers(tmp_path: Path) -> None:
     (link,) = NetboxCsvReader(path).load().links
     assert (link.a, link.b) == (Endpoint("leaf1", "swp1"), Endpoint("spine1", "swp3"))
     assert link.attrs is not None and link.attrs["medium"] == "smf"
+
+
+def test_a_real_dump_of_another_site_is_low_coverage_not_small_drift() -> None:
+    from fabric_stack.drift import PlanIndex, compute_drift
+    from tests.drift_fixtures import topology
+
+    snap = IbnetdiscoverReader(IB / "ltaulell-X5.topofile", IB / "ltaulell-X5.map").load()
+    report = compute_drift(PlanIndex.from_topology(topology({})), snap)
+    cov = report.coverage
+    assert cov is not None and cov.low and not report.clean
+    assert (cov.matched_devices, cov.planned_devices, cov.seen_links) == (0, 28, 159)

@@ -428,6 +428,9 @@ class _Drift:
             planes = {
                 plan.devices[d].plane for d in seen if d in plan.devices and plan.devices[d].plane
             }
+            # No planned switch seen at all: every plane is in scope (and coverage is low),
+            # rather than an empty scope that would look clean.
+            planes = planes or None
         self.planes = planes
         self.scope = networks if networks is not None else frozenset(NETWORKS)
         self.seen = seen
