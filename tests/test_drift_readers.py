@@ -320,7 +320,12 @@ def test_netbox_csv_and_rest_json_agree() -> None:
     assert [(x.a, x.b, dict(x.attrs or {})) for x in a.links] == [
         (x.a, x.b, dict(x.attrs or {})) for x in b.links
     ]
-    assert a.notes == ["1 cable(s) not between two interfaces were not compared"]
+    (note,) = a.notes
+    assert note == (
+        "warning: 1 cable(s) not between two interfaces were not compared: "
+        f"{FIXTURES / 'ib/netbox-cables.csv'}:450 (dcim.interface - dcim.frontport)"
+    )
+    assert b.notes[0].startswith("warning: 1 cable(s) not between two interfaces")
     assert not a.physical and a.covered is None
     row = next(x for x in a.links if x.a == Endpoint("su1-node01", "bmc1"))
     assert row.attrs is not None and row.attrs["medium"] == "mmf" and row.attrs["type"] == "mmf-om4"

@@ -258,22 +258,28 @@ def test_eos_interfaces_status_excerpt() -> None:
 def test_netbox_le_3_2_list_of_console_cables_is_skipped_with_a_note() -> None:
     path = NB / "pynetbox-fixture-cables.json"
     snap = NetboxJsonReader(path).load()
-    # "count": 3, every termination a console (server) port: none compared, all noted.
-    assert snap.links == [] and snap.notes == [
-        "3 cable(s) not between two interfaces were not compared"
-    ]
+    # "count": 3; lines 8, 48, 88: termination_a_type dcim.consoleport: none compared.
+    line(path, 8, "\"termination_a_type\": \"dcim.consoleport\"")
+    line(path, 48, "\"termination_a_type\": \"dcim.consoleport\"")
+    line(path, 88, "\"termination_a_type\": \"dcim.consoleport\"")
+    assert snap.links == []
+    (note,) = snap.notes
+    assert note.startswith("warning: 3 cable(s) not between two interfaces were not compared: ")
+    assert f"{path}:$.results[2] (dcim.consoleport)" in note
 
 
 def test_netbox_single_cable_object() -> None:
-    snap = NetboxJsonReader(NB / "pynetbox-fixture-cable.json").load()
-    assert snap.links == [] and "1 cable(s)" in snap.notes[0]
+    path = NB / "pynetbox-fixture-cable.json"
+    line(path, 3, '"termination_a_type": "dcim.consoleport"')
+    snap = NetboxJsonReader(path).load()
+    assert snap.links == [] and f"{path}:$ (dcim.consoleport)" in snap.notes[0]
 
 
 def test_netbox_36_rear_port_cable_is_skipped_not_fatal() -> None:
     path = NB / "netbox-ansible_modules-issue1040-cable.json"
     assert '"object_type": "dcim.rearport"' in path.read_text(encoding="utf-8")
     snap = NetboxJsonReader(path).load()
-    assert snap.links == [] and "not between two interfaces" in snap.notes[0]
+    assert snap.links == [] and f"{path}:$ (dcim.rearport)" in snap.notes[0]
 
 
 @pytest.mark.parametrize(

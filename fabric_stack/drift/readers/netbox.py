@@ -120,7 +120,7 @@ class NetboxCsvReader:
             "length_unit",
         )
         ita, itb, ist, ity, ila, ile, ilu = (col.get(c) for c in optional)
-        skipped = 0
+        skipped: list[str] = []
         path = str(self.path)
         medium_cache: dict[str, str] = {}
         devices = snap.devices
@@ -130,7 +130,7 @@ class NetboxCsvReader:
                 return row[i].strip() if i is not None else ""
 
             if not (_interface_type(cell(ita)) and _interface_type(cell(itb))):
-                skipped += 1
+                skipped.append(f"{path}:{lineno} ({cell(ita)} - {cell(itb)})")
                 continue
             a = Endpoint(row[ia].strip(), row[ina].strip())
             b = Endpoint(row[ib].strip(), row[inb].strip())
@@ -160,8 +160,7 @@ class NetboxCsvReader:
                 devices[a.device] = DeviceSeen(a.device, where=where)
             if b.device not in devices:
                 devices[b.device] = DeviceSeen(b.device, where=where)
-        if skipped:
-            snap.notes.append(f"{skipped} cable(s) not between two interfaces were not compared")
+        _note_skipped(snap, skipped)
         if self.progress is not None:
             self.progress(self.path.stat().st_size)
         return snap
@@ -182,8 +181,18 @@ def _cables(doc: Any, path: str) -> tuple[list[Any], str]:
     )
 
 
-def _sides(cable: dict[str, Any], path: str, jp: str) -> list[list[Endpoint]] | None:
-    """Both sides' interface ends; ``None`` for a cable that ends on something else.
+def _note_skipped(snap: Snapshot, skipped: list[str]) -> None:
+    """One warning line for the cables not compared, naming where the first ones are."""
+    if skipped:
+        shown = "; ".join(skipped[:3]) + ("; …" if len(skipped) > 3 else "")
+        snap.notes.append(
+            f"warning: {len(skipped)} cable(s) not between two interfaces were not compared: "
+            f"{shown}"
+        )
+
+
+def _sides(cable: dict[str, Any], path: str, jp: str) -> list[list[Endpoint]] | str:
+    """Both sides' interface ends, or the termination type of a cable that ends elsewhere.
 
     NetBox ≥3.3 lists ``a_terminations`` / ``b_terminations`` (``object_type`` and
     ``object``; the ansible module returns them without ``object``); NetBox ≤3.2 and
@@ -210,7 +219,7 @@ def _sides(cable: dict[str, Any], path: str, jp: str) -> list[list[Endpoint]] | 
         ends = []
         for otype, t, tjp in pairs:
             if not _interface_type(str(otype or "")):
-                return None  # a front/rear port, console port, circuit…: not compared
+                return str(otype)  # a front/rear port, console port, circuit…: not compared
             obj = t.get("object", t) if isinstance(t, dict) else None
             if not isinstance(obj, dict) or not _name(obj) or not _name(obj.get("device")):
                 raise InputFileError(path, "interface termination without a name and device", tjp)
@@ -239,14 +248,14 @@ class NetboxJsonReader:
         doc = read_json(self.path, self.progress)
         items, base = _cables(doc, str(self.path))
         snap = Snapshot(source=self.source, origin=str(self.path), physical=False)
-        skipped = 0
+        skipped: list[str] = []
         for i, cable in enumerate(items):
-            jp = base if base.endswith("$") else f"{base}[{i}]"
+            jp = base if base == "$" and isinstance(doc, dict) else f"{base}[{i}]"
             if not isinstance(cable, dict):
                 raise InputFileError(str(self.path), "expected a cable object", jp)
             sides = _sides(cable, str(self.path), jp)
-            if sides is None:
-                skipped += 1
+            if isinstance(sides, str):
+                skipped.append(f"{self.path}:{jp} ({sides})")
                 continue
             status = cable.get("status")
             status_s = str(status.get("value") if isinstance(status, dict) else status or "")
@@ -274,6 +283,5 @@ class NetboxJsonReader:
                 )
                 for d in (a.device, b.device):
                     snap.devices.setdefault(d, DeviceSeen(d, where=f"{self.path}:{jp}"))
-        if skipped:
-            snap.notes.append(f"{skipped} cable(s) not between two interfaces were not compared")
+        _note_skipped(snap, skipped)
         return snap
