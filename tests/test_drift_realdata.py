@@ -259,9 +259,9 @@ def test_netbox_le_3_2_list_of_console_cables_is_skipped_with_a_note() -> None:
     path = NB / "pynetbox-fixture-cables.json"
     snap = NetboxJsonReader(path).load()
     # "count": 3; lines 8, 48, 88: termination_a_type dcim.consoleport: none compared.
-    line(path, 8, "\"termination_a_type\": \"dcim.consoleport\"")
-    line(path, 48, "\"termination_a_type\": \"dcim.consoleport\"")
-    line(path, 88, "\"termination_a_type\": \"dcim.consoleport\"")
+    line(path, 8, '"termination_a_type": "dcim.consoleport"')
+    line(path, 48, '"termination_a_type": "dcim.consoleport"')
+    line(path, 88, '"termination_a_type": "dcim.consoleport"')
     assert snap.links == []
     (note,) = snap.notes
     assert note.startswith("warning: 3 cable(s) not between two interfaces were not compared: ")
