@@ -192,7 +192,7 @@ def _parse_lines(
                     f"port line without a width/speed like 4xNDR: {line.strip()[:70]!r}",
                     lineno,
                 )
-            append((cur, int(m.group(1)), rguid, int(m.group(5)), r and r.groups()[:2], lineno))
+            append((cur, int(m.group(1)), rguid, int(m.group(5)), r and r.groups(), lineno))
             if rguid not in referenced:
                 referenced[rguid] = (lineno, comment or "")
             continue
@@ -380,6 +380,8 @@ class IbnetdiscoverReader:
         seen: set[tuple[str, int, str, int]] = set()
         rates: dict[Any, tuple[str | None, str | None, Any]] = {}
         multi: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        chips = {g for g, e in ends.items() if e.chip}
+        numbers = [str(n) for n in range(1025)]
         internal = 0
         links = snap.links
         for guid, port, rguid, rport, rate_groups, lineno in ports:
@@ -391,20 +393,31 @@ class IbnetdiscoverReader:
             if key in seen:
                 continue  # every cable is printed from both ends
             seen.add(key)
-            ea, eb = ends[guid], ends[rguid]
-            if ea.system and ea.system == eb.system and (ea.chip or eb.chip) and guid != rguid:
-                internal += 1
-                continue
             rate = rates.get(rate_groups)
             if rate is None:
                 rate = rates[rate_groups] = _rate_of(rate_groups)
-            if ea.chip or eb.chip:
-                fold = (ea.device, port, ea.hca, eb.device, rport if not eb.hca else 0, eb.hca)
+            ea, eb = ends[guid], ends[rguid]
+            if chips and (guid in chips or rguid in chips):
+                if ea.system and ea.system == eb.system and guid != rguid:
+                    internal += 1  # between two ASICs (or a router / SHARP node) of one system
+                    continue
+                pa, pb = (0 if ea.hca else port), (0 if eb.hca else rport)
+                fold = (ea.device, pa, ea.hca, eb.device, pb, eb.hca)
                 if ea.device > eb.device:
-                    fold = (eb.device, rport if not eb.hca else 0, eb.hca, ea.device, port, ea.hca)
+                    fold = (eb.device, pb, eb.hca, ea.device, pa, ea.hca)
                 multi.setdefault(fold, []).append((ea, port, eb, rport, rate, lineno))
                 continue
-            a, b = _endpoint(ea, port), _endpoint(eb, rport)
+            # The common case, inlined: a plain switch port number or an HCA name.
+            if ea.kind == "switch":
+                a = Endpoint(ea.device, numbers[port] if port < 1025 else str(port), "number")
+            else:
+                a = _endpoint(ea, port)
+            if eb.kind == "switch":
+                b = Endpoint(eb.device, numbers[rport] if rport < 1025 else str(rport), "number")
+            elif eb.hca:
+                b = Endpoint(eb.device, eb.hca if rport == 1 else f"{eb.hca}/{rport}")
+            else:
+                b = _endpoint(eb, rport)
             links.append(
                 ObservedLink(
                     a, b, speed_gbps=rate[2], width=rate[0], rate=rate[1], where=f"{path}:{lineno}"
