@@ -16,11 +16,15 @@
    planned cable whose lower-tier end is plugged elsewhere (wrong port, wrong
    rail, wrong switch), then planned ports that are up without a neighbour,
    then planned ports holding some other cable, and finally plain missing and
-   unexpected links.
+   unexpected links. A port the planned switch model cannot have is its own
+   ``unknown_port`` finding (folding the planned cable of its other end) and
+   is never turned into a move.
 
 Scope matters as much as matching: a source only vouches for what it can see
 (:class:`~fabric_stack.drift.model.Snapshot` coverage), so a planned storage
-cable is not "missing" from an ibnetdiscover dump.
+cable is not "missing" from an ibnetdiscover dump. Without ``networks`` the
+scope is what the source can see (:func:`~fabric_stack.drift.coverage.infer_networks`),
+and every report carries its coverage (:mod:`.coverage`).
 """
 
 from __future__ import annotations
