@@ -381,3 +381,30 @@ def test_bandwidth_speed() -> None:
     assert bandwidth_speed(1_000_000_000) == 1
     assert bandwidth_speed(0) is None
     assert bandwidth_speed(400_000_000_000) == 400
+
+
+def test_node_name_map_follows_rdma_core_and_accepts_h_keys(tmp_path: Path) -> None:
+    from fabric_stack.drift.readers import load_node_name_map
+    from fabric_stack.errors import InputFileError
+
+    path = tmp_path / "map"
+    path.write_text(
+        "# rdma-core util/node_name_map.c: strtoull(guid, 0), name = strtok(rest, '\"#')\n"
+        '0xfc6a1c0300e4a1c0 "su1-r1-leaf"\n'
+        "0xfc6a1c0300e4a1c1 su1-r2-leaf   # unquoted, comment after\n"
+        "\t0x0c42a10300a1b2c4\tsu1-node01 mlx5_0\n"
+        "H-0c42a10300a1b2c5 su1-node01 mlx5_1\n"
+        "0c42a10300a1b2c6 su1-node02\n",
+        encoding="utf-8",
+    )
+    assert load_node_name_map(path) == {
+        "fc6a1c0300e4a1c0": "su1-r1-leaf",
+        "fc6a1c0300e4a1c1": "su1-r2-leaf",
+        "0c42a10300a1b2c4": "su1-node01 mlx5_0",
+        "0c42a10300a1b2c5": "su1-node01 mlx5_1",
+        "0c42a10300a1b2c6": "su1-node02",
+    }
+    path.write_text('0xfc6a1c0300e4a1c0 "ok"\nsu1-r2-leaf 0xfc6a\n', encoding="utf-8")
+    with pytest.raises(InputFileError) as exc:
+        load_node_name_map(path)
+    assert str(exc.value).startswith(f"{path}:2: expected `<guid> <name>`")
