@@ -178,6 +178,7 @@ class _Drift:
         self.scope: frozenset[str] = frozenset()
         self.seen: set[str] = set()
         self.planes: set[int] | None = None
+        self.matched_by_network: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -295,6 +296,7 @@ class _Drift:
         """
         plan, ident = self.plan, self.ident
         at, schemes, label = plan.at, plan.schemes, switch_port_label
+        tops = {d: _top(sch) for d, sch in schemes.items()}  # highest port of each switch
         devices = ident.device
         known = ident.known_devices
         rules = self.rules if self.rules.active else None
@@ -309,7 +311,7 @@ class _Drift:
             sch = schemes.get(dev) if pt == "number" else None
             if pt == "name" and (dev, la.port) in at:
                 a, ok_a = (dev, la.port), True
-            elif sch is not None and la.port.isdigit() and 0 < int(la.port) <= _top(sch):
+            elif sch is not None and la.port.isdigit() and 0 < int(la.port) <= tops[dev]:
                 a, ok_a = (dev, label(sch.os_family, int(la.port), sch.ports_per_cage)), True
             else:
                 a, ok_a = self._resolve(la)
@@ -318,7 +320,7 @@ class _Drift:
             sch = schemes.get(dev) if pt == "number" else None
             if pt == "name" and (dev, lb.port) in at:
                 b, ok_b = (dev, lb.port), True
-            elif sch is not None and lb.port.isdigit() and 0 < int(lb.port) <= _top(sch):
+            elif sch is not None and lb.port.isdigit() and 0 < int(lb.port) <= tops[dev]:
                 b, ok_b = (dev, label(sch.os_family, int(lb.port), sch.ports_per_cage)), True
             else:
                 b, ok_b = self._resolve(lb)
@@ -457,12 +459,15 @@ class _Drift:
 
         # ---- match by identity, compare attributes of matched pairs
         matched: set[Key] = set()
+        matched_nets = self.matched_by_network
         for key, o in obs_keys.items():
             hit = by_key.get(key)
             if hit is None:
                 continue
             matched.add(key)
             o.done = o.hit = True
+            net = hit.network
+            matched_nets[net] = matched_nets.get(net, 0) + 1
             if not self.differs(hit, o):
                 continue  # the common case, kept cheap: deepdiff only explains differences
             if rules.active and (rules.state_only_ep(key[0]) or rules.state_only_ep(key[1])):
@@ -1155,11 +1160,7 @@ def _coverage(run: _Drift, devices: set[str], min_coverage: float) -> CoverageRe
         if planes is None
         else [link for link in run.plan.links if link.plane in planes]
     )
-    by_key = run.plan.by_key
-    matched: dict[str, int] = {}
-    for key in run.matched:
-        net = by_key[key].network
-        matched[net] = matched.get(net, 0) + 1
+    matched = run.matched_by_network
     unmatched = [(o.a[0], o.b[0]) for o in run.observed if not o.hit]
     unmatched += [(o.a[0], o.b[0]) for o in run.unknown_obs.values()]
     seen_links = len(run.observed) + len(run.unknown_obs)

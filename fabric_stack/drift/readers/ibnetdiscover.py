@@ -199,9 +199,10 @@ def _parse_lines(
         s = line.strip()
         if s[0] == "#" or _GROUPING.match(s):
             continue
-        if h := _HEADER.match(s):
-            if h.group(1).lower() == "sysimgguid":
-                sysimg = normalize_guid(h.group(2).split("(")[0])
+        if s.startswith("sysimgguid="):
+            sysimg = normalize_guid(s[11:].split()[0].split("(")[0])
+            continue
+        if _HEADER.match(s):
             continue
         m = _NODE.match(s)
         if m:
@@ -256,8 +257,9 @@ def _name_nodes(nodes: dict[str, _Node], names: dict[str, str]) -> dict[str, _En
     for n in nodes.values():
         if n.guid in ends:
             continue
-        parsed = parse_nodedesc(names.get(n.guid, n.desc))
         own = parse_nodedesc(n.desc)
+        mapped = names.get(n.guid)
+        parsed = own if mapped is None or mapped == n.desc else parse_nodedesc(mapped)
         inside = n.kind != "Switch" and n.sysimg in switch_systems
         if n.kind == "Switch":
             device = names.get(n.guid) or own.host or _unique(n, desc_count)
