@@ -49,7 +49,7 @@ from ...errors import InputFileError
 from ..identity import normalize_guid
 from ..model import DeviceSeen, Endpoint, ObservedLink, PortType, Snapshot
 from ..speeds import LANE_GBPS, ib_speed
-from ._common import Progress
+from ._common import Progress, read_text
 from .nodedesc import parse_nodedesc
 
 __all__ = ["LANE_GBPS", "Q3400_LAYOUT", "IbnetdiscoverReader", "load_node_name_map"]
@@ -96,12 +96,7 @@ def load_node_name_map(path: str | Path) -> dict[str, str]:
     ``H-003048c74e4a0000 x5570comp1``; rdma-core itself rejects those lines).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputFileError(str(p), "not UTF-8 text") from None
-    except OSError as exc:
-        raise InputFileError(str(p), f"cannot read: {exc.strerror or exc}") from None
+    text = read_text(p)  # the input layer: size limit, UTF-8, symlinks
     out: dict[str, str] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         s = line.strip()
@@ -345,13 +340,8 @@ class IbnetdiscoverReader:
         self.progress = progress
 
     def _read(self) -> str:
-        try:
-            with self.path.open(encoding="utf-8") as fh:
-                return fh.read()
-        except UnicodeDecodeError:
-            raise InputFileError(str(self.path), "not UTF-8 text") from None
-        except OSError as exc:
-            raise InputFileError(str(self.path), f"cannot read: {exc.strerror or exc}") from None
+        """The dump's text through the input layer (size limit, UTF-8, symlinks)."""
+        return read_text(self.path)
 
     def load(self) -> Snapshot:
         """Parse the dump; malformed or truncated input raises InputFileError."""
