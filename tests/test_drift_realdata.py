@@ -171,31 +171,59 @@ def test_q3400_router_snippet_is_a_truncated_fragment() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "count", "first"),
+    ("name", "count", "first", "evidence"),
     [
-        # $.lldp[0].interface[0]: chassis StorageSW, port id type local "Ethernet120".
-        ("unifabric-testJSON2.json", 5, ("StorageSW", "Ethernet120", "name")),
-        # $.lldp[0].interface[0]: the H3C access switch, GigabitEthernet1/0/17.
+        # $.lldp[0].interface[0]: chassis StorageSW (line 20), port id type local
+        # "Ethernet120" (line 58); 5 interface entries.
+        (
+            "unifabric-testJSON2.json",
+            5,
+            ("StorageSW", "Ethernet120", "name"),
+            [(20, '"StorageSW"'), (58, '"Ethernet120"')],
+        ),
+        # The H3C access switch (line 20), GigabitEthernet1/0/17 (line 45); 3 entries.
         (
             "unifabric-testJSON1.json",
             3,
             ("DaoCloud_ShangPu_H3C_D01_AccessSwitch", "GigabitEthernet1/0/17", "name"),
+            [(20, "DaoCloud_ShangPu_H3C_D01_AccessSwitch"), (45, '"GigabitEthernet1/0/17"')],
         ),
-        # -f json interface list, chassis keyed by name "router", port ge-1/0/1.
-        ("puppet-lldpd-output1.json", 1, ("router", "ge-1/0/1", "name")),
-        # One interface as a dict; the chassis has only id + mgmt-ip: named by its MAC.
-        ("puppet-lldpd-output2.json", 1, ("44:94:fc:9d:55:0a", "g17", "name")),
-        # lldpd's own test: ns-2.example.com, port id a MAC.
-        ("lldpd-upstream-test-neighbors.json", 1, ("ns-2.example.com", "00:00:00:00:00:02", "mac")),
+        # -f json: chassis keyed by name "router" (line 10), port ge-1/0/1 (line 32).
+        (
+            "puppet-lldpd-output1.json",
+            1,
+            ("router", "ge-1/0/1", "name"),
+            [(10, '"router": {'), (32, '"ge-1/0/1"')],
+        ),
+        # One interface as a dict; a chassis with only id (line 11): named by its MAC;
+        # port g17 (line 19).
+        (
+            "puppet-lldpd-output2.json",
+            1,
+            ("44:94:fc:9d:55:0a", "g17", "name"),
+            [(11, "44:94:fc:9d:55:0a"), (19, '"g17"')],
+        ),
+        # lldpd's own test: ns-2.example.com (line 8), port id a MAC (line 31).
+        (
+            "lldpd-upstream-test-neighbors.json",
+            1,
+            ("ns-2.example.com", "00:00:00:00:00:02", "mac"),
+            [(8, '"ns-2.example.com"'), (31, "00:00:00:00:00:02")],
+        ),
         (
             "lldpd-upstream-test-neighbors-json0.json",
             1,
             ("ns-2.example.com", "00:00:00:00:00:02", "mac"),
+            [(19, '"ns-2.example.com"'), (54, "00:00:00:00:00:02")],
         ),
     ],
 )
-def test_lldpd_samples(name: str, count: int, first: tuple[str, str, str]) -> None:
+def test_lldpd_samples(
+    name: str, count: int, first: tuple[str, str, str], evidence: list[tuple[int, str]]
+) -> None:
     path = LLDP / name
+    for n, text in evidence:
+        line(path, n, text)
     links = parse_lldpd(read_json(path), "host", path)
     assert len(links) == count
     b = links[0].b
@@ -203,12 +231,13 @@ def test_lldpd_samples(name: str, count: int, first: tuple[str, str, str]) -> No
 
 
 def test_lldpd_mau_speeds_of_the_samples() -> None:
-    # The upstream test's auto-negotiation current: "10GbaseT - Four-pair Category 6A …".
+    # Line 38: the upstream test's auto-negotiation current "10GbaseT - Four-pair …".
     path = LLDP / "lldpd-upstream-test-neighbors.json"
-    assert "10GbaseT - Four-pair Category 6A" in path.read_text(encoding="utf-8")
+    line(path, 38, '"current": "10GbaseT - Four-pair Category 6A or better')
     assert parse_lldpd(read_json(path), "h", path)[0].speed_gbps == 10
-    # puppet output1: MAU "unknown" → no speed rather than a guess.
+    # puppet output1 line 45: MAU "unknown" → no speed rather than a guess.
     path = LLDP / "puppet-lldpd-output1.json"
+    line(path, 45, '"current": "unknown"')
     assert parse_lldpd(read_json(path), "h", path)[0].speed_gbps is None
 
 
@@ -221,7 +250,12 @@ def test_eos_napalm_normal_65_ports_41_neighbours_with_mau_speed() -> None:
     assert len(doc["lldpNeighbors"]) == 65
     links, _ = parse_eos(doc, "sw", path)
     assert len(links) == 41
-    # $.lldpNeighbors.Ethernet8: 78m3, port id MAC 000f.532e.ced1, operMauType 10GBASE-X.
+    # Line 3 Ethernet8: line 35 systemName 78m3, line 17 interfaceId 000f.532e.ced1 (a MAC),
+    # line 26 operMauType 10GBASE-X.
+    line(path, 3, '"Ethernet8": {')
+    line(path, 17, '"interfaceId": "000f.532e.ced1"')
+    line(path, 26, '"operMauType": "10GBASE-X"')
+    line(path, 35, '"systemName": "78m3"')
     e8 = next(link for link in links if link.a.port == "Ethernet8")
     assert (e8.b.device, e8.b.port, e8.b.port_type, e8.speed_gbps) == (
         "78m3",
@@ -234,11 +268,16 @@ def test_eos_napalm_normal_65_ports_41_neighbours_with_mau_speed() -> None:
 def test_eos_issue903_and_issue1153() -> None:
     path = EOS / "napalm-issue903.json"
     (link,), _ = parse_eos(read_json(path), "sw", path)
-    # $.lldpNeighbors.Ethernet22: "linux", operMauType 10GBASE-LR.
+    # Line 3 Ethernet22: line 35 systemName "linux", line 27 operMauType 10GBASE-LR.
+    line(path, 27, '"operMauType": "10GBASE-LR"')
+    line(path, 35, '"systemName": "linux"')
     assert (link.a.port, link.b.device, link.speed_gbps) == ("Ethernet22", "linux", 10)
     path = EOS / "napalm-issue1153.json"
     links, _ = parse_eos(read_json(path), "sw", path)
-    # Ethernet27/1 → some-switch "\"et-0/0/20\"" (quoted interfaceId); operMauType Unknown.
+    # Line 127 Ethernet27/1 → line 175 some-switch, line 140 "\"et-0/0/20\"" (quoted).
+    line(path, 127, '"Ethernet27/1": {')
+    line(path, 140, '"interfaceId": "\\"et-0/0/20\\""')
+    line(path, 175, '"systemName": "some-switch"')
     e27 = next(link for link in links if link.a.port == "Ethernet27/1")
     assert e27.b.device == "some-switch" and e27.b.port == '"et-0/0/20"'
     assert len(links) == 3
@@ -247,7 +286,9 @@ def test_eos_issue903_and_issue1153() -> None:
 def test_eos_interfaces_status_excerpt() -> None:
     path = EOS / "arista-vEOS-docstring-show-interfaces-status.excerpt.json"
     status = _status(path, None)
-    # Management1: connected, bandwidth 1000000000; Ethernet2: connected, bandwidth 0.
+    # Line 3 Management1, line 8 bandwidth 1000000000; Ethernet2, line 22 bandwidth 0.
+    line(path, 8, '"bandwidth": 1000000000')
+    line(path, 22, '"bandwidth": 0')
     assert status["Management1"][:2] == (True, 1)
     assert status["Ethernet2"][:2] == (True, None)
 
