@@ -12,7 +12,10 @@ Spellings read (``N`` cage, ``M`` lane / port of the cage):
   multi-ASIC system such as the Q3400, see the ibnetdiscover reader);
 * MLNX-OS and Onyx ``1/N``, ``1/N/M``, ``Eth1/N/M``, ``IB1/N/M``;
 * Cumulus Linux ``swpN``, ``swpNsM`` (M counted from 0);
-* NVOS ``swNpM`` / ``swNpMsK`` (front-panel port N, logical port M);
+* NVOS ``swNpM`` / ``swNpMsK`` (front-panel port N, logical port M; NVIDIA's NVOS
+  User Manual for NVLink Switches, "NVLink Interface": ``sw<x>`` is the front-panel
+  port, ``p<x>s<x>`` the logical port. That Q3400 InfiniBand switches name ports the
+  same way (``sw37p1``) is taken from real UFM tooling and is UNVERIFIED);
 * Arista EOS ``EthernetN/M``, ``EtN/M``, modular ``EthernetS/N/M``, and a bare
   ``EthernetN`` on a model without a SONiC lane table;
 * SONiC ``EthernetN`` where N is the first SerDes lane of the port
