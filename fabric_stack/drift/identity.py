@@ -75,6 +75,19 @@ def split_hca(desc: str) -> tuple[str, str | None]:
     return s, None
 
 
+def hca_to_ibdev(hca: str) -> str | None:
+    """``HCA-1`` → ``mlx5_0`` (MLNX_OFED counts adapters from 1, the mlx5 driver from 0).
+
+    UNVERIFIED: both number the adapters in PCI probe order on the hosts we
+    know of, but nothing guarantees the two orders agree; the drift report
+    says so whenever it uses this mapping.
+    """
+    m = re.match(r"^HCA-(\d+)$", hca, re.I)
+    if not m or int(m.group(1)) < 1:
+        return None
+    return f"mlx5_{int(m.group(1)) - 1}"
+
+
 def switch_port_number(raw: str, ports_per_cage: int) -> int | None:
     """Logical (1-based) port number of any switch-port spelling; ``None`` if unreadable.
 
@@ -241,8 +254,6 @@ class Identity:
                 return s, "name"
             if m := _MLX.match(s):
                 return f"mlx{m.group(1)}_{int(m.group(2))}", "name"
-            from .readers.nodedesc import hca_to_ibdev  # readers import this module
-
             ibdev = hca_to_ibdev(s)
             if ibdev is not None and ibdev in ports:
                 self.note("hca", f"{device} {s} → {ibdev}")

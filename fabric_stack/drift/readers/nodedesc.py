@@ -69,16 +69,3 @@ def parse_nodedesc(desc: str) -> NodeDesc:
     if m := _HOST_DEV.match(s):
         return NodeDesc(s, host=m.group(1), hca=m.group(2))
     return NodeDesc(s, aggregation=bool(_AGGREGATION.search(s)))
-
-
-def hca_to_ibdev(hca: str) -> str | None:
-    """``HCA-1`` → ``mlx5_0`` (MLNX_OFED counts adapters from 1, the mlx5 driver from 0).
-
-    UNVERIFIED: both number the adapters in PCI probe order on the hosts we
-    know of, but nothing guarantees the two orders agree; the drift report
-    says so whenever it uses this mapping.
-    """
-    m = re.match(r"^HCA-(\d+)$", hca, re.I)
-    if not m or int(m.group(1)) < 1:
-        return None
-    return f"mlx5_{int(m.group(1)) - 1}"
