@@ -13,6 +13,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 
 from ..drift import DriftReport, PlanIndex, combine, compute_drift, load_ignore
 from ..drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
+from ..drift.ignore import alias_rates
 from ..drift.readers import (
     EosReader,
     IbnetdiscoverReader,
@@ -188,6 +189,7 @@ def drift_cmd(
     else:
         snapshots = [r.load() for r in readers(None)]
     index = PlanIndex.from_topology(build_topology(size_fabric(spec)))
+    snapshots = [alias_rates(s, rules) for s in snapshots]  # `rates:` of the ignore file
     networks = None
     if network is not None:
         networks = frozenset(NETWORKS) if network == "all" else frozenset({network})
