@@ -10,9 +10,9 @@ import pytest
 from fabric_stack.artifacts import report
 from fabric_stack.guidance import guidance_for
 from fabric_stack.policy import evaluate
-from fabric_stack.render.bom import bill_of_materials
-from fabric_stack.render.card import headline
-from fabric_stack.render.diagram import diagram_svg
+from fabric_stack.views.bom import bill_of_materials
+from fabric_stack.views.card import headline
+from fabric_stack.views.diagram import diagram_svg
 from tests.golden_artifacts import VARIANTS, context, seed_context
 
 VOID = {"meta", "br", "link", "img", "hr", "input", "col", "area", "base", "wbr", "source"}

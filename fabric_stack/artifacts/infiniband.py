@@ -15,7 +15,7 @@ Files (under ``infiniband/``):
 * ``root-guids.conf`` — the fat-tree roots (top tier) for ``ftree``, only when
   their GUIDs are known.
 * ``<cluster>.topo`` — the planned topology for ``ibdiagnet``, from
-  :func:`fabric_stack.render.exports.topo_file` (the one `.topo` writer).
+  :func:`fabric_stack.views.exports.topo_file` (the one `.topo` writer).
 
 Parameter names are upstream OpenSM's option table (``osm_subnet.c``) except
 ``sharp_enabled``, an NVIDIA OpenSM (MLNX_OFED / UFM) extension.
@@ -364,7 +364,7 @@ def files(ctx: RenderContext) -> list[str]:
 def render(ctx: RenderContext) -> list[Artifact]:
     """The InfiniBand control-plane files (see the module docstring)."""
     require_infiniband(ctx)
-    from ..render.exports import topo_file  # the single .topo writer (render/exports.py)
+    from ..views.exports import topo_file  # the single .topo writer (views/exports.py)
 
     sms = subnet_managers(ctx)
     contents = [_opensm_conf(ctx, sm, i, len(sms)) for i, sm in enumerate(sms)]

@@ -4,8 +4,8 @@ What an architect attaches to a design review: the sizing card's figures, the
 topology diagram, the policy results, the bill of materials, the networks and
 rails, the lossless / control-plane settings the other targets render, the
 essentials and warnings, and the list of deployment files. Every figure comes
-from the existing renderers (:mod:`fabric_stack.render.card`,
-:mod:`~fabric_stack.render.diagram`, :mod:`~fabric_stack.render.bom`,
+from the existing renderers (:mod:`fabric_stack.views.card`,
+:mod:`~fabric_stack.views.diagram`, :mod:`~fabric_stack.views.bom`,
 :mod:`fabric_stack.policy`, :mod:`fabric_stack.guidance`); nothing is
 recomputed here. The output is deterministic (no timestamps), so it has a
 golden file like every other artifact.
@@ -21,7 +21,7 @@ import yaml
 
 from .. import __version__
 from ..guidance import guidance_for
-from ..render.card import card_markdown, fabric_line, headline, model_line, oversub_line
+from ..views.card import card_markdown, fabric_line, headline, model_line, oversub_line
 from ._base import Artifact, RenderContext
 
 TARGET = "report"
@@ -218,7 +218,7 @@ def _sizing(ctx: RenderContext) -> str:
 
 
 def _diagram(ctx: RenderContext) -> str:
-    from ..render.diagram import diagram_svg
+    from ..views.diagram import diagram_svg
 
     svg = diagram_svg(ctx.topo)
     # Inline the SVG itself (drop an XML declaration if the renderer adds one).
@@ -275,7 +275,7 @@ PER_RULE = 3
 
 
 def _bom(ctx: RenderContext) -> str:
-    from ..render.bom import bill_of_materials
+    from ..views.bom import bill_of_materials
 
     bom = bill_of_materials(ctx.topo)
     sw = _table(

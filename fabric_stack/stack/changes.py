@@ -5,7 +5,7 @@ new inputs) into a :class:`ChangeSummary`: switches to add or remove by model,
 cables by role and type (added, removed, re-patched), and the ports touched on
 switches that already exist. Cable bundles are opened up and compared cable by
 cable, so the summary is the same whichever granularity the stack uses.
-Pure: the Automation API adapter (:mod:`fabric_stack.stackops`) feeds it.
+Pure: the Automation API adapter (:mod:`fabric_stack.stack.ops`) feeds it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .intent import decode_cables, record_of
+from ..intent import decode_cables, record_of
 
 _COUNTED_OPS = {"create", "update", "delete", "replace", "same"}
 
