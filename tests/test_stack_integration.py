@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.intent import cable_line
 from fabric_stack.inventory import open_store
 from fabric_stack.stack.changes import Step, summarize_changes
+from fabric_stack.wire import cable_line
 from tests.pulumi_project import REPO_ROOT, make_project, preview_steps, pulumi, resource_name
 
 pytestmark = [pytest.mark.pulumi, pytest.mark.slow]

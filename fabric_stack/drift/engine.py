@@ -31,9 +31,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..intent import CABLE_SHARED
 from ..naming import switch_port_label
 from ..topology import Link
+from ..wire import CABLE_SHARED
 from .identity import Identity
 from .ignore import IgnoreRules
 from .model import (

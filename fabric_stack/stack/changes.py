@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..intent import decode_cables, record_of
+from ..wire import decode_cables, record_of
 
 _COUNTED_OPS = {"create", "update", "delete", "replace", "same"}
 

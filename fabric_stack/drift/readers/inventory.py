@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ...errors import InventoryError
-from ...intent import CABLE_SHARED
+from ...wire import CABLE_SHARED
 from ..model import DeviceSeen, Endpoint, ObservedLink, Snapshot
 
 CABLE_ATTRS = (*CABLE_SHARED, "status")
