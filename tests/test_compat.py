@@ -74,3 +74,16 @@ def test_policy_proxies_unwrap_to_their_targets() -> None:
 def test_switch_record_kinds_use_trusted_construction() -> None:
     rec = SwitchIntent.trusted(name="x")
     assert type(rec) is SwitchIntent and rec.name == "x" and rec.vlans == []
+
+
+def test_drift_compares_only_fields_the_records_and_links_have() -> None:
+    # drift declares what it compares (drift/model.py); the Pulumi records and the
+    # topology's links must still carry those fields under the same names.
+    from dataclasses import fields
+
+    from fabric_stack.drift.model import CABLE_ATTRS, LINK_FIELDS, SPEED_ATTRS
+    from fabric_stack.topology import Link
+
+    assert set(CABLE_ATTRS) - {"status"} <= set(CableIntent.model_fields)
+    assert set(LINK_FIELDS) <= {f.name for f in fields(Link)}
+    assert set(SPEED_ATTRS) <= set(CableIntent.model_fields)

@@ -14,11 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ...errors import InventoryError
-from ...wire import CABLE_SHARED
-from ..model import DeviceSeen, Endpoint, ObservedLink, Snapshot
-
-CABLE_ATTRS = (*CABLE_SHARED, "status")
-"""Cable record fields compared with the plan."""
+from ..model import CABLE_ATTRS, DeviceSeen, Endpoint, ObservedLink, Snapshot
 
 SWITCH_ATTRS = ("role", "model", "rail", "su", "plane", "status")
 """Switch record fields compared with the plan."""
