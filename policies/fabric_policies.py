@@ -63,9 +63,6 @@ GROUPS: dict[str, tuple[str, str]] = {
 }
 """Grouped kinds: kind → (record kind of the members, props key of the member list)."""
 
-RESOURCE_RULES = ("port-budget", "link-speed-match", "rail-alignment")
-"""Rules whose single-resource part runs as a resource policy."""
-
 
 def kind_of(resource_type: str) -> str | None:
     """``Switch`` for ``pulumi-python:dynamic/fabric:Switch``; None for other resources."""
@@ -300,7 +297,7 @@ def build_policies() -> list[Policy]:
     """Every policy of the pack, in rule order."""
     out: list[Policy] = []
     for rule in RULES.values():
-        if rule.id in RESOURCE_RULES:
+        if rule.resource_policy:
             out.append(resource_policy(rule))
             if rule.check_cross is not None:
                 out.append(stack_policy(rule, cross_only=True))

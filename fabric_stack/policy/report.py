@@ -17,7 +17,7 @@ from rich.text import Text
 
 from ..intent import FabricSummary
 from .models import PolicyReport, RuleResult, Violation
-from .rules import RULES
+from .registry import RULES
 
 _MD_STATUS = {
     "pass": "✅ pass",

@@ -1,12 +1,30 @@
-"""``network-separation``: compute, storage, in-band and OOB kept apart."""
+"""``network-separation``.
+
+Compute, storage, in-band and OOB networks kept apart (switches, VLANs, ports).
+
+This file holds the whole rule: its config model, its check (with the violation
+messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..intent import FabricIntent, VlanIntent
-from ._common import NETWORK_ORDER, cfg_or_default, is_compute_switch, level_of, plural, some
-from .models import NetworkSeparationConfig, Violation
+from ...intent import FabricIntent, VlanIntent
+from .._common import (
+    NETWORK_ORDER,
+    cfg_or_default,
+    is_compute_switch,
+    level_of,
+    plural,
+    some,
+)
+from ..models import RuleConfig, Violation
+from ..rule import Rule
+
+
+class NetworkSeparationConfig(RuleConfig):
+    """Settings of ``network-separation`` (level only)."""
 
 
 def _vlan_field(network: str) -> str:
@@ -163,3 +181,22 @@ def check_network_separation(
             ),
             fix=f"cable {nic.node} {nic.nic} to its SU's rail-{nic.rail} leaf",
         )
+
+
+RULE = Rule(
+    id="network-separation",
+    title="Separate compute, storage and management networks",
+    description=(
+        "Compute, storage, in-band and OOB use distinct switches or VLANs; no VLAN id is "
+        "shared between networks; compute switches carry no storage or management VLAN "
+        "or port; compute NICs land only on compute leaves."
+    ),
+    default_level="mandatory",
+    remediation="Give each network its own VLAN id and storage/management their own "
+    "switches (networks.<name>.attach: dedicated).",
+    config_model=NetworkSeparationConfig,
+    check_cross=check_network_separation,
+    config_field="network_separation",
+    config_description="Compute, storage, in-band and OOB kept apart.",
+)
+"""This rule (registered in :mod:`fabric_stack.policy.registry`)."""

@@ -1,4 +1,10 @@
-"""Lossless-transport rules: ``roce-lossless-consistency`` and ``ib-subnet-manager-redundancy``."""
+"""``roce-lossless-consistency``.
+
+RoCEv2 lossless settings: one PFC priority, ECN, DSCP trust, one jumbo MTU on every hop.
+
+This file holds the whole rule: its config model, its check (with the violation
+messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,27 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..intent import FabricIntent, SwitchIntent
-from ._common import cfg_or_default, is_compute_switch, level_of, plural
-from .models import RoceLosslessConfig, SubnetManagerConfig, Violation
+from pydantic import Field
+
+from ...intent import FabricIntent, SwitchIntent
+from .._common import (
+    cfg_or_default,
+    is_compute_switch,
+    level_of,
+)
+from ..models import RuleConfig, Violation
+from ..rule import Rule
+
+
+class RoceLosslessConfig(RuleConfig):
+    """Settings of ``roce-lossless-consistency``."""
+
+    min_mtu: int = Field(
+        default=9000,
+        ge=1500,
+        le=9216,
+        description="Smallest switch MTU accepted as jumbo on the compute fabric.",
+    )
 
 
 def _roce_applies(intent: FabricIntent) -> str | None:
@@ -140,40 +164,20 @@ def check_roce_lossless(
             )
 
 
-def _ib_applies(intent: FabricIntent) -> str | None:
-    f = intent.summary.fabric
-    return None if f == "infiniband" else f"the compute fabric is {f}, not InfiniBand"
-
-
-def check_ib_subnet_managers(
-    intent: FabricIntent, config: SubnetManagerConfig | None = None
-) -> Iterator[Violation]:
-    """InfiniBand: at least ``min_subnet_managers`` subnet managers (master + standby)."""
-    cfg = cfg_or_default(config, SubnetManagerConfig)
-    lvl = level_of(cfg, "advisory")
-    if lvl is None or _ib_applies(intent):
-        return
-    s = intent.summary
-    have = s.subnet_managers
-    if s.sm_location == "switch":
-        # On managed switches the plan marks the switches that run one: count those.
-        have = sum(1 for sw in intent.switches if sw.subnet_manager)
-    need = cfg.min_subnet_managers
-    if have >= need:
-        return
-    where = {"ufm": " (on UFM)", "switch": " (on switches)", "host": " (on hosts)"}.get(
-        s.sm_location, ""
-    )
-    yield Violation(
-        rule="ib-subnet-manager-redundancy",
-        level=lvl,
-        kind="Fabric",
-        resource=s.name,
-        measured=f"{plural(have, 'subnet manager')}{where}",
-        allowed=f"≥ {need}",
-        message=(
-            f"{s.name}: {plural(have, 'subnet manager')}{where}; ≥ {need} required so a standby "
-            f"takes over when the master fails — set infiniband.subnet_managers: {need}"
-        ),
-        fix=f"set infiniband.subnet_managers: {need} (one master, standbys on other hosts/UFMs)",
-    )
+RULE = Rule(
+    id="roce-lossless-consistency",
+    title="RoCE lossless consistency",
+    description=(
+        "RoCEv2 only: every compute switch has exactly one PFC priority (the same one "
+        "everywhere), ECN and DSCP trust on, and the same jumbo MTU on every hop."
+    ),
+    default_level="mandatory",
+    remediation="Apply one RoCE QoS profile everywhere (drop per-tier roce.overrides).",
+    config_model=RoceLosslessConfig,
+    check_cross=check_roce_lossless,
+    reads=("Fabric", "Switch", "Vlan"),
+    applies=_roce_applies,
+    config_field="roce_lossless",
+    config_description="One PFC priority, ECN, DSCP trust and one MTU on every RoCE hop.",
+)
+"""This rule (registered in :mod:`fabric_stack.policy.registry`)."""

@@ -1,12 +1,33 @@
-"""``gpudirect-pcie-locality``: each GPU and its RDMA NIC under one PCIe switch and NUMA node."""
+"""``gpudirect-pcie-locality``.
+
+GPUDirect RDMA locality: each NIC on the PCIe switch and NUMA node of the GPUs it serves.
+
+This file holds the whole rule: its config model, its check (with the violation
+messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..intent import FabricIntent, RdmaNicIntent
-from ._common import cfg_or_default, level_of
-from .models import PcieLocalityConfig, Violation
+from pydantic import Field
+
+from ...intent import FabricIntent, RdmaNicIntent
+from .._common import (
+    cfg_or_default,
+    level_of,
+)
+from ..models import RuleConfig, Violation
+from ..rule import Rule
+
+
+class PcieLocalityConfig(RuleConfig):
+    """Settings of ``gpudirect-pcie-locality``."""
+
+    require_same_numa: bool = Field(
+        default=True,
+        description="Also require the NIC and its GPU on one NUMA node (not only one PCIe switch).",
+    )
 
 
 def check_pcie_locality(
@@ -111,3 +132,22 @@ def spec_gpus_per_node(intent: FabricIntent) -> int:
     """GPUs per server as the intent's spec records it."""
     value = intent.summary.spec.get("gpus_per_node", 8)
     return int(value)
+
+
+RULE = Rule(
+    id="gpudirect-pcie-locality",
+    title="GPUDirect RDMA PCIe locality",
+    description=(
+        "Every RDMA NIC shares a PCIe switch and NUMA node with each GPU it serves, and "
+        "each GPU has exactly one serving NIC per plane."
+    ),
+    default_level="mandatory",
+    remediation="Fix the node profile's pcie_switches map, or pair each GPU with the NIC "
+    "under its own PCIe switch.",
+    config_model=PcieLocalityConfig,
+    check_cross=check_pcie_locality,
+    reads=("Fabric", "RdmaNic"),
+    config_field="pcie_locality",
+    config_description="GPU and RDMA NIC on one PCIe switch and NUMA node.",
+)
+"""This rule (registered in :mod:`fabric_stack.policy.registry`)."""
