@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
@@ -20,7 +21,7 @@ from .._common import (
     is_compute_switch,
     level_of,
 )
-from ..models import RuleConfig, Violation
+from ..models import RuleConfig, Violation, ViolationLevel
 from ..rule import Rule
 
 
@@ -49,33 +50,32 @@ def _mode(values: Iterable[Any], prefer_high: bool = False) -> Any:
     return tied[-1] if prefer_high else tied[0]
 
 
-def check_roce_lossless(
-    intent: FabricIntent, config: RoceLosslessConfig | None = None
-) -> Iterator[Violation]:
-    """RoCEv2: one PFC priority (the same everywhere), ECN, DSCP trust, one jumbo MTU per hop."""
-    cfg = cfg_or_default(config, RoceLosslessConfig)
-    lvl = level_of(cfg, "mandatory")
-    if lvl is None or _roce_applies(intent):
-        return
-    rid = "roce-lossless-consistency"
-    hops = [sw for sw in intent.switches if is_compute_switch(sw)]
-    if not hops:
-        return
-    ref_prio = _mode(sw.pfc_priorities[0] for sw in hops if len(sw.pfc_priorities) == 1)
-    ref_mtu = _mode((sw.mtu for sw in hops), prefer_high=True)
-    overrides: dict[str, dict[str, Any]] = dict(
-        intent.summary.spec.get("roce", {}).get("overrides", {}) or {}
-    )
+@dataclass
+class _Hops:
+    """The compute hops of a RoCE fabric and the settings most of them agree on."""
 
-    def fix_for(sw: SwitchIntent, key: str, value: Any) -> str:
-        if key in overrides.get(sw.role, {}):
+    hops: list[SwitchIntent]
+    lvl: ViolationLevel
+    ref_prio: Any
+    """The lossless priority most single-priority hops use."""
+    ref_mtu: Any
+    """The MTU most hops use (the higher one on a tie)."""
+    overrides: dict[str, dict[str, Any]]
+    """``roce.overrides`` of the spec: a fix removes an override rather than adds one."""
+
+    def fix_for(self, sw: SwitchIntent, key: str, value: Any) -> str:
+        """The spec change that gives ``sw`` ``key: value``."""
+        if key in self.overrides.get(sw.role, {}):
             return f"remove roce.overrides.{sw.role}.{key} (use {value})"
         return f"set roce.{key}: {value}"
 
-    def v(sw: SwitchIntent, measured: str, allowed: str, why: str, fix: str) -> Violation:
+    def violation(
+        self, sw: SwitchIntent, measured: str, allowed: str, why: str, fix: str
+    ) -> Violation:
+        """A violation on switch ``sw``."""
         return Violation(
-            rule=rid,
-            level=lvl,
+            rule=_RID,
+            level=self.lvl,
             kind="Switch",
             resource=sw.name,
             measured=measured,
@@ -84,83 +84,117 @@ def check_roce_lossless(
             fix=fix,
         )
 
-    n = len(hops)
-    for sw in hops:
-        prios = sw.pfc_priorities
-        want = ref_prio if ref_prio is not None else (prios[0] if prios else 3)
-        if len(prios) != 1:
-            shown = ", ".join(map(str, prios)) if prios else "none"
-            yield v(
-                sw,
-                f"PFC on priorities {shown}" if len(prios) > 1 else "PFC on no priority",
-                f"exactly one priority ({want})",
-                "; exactly one lossless priority required",
-                fix_for(sw, "pfc_priorities", f"[{want}]"),
-            )
-        elif prios[0] != ref_prio:
-            yield v(
-                sw,
-                f"PFC on priority {prios[0]}",
-                f"priority {ref_prio}",
-                f", priority {ref_prio} on the other compute hops; the same lossless priority "
-                "on every hop required",
-                fix_for(sw, "pfc_priorities", f"[{ref_prio}]"),
-            )
-        if not sw.ecn:
-            yield v(
-                sw,
-                "ECN off",
-                "ECN on",
-                "; ECN marking on every hop required",
-                fix_for(sw, "ecn", "true"),
-            )
-        if not sw.dscp_trust:
-            yield v(
-                sw,
-                "DSCP trust off",
-                "DSCP trust on",
-                "; DSCP trust on every hop required",
-                fix_for(sw, "dscp_trust", "true"),
-            )
-        if sw.mtu != ref_mtu:
-            others = sum(1 for h in hops if h.mtu == ref_mtu)
-            yield v(
-                sw,
-                f"MTU {sw.mtu}",
-                f"MTU {ref_mtu}",
-                f", {ref_mtu} on {others} of {n} compute hops; the same MTU on every hop required",
-                fix_for(sw, "mtu", ref_mtu),
-            )
 
+_RID = "roce-lossless-consistency"
+
+
+def check_roce_lossless(
+    intent: FabricIntent, config: RoceLosslessConfig | None = None
+) -> Iterator[Violation]:
+    """RoCEv2: one PFC priority (the same everywhere), ECN, DSCP trust, one jumbo MTU per hop.
+
+    Per hop :func:`_hop_violations`, then the fabric-wide :func:`_mtu_violations`.
+    """
+    cfg = cfg_or_default(config, RoceLosslessConfig)
+    lvl = level_of(cfg, "mandatory")
+    if lvl is None or _roce_applies(intent):
+        return
+    hops = [sw for sw in intent.switches if is_compute_switch(sw)]
+    if not hops:
+        return
+    h = _Hops(
+        hops=hops,
+        lvl=lvl,
+        ref_prio=_mode(sw.pfc_priorities[0] for sw in hops if len(sw.pfc_priorities) == 1),
+        ref_mtu=_mode((sw.mtu for sw in hops), prefer_high=True),
+        overrides=dict(intent.summary.spec.get("roce", {}).get("overrides", {}) or {}),
+    )
+    for sw in hops:
+        yield from _hop_violations(h, sw)
+    yield from _mtu_violations(h, intent, cfg)
+
+
+def _hop_violations(h: _Hops, sw: SwitchIntent) -> Iterator[Violation]:
+    """One compute hop: one lossless priority (the common one), ECN, DSCP trust, the MTU."""
+    prios = sw.pfc_priorities
+    want = h.ref_prio if h.ref_prio is not None else (prios[0] if prios else 3)
+    if len(prios) != 1:
+        shown = ", ".join(map(str, prios)) if prios else "none"
+        yield h.violation(
+            sw,
+            f"PFC on priorities {shown}" if len(prios) > 1 else "PFC on no priority",
+            f"exactly one priority ({want})",
+            "; exactly one lossless priority required",
+            h.fix_for(sw, "pfc_priorities", f"[{want}]"),
+        )
+    elif prios[0] != h.ref_prio:
+        yield h.violation(
+            sw,
+            f"PFC on priority {prios[0]}",
+            f"priority {h.ref_prio}",
+            f", priority {h.ref_prio} on the other compute hops; the same lossless priority "
+            "on every hop required",
+            h.fix_for(sw, "pfc_priorities", f"[{h.ref_prio}]"),
+        )
+    if not sw.ecn:
+        yield h.violation(
+            sw,
+            "ECN off",
+            "ECN on",
+            "; ECN marking on every hop required",
+            h.fix_for(sw, "ecn", "true"),
+        )
+    if not sw.dscp_trust:
+        yield h.violation(
+            sw,
+            "DSCP trust off",
+            "DSCP trust on",
+            "; DSCP trust on every hop required",
+            h.fix_for(sw, "dscp_trust", "true"),
+        )
+    if sw.mtu != h.ref_mtu:
+        others = sum(1 for x in h.hops if x.mtu == h.ref_mtu)
+        yield h.violation(
+            sw,
+            f"MTU {sw.mtu}",
+            f"MTU {h.ref_mtu}",
+            f", {h.ref_mtu} on {others} of {len(h.hops)} compute hops; "
+            "the same MTU on every hop required",
+            h.fix_for(sw, "mtu", h.ref_mtu),
+        )
+
+
+def _mtu_violations(h: _Hops, intent: FabricIntent, cfg: RoceLosslessConfig) -> Iterator[Violation]:
+    """Jumbo frames on the switches, and no host MTU above the switch MTU."""
     s = intent.summary
-    if ref_mtu is not None and ref_mtu < cfg.min_mtu:
+    if h.ref_mtu is not None and h.ref_mtu < cfg.min_mtu:
         yield Violation(
-            rule=rid,
-            level=lvl,
+            rule=_RID,
+            level=h.lvl,
             kind="Fabric",
             resource=s.name,
-            measured=f"switch MTU {ref_mtu}",
+            measured=f"switch MTU {h.ref_mtu}",
             allowed=f"≥ {cfg.min_mtu} (jumbo)",
             message=(
-                f"{s.name}: compute switches run MTU {ref_mtu}; jumbo frames (≥ {cfg.min_mtu}) "
+                f"{s.name}: compute switches run MTU {h.ref_mtu}; jumbo frames (≥ {cfg.min_mtu}) "
                 "required for RoCE — set roce.mtu: 9216"
             ),
             fix="set roce.mtu: 9216 (hosts then use 9000)",
         )
     for vl in intent.vlans:
-        if vl.network == "compute" and ref_mtu is not None and vl.mtu > ref_mtu:
+        if vl.network == "compute" and h.ref_mtu is not None and vl.mtu > h.ref_mtu:
             yield Violation(
-                rule=rid,
-                level=lvl,
+                rule=_RID,
+                level=h.lvl,
                 kind="Vlan",
                 resource=vl.name,
                 measured=f"host MTU {vl.mtu}",
-                allowed=f"≤ switch MTU {ref_mtu}",
+                allowed=f"≤ switch MTU {h.ref_mtu}",
                 message=(
-                    f"{vl.name}: host MTU {vl.mtu} exceeds the switch MTU {ref_mtu}; frames "
-                    f"would be dropped — set networks.compute.mtu ≤ {ref_mtu}"
+                    f"{vl.name}: host MTU {vl.mtu} exceeds the switch MTU {h.ref_mtu}; frames "
+                    f"would be dropped — set networks.compute.mtu ≤ {h.ref_mtu}"
                 ),
-                fix=f"set networks.compute.mtu to at most {ref_mtu} (9000 with 9216 switches)",
+                fix=f"set networks.compute.mtu to at most {h.ref_mtu} (9000 with 9216 switches)",
             )
 
 
