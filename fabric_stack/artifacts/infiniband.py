@@ -152,6 +152,8 @@ def subnet_managers(ctx: RenderContext) -> list[str]:
 
 
 def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
+    """opensm.conf of one subnet manager: the core settings, then the fat-tree roots
+    (:func:`_opensm_roots`) and SHARP (:func:`_opensm_sharp`)."""
     ib = ctx.spec.infiniband
     role = "master" if index == 0 else "standby"
     prio = max(0, MASTER_PRIORITY - index)
@@ -160,8 +162,6 @@ def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
         "host": "a host running opensm: merge into /etc/opensm/opensm.conf",
         "switch": "a managed switch's embedded SM: apply the same values in its SM configuration",
     }[ib.sm_location]
-    roots = _roots(ctx)
-    have_roots = all(r in ctx.guids for r in roots)
     lines = [
         comment_block(
             [
@@ -217,6 +217,17 @@ def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
         )
         + "node_name_map_name /etc/opensm/ib-node-name-map\n",
     ]
+    lines.extend(_opensm_roots(ctx))
+    lines.append(_opensm_sharp(ctx))
+    return "".join(lines)
+
+
+def _opensm_roots(ctx: RenderContext) -> list[str]:
+    """ftree engines: the root GUID file (commented out until the GUIDs are known)."""
+    ib = ctx.spec.infiniband
+    roots = _roots(ctx)
+    have_roots = all(r in ctx.guids for r in roots)
+    lines: list[str] = []
     if ib.routing_engine in ("ftree", "ar_ftree"):
         root_comment = [
             f"Fat-tree roots: the {'core' if ctx.plan.tiers == 3 else 'spine'} switches. ftree",
@@ -235,6 +246,12 @@ def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
                 )
                 + "# root_guid_file /etc/opensm/root-guids.conf\n"
             )
+    return lines
+
+
+def _opensm_sharp(ctx: RenderContext) -> str:
+    """SHARP on or off, with the routing-engine warning when the trees cannot form."""
+    ib = ctx.spec.infiniband
     sharp_lines = [
         "SHARP in-network reduction (spec.infiniband.sharp). `sharp_enabled` is an NVIDIA OpenSM",
         "(MLNX_OFED/UFM) option: 0 ignore, 1 disable on all switches, 2 enable on all switches.",
@@ -248,13 +265,10 @@ def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
                 f"WARNING: SHARP trees need one of {', '.join(SHARP_ROUTING_ENGINES)}; "
                 f"routing_engine is {ib.routing_engine}."
             )
-        lines.append("\n" + comment_block(sharp_lines) + "sharp_enabled 2\n")
-    else:
-        lines.append(
-            "\n"
-            + comment_block([*sharp_lines, "SHARP is off in the plan: the option is left unset."])
-        )
-    return "".join(lines)
+        return "\n" + comment_block(sharp_lines) + "sharp_enabled 2\n"
+    return "\n" + comment_block(
+        [*sharp_lines, "SHARP is off in the plan: the option is left unset."]
+    )
 
 
 def _partitions(ctx: RenderContext) -> str:
