@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .catalog import SwitchModel, lookup_switch, port_mode
+from .catalog import SwitchModel, lookup_switch, port_mode, radix_at
 from .errors import CatalogError, SpecError
 
 if TYPE_CHECKING:
@@ -182,11 +182,8 @@ class AccessSwitch:
     down: int
     """Server-facing ports per switch."""
     ports_per_cage: int
-
-    @property
-    def radix(self) -> int:
-        """Logical ports at the network's speed."""
-        return self.model.cages * self.ports_per_cage
+    radix: int
+    """Logical ports at the network's speed."""
 
 
 def access_switch(name: str, speed: int, net: str) -> AccessSwitch:
@@ -200,11 +197,11 @@ def access_switch(name: str, speed: int, net: str) -> AccessSwitch:
         mode = port_mode(model, speed)
     except CatalogError as exc:
         raise SpecError(f"networks.{net}.switch", exc.problem, exc.valid) from None
-    radix = model.cages * mode.ports_per_cage
+    radix = radix_at(model, speed)
     # Dedicated access switches keep half their ports for uplinks (non-blocking),
     # except 1G OOB switches whose uplinks are separate 100G ports.
     down = radix if speed <= 1 else radix // 2
-    return AccessSwitch(model, down, mode.ports_per_cage)
+    return AccessSwitch(model, down, mode.ports_per_cage, radix)
 
 
 def rail_subnets(net: IPv4Network, parts: int) -> list[IPv4Network]:

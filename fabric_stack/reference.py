@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .catalog import CATALOG
+from .catalog import CATALOG, radix_at
 from .intent import RESOURCE_KINDS
 from .networks import AccessNetwork, ComputeNetwork, Networks
 from .nodes import PROFILES, NodeProfile, PcieSwitch
@@ -94,7 +94,7 @@ def spec_reference() -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for m in CATALOG.values():
-        modes = ", ".join(f"{x.speed_gbps}G × {m.cages * x.ports_per_cage}" for x in m.modes)
+        modes = ", ".join(f"{x.speed_gbps}G × {radix_at(m, x.speed_gbps)}" for x in m.modes)
         power = f"{m.power_w} W ({m.power_basis})" if m.power_w else "n/a"
         out.append(
             f"| `{m.key}` | {m.name} | {m.protocol} | {m.cages} × {m.cage_type} | {modes} | "

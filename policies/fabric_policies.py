@@ -21,7 +21,6 @@ record (a cable inside a CableBundle is reported on the bundle).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -47,6 +46,7 @@ from fabric_stack.compat.pulumi_policy_proxy import (
     target,
 )
 from fabric_stack.intent import RESOURCE_KINDS, FabricIntent, intent_from_resources
+from fabric_stack.pipeline import paused_gc
 from fabric_stack.policy import RULES, Rule, Violation
 from fabric_stack.policy.config import FABRIC_SUFFIX
 from fabric_stack.wire import RECORD_KEY, decode_cables, decode_nics, record_of
@@ -162,13 +162,8 @@ def fabric_view(resources: Iterable[Any], kinds: Iterable[str] = _ALL_KINDS) -> 
     """
     # ~10^6 new long-lived objects and no cycles: pause the cyclic collector,
     # which would otherwise rescan them repeatedly (a third of the time here).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _fabric_view(resources, kinds)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _fabric_view(resources: Iterable[Any], kinds: Iterable[str]) -> FabricView | None:

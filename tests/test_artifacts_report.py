@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from fabric_stack.artifacts import report
+from fabric_stack.artifacts import TARGETS, report, report_html
 from fabric_stack.guidance import guidance_for
 from fabric_stack.policy import evaluate
 from fabric_stack.views.bom import bill_of_materials
@@ -60,7 +60,7 @@ def _check(html: str) -> _Checker:
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_report_is_well_formed_and_self_contained(variant: str) -> None:
-    (art,) = report.render(seed_context(variant))
+    (art,) = TARGETS["report"].render(seed_context(variant))
     assert art.path == "report/design-report.html"
     html = art.content
     assert html.startswith("<!DOCTYPE html>")
@@ -78,7 +78,7 @@ def test_report_is_well_formed_and_self_contained(variant: str) -> None:
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_report_carries_the_renderers_output(variant: str) -> None:
     ctx = seed_context(variant)
-    html = report.render_html(ctx)
+    html = report_html(ctx)
     # The diagram is the diagram renderer's SVG, inlined as is.
     svg = diagram_svg(ctx.topo)
     assert svg.split("?>", 1)[-1].strip() in html
@@ -100,7 +100,7 @@ def test_report_carries_the_renderers_output(variant: str) -> None:
 
 def test_report_is_deterministic() -> None:
     ctx = context({"fabric": "roce", "switch": "sn5600", "gpus": 256})
-    assert report.render_html(ctx) == report.render_html(ctx)
+    assert report_html(ctx) == report_html(ctx)
 
 
 def test_blocking_design_shows_its_violations() -> None:
@@ -113,7 +113,7 @@ def test_blocking_design_shows_its_violations() -> None:
             "roce": {"overrides": {"spine": {"mtu": 1500}}},
         }
     )
-    html = report.render_html(ctx)
+    html = report_html(ctx)
     rep = evaluate(ctx.intent)
     assert rep.status == "fail"
     assert "policy: blocking" in html
@@ -128,6 +128,6 @@ def test_blocking_design_shows_its_violations() -> None:
 
 
 def test_ethernet_report_has_no_lossless_section_claims() -> None:
-    html = report.render_html(context({"fabric": "ethernet", "switch": "sn5600"}))
+    html = report_html(context({"fabric": "ethernet", "switch": "sn5600"}))
     assert "Plain Ethernet (TCP): no lossless configuration" in html
     assert "nccl/ethernet.env" in html

@@ -28,6 +28,7 @@ import io
 import re
 
 from ..errors import InputFileError, SpecError
+from ..views.exports import topo_file  # the single .topo writer
 from . import sources
 from ._base import (
     GENERATED_BY,
@@ -378,7 +379,6 @@ def files(ctx: RenderContext) -> list[str]:
 def render(ctx: RenderContext) -> list[Artifact]:
     """The InfiniBand control-plane files (see the module docstring)."""
     require_infiniband(ctx)
-    from ..views.exports import topo_file  # the single .topo writer (views/exports.py)
 
     sms = subnet_managers(ctx)
     contents = [_opensm_conf(ctx, sm, i, len(sms)) for i, sm in enumerate(sms)]

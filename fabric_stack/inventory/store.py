@@ -26,9 +26,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import InventoryError
+from ..redact import mask_url
 
 COLUMNS = (
     "stack",
@@ -76,18 +76,6 @@ CREATE VIEW IF NOT EXISTS inventory_cables AS
     SELECT stack, name, role, a_device, a_port, b_device, b_port, speed_gbps, status, bundle
     FROM fabric_inventory WHERE kind = 'Cable';
 """
-
-
-def mask_url(url: str) -> str:
-    """The URL with any password replaced by ``***`` (for messages and logs)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparseable inventory URL>"
-    if parts.password:
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-        return urlunsplit(parts._replace(netloc=netloc))
-    return url
 
 
 def sqlite_path(url: str) -> Path:
@@ -358,10 +346,11 @@ class InventoryStore:
         with self._conn() as conn:
             self._ensure(conn)
             cur = self._exec(conn, sql, params)
-            try:
-                return [tuple(r) for r in cur.fetchall()]
-            except Exception:
+            # A statement without a result set (UPDATE, DELETE) has no description; any
+            # other fetch error is real and must surface, not read as "no rows".
+            if cur.description is None:
                 return []
+            return [tuple(r) for r in cur.fetchall()]
 
 
 _URL = re.compile(r"^(sqlite:///|postgres(ql)?://)")

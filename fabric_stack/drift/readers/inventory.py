@@ -9,11 +9,11 @@ edits (status, optics, medium, speeds) become findings.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ...errors import InventoryError
+from ...redact import mask_url, mask_urls
 from ..model import CABLE_ATTRS, DeviceSeen, Endpoint, ObservedLink, Snapshot
 
 SWITCH_ATTRS = ("role", "model", "rail", "su", "plane", "status")
@@ -28,11 +28,6 @@ class RecordStore(Protocol):
         ...
 
 
-def _mask(url: str) -> str:
-    """The URL without its password (never print database credentials)."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
-
-
 class InventoryReader:
     """Read cables and switches from an inventory store (or a URL opened with ``open_store``).
 
@@ -45,7 +40,7 @@ class InventoryReader:
     def __init__(self, store: RecordStore | str, stack: str | None = None) -> None:
         self.store = store
         self.stack = stack
-        self.origin = _mask(store) if isinstance(store, str) else type(store).__name__
+        self.origin = mask_url(store) if isinstance(store, str) else type(store).__name__
 
     def _stack_filter(
         self, cables: list[dict[str, Any]], switches: list[dict[str, Any]]
@@ -95,7 +90,7 @@ class InventoryReader:
             raise
         except Exception as exc:  # the store's driver errors (sqlite3, psycopg) vary
             raise InventoryError(
-                f"{self.origin}: cannot read the inventory: {_mask(str(exc))}"
+                f"{self.origin}: cannot read the inventory: {mask_urls(str(exc))}"
             ) from None
         cables, switches = self._stack_filter(cables, switches)
         flat: list[tuple[str, Mapping[str, Any]]] = []

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pydantic import Field, field_validator
 
 from ...errors import FabricStackError
+from ...fmt import fmt_num
 from ...intent import FabricIntent
 from ...sizing import SizingPlan, size_fabric
 from ...spec import parse_ratio
@@ -21,7 +22,6 @@ from .._common import (
     cfg_or_default,
     is_compute_switch,
     level_of,
-    num,
     plural,
     ratio_text,
 )
@@ -165,10 +165,10 @@ def check_oversubscription(
             level=lvl,
             kind="Fabric",
             resource=s.name,
-            measured=f"{num(s.bisection_tbps)} Tb/s bisection",
-            allowed=f"≥ {num(required)} Tb/s",
+            measured=f"{fmt_num(s.bisection_tbps)} Tb/s bisection",
+            allowed=f"≥ {fmt_num(required)} Tb/s",
             message=(
-                f"{s.name}: bisection {num(s.bisection_tbps)} Tb/s, {num(required)} Tb/s "
+                f"{s.name}: bisection {fmt_num(s.bisection_tbps)} Tb/s, {fmt_num(required)} Tb/s "
                 f"required ({s.gpus:,} GPUs × {per_gpu}G at {allowed}) — re-size at "
                 f"{allowed}{growth.paren(('spine', 'core'))}"
             ),
