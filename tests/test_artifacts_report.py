@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from html import escape
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -98,9 +102,34 @@ def test_report_carries_the_renderers_output(variant: str) -> None:
         assert rail.subnet in html
 
 
+_RENDER_REPORT = (
+    "import hashlib, sys\n"
+    "from fabric_stack.artifacts import report_html\n"
+    "from tests.golden_artifacts import context\n"
+    "ctx = context({'fabric': 'roce', 'switch': 'sn5600', 'gpus': 256})\n"
+    "sys.stdout.write(report_html(ctx))\n"
+)
+
+
 def test_report_is_deterministic() -> None:
+    # Same process twice, then two processes whose string hashes differ (set and dict
+    # iteration over strings would reorder): every run writes the same bytes.
     ctx = context({"fabric": "roce", "switch": "sn5600", "gpus": 256})
-    assert report_html(ctx) == report_html(ctx)
+    here = report_html(ctx)
+    assert here == report_html(ctx)
+    runs = []
+    for seed in ("1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        r = subprocess.run(
+            [sys.executable, "-c", _RENDER_REPORT],
+            cwd=Path(__file__).resolve().parents[1],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs.append(r.stdout)
+    assert runs[0] == runs[1] == here
 
 
 def test_blocking_design_shows_its_violations() -> None:
