@@ -41,11 +41,33 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from .catalog import Protocol, SwitchModel, lookup_switch, port_mode, radix_at
+from .catalog import CATALOG, Protocol, SwitchModel, lookup_switch, port_mode, radix_at
 from .errors import CapacityError, CatalogError, SpecError
+from .sizing_model import (
+    Bandwidth,
+    CableCounts,
+    SizingPlan,
+    SwitchCounts,
+    TierPlan,
+    Transceivers,
+)
 from .spec import FabricSpec
+
+__all__ = [
+    "Bandwidth",
+    "CableCounts",
+    "SizingPlan",
+    "SwitchCounts",
+    "TierPlan",
+    "Transceivers",
+    "bisection_gbps",
+    "cages_used",
+    "divisors",
+    "port_stride",
+    "size_fabric",
+    "spine_count",
+    "split_ports",
+]
 
 # --------------------------------------------------------------------------- rules
 
@@ -131,121 +153,6 @@ def cages_used(port_ranges: list[tuple[int, int]], ports_per_cage: int) -> int:
     return total
 
 
-# --------------------------------------------------------------------------- results
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class SwitchCounts(_Frozen):
-    """Compute-fabric switches by tier, all planes together."""
-
-    leaf: int = Field(description="Leaf switches.")
-    spine: int = Field(description="Spine switches.")
-    core: int = Field(description="Core (super-spine) switches; 0 in two tiers.")
-    total: int = Field(description="All compute-fabric switches.")
-
-
-class CableCounts(_Frozen):
-    """Compute-fabric cables by tier, all planes together (one cable = one link)."""
-
-    node_leaf: int = Field(description="Server NIC to rail leaf.")
-    leaf_spine: int = Field(description="Leaf to spine.")
-    spine_core: int = Field(description="Spine to core; 0 in two tiers.")
-    total: int = Field(description="All compute-fabric cables.")
-
-
-class Transceivers(_Frozen):
-    """Pluggable optics for the compute fabric (all links optical)."""
-
-    nic: int = Field(description="Single-port modules in server NICs (one per NIC link).")
-    switch: int = Field(description="Switch modules: one per cage with at least one used port.")
-    total: int = Field(description="All modules.")
-
-
-class Bandwidth(_Frozen):
-    """Headline bandwidth figures."""
-
-    link_gbps: int = Field(description="Speed of one fabric link (NIC line rate / planes).")
-    per_gpu_gbps: int = Field(description="Network bandwidth per GPU (its NIC line rate).")
-    per_node_gbps: int = Field(description="Per server: per-GPU NIC rate × rails.")
-    injection_tbps: float = Field(description="All NIC links together, Tb/s.")
-    bisection_tbps: float = Field(
-        description="Full-duplex bisection, Tb/s: GPUs × line rate when non-blocking."
-    )
-
-
-class TierPlan(_Frozen):
-    """One tier of the compute fabric: count and per-switch port budget."""
-
-    role: str = Field(description="leaf, spine or core.")
-    count: int = Field(description="Switches in this tier, all planes.")
-    per_plane: int = Field(description="Switches in this tier per plane.")
-    ports_down: int = Field(description="Ports budgeted toward the tier below (or the servers).")
-    ports_up: int = Field(description="Ports budgeted toward the tier above.")
-    ports_used_max: int = Field(description="Most ports in use on any switch of this tier.")
-    radix: int = Field(description="Logical ports per switch at the fabric speed.")
-    oversubscription: str = Field(description="down:up capacity ratio of this tier.")
-
-
-class SizingPlan(_Frozen):
-    """Everything the sizing rules decided for one spec."""
-
-    spec: FabricSpec = Field(description="The spec this plan was sized from.")
-    switch_model: SwitchModel = Field(description="Catalog entry of the fabric switch.")
-    link_gbps: int = Field(description="Logical port / link speed, Gb/s.")
-    radix: int = Field(description="Logical ports per switch at link_gbps.")
-    ports_per_cage: int = Field(description="Logical ports per cage at link_gbps.")
-    nodes: int = Field(description="Servers.")
-    rails: int = Field(description="Rails (compute NICs per server).")
-    planes: int = Field(description="Fabric planes.")
-    su_nodes: int = Field(description="Servers per full scalable unit.")
-    sus: int = Field(description="Scalable units (the last may be partial).")
-    last_su_nodes: int = Field(description="Servers in the last SU.")
-    tiers: int = Field(description="2 (leaf/spine) or 3 (leaf/spine/core).")
-    leaf_down: int = Field(description="Leaf ports budgeted for servers.")
-    leaf_up: int = Field(description="Leaf ports budgeted for spines.")
-    spine_down: int = Field(description="Spine ports budgeted for leaves.")
-    spine_up: int = Field(description="Spine ports budgeted for cores (0 in two tiers).")
-    pods: int = Field(description="Pods (three tiers) or 1.")
-    sus_per_pod: int = Field(description="SUs per full pod (three tiers) or sus.")
-    spines_per_pod: int = Field(description="Spines per pod per plane (two tiers: all spines).")
-    leaf_spine_links: int = Field(description="Links between one leaf and one of its spines.")
-    spine_stride: int = Field(
-        description="Spine port distance between link slots (see port_stride)."
-    )
-    core_groups: int = Field(
-        description="Core groups per plane (= spines per pod); 0 in two tiers."
-    )
-    cores_per_group: int = Field(description="Cores in each group; 0 in two tiers.")
-    spine_core_links: int = Field(description="Links between one spine and one core of its group.")
-    core_stride: int = Field(description="Core port distance between link slots.")
-    two_tier_max_gpus: int = Field(description="Largest cluster two tiers of this switch carry.")
-    three_tier_max_gpus: int = Field(description="Largest cluster three tiers carry.")
-    switches: SwitchCounts = Field(description="Switch counts by tier.")
-    cables: CableCounts = Field(description="Cable counts by tier.")
-    transceivers: Transceivers = Field(description="Optics counts.")
-    bandwidth: Bandwidth = Field(description="Bandwidth figures.")
-    oversubscription: str = Field(description="Requested leaf oversubscription, e.g. '1:1'.")
-    tier_plans: tuple[TierPlan, ...] = Field(description="Per-tier detail, leaf first.")
-
-    @property
-    def non_blocking(self) -> bool:
-        """True when every tier has at least as much up as down capacity."""
-        return self.oversubscription == "1:1"
-
-    def nodes_in_su(self, su: int) -> int:
-        """Servers in SU ``su`` (1-based)."""
-        return self.last_su_nodes if su == self.sus else self.su_nodes
-
-    def sus_in_pod(self, pod: int) -> int:
-        """SUs in pod ``pod`` (1-based)."""
-        if self.tiers == 2:
-            return self.sus
-        return min(self.sus_per_pod, self.sus - (pod - 1) * self.sus_per_pod)
-
-
 # --------------------------------------------------------------------------- the stage
 
 
@@ -266,9 +173,45 @@ def _check_switch(spec: FabricSpec) -> SwitchModel:
     return model
 
 
-def _catalog_items() -> list[tuple[str, SwitchModel]]:
-    from .catalog import CATALOG
+def binding_su_nodes(
+    spec: FabricSpec, nodes: int, su_nodes: int, down: int, max_sus: int
+) -> CapacityError | None:
+    """The capacity error naming ``su_nodes`` when a small SU, not the GPU count, binds.
 
+    Three tiers carry at most ``max_sus`` scalable units; when the leaf's full
+    downlink count would fit the cluster, the SU size the user chose is the cause.
+    """
+    if not spec.su_nodes or su_nodes >= down or math.ceil(nodes / down) > max_sus:
+        return None
+    need = math.ceil(nodes / max_sus)
+    return CapacityError(
+        "su_nodes",
+        f"{su_nodes} servers per SU make {math.ceil(nodes / su_nodes):,} SUs but three "
+        f"tiers carry at most {max_sus:,}",
+        f"use su_nodes {need if need == down else f'{need}-{down}'}, or leave it unset ({down})",
+    )
+
+
+def larger_switch_hint(current: SwitchModel, link_gbps: int) -> str:
+    """Suggest larger-radix switches of the same protocol and speed, never the one in use."""
+    here = [
+        (k, v)
+        for k, v in _catalog_items()
+        if k != current.key
+        and v.protocol == current.protocol
+        and link_gbps in v.speeds()
+        and radix_at(v, link_gbps) > radix_at(current, link_gbps)
+    ]
+    best = sorted(here, key=lambda kv: -radix_at(kv[1], link_gbps))[:2]
+    names = [f"{k} ({radix_at(v, link_gbps)} ports at {link_gbps}G)" for k, v in best]
+    return (
+        "use a larger-radix switch (e.g. "
+        + (" or ".join(names) if names else f"generic-<radix>x{link_gbps}")
+        + "), more planes, or fewer GPUs"
+    )
+
+
+def _catalog_items() -> list[tuple[str, SwitchModel]]:
     return sorted(CATALOG.items())
 
 
@@ -336,7 +279,11 @@ def _split_leaf_ports(spec: FabricSpec, model: SwitchModel) -> _Shape:
     radix = radix_at(model, spec.link_gbps)
     a, b = spec.ratio
     if a + b > radix:
-        raise SpecError("oversubscription", f"{spec.oversubscription} does not fit {radix} ports")
+        raise SpecError(
+            "oversubscription",
+            f"{spec.oversubscription} does not fit a {radix}-port leaf",
+            f"A:B with A ≥ B ≥ 1 and A + B ≤ {radix}, e.g. 1:1, 2:1 or 3:1",
+        )
     down, up = split_ports(radix, a, b)
     return _Shape(spec, model, radix, mode.ports_per_cage, down, up)
 
@@ -391,12 +338,15 @@ def _form_pods(s: _Shape) -> None:
     s.sp_per_pod = sp
     cpg = spine_count(s.pods, spine_us, radix)
     if cpg is None:
+        binding = binding_su_nodes(spec, spec.nodes, s.su_nodes, s.down, radix * sus_per_pod)
+        if binding is not None:
+            raise binding
         raise CapacityError(
             "gpus",
             f"{spec.gpus:,} GPUs need {s.pods} pods but three tiers of {radix}-port "
             f"{s.model.key.upper()} switches at {spec.link_gbps}G carry {radix} pods "
             f"({s.three_max:,} GPUs per plane)",
-            "use a larger-radix switch (e.g. q3400, or sn5600 at 400G) or fewer GPUs",
+            larger_switch_hint(s.model, spec.link_gbps),
         )
     s.groups, s.cores_per_group = sp, cpg
     s.sc_links = spine_us // cpg
