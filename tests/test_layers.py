@@ -12,7 +12,7 @@ layer's modules and any lower layer, never a higher one):
    file read) and the output layer (outputs, fileio: every file written)
 4. adapters: inventory, stack (Pulumi side), drift, reference, compat.pulumi_*
 5. views (card, BOM, diagram, exports, change summaries) over any result
-6. artifacts (render targets built from the views)
+6. artifacts (render targets built from the views); twin (runs the rendered configs)
 7. cli
 
 Adapters (layer 4) do not import each other sideways; the one documented exception is
@@ -65,6 +65,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.compat.pulumi_policy_proxy": 4,
     "fabric_stack.views": 5,
     "fabric_stack.artifacts": 6,
+    "fabric_stack.twin": 6,
     "fabric_stack.cli": 7,
 }
 """Layer of every module, by its longest listed prefix."""
