@@ -16,11 +16,16 @@
    planned cable whose lower-tier end is plugged elsewhere (wrong port, wrong
    rail, wrong switch), then planned ports that are up without a neighbour,
    then planned ports holding some other cable, and finally plain missing and
-   unexpected links. Each becomes a finding with its fix (:mod:`.findings`).
+   unexpected links. Each becomes a finding with its fix (:mod:`.findings`). A port
+   the planned switch model cannot have is its own ``unknown_port`` finding (folding
+   the planned cable of its other end) and is never turned into a move.
 
 Ignore rules (:mod:`.ignore`) apply throughout. Scope matters as much as matching: a
 source only vouches for what it can see (:class:`~fabric_stack.drift.model.Snapshot`
-coverage), so a planned storage cable is not "missing" from an ibnetdiscover dump.
+coverage), so a planned storage cable is not "missing" from an ibnetdiscover dump. Without
+``networks`` the scope is what the source can see
+(:func:`~fabric_stack.drift.coverage.infer_networks`), and every report carries its
+coverage (:mod:`.coverage`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,14 @@ from collections.abc import Sequence
 
 from ..topology import Link
 from .compare import device_differences, differs, link_differences
+from .coverage import (
+    DEFAULT_MIN_COVERAGE,
+    NETWORKS,
+    CoverageReport,
+    compute_coverage,
+    infer_networks,
+    merge_coverage,
+)
 from .findings import FindingBuilder
 from .identity import Identity
 from .ignore import ActiveRules, IgnoreRules
@@ -40,7 +53,13 @@ from .resolve import Observed, Resolver
 class _Comparison:
     """One comparison of a plan with one snapshot (see the module docstring for the order)."""
 
-    def __init__(self, plan: PlanIndex, snap: Snapshot, ignore: IgnoreRules | None) -> None:
+    def __init__(
+        self,
+        plan: PlanIndex,
+        snap: Snapshot,
+        ignore: IgnoreRules | None,
+        networks: frozenset[str] | None = None,
+    ) -> None:
         self.plan = plan
         self.snap = snap
         self.ident = Identity(plan, snap)
@@ -48,13 +67,20 @@ class _Comparison:
         self.resolver = Resolver(plan, self.ident, self.rules)
         self.out = FindingBuilder(plan, snap, self.ident, self.rules)
         self.observed: list[Observed] = []
+        self.scope_networks = networks
+        """The ``--network`` limit (``None``: what the source can see)."""
+        self.scope_why = "--network"
+        self.scope: frozenset[str] = frozenset()
+        self.planes: set[int] | None = None
+        self.matched_by_network: dict[str, int] = {}
 
     def run(self) -> list[Finding]:
         """The steps, in order; returns the findings sorted for the report.
 
-        :meth:`Resolver.links`, :meth:`_devices_seen`, :meth:`_in_scope`,
-        :meth:`_match`, :meth:`_fold_missing_devices`, :meth:`_fold_unexpected_devices`,
-        :meth:`_Leftovers.classify` and :meth:`_device_attributes`.
+        :meth:`Resolver.links`, :meth:`_devices_seen`, :meth:`_in_scope`, :meth:`_match`,
+        :meth:`_fold_unknown_ports`, :meth:`_fold_missing_devices`,
+        :meth:`_fold_unexpected_devices`, :meth:`_Leftovers.classify` and
+        :meth:`_device_attributes`.
         """
         obs_keys = self.resolver.links(self.snap)
         self.observed = list(obs_keys.values())
@@ -62,6 +88,8 @@ class _Comparison:
         in_scope = self._in_scope(seen, covered)
         matched = self._match(obs_keys)
         missing = [link for key, link in in_scope if key not in matched]
+        if self.resolver.unknown_obs:
+            missing = self._fold_unknown_ports(missing)
         extra = [o for o in self.observed if not o.done]
         missing = self._fold_missing_devices(seen, in_scope, missing)
         extra = self._fold_unexpected_devices(seen, extra)
@@ -78,6 +106,8 @@ class _Comparison:
         seen: set[str] = {self.ident.device(n) for n in snap.devices}
         seen.update({o.a[0] for o in self.observed})
         seen.update({o.b[0] for o in self.observed})
+        for o in self.resolver.unknown_obs.values():
+            seen.update((o.a[0], o.b[0]))
         covered = None if snap.covered is None else {self.ident.device(n) for n in snap.covered}
         if covered is not None:
             seen |= covered
@@ -85,13 +115,18 @@ class _Comparison:
 
     def _in_scope(self, seen: set[str], covered: set[str] | None) -> list[tuple[Key, Link]]:
         """The planned links this source vouches for (its networks, planes, coverage)."""
-        plan, snap, rules = self.plan, self.snap, self.rules
-        networks = snap.networks
+        plan, rules = self.plan, self.rules
+        networks = self._networks(seen)
         planes: set[int] | None = None
-        if snap.one_plane:
+        if self.snap.one_plane:
             planes = {
                 plan.devices[d].plane for d in seen if d in plan.devices and plan.devices[d].plane
             }
+            # No planned switch seen at all: every plane is in scope (and coverage is low),
+            # rather than an empty scope that would look clean.
+            planes = planes or None
+        self.planes = planes
+        self.scope = networks if networks is not None else frozenset(NETWORKS)
         in_scope: list[tuple[Key, Link]] = []
         for key, link in plan.by_key.items():
             if networks is not None and link.network not in networks:
@@ -109,16 +144,36 @@ class _Comparison:
             in_scope.append((key, link))
         return in_scope
 
+    def _networks(self, seen: set[str]) -> frozenset[str] | None:
+        """The networks in scope: the source's own, inferred from what it saw, or ``--network``.
+
+        Sets :attr:`scope_why` (how the scope was chosen, for the coverage report).
+        """
+        plan, snap = self.plan, self.snap
+        networks = snap.networks
+        if self.scope_networks is None and networks is None:
+            servers = {d for d, info in plan.devices.items() if info.is_server}
+            inferred, self.scope_why = infer_networks(plan.device_networks(), seen, servers)
+            networks = inferred
+        elif self.scope_networks is None:
+            self.scope_why = f"what {snap.source} can see"
+        if self.scope_networks is not None:
+            networks = self.scope_networks if networks is None else networks & self.scope_networks
+        return networks
+
     def _match(self, obs_keys: dict[Key, Observed]) -> set[Key]:
         """Match by identity and compare the attributes of matched pairs."""
         rules, by_key = self.rules, self.plan.by_key
         matched: set[Key] = set()
+        matched_nets = self.matched_by_network
         for key, o in obs_keys.items():
             hit = by_key.get(key)
             if hit is None:
                 continue
             matched.add(key)
-            o.done = True
+            o.done = o.hit = True
+            net = hit.network
+            matched_nets[net] = matched_nets.get(net, 0) + 1
             if not differs(hit, o):
                 continue  # the common case, kept cheap: deepdiff only explains differences
             if rules.active and (rules.state_only_ep(key[0]) or rules.state_only_ep(key[1])):
@@ -129,6 +184,31 @@ class _Comparison:
             if diff.exp:
                 self.out.cable_attributes_changed(hit, o, diff)
         return matched
+
+    def _fold_unknown_ports(self, missing: list[Link]) -> list[Link]:
+        """One ``unknown_port`` finding per observed port the planned model cannot have.
+
+        The planned cable of the other end (when it is missing) folds into the
+        finding. Returns the missing links left.
+        """
+        unknown_eps = self.resolver.unknown_eps
+        open_at: dict[EP, Link] = {}
+        for link in missing:
+            open_at[(link.a_device, link.a_port)] = link
+            open_at[(link.b_device, link.b_port)] = link
+        folded: set[str] = set()
+        for o in self.resolver.unknown_obs.values():
+            bad = o.a if o.a in unknown_eps else o.b
+            good = o.b if bad == o.a else o.a
+            if self.rules.ignored(bad) or self.rules.ignored(good):
+                continue
+            planned = open_at.get(good)
+            if planned is not None and planned.id in folded:
+                planned = None
+            if planned is not None:
+                folded.add(planned.id)
+            self.out.unknown_port(bad, good, o, planned)
+        return [link for link in missing if link.id not in folded]
 
     def _fold_missing_devices(
         self, seen: set[str], in_scope: list[tuple[Key, Link]], missing: list[Link]
@@ -320,29 +400,64 @@ def compute_drift(
     plan: Sequence[Link] | PlanIndex,
     snapshot: Snapshot,
     ignore: IgnoreRules | None = None,
+    networks: frozenset[str] | None = None,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> DriftReport:
     """Compare the planned links with one source's snapshot. Pure.
 
     ``plan`` is the topology's link list or a :class:`PlanIndex` (build one with
     :meth:`PlanIndex.from_topology` to get exact port schemes and switch
-    attributes, and reuse it across sources).
+    attributes, and reuse it across sources). ``networks`` limits the scope
+    (``None``: what the source can see); ``min_coverage`` is the share of
+    planned devices below which the report's coverage is low.
     """
     index = plan if isinstance(plan, PlanIndex) else PlanIndex(plan)
-    run = _Comparison(index, snapshot, ignore)
+    run = _Comparison(index, snapshot, ignore, networks)
     findings = run.run()
     devices = {run.ident.device(n) for n in snapshot.devices}
     obs_count = len(run.observed)
     for o in run.observed:
         devices.add(o.a[0])
         devices.add(o.b[0])
+    coverage = _coverage(run, devices, min_coverage)
     info = SourceInfo(
         source=snapshot.source,
         origin=snapshot.origin,
         links=obs_count,
         devices=len(devices),
         notes=[*snapshot.notes, *run.ident.notes()],
+        coverage=coverage,
     )
-    return DriftReport(summary=summarize(findings), sources=[info], findings=findings)
+    return DriftReport(
+        summary=summarize(findings), coverage=coverage, sources=[info], findings=findings
+    )
+
+
+def _coverage(run: _Comparison, devices: set[str], min_coverage: float) -> CoverageReport:
+    """Coverage of one run: the planned links of the networks (and planes) in scope."""
+    planes = run.planes
+    planned = (
+        run.plan.links
+        if planes is None
+        else [link for link in run.plan.links if link.plane in planes]
+    )
+    unknown_obs = run.resolver.unknown_obs
+    unmatched = [(o.a[0], o.b[0]) for o in run.observed if not o.hit]
+    unmatched += [(o.a[0], o.b[0]) for o in unknown_obs.values()]
+    seen_links = len(run.observed) + len(unknown_obs)
+    scope = run.scope_why
+    if scope == "--network":
+        scope = "--network " + ",".join(sorted(run.scope))
+    return compute_coverage(
+        planned,
+        devices,
+        run.matched_by_network,
+        unmatched,
+        seen_links,
+        run.scope,
+        scope,
+        min_coverage,
+    )
 
 
 def combine(reports: Sequence[DriftReport]) -> DriftReport:
@@ -354,6 +469,7 @@ def combine(reports: Sequence[DriftReport]) -> DriftReport:
     )
     return DriftReport(
         summary=summarize(findings),
+        coverage=merge_coverage([r.coverage for r in reports if r.coverage is not None]),
         sources=[s for r in reports for s in r.sources],
         findings=findings,
     )

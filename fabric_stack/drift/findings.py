@@ -19,7 +19,7 @@ from .identity import Identity
 from .ignore import ActiveRules
 from .model import DeviceSeen, Finding, FindingKind, Side, Snapshot
 from .plan import EP, PlanIndex
-from .resolve import Observed, ep_text
+from .resolve import Observed, ep_text, top_port
 
 _TARGET = {"netbox": "NetBox", "inventory": "the inventory"}
 
@@ -229,6 +229,39 @@ class FindingBuilder:
             identity=[f"device|{name}"],
         )
 
+    def unknown_port(self, bad: EP, good: EP, o: Observed, link: Link | None) -> None:
+        """A port the planned switch model cannot have (seen with ``good`` at the other end).
+
+        ``link`` is the missing planned cable of ``good`` folded into this finding: one
+        mistake, one finding, and no move instruction to a port that does not exist.
+        """
+        scheme = self.plan.schemes.get(bad[0])
+        model = scheme.model if scheme is not None and scheme.model else "switch"
+        top = top_port(scheme) if scheme is not None else 0
+        size = f", {top} ports at the planned speed" if top else ""
+        planned = ""
+        if link is not None:
+            peer = self.plan.peer(good)
+            planned = f"; planned peer {self.port_text(peer)}" if peer is not None else ""
+        summary = (
+            f"{bad[0]} port {bad[1]!r} (seen with {ep_text(good)}) cannot exist on the "
+            f"planned {model}{size}{planned}"
+        )
+        fix = (
+            f"check how {bad[0]} names its ports (OS, breakout mode, model) and that the "
+            f"plan has the right model; the raw name {bad[1]!r} is not moved anywhere"
+        )
+        self.add(
+            "unknown_port",
+            summary,
+            fix,
+            expected=[self.link_side(link)] if link is not None else [],
+            actual=[self.obs_side(o)],
+            link=link,
+            switch=bad[0],
+            identity=[f"unknown|{bad[0]}|{bad[1]}"],
+        )
+
     def missing_device(self, device: str, links: list[Link]) -> None:
         """A planned device the source never saw (its missing links folded in)."""
         n = len(links)
@@ -399,7 +432,7 @@ class FindingBuilder:
             cause=cause,
         )
 
-    def silent_port(self, ep: EP, link: Link | None, where: str, speed: int | None) -> None:
+    def silent_port(self, ep: EP, link: Link | None, where: str, speed: float | None) -> None:
         """A port up without an LLDP neighbour (planned cable or none)."""
         actual = Side(
             a_device=ep[0], a_port=ep[1], speed_gbps=speed, state="up, no neighbour", where=where

@@ -15,7 +15,8 @@ from ..naming import switch_port_label
 from .identity import Identity
 from .ignore import ActiveRules
 from .model import Endpoint, ObservedLink, Snapshot
-from .plan import EP, Key, PlanIndex, link_key
+from .plan import EP, Key, PlanIndex, PortScheme, link_key
+from .ports import max_port
 
 
 @dataclass(slots=True)
@@ -25,9 +26,16 @@ class Observed:
     a: EP
     b: EP
     link: ObservedLink
-    speed: int | None
+    speed: float | None
     done: bool = False
     """Set once a finding (or a match) has accounted for this link."""
+    hit: bool = False
+    """Equal to a planned cable (counted as matched in the coverage)."""
+
+
+def top_port(scheme: PortScheme) -> int:
+    """Highest logical port of a planned switch (a huge number when the plan does not say)."""
+    return max_port(scheme) or 1 << 30
 
 
 def ep_text(ep: EP) -> str:
@@ -42,12 +50,18 @@ class Resolver:
         self.plan = plan
         self.ident = ident
         self.rules = rules
+        self.unknown_eps: set[EP] = set()
+        """Ends naming a port the planned switch model cannot have."""
+        self.unknown_obs: dict[Key, Observed] = {}
+        """The observations with such an end (an ``unknown_port`` finding each, never a move)."""
 
     def endpoint(self, ep: Endpoint) -> tuple[EP, bool]:
         """``ep`` on the plan's names, and whether its port was resolved to a plan name."""
         r = self.ident.endpoint(ep)
         if r.port_type == "name":
             return (r.device, r.port), True
+        if r.port_type == "unknown":
+            self.unknown_eps.add((r.device, r.port))
         port = f"mac {r.port}" if r.port_type == "mac" else r.port
         return (r.device, port), False
 
@@ -63,6 +77,7 @@ class Resolver:
         """
         plan, ident = self.plan, self.ident
         at, schemes, label = plan.at, plan.schemes, switch_port_label
+        tops = {d: top_port(sch) for d, sch in schemes.items()}  # highest port of each switch
         devices = ident.device
         known = ident.known_devices
         rules = self.rules if self.rules.active else None
@@ -77,7 +92,7 @@ class Resolver:
             sch = schemes.get(dev) if pt == "number" else None
             if pt == "name" and (dev, la.port) in at:
                 a, ok_a = (dev, la.port), True
-            elif sch is not None and la.port.isdigit() and la.port != "0":
+            elif sch is not None and la.port.isdigit() and 0 < int(la.port) <= tops[dev]:
                 a, ok_a = (dev, label(sch.os_family, int(la.port), sch.ports_per_cage)), True
             else:
                 a, ok_a = self.endpoint(la)
@@ -86,10 +101,17 @@ class Resolver:
             sch = schemes.get(dev) if pt == "number" else None
             if pt == "name" and (dev, lb.port) in at:
                 b, ok_b = (dev, lb.port), True
-            elif sch is not None and lb.port.isdigit() and lb.port != "0":
+            elif sch is not None and lb.port.isdigit() and 0 < int(lb.port) <= tops[dev]:
                 b, ok_b = (dev, label(sch.os_family, int(lb.port), sch.ports_per_cage)), True
             else:
                 b, ok_b = self.endpoint(lb)
+            if (
+                not (ok_a and ok_b)
+                and self.unknown_eps
+                and (a in self.unknown_eps or b in self.unknown_eps)
+            ):
+                self.unknown_obs.setdefault(link_key(a, b), Observed(a, b, link, link.speed_gbps))
+                continue
             if ok_a != ok_b:
                 good, bad = (a, b) if ok_a else (b, a)
                 peer = plan.peer(good)
