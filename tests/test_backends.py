@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fabric_stack.backends import (
+from fabric_stack.cli import main
+from fabric_stack.stack.backends import (
     backend_kind,
     env_file_text,
     live_lock_holder,
     lock_holders,
     mask_secrets,
 )
-from fabric_stack.cli import main
 
 LOCK_DIR = ".pulumi/locks/organization/p/it"
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.changes import Step, summarize_changes
-from fabric_stack.intent import cable_line
 from fabric_stack.inventory import open_store
+from fabric_stack.stack.changes import Step, summarize_changes
+from fabric_stack.wire import cable_line
 from tests.pulumi_project import (
     REPO_ROOT,
     kill_session,
@@ -237,7 +237,7 @@ def test_killed_up_is_brought_back_by_refresh_and_up(
 
 
 def _recover(proj: Path, env: dict[str, str]) -> list[str]:
-    from fabric_stack.stackops import recover
+    from fabric_stack.stack.ops import recover
 
     (proj / ".venv").symlink_to(REPO_ROOT / ".venv")
     old = {k: os.environ.get(k) for k in ("PULUMI_BACKEND_URL", "PULUMI_HOME")}

@@ -24,7 +24,7 @@ import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.inventory import open_store
-from fabric_stack.pulumi_env import offline_env
+from fabric_stack.stack.env import offline_env
 from tests.pg_databases import new_database, state_backend_url
 from tests.pulumi_project import REPO_ROOT, kill_session, make_project, preview_steps, pulumi
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..backends import describe, env_file_text
 from ..outputs import write_file
-from ..pulumi_env import offline_env
+from ..stack.backends import describe, env_file_text
+from ..stack.env import offline_env
 from .common import echo_json, handle_errors, project_dir
 
 

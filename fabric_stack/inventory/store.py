@@ -27,9 +27,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import InventoryError
+from ..redact import mask_url
 from .schema import migrate
 
 COLUMNS = (
@@ -59,18 +59,6 @@ _UPSERT = (
     "ON CONFLICT (stack, kind, name) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[3:])
 )
-
-
-def mask_url(url: str) -> str:
-    """The URL with any password replaced by ``***`` (for messages and logs)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparseable inventory URL>"
-    if parts.password:
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-        return urlunsplit(parts._replace(netloc=netloc))
-    return url
 
 
 def sqlite_path(url: str) -> Path:
@@ -331,10 +319,11 @@ class InventoryStore:
         with self._conn() as conn:
             self._ensure(conn)
             cur = self._exec(conn, sql, params)
-            try:
-                return [tuple(r) for r in cur.fetchall()]
-            except Exception:
+            # A statement without a result set (UPDATE, DELETE) has no description; any
+            # other fetch error is real and must surface, not read as "no rows".
+            if cur.description is None:
                 return []
+            return [tuple(r) for r in cur.fetchall()]
 
 
 _URL = re.compile(r"^(sqlite:///|postgres(ql)?://)")

@@ -21,8 +21,9 @@ from typing import Any
 
 from ..errors import InputFileError, InventoryError
 from ..inputs import parse_json
+from ..redact import mask_url
 from .schema import SCHEMA_VERSION, current_version
-from .store import _INSERT, InventoryStore, mask_url
+from .store import _INSERT, InventoryStore
 
 __all__ = [
     "FORMAT",

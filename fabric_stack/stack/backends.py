@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .inventory import mask_url
+from ..redact import mask_url
 
 __all__ = [
     "ENV_KEYS",
@@ -177,7 +177,7 @@ def env_file_text(env: Mapping[str, str], project_dir: Path) -> str:
 
 
 def _passphrase_source(env: Mapping[str, str]) -> str:
-    from .pulumi_env import LOCAL_PASSPHRASE
+    from .env import LOCAL_PASSPHRASE
 
     if "PULUMI_CONFIG_PASSPHRASE_FILE" in env:
         return f"file {env['PULUMI_CONFIG_PASSPHRASE_FILE']}"

@@ -2,8 +2,8 @@
 
 ``fabric-stack plan`` / ``apply`` use these functions on the same project and
 stack a user would run ``pulumi preview`` / ``pulumi up`` on, with the
-offline environment from :mod:`fabric_stack.pulumi_env`. Resource steps from
-the engine's event stream become a :class:`~fabric_stack.changes.ChangeSummary`.
+offline environment from :mod:`fabric_stack.stack.env`. Resource steps from
+the engine's event stream become a :class:`~fabric_stack.stack.changes.ChangeSummary`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import EngineError
+from ..redact import mask_url
 from .backends import backend_kind, live_lock_holder, lock_holders, mask_secrets
 from .changes import ChangeSummary, Step, summarize_changes
-from .errors import EngineError
-from .inventory import mask_url
-from .pulumi_env import offline_env
+from .env import offline_env
 
 _TYPE = re.compile(r"fabric:(\w+)$")
 
