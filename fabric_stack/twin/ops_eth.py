@@ -188,9 +188,21 @@ def expected_neighbours(wiring: Wiring) -> dict[str, dict[str, tuple[str, str]]]
 
 def observed_neighbours(state: TwinState, device: str) -> dict[str, tuple[str, str]]:
     """Per local port: the (chassis name, port id) lldpd reports, via the drift LLDP reader."""
+    return {port: peer for port, peers in _observed_peers(state, device).items() for peer in peers}
+
+
+def _observed_peers(state: TwinState, device: str) -> dict[str, set[tuple[str, str]]]:
+    """Per local port: every (chassis name, port id) lldpd reports there.
+
+    A port can list two neighbours for a while: when a fault deletes a veth and makes a
+    new one with the same name at once, lldpd may keep the old peer until its TTL runs
+    out, so a collect right after the fault would report both cables (a stale link).
+    """
     doc = lldp_doc(state, device)
-    links = parse_lldpd(doc, device, Path(f"{device}.json"))
-    return {lk.a.port: (lk.b.device, lk.b.port) for lk in links}
+    peers: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for lk in parse_lldpd(doc, device, Path(f"{device}.json")):
+        peers[lk.a.port].add((lk.b.device, lk.b.port))
+    return peers
 
 
 def wait_converged(state: TwinState, wiring: Wiring, timeout: float) -> float:
@@ -200,7 +212,9 @@ def wait_converged(state: TwinState, wiring: Wiring, timeout: float) -> float:
 
     def done() -> bool:
         for dev in sorted(pending):
-            if observed_neighbours(state, dev) == want[dev]:
+            # Exactly one neighbour per port, the wired one (stale peers must have expired).
+            seen = _observed_peers(state, dev)
+            if seen == {port: {peer} for port, peer in want[dev].items()}:
                 pending.discard(dev)
             else:
                 return False  # poll the rest next round; one slow device blocks anyway
