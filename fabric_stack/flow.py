@@ -48,89 +48,118 @@ class PlaneFlow:
     uplinks: Mapping[tuple[str, str], int]
 
 
-def _graph(problem: PlaneFlow) -> tuple[int, list[list[tuple[int, int]]], list[int]]:
-    """Integer up-down graph: (node count, out-adjacency, initial colours)."""
-    ids: dict[tuple[str, int], int] = {("", 0): 0, ("", 1): 1}  # source, sink
-    colour = [0, 1]
+class CompiledPlane:
+    """A plane's up-down graph in integers, built once; failures only change capacities.
 
-    def node(name: str, up: int, tier: int) -> int:
-        key = (name, up)
-        got = ids.get(key)
-        if got is None:
-            got = ids[key] = len(colour)
-            colour.append(2 + 2 * tier + up)
-            # every switch turns traffic around: up copy → down copy
-            if up:
-                down = node(name, 0, tier)
-                out[got].append((down, INF))
-        return got
+    Node 0 is the source and 1 the sink. Every switch has an up and a down copy
+    joined by an unbounded edge (it can turn traffic around). Edge ``k`` goes
+    ``heads[k] → tails[k]`` with healthy capacity ``caps[k]``; ``supply_edge`` and
+    ``uplink_edges`` find the edges of a leaf's NIC side and of a switch pair.
+    """
 
-    out: defaultdict[int, list[tuple[int, int]]] = defaultdict(list)
-    tiers: dict[str, int] = {leaf: 0 for leaf in problem.supply}
-    for lower, upper in problem.uplinks:
-        tiers.setdefault(lower, 0)
-        tiers[upper] = max(tiers.get(upper, 0), tiers[lower] + 1)
-    for leaf, (s, t) in problem.supply.items():
-        if s:
-            out[0].append((node(leaf, 1, 0), s))
-        if t:
-            out[node(leaf, 0, 0)].append((1, t))
-    for (lower, upper), cap in problem.uplinks.items():
-        if cap <= 0:
-            continue
-        lo_up, hi_up = node(lower, 1, tiers[lower]), node(upper, 1, tiers[upper])
-        out[lo_up].append((hi_up, cap))
-        out[node(upper, 0, tiers[upper])].append((node(lower, 0, tiers[lower]), cap))
-    n = len(colour)
-    return n, [out.get(v, []) for v in range(n)], colour
+    def __init__(self, problem: PlaneFlow) -> None:
+        self.ids: dict[tuple[str, int], int] = {}
+        self.heads: list[int] = []
+        self.tails: list[int] = []
+        self.caps: list[int] = []
+        init = [0, 1]
+        tiers: dict[str, int] = dict.fromkeys(problem.supply, 0)
+        for lower, upper in sorted(problem.uplinks):
+            tiers[upper] = max(tiers.get(upper, 0), tiers.setdefault(lower, 0) + 1)
 
+        def node(name: str, up: int) -> int:
+            got = self.ids.get((name, up))
+            if got is None:
+                got = self.ids[(name, up)] = len(init)
+                init.append(2 + 2 * tiers.get(name, 0) + up)
+            return got
 
-def equitable_classes(
-    n: int, out_adj: Sequence[Sequence[tuple[int, int]]], init: list[int]
-) -> list[int]:
-    """Coarsest equitable refinement of ``init`` (capacity-weighted colour refinement)."""
-    in_adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for v in range(n):
-        for w, c in out_adj[v]:
-            in_adj[w].append((v, c))
-    colour, classes = init, len(set(init))
-    while True:
-        sigs: dict[tuple[object, ...], int] = {}
-        new = [0] * n
-        for v in range(n):
-            o: defaultdict[int, int] = defaultdict(int)
-            for w, c in out_adj[v]:
-                o[colour[w]] += c
-            i: defaultdict[int, int] = defaultdict(int)
-            for u, c in in_adj[v]:
-                i[colour[u]] += c
-            key = (colour[v], tuple(sorted(o.items())), tuple(sorted(i.items())))
-            new[v] = sigs.setdefault(key, len(sigs))
-        if len(sigs) == classes:
-            return new
-        colour, classes = new, len(sigs)
+        for name in sorted(tiers):
+            self._edge(node(name, 1), node(name, 0), INF)
+        self.supply_edge: dict[tuple[str, int], int] = {}
+        for leaf, (s, t) in sorted(problem.supply.items()):
+            self.supply_edge[(leaf, 0)] = self._edge(0, node(leaf, 1), s)
+            self.supply_edge[(leaf, 1)] = self._edge(node(leaf, 0), 1, t)
+        self.uplink_edges: dict[tuple[str, str], tuple[int, int]] = {}
+        for (lower, upper), cap in sorted(problem.uplinks.items()):
+            self.uplink_edges[(lower, upper)] = (
+                self._edge(node(lower, 1), node(upper, 1), cap),
+                self._edge(node(upper, 0), node(lower, 0), cap),
+            )
+        self.n = len(init)
+        self.out: list[list[int]] = [[] for _ in range(self.n)]
+        self.inc: list[list[int]] = [[] for _ in range(self.n)]
+        for k, (a, b) in enumerate(zip(self.heads, self.tails, strict=True)):
+            self.out[a].append(k)
+            self.inc[b].append(k)
+        self.healthy_colours = self.refine(init, self.caps)
+
+    def _edge(self, a: int, b: int, cap: int) -> int:
+        self.heads.append(a)
+        self.tails.append(b)
+        self.caps.append(cap)
+        return len(self.caps) - 1
+
+    def refine(self, colour: list[int], caps: Sequence[int]) -> list[int]:
+        """Capacity-weighted colour refinement from ``colour`` until stable (equitable)."""
+        heads, tails, out, inc = self.heads, self.tails, self.out, self.inc
+        classes = len(set(colour))
+        while True:
+            sigs: dict[tuple[object, ...], int] = {}
+            new = [0] * self.n
+            for v in range(self.n):
+                o: dict[int, int] = {}
+                for k in out[v]:
+                    c = colour[tails[k]]
+                    o[c] = o.get(c, 0) + caps[k]
+                i: dict[int, int] = {}
+                for k in inc[v]:
+                    c = colour[heads[k]]
+                    i[c] = i.get(c, 0) + caps[k]
+                key = (colour[v], tuple(sorted(o.items())), tuple(sorted(i.items())))
+                new[v] = sigs.setdefault(key, len(sigs))
+            if len(sigs) == classes:
+                return new
+            colour, classes = new, len(sigs)
+
+    def maxflow(self, changes: Mapping[int, int] | None = None) -> int:
+        """One-way max-flow source → sink with edge capacities overridden by ``changes``.
+
+        Refinement starts from the healthy classes with the changed edges' ends
+        split off, so only the neighbourhood of a failure is re-examined. Any
+        stable refinement is equitable, and the quotient keeps the max-flow.
+        """
+        caps = self.caps
+        colour = self.healthy_colours
+        if changes:
+            caps = list(caps)
+            touched: set[int] = set()
+            for k, c in changes.items():
+                caps[k] = c
+                touched.update((self.heads[k], self.tails[k]))
+            fresh: dict[tuple[int, int], int] = {}
+            colour = [
+                fresh.setdefault((colour[v], v if v in touched else -1), len(fresh))
+                for v in range(self.n)
+            ]
+            colour = self.refine(colour, caps)
+        agg: defaultdict[tuple[int, int], int] = defaultdict(int)
+        for k, c in enumerate(caps):
+            a, b = colour[self.heads[k]], colour[self.tails[k]]
+            if a != b and c > 0:
+                agg[(a, b)] += c
+        g = nx.DiGraph()
+        for (a, b), c in agg.items():
+            g.add_edge(a, b, capacity=c)
+        if colour[0] not in g or colour[1] not in g:
+            return 0
+        value: int = nx.maximum_flow_value(g, colour[0], colour[1])
+        return value
 
 
 def updown_maxflow_gbps(problem: PlaneFlow) -> int:
     """One-way max-flow (Gb/s) across the cut over the up-down graph of one plane."""
-    if not any(s for s, _ in problem.supply.values()) or not any(
-        t for _, t in problem.supply.values()
-    ):
-        return 0
-    n, out_adj, init = _graph(problem)
-    cls = equitable_classes(n, out_adj, init)
-    cap: defaultdict[tuple[int, int], int] = defaultdict(int)
-    for v in range(n):
-        for w, c in out_adj[v]:
-            if cls[v] != cls[w]:
-                cap[(cls[v], cls[w])] += c
-    g = nx.DiGraph()
-    for (a, b), c in cap.items():
-        g.add_edge(a, b, capacity=c)
-    if cls[0] not in g or cls[1] not in g:
-        return 0
-    value: int = nx.maximum_flow_value(g, cls[0], cls[1])
-    return value
+    return CompiledPlane(problem).maxflow()
 
 
 # --------------------------------------------------------------------------- ECMP
@@ -241,10 +270,10 @@ def _summarize(
 
 
 __all__ = [
+    "CompiledPlane",
     "EcmpResult",
     "LeafUplinks",
     "PlaneFlow",
     "ecmp_widths",
-    "equitable_classes",
     "updown_maxflow_gbps",
 ]

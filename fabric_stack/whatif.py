@@ -31,7 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import SpecError
-from .flow import LeafUplinks, PlaneFlow, ecmp_widths, updown_maxflow_gbps
+from .flow import CompiledPlane, LeafUplinks, PlaneFlow, ecmp_widths
 from .topology import COMPUTE_ROLES, FabricTopology, Link
 
 FailureKind = Literal["fail", "drain"]
@@ -178,6 +178,14 @@ class FabricIndex:
         return dict(out)
 
     @cached_property
+    def compiled(self) -> dict[int, CompiledPlane]:
+        """Per plane: the healthy up-down flow graph, compiled once."""
+        return {
+            p: CompiledPlane(PlaneFlow(supply, self.healthy_uplinks.get(p, {})))
+            for p, supply in sorted(self.healthy_supply.items())
+        }
+
+    @cached_property
     def leaf_vectors(self) -> dict[str, list[int]]:
         """Leaf → cables to spine j of its pod, for every j (healthy)."""
         spines_per_pod = self.topo.plan.spines_per_pod
@@ -294,19 +302,18 @@ class WhatIfResult(_Frozen):
 
 def bisection_after_tbps(index: FabricIndex, dead: frozenset[int]) -> float:
     """Full-duplex bisection (Tb/s) with the ``dead`` cables out: up-down max-flow ×2."""
-    supply = {p: dict(d) for p, d in index.healthy_supply.items()}
-    uplinks = {p: dict(d) for p, d in index.healthy_uplinks.items()}
+    changes: dict[int, dict[int, int]] = defaultdict(dict)
     for i in dead:
         link = index.links[i]
+        plane = index.compiled[link.plane]
         if link.role == "node_leaf":
-            s, t = supply[link.plane][link.b_device]
-            side = index.sides[i]
-            supply[link.plane][link.b_device] = (
-                (s - link.speed_gbps, t) if side == 0 else (s, t - link.speed_gbps)
-            )
+            edges: tuple[int, ...] = (plane.supply_edge[(link.b_device, index.sides[i])],)
         else:
-            uplinks[link.plane][(link.a_device, link.b_device)] -= link.speed_gbps
-    total = sum(updown_maxflow_gbps(PlaneFlow(supply[p], uplinks.get(p, {}))) for p in supply)
+            edges = plane.uplink_edges[(link.a_device, link.b_device)]
+        for k in edges:
+            now = changes[link.plane].get(k, plane.caps[k])
+            changes[link.plane][k] = now - link.speed_gbps
+    total = sum(plane.maxflow(changes.get(p)) for p, plane in index.compiled.items())
     return 2 * total / 1000
 
 

@@ -26,8 +26,13 @@ def topo_of(
     gpus: int, ratio: str = "1:1", nic: int = 400, sharp: bool = False, su_nodes: int = 0
 ) -> FabricTopology:
     spec = validate_spec(
-        {"gpus": gpus, "oversubscription": ratio, "nic_gbps": nic, "infiniband": {"sharp": sharp},
-         "su_nodes": su_nodes}
+        {
+            "gpus": gpus,
+            "oversubscription": ratio,
+            "nic_gbps": nic,
+            "infiniband": {"sharp": sharp},
+            "su_nodes": su_nodes,
+        }
     )
     return build_topology(size_fabric(spec))
 
@@ -127,10 +132,13 @@ def test_alltoall_pays_oversubscription_across_sus() -> None:
 def test_a_failed_leaf_costs_a_rail() -> None:
     topo = topo_of(1024)
     healthy = estimate_collective(topo, "all_reduce", SIZES, algorithms=["ring"])
-    failed = estimate_collective(topo, "all_reduce", SIZES, algorithms=["ring"],
-                                 failures=[Failure(device="su2-r5-leaf")])
-    assert failed.points[-1].busbw_gbs == pytest.approx(healthy.points[-1].busbw_gbs * 7 / 8,  # latency: <0.5%
-                                                       rel=5e-3)
+    failed = estimate_collective(
+        topo, "all_reduce", SIZES, algorithms=["ring"], failures=[Failure(device="su2-r5-leaf")]
+    )
+    assert failed.points[-1].busbw_gbs == pytest.approx(
+        healthy.points[-1].busbw_gbs * 7 / 8,  # latency: <0.5%
+        rel=5e-3,
+    )
 
 
 def test_cli_json_shape_and_compare_svg(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -143,9 +151,22 @@ def test_cli_json_shape_and_compare_svg(tmp_path) -> None:  # type: ignore[no-un
     assert set(data["points"][0]) >= {"bytes", "algbw_gbs", "busbw_gbs", "time_s", "algorithm"}
     assert [p["bytes"] for p in data["points"]] == [1 << 20, 1 << 30]
     out = tmp_path / "cmp.svg"
-    res = runner.invoke(main, ["estimate", "--gpus", "1024", "--collective", "alltoall",
-                               "--compare", "oversubscription=1:1,2:1", "--format", "svg",
-                               "--out", str(out)])
+    res = runner.invoke(
+        main,
+        [
+            "estimate",
+            "--gpus",
+            "1024",
+            "--collective",
+            "alltoall",
+            "--compare",
+            "oversubscription=1:1,2:1",
+            "--format",
+            "svg",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     svg = out.read_text()
     assert svg.startswith("<svg") and svg.count("<polyline") == 2

@@ -35,7 +35,10 @@ SPECS: dict[str, dict[str, object]] = {
     "partial-su": {"gpus": 320},
     "three-tier": {"gpus": 96, "gpus_per_node": 4, "switch": "generic-16x400"},
     "three-tier-2to1": {
-        "gpus": 64, "gpus_per_node": 4, "switch": "generic-16x400", "oversubscription": "3:1"
+        "gpus": 64,
+        "gpus_per_node": 4,
+        "switch": "generic-16x400",
+        "oversubscription": "3:1",
     },
     "two-planes": {"gpus": 256, "planes": 2, "nic_gbps": 800, "switch": "q3400"},
 }
@@ -79,8 +82,10 @@ def networkx_updown_tbps(topo: FabricTopology, dead: frozenset[str]) -> float:
         for link in topo.links_of("leaf_spine", "spine_core"):
             if link.plane != plane or link.id in dead:
                 continue
-            for a, b in (((link.a_device, "up"), (link.b_device, "up")),
-                         ((link.b_device, "down"), (link.a_device, "down"))):
+            for a, b in (
+                ((link.a_device, "up"), (link.b_device, "up")),
+                ((link.b_device, "down"), (link.a_device, "down")),
+            ):
                 cap = g.get_edge_data(a, b, {}).get("capacity", 0)
                 g.add_edge(a, b, capacity=cap + link.speed_gbps)
         if "src" in g and "snk" in g:
@@ -158,7 +163,9 @@ def test_server_failure_isolates_the_whole_server() -> None:
 def test_leaf_cut_off_when_all_uplinks_fail() -> None:
     topo = topo_of("two-su")
     index = FabricIndex(topo)
-    ups = [link for link in index.links if link.role == "leaf_spine" and link.a_device == "su1-r1-leaf"]
+    ups = [
+        link for link in index.links if link.role == "leaf_spine" and link.a_device == "su1-r1-leaf"
+    ]
     r = analyze_failures(topo, [Failure(device=u.a_device, port=u.a_port) for u in ups])
     assert r.isolated.leaves_cut_off == ["su1-r1-leaf"]
     assert r.isolated.gpus == 0
@@ -200,12 +207,30 @@ def test_n_minus_1_ranks_worst_first() -> None:
 
 def test_cli_json_keys_and_bad_input() -> None:
     runner = CliRunner()
-    res = runner.invoke(main, ["whatif", "--gpus", "512", "--fail", "spine-01",
-                               "--n-minus-1", "switch", "--format", "json"])
+    res = runner.invoke(
+        main,
+        [
+            "whatif",
+            "--gpus",
+            "512",
+            "--fail",
+            "spine-01",
+            "--n-minus-1",
+            "switch",
+            "--format",
+            "json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert set(data) >= {"failed", "bisection_tbps", "isolated", "ecmp", "capacity_lost_pct",
-                         "n_minus_1"}
+    assert set(data) >= {
+        "failed",
+        "bisection_tbps",
+        "isolated",
+        "ecmp",
+        "capacity_lost_pct",
+        "n_minus_1",
+    }
     assert set(data["bisection_tbps"]) == {"before", "after"}
     assert set(data["isolated"]) >= {"gpus", "servers", "by_rail"}
     assert set(data["ecmp"]) >= {"min", "median"}
