@@ -26,7 +26,7 @@ number per connected switch pair), not over the 100k-edge port graph:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -122,6 +122,77 @@ class CompiledPlane:
                 return new
             colour, classes = new, len(sigs)
 
+    def _signature(self, v: int, colour: list[int], caps: Sequence[int]) -> tuple[object, ...]:
+        o: dict[int, int] = {}
+        for k in self.out[v]:
+            c = colour[self.tails[k]]
+            o[c] = o.get(c, 0) + caps[k]
+        i: dict[int, int] = {}
+        for k in self.inc[v]:
+            c = colour[self.heads[k]]
+            i[c] = i.get(c, 0) + caps[k]
+        return (tuple(sorted(o.items())), tuple(sorted(i.items())))
+
+    def _neighbours(self, v: int) -> Iterator[int]:
+        for k in self.out[v]:
+            yield self.tails[k]
+        for k in self.inc[v]:
+            yield self.heads[k]
+
+    def refine_locally(self, changes: Mapping[int, int], caps: Sequence[int]) -> list[int]:
+        """Stable refinement after ``changes``, re-examining only what they can reach.
+
+        The ends of every changed edge become singletons. Invariant: inside a
+        class, every member that is not *dirty* (next to a node whose colour
+        just changed) has the same signature. Each round splits the dirty
+        members off their class when their signature differs from a clean
+        member's; the nodes that moved make their neighbours dirty. It ends when
+        nothing moves, and then the partition is equitable.
+        """
+        colour = list(self.healthy_colours)
+        members: dict[int, set[int]] = defaultdict(set)
+        for v, c in enumerate(colour):
+            members[c].add(v)
+        next_label = max(colour) + 1
+        moved: set[int] = set()
+        for k in changes:
+            for v in (self.heads[k], self.tails[k]):
+                if len(members[colour[v]]) > 1 and v not in moved:
+                    members[colour[v]].discard(v)
+                    colour[v] = next_label
+                    members[next_label] = {v}
+                    next_label += 1
+                moved.add(v)
+        while moved:
+            dirty = {w for v in moved for w in self._neighbours(v)}
+            moved = set()
+            by_class: dict[int, list[int]] = defaultdict(list)
+            for v in dirty:
+                by_class[colour[v]].append(v)
+            new_colour: dict[int, int] = {}
+            for c, vs in by_class.items():
+                clean = next((m for m in members[c] if m not in dirty), None)
+                groups: dict[tuple[object, ...], list[int]] = defaultdict(list)
+                for v in vs:
+                    groups[self._signature(v, colour, caps)].append(v)
+                keep = (
+                    self._signature(clean, colour, caps)
+                    if clean is not None
+                    else max(groups, key=lambda g: (len(groups[g]), min(groups[g])))
+                )
+                for sig, vs_sig in groups.items():
+                    if sig == keep:
+                        continue
+                    for v in vs_sig:
+                        new_colour[v] = next_label
+                    next_label += 1
+            for v, c in new_colour.items():
+                members[colour[v]].discard(v)
+                members[c].add(v)
+                colour[v] = c
+                moved.add(v)
+        return colour
+
     def maxflow(self, changes: Mapping[int, int] | None = None) -> int:
         """One-way max-flow source → sink with edge capacities overridden by ``changes``.
 
@@ -133,16 +204,9 @@ class CompiledPlane:
         colour = self.healthy_colours
         if changes:
             caps = list(caps)
-            touched: set[int] = set()
             for k, c in changes.items():
                 caps[k] = c
-                touched.update((self.heads[k], self.tails[k]))
-            fresh: dict[tuple[int, int], int] = {}
-            colour = [
-                fresh.setdefault((colour[v], v if v in touched else -1), len(fresh))
-                for v in range(self.n)
-            ]
-            colour = self.refine(colour, caps)
+            colour = self.refine_locally(changes, caps)
         agg: defaultdict[tuple[int, int], int] = defaultdict(int)
         for k, c in enumerate(caps):
             a, b = colour[self.heads[k]], colour[self.tails[k]]
