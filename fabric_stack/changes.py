@@ -108,6 +108,14 @@ class ChangeSummary(BaseModel):
     policy_violations: list[dict[str, str]] = Field(
         default_factory=list, description="Policy events."
     )
+    # The spec on each side, from the Fabric summary record (for `plan --estimate`);
+    # kept out of the JSON dump: a reviewer wants the change, not two whole specs.
+    spec_before: dict[str, Any] = Field(
+        default_factory=dict, exclude=True, description="FabricSpec before ({} on a new stack)."
+    )
+    spec_after: dict[str, Any] = Field(
+        default_factory=dict, exclude=True, description="FabricSpec after ({} when deleted)."
+    )
 
     @property
     def has_changes(self) -> bool:
@@ -160,6 +168,7 @@ def summarize_changes(
     switches: list[SwitchChange] = []
     created: set[str] = set()
     other: dict[str, Counter[str]] = defaultdict(Counter)
+    specs: tuple[Any, Any] = (None, None)
     old_cables: dict[str, Mapping[str, Any]] = {}
     new_cables: dict[str, Mapping[str, Any]] = {}
 
@@ -194,6 +203,11 @@ def summarize_changes(
             new_cables.update(_cables_of(s.kind, new_side))
         else:
             other[s.kind][s.op] += 1
+            if s.kind == "Fabric":
+                specs = (
+                    s.old.get("spec") if s.op != "create" else None,
+                    s.new.get("spec") if s.op != "delete" else None,
+                )
 
     cables: list[CableChange] = []
     for name in sorted(set(old_cables) | set(new_cables)):
@@ -236,6 +250,8 @@ def summarize_changes(
         resource_ops=dict(sorted(ops.items())),
         other={k: dict(v) for k, v in sorted(other.items())},
         policy_violations=policy_violations or [],
+        spec_before=specs[0] if isinstance(specs[0], dict) else {},
+        spec_after=specs[1] if isinstance(specs[1], dict) else {},
     )
 
 
