@@ -157,6 +157,16 @@ def _title(e: Estimate) -> str:
     return f"{e.collective} — {j.gpus:,} GPUs on {j.nodes:,} servers, {sus}{pods}"
 
 
+def _assumptions(scenarios: Sequence[Scenario]) -> list[str]:
+    """Every scenario's assumptions, each once, in order (labelled when they differ)."""
+    seen: dict[str, None] = {}
+    for label, e in scenarios:
+        for a in e.assumptions:
+            shared = all(a in other.assumptions for _, other in scenarios)
+            seen.setdefault(a if shared or len(scenarios) == 1 else f"{label}: {a}", None)
+    return list(seen)
+
+
 def render_estimate(scenarios: Sequence[Scenario]) -> RenderableType:
     """Rich table per scenario, nccl-tests columns, then the assumptions."""
     parts: list[RenderableType] = []
@@ -173,9 +183,7 @@ def render_estimate(scenarios: Sequence[Scenario]) -> RenderableType:
                 p.algorithm,
             )
         parts.append(t)
-    parts.append(
-        Text("Assumptions:\n" + "\n".join(f"  • {a}" for a in scenarios[0][1].assumptions))
-    )
+    parts.append(Text("Assumptions:\n" + "\n".join(f"  • {a}" for a in _assumptions(scenarios))))
     return Group(*parts)
 
 
@@ -195,7 +203,7 @@ def estimate_markdown(scenarios: Sequence[Scenario]) -> str:
             for p in e.points
         ]
         out.append("")
-    out += ["Assumptions:", ""] + [f"- {a}" for a in scenarios[0][1].assumptions]
+    out += ["Assumptions:", ""] + [f"- {a}" for a in _assumptions(scenarios)]
     return "\n".join(out) + "\n"
 
 
@@ -257,13 +265,17 @@ def estimate_svg(scenarios: Sequence[Scenario], title: str = "") -> str:
             f'<circle cx="{x(p.bytes):.1f}" cy="{y(p.busbw_gbs):.1f}" r="3" fill="{colour}"/>'
             for p in e.points
         ]
-        ly = top + 16 + 22 * k
+        ly = top + 16 + 36 * k
         out.append(
             f'<line x1="{left + pw + 16}" y1="{ly}" x2="{left + pw + 40}" y2="{ly}" '
             f'stroke="{colour}" stroke-width="2.5"{dash}/>'
         )
         last = e.points[-1].busbw_gbs if e.points else 0
-        out.append(f'<text x="{left + pw + 46}" y="{ly + 4}">{escape(label)} ({last:g})</text>')
+        out.append(
+            f'<text x="{left + pw + 46}" y="{ly + 4}">{escape(label)}</text>'
+            f'<text x="{left + pw + 46}" y="{ly + 17}" fill="#5b6877" font-size="11">'
+            f"{last:.1f} GB/s at {size_label(e.points[-1].bytes)}</text>"
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

@@ -197,3 +197,63 @@ def test_job_hosts_file_errors_name_the_line(tmp_path) -> None:  # type: ignore[
     hosts.write_text("su1-node01\nsu1-node02\n")
     ok = CliRunner().invoke(main, ["estimate", "--job-hosts", str(hosts), "--format", "json"])
     assert ok.exit_code == 0 and json.loads(ok.output)["job"]["gpus"] == 16
+
+
+def test_compare_labels_and_which_scenarios_fail() -> None:
+    runner = CliRunner()
+    res = runner.invoke(
+        main,
+        [
+            "estimate",
+            "--gpus",
+            "1024",
+            "--sizes",
+            "1G",
+            "--compare",
+            "oversubscription=1:1,2:1",
+            "--format",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    scen = json.loads(res.output)["scenarios"]
+    assert [s["label"] for s in scen] == ["oversubscription=1:1", "oversubscription=2:1"]
+    assert all("healthy fabric" in s["assumptions"] for s in scen)  # no failure sneaks in
+    res = runner.invoke(
+        main,
+        [
+            "estimate",
+            "--gpus",
+            "1024",
+            "--sizes",
+            "1G",
+            "--compare",
+            "healthy,failed",
+            "--fail",
+            "spine-03",
+            "--format",
+            "json",
+        ],
+    )
+    scen = json.loads(res.output)["scenarios"]
+    assert [s["label"] for s in scen] == ["healthy", "failed (spine-03)"]
+    res = runner.invoke(
+        main,
+        [
+            "estimate",
+            "--gpus",
+            "1024",
+            "--sizes",
+            "1G",
+            "--compare",
+            "healthy,failed",
+            "--format",
+            "json",
+        ],
+    )
+    worst = json.loads(res.output)["scenarios"][1]
+    assert worst["label"] == "failed (su1-r1-leaf)"  # the worst single failure
+    assert (
+        worst["points"][0]["busbw_gbs"]
+        < json.loads(res.output)["scenarios"][0]["points"][0]["busbw_gbs"]
+    )

@@ -156,10 +156,11 @@ def read_hosts(path: Path, servers: set[str]) -> list[str]:
     return out
 
 
-def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricSpec, bool]]:
-    """(label, spec, apply failures?) per scenario of ``--compare``."""
+def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricSpec, str]]:
+    """(label, spec, failures) per scenario of ``--compare``: failures is 'given' (the
+    --fail flags), 'worst' (those, else the worst single failure) or 'none'."""
     if not compare:
-        return [("", spec, True)]
+        return [("", spec, "given")]
     if "=" not in compare:
         labels = [c.strip() for c in compare.split(",")]
         if sorted(labels) != ["failed", "healthy"]:
@@ -168,7 +169,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
                 f"{compare!r} is not a comparison",
                 "FIELD=v1,v2 (e.g. oversubscription=1:1,2:1) or healthy,failed",
             )
-        return [(lab, spec, lab == "failed") for lab in labels]
+        return [(lab, spec, "worst" if lab == "failed" else "none") for lab in labels]
     field, _, values = compare.partition("=")
     key = field.strip().replace("-", "_")
     if key not in SPEC_FLAG_NAMES:
@@ -182,7 +183,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
             key, ()
         ):
             data.pop(dep, None)
-        out.append((f"{key}={v}", validate_spec(data), True))
+        out.append((f"{key}={v}", validate_spec(data), "given"))
     return out
 
 
@@ -287,7 +288,7 @@ def estimate_cmd(
     if job_gpus is not None and job_hosts is not None:
         raise SpecError("--job-gpus/--job-hosts", "give one of them, not both")
     results = []
-    for label, sspec, failing in _scenarios(spec, compare):
+    for label, sspec, mode in _scenarios(spec, compare):
         topo = _topology(sspec)
         index = FabricIndex(topo)
         hosts = (
@@ -295,8 +296,8 @@ def estimate_cmd(
             if job_hosts
             else None
         )
-        failures = _failures(index, fail, drain, fail_random, seed) if failing else []
-        if failing and (with_failures or compare) and not failures:
+        failures = _failures(index, fail, drain, fail_random, seed) if mode != "none" else []
+        if not failures and (mode == "worst" or (mode == "given" and with_failures)):
             worst, _ = worst_single_failure(topo, collective, job_gpus=job_gpus, index=index)
             failures = [worst] if worst else []
         if failures and not label:
