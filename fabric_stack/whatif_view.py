@@ -51,7 +51,10 @@ def _whatif_rows(r: WhatIfResult) -> list[tuple[str, str]]:
     rows = [
         (
             "failed",
-            ", ".join(f"{f.target} ({f.kind}, {f.role}, {f.cables} cables)" for f in r.failed)
+            ", ".join(
+                f"{f.target} ({f.kind}, {f.role}, {f.cables} cable{'s' * (f.cables != 1)})"
+                for f in r.failed
+            )
             or "nothing",
         ),
         ("bisection", f"{b.before:g} → {b.after:g} Tb/s (−{lost:.3g}%)"),
@@ -115,7 +118,8 @@ def render_whatif(r: WhatIfResult, limit: int = 20) -> RenderableType:
     if r.n_minus_1:
         n = Table(title=f"N−1 ({r.n_minus_1_scope}): worst single failures first")
         for h in _NM1_HEAD:
-            n.add_column(h, justify="right" if h not in ("fails", "role") else "left")
+            text = h in ("fails", "role")
+            n.add_column(h, justify="left" if text else "right", no_wrap=text)
         for row in _nm1_rows(r, limit):
             n.add_row(*row)
         parts.append(n)
@@ -171,7 +175,9 @@ def render_estimate(scenarios: Sequence[Scenario]) -> RenderableType:
     """Rich table per scenario, nccl-tests columns, then the assumptions."""
     parts: list[RenderableType] = []
     for label, e in scenarios:
-        t = Table(title=f"{label + ': ' if len(scenarios) > 1 else ''}{_title(e)}")
+        t = Table(
+            title=f"{label + ': ' if len(scenarios) > 1 or label != 'healthy' else ''}{_title(e)}"
+        )
         for h in ("size", "time (µs)", "algbw GB/s", "busbw GB/s", "algorithm"):
             t.add_column(h, justify="left" if h == "algorithm" else "right")
         for p in e.points:
@@ -192,7 +198,7 @@ def estimate_markdown(scenarios: Sequence[Scenario]) -> str:
     out: list[str] = []
     for label, e in scenarios:
         out += [
-            f"### {label + ': ' if len(scenarios) > 1 else ''}{_title(e)}",
+            f"### {label + ': ' if len(scenarios) > 1 or label != 'healthy' else ''}{_title(e)}",
             "",
             "| size | time (µs) | algbw GB/s | busbw GB/s | algorithm |",
             "|---:|---:|---:|---:|---|",
