@@ -127,7 +127,9 @@ class Point(BaseModel):
     bytes: int = Field(description="Message size in bytes (nccl-tests 'size').")
     algbw_gbs: float = Field(description="Algorithm bandwidth, GB/s = bytes / time.")
     busbw_gbs: float = Field(description="Bus bandwidth, GB/s (nccl-tests' factor).")
-    time_s: float = Field(description="Estimated time, seconds.")
+    time_s: float | None = Field(
+        description="Estimated time, seconds (null: no live path, the job cannot run)."
+    )
     algorithm: str = Field(description="Algorithm that wins at this size.")
 
 
@@ -391,7 +393,11 @@ def _assumptions(r: Resources, p: ModelParams, topo: FabricTopology, failed: int
         f"network step {p.net_hop_us:g} µs + {p.switch_hop_us:g} µs per switch "
         f"({r.switch_hops} switches on the longest path) — assumed, unverified",
         f"{failed} compute cable(s) out of service" if failed else "healthy fabric",
-    ]
+    ] + (
+        ["a server of the job has no live rail out of its SU: the collective cannot run"]
+        if r.nodes > 1 and r.node_min <= 0
+        else []
+    )
 
 
 def estimate_collective(
@@ -442,7 +448,7 @@ def estimate_collective(
                 bytes=size,
                 algbw_gbs=round(alg_bw, 3),
                 busbw_gbs=round(alg_bw * factor, 3),
-                time_s=float(f"{best:.6g}") if math.isfinite(best) else math.inf,
+                time_s=float(f"{best:.6g}") if math.isfinite(best) else None,
                 algorithm=name,
             )
         )

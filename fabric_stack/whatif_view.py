@@ -161,6 +161,10 @@ def _title(e: Estimate) -> str:
     return f"{e.collective} — {j.gpus:,} GPUs on {j.nodes:,} servers, {sus}{pods}"
 
 
+def _us(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1e6:,.1f}"
+
+
 def _assumptions(scenarios: Sequence[Scenario]) -> list[str]:
     """Every scenario's assumptions, each once, in order (labelled when they differ)."""
     seen: dict[str, None] = {}
@@ -183,7 +187,7 @@ def render_estimate(scenarios: Sequence[Scenario]) -> RenderableType:
         for p in e.points:
             t.add_row(
                 size_label(p.bytes),
-                f"{p.time_s * 1e6:,.1f}",
+                "—" if p.time_s is None else f"{p.time_s * 1e6:,.1f}",
                 f"{p.algbw_gbs:,.2f}",
                 f"{p.busbw_gbs:,.2f}",
                 p.algorithm,
@@ -204,7 +208,7 @@ def estimate_markdown(scenarios: Sequence[Scenario]) -> str:
             "|---:|---:|---:|---:|---|",
         ]
         out += [
-            f"| {size_label(p.bytes)} | {p.time_s * 1e6:,.1f} | {p.algbw_gbs:,.2f} | "
+            f"| {size_label(p.bytes)} | {_us(p.time_s)} | {p.algbw_gbs:,.2f} | "
             f"{p.busbw_gbs:,.2f} | {p.algorithm} |"
             for p in e.points
         ]

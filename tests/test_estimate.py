@@ -257,3 +257,18 @@ def test_compare_labels_and_which_scenarios_fail() -> None:
         worst["points"][0]["busbw_gbs"]
         < json.loads(res.output)["scenarios"][0]["points"][0]["busbw_gbs"]
     )
+
+
+def test_no_live_path_is_null_time_not_infinity() -> None:
+    spines = [a for i in range(1, 17) for a in ("--fail", f"spine-{i:02d}")]
+    res = CliRunner().invoke(
+        main, ["estimate", "--gpus", "1024", "--sizes", "1G", *spines, "--format", "json"]
+    )
+    assert res.exit_code == 0, res.output
+
+    def reject(name: str) -> None:
+        raise AssertionError(f"not JSON: {name}")
+
+    data = json.loads(res.output, parse_constant=reject)
+    assert data["points"][0]["time_s"] is None and data["points"][0]["busbw_gbs"] == 0
+    assert any("cannot run" in a for a in data["assumptions"])
