@@ -48,7 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .errors import SpecError
 from .interconnect import nvlink_for
 from .topology import Device, FabricTopology
-from .whatif import FabricIndex, Failure
+from .whatif import FabricIndex, Failure, leaf_vectors_after
 
 Collective = Literal["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"]
 COLLECTIVES: tuple[str, ...] = (
@@ -225,15 +225,13 @@ def job_resources(
     index: FabricIndex, nodes: Sequence[Device], dead: frozenset[int], params: ModelParams
 ) -> Resources:
     """Bottleneck bandwidths of a job on ``nodes`` with the ``dead`` cables out."""
-    from .whatif import _leaf_vectors
-
     topo = index.topo
     plan = topo.plan
     spec = plan.spec
     sus = sorted({d.su for d in nodes})
     pod_of = {su: (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 1 for su in sus}
     pods = sorted(set(pod_of.values()))
-    vectors = _leaf_vectors(index, dead)
+    vectors = leaf_vectors_after(index, dead)
     leaf_up = {leaf: sum(v) * plan.link_gbps for leaf, v in vectors.items()}
     node_gbps = []
     for d in nodes:

@@ -26,31 +26,22 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import SpecError
 from .flow import CompiledPlane, LeafUplinks, PlaneFlow, ecmp_widths
 from .topology import COMPUTE_ROLES, FabricTopology, Link
-
-FailureKind = Literal["fail", "drain"]
-"""fail: broken; drain: taken out of service on purpose (same effect on capacity)."""
-
-
-class Failure(BaseModel):
-    """One thing taken out: a device, or one cable named by a ``DEVICE:PORT`` end."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    device: str = Field(description="Device name, e.g. 'spine-01' or 'su1-node03'.")
-    port: str = Field(default="", description="Port of the device; empty = the whole device.")
-    kind: FailureKind = Field(default="fail", description="fail or drain.")
-
-    @property
-    def target(self) -> str:
-        """``DEVICE`` or ``DEVICE:PORT``."""
-        return f"{self.device}:{self.port}" if self.port else self.device
+from .whatif_results import (
+    BeforeAfter,
+    CapacityLost,
+    Ecmp,
+    EcmpPair,
+    FailedItem,
+    Failure,
+    FailureKind,
+    Isolated,
+    NMinus1Row,
+    WhatIfResult,
+)
 
 
 def parse_failure(text: str, kind: FailureKind = "fail") -> Failure:
@@ -206,97 +197,6 @@ class FabricIndex:
         return dict(out)
 
 
-# --------------------------------------------------------------------------- results
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class FailedItem(_Frozen):
-    """One failure as applied."""
-
-    target: str = Field(description="DEVICE or DEVICE:PORT.")
-    kind: FailureKind = Field(description="fail or drain.")
-    role: str = Field(description="Device role (leaf, spine, core, server) or cable role.")
-    cables: int = Field(description="Compute cables this takes out.")
-
-
-class BeforeAfter(_Frozen):
-    """A figure healthy and after the failures."""
-
-    before: float = Field(description="Healthy.")
-    after: float = Field(description="After the failures.")
-
-
-class Isolated(_Frozen):
-    """What lost its connection to the fabric."""
-
-    gpus: int = Field(description="GPUs with no live NIC cable in any plane.")
-    servers: int = Field(description="Servers with no live NIC cable at all.")
-    by_rail: dict[str, int] = Field(description="Isolated GPUs per rail ('1'..).")
-    by_plane: dict[str, int] = Field(description="GPUs cut off from each plane ('1'..).")
-    rails_without_leaf: list[str] = Field(description="(SU, rail, plane) whose leaf is out.")
-    leaves_cut_off: list[str] = Field(description="Live leaves with no live uplink left.")
-
-
-class EcmpPair(_Frozen):
-    """An SU pair whose same-rail leaves lost ECMP width."""
-
-    su_a: int = Field(description="First SU.")
-    su_b: int = Field(description="Second SU.")
-    rail: int = Field(description="Rail.")
-    plane: int = Field(description="Plane.")
-    width: int = Field(description="Live first-hop uplinks with a path between them.")
-
-
-class Ecmp(_Frozen):
-    """First-hop ECMP width between same-rail leaves of different SUs."""
-
-    healthy: int = Field(description="Width on the healthy fabric (a leaf's uplinks).")
-    min: int | None = Field(description="Narrowest pair after the failures (null: one SU).")
-    median: float | None = Field(description="Median over all pairs (null: one SU).")
-    pairs: int = Field(description="Leaf pairs counted (same rail and plane, different SUs).")
-    degraded_pairs: int = Field(description="Pairs narrower than healthy.")
-    worst: list[EcmpPair] = Field(description="Up to 10 narrowest SU pairs.")
-
-
-class CapacityLost(_Frozen):
-    """Share of each tier's cables out of service, percent."""
-
-    node_leaf: float = Field(description="Server-to-leaf cables, %.")
-    leaf_spine: float = Field(description="Leaf-to-spine cables, %.")
-    spine_core: float = Field(description="Spine-to-core cables, % (0 in two tiers).")
-
-
-class NMinus1Row(_Frozen):
-    """One single failure and what it does, for the ranked N−1 table."""
-
-    rank: int = Field(description="1 = worst.")
-    target: str = Field(description="The device or cable (DEVICE:PORT) that fails.")
-    role: str = Field(description="Device role or cable role.")
-    equivalent: int = Field(description="Failures of the same class this row stands for.")
-    bisection_tbps: float = Field(description="Bisection after this failure, Tb/s.")
-    bisection_lost_pct: float = Field(description="Bisection lost, % of healthy.")
-    isolated_gpus: int = Field(description="GPUs isolated.")
-    ecmp_min: int | None = Field(description="Narrowest ECMP width.")
-    capacity_lost_pct: CapacityLost = Field(description="Cables out per tier.")
-
-
-class WhatIfResult(_Frozen):
-    """Everything `fabric-stack whatif` reports."""
-
-    name: str = Field(description="Cluster name.")
-    gpus: int = Field(description="GPUs in the cluster.")
-    failed: list[FailedItem] = Field(description="The failures applied.")
-    bisection_tbps: BeforeAfter = Field(description="Full-duplex bisection, Tb/s.")
-    isolated: Isolated = Field(description="GPUs, servers and rails cut off.")
-    ecmp: Ecmp = Field(description="ECMP width per SU pair.")
-    capacity_lost_pct: CapacityLost = Field(description="Cables out per tier, %.")
-    n_minus_1: list[NMinus1Row] = Field(description="Ranked single failures (when asked).")
-    n_minus_1_scope: str = Field(default="", description="switch, link or all; '' = not run.")
-
-
 # --------------------------------------------------------------------------- metrics
 
 
@@ -350,7 +250,7 @@ def isolation(index: FabricIndex, dead: frozenset[int], out_devices: set[str]) -
                 f"SU {d.su} rail {d.rail}" + (f" plane {d.plane}" if planes > 1 else "")
             )
     cut_off = []
-    vectors = _leaf_vectors(index, dead)
+    vectors = leaf_vectors_after(index, dead)
     for name, vec in vectors.items():
         if name not in out_devices and not any(vec):
             cut_off.append(name)
@@ -364,7 +264,8 @@ def isolation(index: FabricIndex, dead: frozenset[int], out_devices: set[str]) -
     )
 
 
-def _leaf_vectors(index: FabricIndex, dead: frozenset[int]) -> dict[str, list[int]]:
+def leaf_vectors_after(index: FabricIndex, dead: frozenset[int]) -> dict[str, list[int]]:
+    """Leaf → live cables to spine j of its pod, for every j, with ``dead`` out."""
     vectors = index.leaf_vectors
     changed: dict[str, list[int]] = {}
     for i in dead:
@@ -378,7 +279,7 @@ def _leaf_vectors(index: FabricIndex, dead: frozenset[int]) -> dict[str, list[in
 def ecmp(index: FabricIndex, dead: frozenset[int]) -> Ecmp:
     """ECMP width statistics with the ``dead`` cables out."""
     topo = index.topo
-    vectors = _leaf_vectors(index, dead)
+    vectors = leaf_vectors_after(index, dead)
     leaves = [
         LeafUplinks(d.name, d.plane, d.rail, d.su, d.pod, tuple(vectors[d.name]))
         for d in topo.switches("leaf")
@@ -576,6 +477,7 @@ __all__ = [
     "Failure",
     "WhatIfResult",
     "analyze_failures",
+    "leaf_vectors_after",
     "n_minus_1",
     "parse_failure",
     "random_failures",
