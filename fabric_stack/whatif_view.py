@@ -107,6 +107,19 @@ def _nm1_rows(r: WhatIfResult, limit: int) -> list[tuple[str, ...]]:
 _NM1_HEAD = ("#", "fails", "role", "like it", "bisection Tb/s", "lost", "isolated GPUs", "ECMP min")
 
 
+def worst_of_each_kind(r: WhatIfResult) -> list[str]:
+    """One line per role (leaf, spine, core, cable roles): its worst single failure."""
+    seen: dict[str, str] = {}
+    for x in r.n_minus_1:  # ranked worst first, so the first of a role is its worst
+        if x.role not in seen:
+            seen[x.role] = (
+                f"{x.role}: {x.target} (bisection −{x.bisection_lost_pct:g}%, "
+                f"{x.isolated_gpus} GPUs isolated, ECMP min "
+                f"{'-' if x.ecmp_min is None else x.ecmp_min})"
+            )
+    return list(seen.values())
+
+
 def render_whatif(r: WhatIfResult, limit: int = 20) -> RenderableType:
     """Rich tables: the effect of the failures, then the ranked N−1 table."""
     t = Table(title=f"What if — {r.name} ({r.gpus:,} GPUs)", show_header=False)
@@ -125,6 +138,9 @@ def render_whatif(r: WhatIfResult, limit: int = 20) -> RenderableType:
         parts.append(n)
         if len(r.n_minus_1) > limit:
             parts.append(Text(f"… {len(r.n_minus_1) - limit} more (--format json for all)"))
+        parts.append(
+            Text("Worst of each kind:\n" + "\n".join(f"  • {w}" for w in worst_of_each_kind(r)))
+        )
     return Group(*parts)
 
 
@@ -141,6 +157,7 @@ def whatif_markdown(r: WhatIfResult, limit: int = 50) -> str:
             "|" + "---|" * len(_NM1_HEAD),
         ]
         out += ["| " + " | ".join(row) + " |" for row in _nm1_rows(r, limit)]
+        out += ["", "Worst of each kind:", ""] + [f"- {w}" for w in worst_of_each_kind(r)]
     return "\n".join(out) + "\n"
 
 

@@ -251,3 +251,13 @@ def test_random_failures_are_reproducible() -> None:
     a, b = runner.invoke(main, args), runner.invoke(main, args)
     assert a.exit_code == 0 and a.output == b.output
     assert len(json.loads(a.output)["failed"]) == 5
+
+
+def test_worst_of_each_kind_names_every_role_once() -> None:
+    from fabric_stack.whatif_view import worst_of_each_kind
+
+    r = analyze_failures(topo_of("three-tier"), [], n_minus_1_scope="all")
+    lines = worst_of_each_kind(r)
+    roles = [line.split(":", 1)[0] for line in lines]
+    assert sorted(roles) == sorted({"leaf", "spine", "core", "leaf_spine", "spine_core"})
+    assert lines[0].startswith(f"{r.n_minus_1[0].role}: {r.n_minus_1[0].target} ")
