@@ -27,19 +27,22 @@ from fabric_stack.whatif import (
 )
 
 # Small fabrics of every shape: two tiers, oversubscribed, a partial SU, three tiers
-# (a 16-port generic switch puts 2 SUs in a pod), two planes.
+# (16-port generic switches: 2 SUs of 8 four-GPU servers per pod, 3 pods; a partial pod;
+# 3:1 leaves), two planes.
 SPECS: dict[str, dict[str, object]] = {
     "seed": {},
     "two-su": {"gpus": 512},
     "2to1": {"gpus": 512, "oversubscription": "2:1"},
     "partial-su": {"gpus": 320},
-    "three-tier": {"gpus": 96, "gpus_per_node": 4, "switch": "generic-16x400"},
-    "three-tier-2to1": {
-        "gpus": 64,
+    "three-tier": {"gpus": 192, "gpus_per_node": 4, "switch": "generic-16x400"},
+    "three-tier-partial-pod": {"gpus": 160, "gpus_per_node": 4, "switch": "generic-16x400"},
+    "three-tier-3to1": {
+        "gpus": 288,
         "gpus_per_node": 4,
         "switch": "generic-16x400",
         "oversubscription": "3:1",
     },
+    "three-tier-8-port": {"gpus": 64, "gpus_per_node": 2, "switch": "generic-8x400"},
     "two-planes": {"gpus": 256, "planes": 2, "nic_gbps": 800, "switch": "q3400"},
 }
 
@@ -109,8 +112,11 @@ def test_healthy_bisection_equals_sizing_and_verify(name: str) -> None:
 def test_each_switch_failure_matches_networkx(name: str) -> None:
     topo = topo_of(name)
     index = FabricIndex(topo)
-    switches = list(topo.switches("leaf", "spine", "core"))
-    for sw in random.Random(1).sample(switches, min(6, len(switches))):
+    picks = []
+    for role in ("leaf", "spine", "core"):  # a few of each tier, the first and some others
+        of_role = list(topo.switches(role))
+        picks += of_role[:1] + random.Random(1).sample(of_role, min(2, len(of_role)))
+    for sw in picks:
         f = [Failure(device=sw.name)]
         got = bisection_after_tbps(index, index.resolve(f))
         assert got == pytest.approx(networkx_updown_tbps(topo, _dead_ids(index, f))), sw.name
@@ -182,7 +188,7 @@ def test_two_planes_gpu_is_isolated_only_when_both_planes_fail() -> None:
     assert both.isolated.gpus == 1
 
 
-@pytest.mark.parametrize("name", ["two-su", "three-tier", "partial-su"])
+@pytest.mark.parametrize("name", ["two-su", "three-tier", "three-tier-3to1", "partial-su"])
 def test_grouped_link_n_minus_1_equals_exhaustive(name: str) -> None:
     """The 'link' scope tries one cable per class; every cable of a class gives the same."""
     topo = topo_of(name)
