@@ -272,3 +272,47 @@ def test_no_live_path_is_null_time_not_infinity() -> None:
     data = json.loads(res.output, parse_constant=reject)
     assert data["points"][0]["time_s"] is None and data["points"][0]["busbw_gbs"] == 0
     assert any("cannot run" in a for a in data["assumptions"])
+
+
+@cache
+def three_tier(ratio: str = "1:1") -> FabricTopology:
+    """3 pods of 2 SUs of 8 four-GPU servers (16-port switches)."""
+    gpus = 192 if ratio == "1:1" else 288
+    spec = {"gpus": gpus, "gpus_per_node": 4, "switch": "generic-16x400", "oversubscription": ratio}
+    return build_topology(size_fabric(validate_spec(spec)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    job=st.sampled_from([8, 32, 64, 96, 192]),
+    coll=colls,
+    seed=st.integers(0, 1000),
+    k=st.integers(1, 4),
+    whole=st.booleans(),
+)
+def test_three_tiers_failures_never_improve(
+    job: int, coll: str, seed: int, k: int, whole: bool
+) -> None:
+    topo = three_tier()
+    index = FabricIndex(topo)
+    if whole:  # whole switches of any tier
+        pool = [d.name for d in topo.switches("leaf", "spine", "core")]
+        fails = [Failure(device=n) for n in random.Random(seed).sample(pool, k)]
+    else:
+        links = random.Random(seed).sample(index.links, k)
+        fails = [Failure(device=x.a_device, port=x.a_port) for x in links]
+    healthy = estimate_collective(topo, coll, SIZES, job_gpus=job, index=index)
+    failed = estimate_collective(topo, coll, SIZES, job_gpus=job, failures=fails, index=index)
+    for h, f in zip(healthy.points, failed.points, strict=True):
+        assert f.busbw_gbs <= h.busbw_gbs + 1e-9
+
+
+def test_three_tiers_alltoall_pays_the_pod_cut() -> None:
+    """Across pods the spine→core uplinks bound all-to-all; a failed core lowers it."""
+    topo = three_tier()
+    est = estimate_collective(topo, "alltoall", SIZES)
+    assert est.job.pods == 3 and "pod_uplinks_min" in est.limits_gbs
+    core = next(topo.switches("core")).name
+    failed = estimate_collective(topo, "alltoall", SIZES, failures=[Failure(device=core)])
+    assert failed.limits_gbs["pod_uplinks_min"] < est.limits_gbs["pod_uplinks_min"]
+    assert failed.points[-1].busbw_gbs <= est.points[-1].busbw_gbs
