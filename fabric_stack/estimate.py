@@ -221,7 +221,7 @@ class Resources:
     switch_hops: int
 
 
-def job_resources(
+def measure_job_resources(
     index: FabricIndex, nodes: Sequence[Device], dead: frozenset[int], params: ModelParams
 ) -> Resources:
     """Bottleneck bandwidths of a job on ``nodes`` with the ``dead`` cables out."""
@@ -310,7 +310,7 @@ def _hop_latencies(r: Resources, p: ModelParams) -> tuple[float, float]:
     return p.nvlink_hop_us * 1e-6, (p.net_hop_us + r.switch_hops * p.switch_hop_us) * 1e-6
 
 
-def algorithm_costs(
+def cost_algorithms(
     collective: str, r: Resources, p: ModelParams
 ) -> dict[str, tuple[float, float]]:
     """Per algorithm NCCL could use: (seconds per message byte, latency seconds)."""
@@ -421,10 +421,10 @@ def estimate_collective(
     dead = index.resolve(failures)
     avoid = frozenset(f.device for f in failures if not f.port)
     nodes = place_job(topo, job_gpus, job_hosts, avoid)
-    r = job_resources(index, nodes, dead, p)
+    r = measure_job_resources(index, nodes, dead, p)
     if r.gpus < 2:
         raise SpecError("--job-gpus", "a collective needs at least 2 GPUs")
-    costs = algorithm_costs(collective, r, p)
+    costs = cost_algorithms(collective, r, p)
     if algorithms:
         costs = {k: v for k, v in costs.items() if k in algorithms}
         if not costs:

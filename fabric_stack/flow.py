@@ -17,7 +17,7 @@ number per connected switch pair), not over the 100k-edge port graph:
   because any quotient flow spreads evenly back over the members. A healthy
   32k-GPU fabric collapses to a few dozen classes, and a failure only splits
   off the switches it touches.
-* :func:`ecmp_widths` — first-hop ECMP width for every pair of same-rail
+* :func:`measure_ecmp_widths` — first-hop ECMP width for every pair of same-rail
   leaves in different SUs: the uplinks of leaf *a* whose spine still has an
   up-down path to leaf *b*. Leaves with the same uplink vector are counted as
   one class, so the work is per class pair, not per leaf pair.
@@ -253,7 +253,7 @@ class EcmpResult:
     """Up to 10 (width, plane, rail, su_a, su_b), narrowest first."""
 
 
-def ecmp_widths(
+def measure_ecmp_widths(
     leaves: Sequence[LeafUplinks],
     cross_reach: Mapping[tuple[int, int, int, int], bool],
     healthy: int,
@@ -338,6 +338,6 @@ __all__ = [
     "EcmpResult",
     "LeafUplinks",
     "PlaneFlow",
-    "ecmp_widths",
+    "measure_ecmp_widths",
     "updown_maxflow_gbps",
 ]

@@ -11,7 +11,7 @@ end) and returns a :class:`WhatIfResult`:
 * **isolated** GPUs and servers (no live NIC link left), per rail and plane,
   rails that lost their leaf, and leaves cut off from every spine;
 * **ECMP width** between same-rail leaves of every SU pair
-  (:func:`fabric_stack.flow.ecmp_widths`);
+  (:func:`fabric_stack.flow.measure_ecmp_widths`);
 * **capacity lost** per tier (failed cables / cables of that tier).
 
 :func:`n_minus_1` ranks every single switch (or cable) failure by what it
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .errors import SpecError
-from .flow import CompiledPlane, LeafUplinks, PlaneFlow, ecmp_widths
+from .flow import CompiledPlane, LeafUplinks, PlaneFlow, measure_ecmp_widths
 from .topology import COMPUTE_ROLES, FabricTopology, Link
 from .whatif_results import (
     BeforeAfter,
@@ -200,7 +200,7 @@ class FabricIndex:
 # --------------------------------------------------------------------------- metrics
 
 
-def bisection_after_tbps(index: FabricIndex, dead: frozenset[int]) -> float:
+def measure_bisection_tbps(index: FabricIndex, dead: frozenset[int]) -> float:
     """Full-duplex bisection (Tb/s) with the ``dead`` cables out: up-down max-flow ×2."""
     changes: dict[int, dict[int, int]] = defaultdict(dict)
     for i in dead:
@@ -217,7 +217,7 @@ def bisection_after_tbps(index: FabricIndex, dead: frozenset[int]) -> float:
     return 2 * total / 1000
 
 
-def isolation(index: FabricIndex, dead: frozenset[int], out_devices: set[str]) -> Isolated:
+def find_isolated(index: FabricIndex, dead: frozenset[int], out_devices: set[str]) -> Isolated:
     """GPUs, servers and rails cut off by the ``dead`` cables."""
     topo = index.topo
     planes = topo.plan.planes
@@ -276,7 +276,7 @@ def leaf_vectors_after(index: FabricIndex, dead: frozenset[int]) -> dict[str, li
     return {**vectors, **changed}
 
 
-def ecmp(index: FabricIndex, dead: frozenset[int]) -> Ecmp:
+def measure_ecmp(index: FabricIndex, dead: frozenset[int]) -> Ecmp:
     """ECMP width statistics with the ``dead`` cables out."""
     topo = index.topo
     vectors = leaf_vectors_after(index, dead)
@@ -299,7 +299,7 @@ def ecmp(index: FabricIndex, dead: frozenset[int]) -> Ecmp:
                 cb = live.get((plane, pb, j), set())
                 reach[(plane, pa, pb, j)] = bool(ca & cb)
     healthy = max((sum(v) for v in index.leaf_vectors.values()), default=0)
-    res = ecmp_widths(leaves, reach, healthy)
+    res = measure_ecmp_widths(leaves, reach, healthy)
     return Ecmp(
         healthy=healthy,
         min=res.minimum,
@@ -310,7 +310,7 @@ def ecmp(index: FabricIndex, dead: frozenset[int]) -> Ecmp:
     )
 
 
-def capacity_lost(index: FabricIndex, dead: frozenset[int]) -> CapacityLost:
+def measure_capacity_lost(index: FabricIndex, dead: frozenset[int]) -> CapacityLost:
     """Percent of each tier's cables in ``dead``."""
     lost: dict[str, int] = defaultdict(int)
     for i in dead:
@@ -373,12 +373,12 @@ def analyze_failures(
         gpus=topo.plan.spec.gpus,
         failed=_applied(index, failures),
         bisection_tbps=BeforeAfter(
-            before=bisection_after_tbps(index, frozenset()),
-            after=bisection_after_tbps(index, dead),
+            before=measure_bisection_tbps(index, frozenset()),
+            after=measure_bisection_tbps(index, dead),
         ),
-        isolated=isolation(index, dead, out_devices),
-        ecmp=ecmp(index, dead),
-        capacity_lost_pct=capacity_lost(index, dead),
+        isolated=find_isolated(index, dead, out_devices),
+        ecmp=measure_ecmp(index, dead),
+        capacity_lost_pct=measure_capacity_lost(index, dead),
         n_minus_1=rows,
         n_minus_1_scope=n_minus_1_scope,
     )
@@ -431,12 +431,12 @@ def n_minus_1(
     """Every single failure of ``scope`` (on top of ``already``), worst first."""
     if scope not in N_MINUS_1_SCOPES:
         raise SpecError("--n-minus-1", f"{scope!r} is not a scope", " | ".join(N_MINUS_1_SCOPES))
-    healthy = bisection_after_tbps(index, frozenset())
+    healthy = measure_bisection_tbps(index, frozenset())
     rows = []
     for failure, count in _candidates(index, scope):
         dead = already | index.resolve([failure])
-        bis = bisection_after_tbps(index, dead)
-        iso = isolation(index, dead, {failure.device} if not failure.port else set())
+        bis = measure_bisection_tbps(index, dead)
+        iso = find_isolated(index, dead, {failure.device} if not failure.port else set())
         role = (
             index.links[next(iter(index.resolve([failure])))].role
             if failure.port
@@ -450,8 +450,8 @@ def n_minus_1(
                 role,
                 count,
                 iso.gpus,
-                ecmp(index, dead).min,
-                capacity_lost(index, dead),
+                measure_ecmp(index, dead).min,
+                measure_capacity_lost(index, dead),
             )
         )
     rows.sort(key=lambda r: (r[0], r[1], r[6] if r[6] is not None else 0, r[2].target))

@@ -22,7 +22,7 @@ from fabric_stack.whatif import (
     FabricIndex,
     Failure,
     analyze_failures,
-    bisection_after_tbps,
+    measure_bisection_tbps,
     n_minus_1,
 )
 
@@ -103,7 +103,7 @@ def _dead_ids(index: FabricIndex, failures: list[Failure]) -> frozenset[str]:
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_healthy_bisection_equals_sizing_and_verify(name: str) -> None:
     topo = topo_of(name)
-    got = bisection_after_tbps(FabricIndex(topo), frozenset())
+    got = measure_bisection_tbps(FabricIndex(topo), frozenset())
     assert got == pytest.approx(topo.plan.bandwidth.bisection_tbps)
     assert got == pytest.approx(bisection_mincut_tbps(topo)[0])
 
@@ -118,7 +118,7 @@ def test_each_switch_failure_matches_networkx(name: str) -> None:
         picks += of_role[:1] + random.Random(1).sample(of_role, min(2, len(of_role)))
     for sw in picks:
         f = [Failure(device=sw.name)]
-        got = bisection_after_tbps(index, index.resolve(f))
+        got = measure_bisection_tbps(index, index.resolve(f))
         assert got == pytest.approx(networkx_updown_tbps(topo, _dead_ids(index, f))), sw.name
 
 
@@ -131,9 +131,9 @@ def test_random_cable_failures_match_networkx(name: str, seed: int, k: int) -> N
     failures = [Failure(device=link.a_device, port=link.a_port) for link in links]
     dead = index.resolve(failures)
     assert len(dead) == len(links)
-    got = bisection_after_tbps(index, dead)
+    got = measure_bisection_tbps(index, dead)
     assert got == pytest.approx(networkx_updown_tbps(topo, _dead_ids(index, failures)))
-    assert got <= bisection_after_tbps(index, frozenset()) + 1e-9
+    assert got <= measure_bisection_tbps(index, frozenset()) + 1e-9
 
 
 @pytest.mark.parametrize("gpus", [512, 1024, 2048])

@@ -23,7 +23,7 @@ from .. import __version__
 from ..guidance import guidance_for
 from ..render.card import card_markdown, fabric_line, headline, model_line, oversub_line
 from ._base import Artifact, RenderContext
-from .report_estimate import collectives_section
+from .report_estimate import render_collectives_section
 
 TARGET = "report"
 
@@ -540,7 +540,7 @@ def render_html(ctx: RenderContext) -> str:
         "lossless": _lossless(ctx),
         "essentials": _essentials(ctx),
         "artifacts": _artifacts(ctx),
-        "collectives": collectives_section(ctx.topo),
+        "collectives": render_collectives_section(ctx.topo),
     }
     sections = "".join(_section(title, bodies[anchor], anchor) for anchor, title in _SECTIONS)
     spec_block = (

@@ -33,7 +33,7 @@ def _row(label: str, failure: Failure | None, est: Estimate) -> str:
     )
 
 
-def collectives_section(topo: FabricTopology) -> str:
+def render_collectives_section(topo: FabricTopology) -> str:
     """HTML body of the section (see the module docstring)."""
     plan = topo.plan
     index = FabricIndex(topo)
@@ -77,4 +77,4 @@ def collectives_section(topo: FabricTopology) -> str:
     return table + f"<p>{bis}</p>" + f'<p class="note">{note}</p>'
 
 
-__all__ = ["collectives_section"]
+__all__ = ["render_collectives_section"]
