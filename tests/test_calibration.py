@@ -86,3 +86,36 @@ def test_two_servers_tree_beats_the_ring_the_nic_allows() -> None:
     ring = model_busbw((spec, "all_reduce", 8 * G, ["ring"], None, 1))
     default = model_busbw((spec, "all_reduce", 8 * G, None, None, 1))
     assert ring <= 0.94 * 400 + 1e-6 < default
+
+
+def test_cli_reproduces_c1_with_the_a100_nvlink_flag() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from fabric_stack.cli import main
+
+    res = CliRunner().invoke(
+        main,
+        [
+            "estimate",
+            "--gpus",
+            "32",
+            "--nic-gbps",
+            "200",
+            "--nvlink-gbs",
+            "600",
+            "--sizes",
+            "8G",
+            "--format",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["points"][0]["busbw_gbs"] == pytest.approx(
+        model_busbw(CASES["C1"])
+    )
+    assert any(
+        "600 GB/s per GPU (bidirectional, given)" in a
+        for a in json.loads(res.output)["assumptions"]
+    )

@@ -219,6 +219,13 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
     type=click.Choice(["ring", "tree", "nvls", "nvls_tree", "collnet", "p2p"]),
     help="Force algorithm(s), like NCCL_ALGO (repeat). [default: fastest per size]",
 )
+@click.option(
+    "--nvlink-gbs",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="GB/S",
+    help="NVLink per GPU, bidirectional GB/s, for a server without a published figure "
+    "(e.g. 600 for A100; disables NVLS). [default: from the node profile]",
+)
 @failure_options
 @click.option(
     "--with-failures",
@@ -250,6 +257,7 @@ def estimate_cmd(
     collective: str,
     sizes: str | None,
     algorithms: tuple[str, ...],
+    nvlink_gbs: float | None,
     fail: tuple[str, ...],
     drain: tuple[str, ...],
     fail_random: int,
@@ -279,7 +287,13 @@ def estimate_cmd(
       fabric-stack estimate --gpus 32768 --job-gpus 4096 --sizes 1G,16G --format json
       fabric-stack estimate --job-hosts hosts.txt --algorithm ring
     """
-    from ..estimate import DEFAULT_SIZES, estimate_collective, parse_sizes, worst_single_failure
+    from ..estimate import (
+        DEFAULT_SIZES,
+        ModelParams,
+        estimate_collective,
+        parse_sizes,
+        worst_single_failure,
+    )
     from ..whatif import FabricIndex
     from ..whatif_view import estimate_json, estimate_markdown, estimate_svg, render_estimate
 
@@ -312,6 +326,7 @@ def estimate_cmd(
             job_hosts=hosts,
             failures=failures,
             algorithms=list(algorithms) or None,
+            params=ModelParams(nvlink_gbs=nvlink_gbs),
             index=index,
         )
         results.append((label or "healthy", est))
