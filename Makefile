@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres test test-fast lint demo bench bench-preview goldens docs clean
+.PHONY: help setup venv engine postgres test test-fast fuzz lint demo bench bench-preview goldens docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -42,6 +42,13 @@ test: setup postgres ## set up, then run the whole suite
 
 test-fast: venv ## unit, property and golden tests only (no Pulumi CLI, no PostgreSQL)
 	$(BIN)/pytest -m "not pulumi and not postgres"
+
+# The bad-input contract under a longer Hypothesis campaign (CI runs 25 examples per test,
+# derandomized). FUZZ_EXAMPLES sets the examples per fuzz test.
+FUZZ_EXAMPLES ?= 1000
+fuzz: venv ## longer fuzz campaign of the bad-input contract (FUZZ_EXAMPLES per test)
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/test_fuzz_contract.py -q \
+		--hypothesis-show-statistics
 
 lint: venv ## ruff + mypy
 	$(BIN)/ruff check .

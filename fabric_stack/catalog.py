@@ -153,7 +153,7 @@ CATALOG: dict[str, SwitchModel] = {
 }
 """Every named switch model, keyed by lower-case catalog key."""
 
-_GENERIC = re.compile(r"^generic[-:]?(\d+)x(\d+)g?$")
+_GENERIC = re.compile(r"^generic[-:]?(\d{1,7})x(\d{1,7})g?$")  # bounded: no huge ints
 
 
 def generic_switch(radix: int, speed_gbps: int, protocol: Protocol = "ethernet") -> SwitchModel:
@@ -201,7 +201,9 @@ def lookup_switch(name: str, protocol: Protocol | None = None) -> SwitchModel:
             )
         return generic_switch(radix, speed, protocol or "ethernet")
     raise CatalogError(
-        "switch", f"unknown switch model {name!r}", "one of " + ", ".join(known_switch_names())
+        "switch",
+        f"unknown switch model {name[:60]!r}",
+        "one of " + ", ".join(known_switch_names()),
     )
 
 

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from . import inputs
 from .errors import InputFileError, SpecError
 from .spec import FabricSpec, validate_spec
 
@@ -23,36 +22,9 @@ STACK_ONLY_KEYS = ("inventory", "granularity")
 """``fabric:`` config keys that are not part of the spec."""
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader without YAML 1.1 sexagesimal ints, so ``2:1`` stays a string."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:int"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:int",
-    re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
-    list("-+0123456789"),
-)
-
-
 def load_yaml(path: str | Path) -> Any:
-    """Parse a YAML file; errors name the file and line (InputFileError)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(str(p), f"cannot read: {exc.strerror or exc}") from None
-    try:
-        return yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InputFileError(
-            str(p), f"invalid YAML: {problem}", mark.line + 1 if mark else None
-        ) from None
+    """Parse a YAML file through the input layer; errors name the file and line."""
+    return inputs.load_yaml(path)
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -115,11 +87,9 @@ def _decode(raw: Any) -> Any:
         return raw
     text = raw.strip()
     if text[:1] in "{[":
-        import json
-
         try:
-            return json.loads(text)
-        except ValueError:
+            return inputs.parse_json(text, "stack config")
+        except (ValueError, InputFileError):
             return raw
     return raw
 

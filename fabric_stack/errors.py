@@ -62,3 +62,12 @@ class InventoryError(FabricStackError):
 
 class EngineError(FabricStackError):
     """The Pulumi engine is missing, the wrong version, or a stack operation failed."""
+
+
+class OutputFileError(FabricStackError):
+    """A file fabric-stack was asked to write cannot be written (nothing was written)."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: cannot write: {problem}")

@@ -29,6 +29,13 @@ NETWORK_TITLES: dict[str, str] = {
 }
 
 
+def _subnet_text(value: Any) -> Any:
+    """Only text (or a network) is a subnet: pydantic would read ``false`` as 0.0.0.0/32."""
+    if not isinstance(value, str | IPv4Network):
+        raise ValueError(f"{str(value)[:40]!r} is not an IPv4 subnet like 10.200.0.0/16")
+    return value
+
+
 class ComputeNetwork(BaseModel):
     """Addressing of the compute fabric: one subnet (and, on Ethernet, one VLAN) per rail."""
 
@@ -52,6 +59,8 @@ class ComputeNetwork(BaseModel):
         default=None,
         description="Host MTU. Default 4096 (IB MTU) on InfiniBand, 9000 on RoCE/Ethernet.",
     )
+
+    _subnet = field_validator("subnet", mode="before")(_subnet_text)
 
     @field_validator("rail_vlans")
     @classmethod
@@ -88,6 +97,21 @@ class AccessNetwork(BaseModel):
     )
     switch: str = Field(description="Switch model for dedicated access switches.")
     mtu: int = Field(default=9000, ge=576, le=9216, description="Host MTU.")
+
+    _subnet = field_validator("subnet", mode="before")(_subnet_text)
+
+    @field_validator("switch")
+    @classmethod
+    def _known_switch(cls, v: str) -> str:
+        # `size` must refuse the model every later command would (they look it up).
+        from .catalog import lookup_switch
+        from .errors import CatalogError
+
+        try:
+            lookup_switch(v)
+        except CatalogError as exc:
+            raise ValueError(f"{exc.problem} ({exc.valid})") from None
+        return v
 
 
 class Networks(BaseModel):
@@ -127,6 +151,20 @@ class Networks(BaseModel):
                 default = cls.model_fields[name].get_default()
                 merged[name] = {**default.model_dump(), **value}
         return merged
+
+    @model_validator(mode="after")
+    def _distinct_subnets(self) -> Networks:
+        nets = [("compute", self.compute.subnet)] + [
+            (k, v.subnet) for k, v in self.access().items()
+        ]
+        for i, (a, net_a) in enumerate(nets):
+            for b, net_b in nets[i + 1 :]:
+                if net_a.overlaps(net_b):
+                    raise ValueError(
+                        f"{b}.subnet: {net_b} overlaps {a}.subnet {net_a} "
+                        "(every network needs its own address range)"
+                    )
+        return self
 
     def access(self) -> dict[str, AccessNetwork]:
         """The three non-compute networks by name, in a fixed order."""

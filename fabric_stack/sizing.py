@@ -270,6 +270,46 @@ def _check_switch(spec: FabricSpec) -> SwitchModel:
     return model
 
 
+def binding_su_nodes(
+    spec: FabricSpec, nodes: int, su_nodes: int, down: int, max_sus: int
+) -> CapacityError | None:
+    """The capacity error naming ``su_nodes`` when a small SU, not the GPU count, binds.
+
+    Three tiers carry at most ``max_sus`` scalable units; when the leaf's full
+    downlink count would fit the cluster, the SU size the user chose is the cause.
+    """
+    if not spec.su_nodes or su_nodes >= down or math.ceil(nodes / down) > max_sus:
+        return None
+    need = math.ceil(nodes / max_sus)
+    return CapacityError(
+        "su_nodes",
+        f"{su_nodes} servers per SU make {math.ceil(nodes / su_nodes):,} SUs but three "
+        f"tiers carry at most {max_sus:,}",
+        f"use su_nodes {need if need == down else f'{need}-{down}'}, or leave it unset ({down})",
+    )
+
+
+def larger_switch_hint(current: SwitchModel, link_gbps: int) -> str:
+    """Suggest larger-radix switches of the same protocol and speed, never the one in use."""
+    from .catalog import radix_at
+
+    here = [
+        (k, v)
+        for k, v in _catalog_items()
+        if k != current.key
+        and v.protocol == current.protocol
+        and link_gbps in v.speeds()
+        and radix_at(v, link_gbps) > radix_at(current, link_gbps)
+    ]
+    best = sorted(here, key=lambda kv: -radix_at(kv[1], link_gbps))[:2]
+    names = [f"{k} ({radix_at(v, link_gbps)} ports at {link_gbps}G)" for k, v in best]
+    return (
+        "use a larger-radix switch (e.g. "
+        + (" or ".join(names) if names else f"generic-<radix>x{link_gbps}")
+        + "), more planes, or fewer GPUs"
+    )
+
+
 def _catalog_items() -> list[tuple[str, SwitchModel]]:
     from .catalog import CATALOG
 
@@ -283,7 +323,11 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     radix = model.cages * mode.ports_per_cage
     a, b = spec.ratio
     if a + b > radix:
-        raise SpecError("oversubscription", f"{spec.oversubscription} does not fit {radix} ports")
+        raise SpecError(
+            "oversubscription",
+            f"{spec.oversubscription} does not fit a {radix}-port leaf",
+            f"A:B with A ≥ B ≥ 1 and A + B ≤ {radix}, e.g. 1:1, 2:1 or 3:1",
+        )
     down, up = split_ports(radix, a, b)
 
     su_nodes = spec.su_nodes or down
@@ -328,12 +372,15 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
         sp_per_pod = sp
         cpg = spine_count(pods, spine_us, radix)
         if cpg is None:
+            binding = binding_su_nodes(spec, nodes, su_nodes, down, radix * sus_per_pod)
+            if binding is not None:
+                raise binding
             raise CapacityError(
                 "gpus",
                 f"{spec.gpus:,} GPUs need {pods} pods but three tiers of {radix}-port "
                 f"{model.key.upper()} switches at {spec.link_gbps}G carry {radix} pods "
                 f"({three_max:,} GPUs per plane)",
-                "use a larger-radix switch (e.g. q3400, or sn5600 at 400G) or fewer GPUs",
+                larger_switch_hint(model, spec.link_gbps),
             )
         groups, cores_per_group = sp_per_pod, cpg
         sc_links = spine_us // cpg

@@ -25,14 +25,34 @@ from .nodes import PROFILES, NodeProfile, generic_profile
 SwitchRole = Literal["leaf", "spine", "core"]
 """Tiers of the compute fabric."""
 
-_RATIO = re.compile(r"^\s*(\d+)\s*(?::\s*(\d+)\s*)?$")
+_RATIO = re.compile(r"^\s*(\d{1,9})\s*(?::\s*(\d{1,9})\s*)?$")
+
+MAX_GPUS = 262_144
+"""Largest cluster one machine plans: bench/ measures 131,072 GPUs at 10 s and 0.9 GB, so
+this bound keeps a run under a minute and ~2 GB; it is checked before any sizing work."""
+
+_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$")
+
+INT_FIELDS = ("gpus", "gpus_per_node", "nic_gbps", "rails", "su_nodes", "planes")
+"""Integer spec fields that may arrive as strings (Pulumi stack config always does)."""
+
+_INT_TEXT = re.compile(r"^\s*[+-]?\d{1,40}\s*$")
+
+
+def coerce_ints(data: dict[str, Any]) -> dict[str, Any]:
+    """Integer fields given as text (``rails: '0'``) read as the CLI reads ``--rails 0``."""
+    for key in INT_FIELDS:
+        value = data.get(key)
+        if isinstance(value, str) and _INT_TEXT.match(value):
+            data[key] = int(value)
+    return data
 
 
 def parse_ratio(text: str) -> tuple[int, int]:
     """Parse ``"A:B"`` (or ``"A"``, meaning ``A:1``) into a reduced (down, up) pair, A ≥ B ≥ 1."""
     m = _RATIO.match(str(text))
     if not m:
-        raise ValueError(f"{text!r} is not a ratio like '1:1', '2:1' or '3:1'")
+        raise ValueError(f"{str(text)[:40]!r} is not a ratio like '1:1', '2:1' or '3:1'")
     a, b = int(m.group(1)), int(m.group(2) or 1)
     if a < 1 or b < 1:
         raise ValueError(f"{text!r}: both sides must be ≥ 1, e.g. '1:1' or '2:1'")
@@ -42,6 +62,47 @@ def parse_ratio(text: str) -> tuple[int, int]:
         )
     g = math.gcd(a, b)
     return a // g, b // g
+
+
+class _RoceOverride(BaseModel):
+    """The per-tier overridable RoCE settings, validated like the fields they override."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
+
+    # Defaults only make the fields optional; an override given as null is refused.
+    pfc_priorities: tuple[int, ...] = ()
+    ecn: bool = True
+    dscp_trust: bool = True
+    mtu: int = Field(default=9216, ge=1500, le=9216)
+
+    @field_validator("pfc_priorities")
+    @classmethod
+    def _prios(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        for p in v:
+            if not 0 <= p <= 7:
+                raise ValueError(f"priority {p} is outside 0-7")
+        return v
+
+
+def _check_override(role: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """One tier's overrides, type-checked (``mtu: big`` or PFC priority 99 is an error)."""
+    try:
+        checked = _RoceOverride.model_validate(fields)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        key = ".".join(str(p) for p in err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        valid = {
+            "mtu": "an integer 1500-9216",
+            "pfc_priorities": "a list of priorities 0-7",
+            "ecn": "true or false",
+            "dscp_trust": "true or false",
+        }.get(str(err["loc"][0]), "")
+        raise ValueError(f"{role}.{key}: {msg} ({valid})") from None
+    return {
+        k: (list(v) if isinstance(v, tuple) else v)
+        for k, v in checked.model_dump(exclude_unset=True).items()
+    }
 
 
 class RoceQos(BaseModel):
@@ -100,13 +161,15 @@ class RoceQos(BaseModel):
     @classmethod
     def _override_keys(cls, v: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         allowed = {"pfc_priorities", "ecn", "dscp_trust", "mtu"}
+        out: dict[str, dict[str, Any]] = {}
         for role, fields in v.items():
             bad = sorted(set(fields) - allowed)
             if bad:
                 raise ValueError(
                     f"{role}: cannot override {bad[0]!r} (allowed: {', '.join(sorted(allowed))})"
                 )
-        return v
+            out[role] = _check_override(role, fields)
+        return out
 
     def for_role(self, role: str) -> dict[str, Any]:
         """The effective per-hop settings of a switch in ``role``."""
@@ -147,17 +210,30 @@ class FabricSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(default="gpu-cluster", description="Cluster name used in reports and labels.")
-    gpus: int = Field(default=128, ge=1, description="Total GPUs in the cluster.")
+    name: str = Field(
+        default="gpu-cluster",
+        description=(
+            "Cluster name used in reports, file names and Kubernetes object names: "
+            "1-40 lowercase letters, digits and '-', starting and ending with a letter or digit."
+        ),
+    )
+    gpus: int = Field(
+        default=128,
+        ge=1,
+        le=MAX_GPUS,
+        description=f"Total GPUs in the cluster (at most {MAX_GPUS:,}: what one machine plans).",
+    )
     gpus_per_node: int = Field(default=8, ge=1, le=64, description="GPUs in one server.")
     nic_gbps: int = Field(
         default=400,
         ge=1,
+        le=3200,
         description="Line rate of each GPU's RDMA NIC, Gb/s (split across planes when planes = 2).",
     )
     rails: int = Field(
         default=0,
         ge=0,
+        le=64,
         description="Compute NICs (rails) per server; 0 or unset: one per GPU (= gpus_per_node).",
     )
     fabric: FabricKind = Field(
@@ -175,6 +251,7 @@ class FabricSpec(BaseModel):
     su_nodes: int = Field(
         default=0,
         ge=0,
+        le=MAX_GPUS,
         description="Servers per scalable unit; 0 or unset means the leaf's downlink port count.",
     )
     planes: int = Field(default=1, ge=1, le=2, description="Independent fabric planes (1 or 2).")
@@ -188,12 +265,23 @@ class FabricSpec(BaseModel):
         default_factory=InfinibandSettings, description="InfiniBand control-plane settings."
     )
 
+    @field_validator("name")
+    @classmethod
+    def _k8s_name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError(
+                f"{v[:60]!r} is not usable in Kubernetes and file names (1-40 lowercase "
+                "letters, digits and '-', starting and ending with a letter or digit, "
+                "e.g. 'gpu-cluster')"
+            )
+        return v
+
     @model_validator(mode="before")
     @classmethod
     def _fill_defaults(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        data = dict(data)
+        data = coerce_ints(dict(data))
         gpn = data.get("gpus_per_node", 8)
         if not data.get("rails"):
             data["rails"] = gpn
@@ -213,7 +301,7 @@ class FabricSpec(BaseModel):
                 return data  # field validation reports the bad value
             if gpn_i == 8 and rails_i == 8:
                 data["node_profile"] = PROFILES["dgx-h100"]
-            elif gpn_i >= 1 and rails_i >= 1:
+            elif 1 <= gpn_i <= 64 and 1 <= rails_i <= 64:  # bounds first: the profile scales
                 data["node_profile"] = generic_profile(gpn_i, rails_i)
         return data
 
@@ -231,12 +319,14 @@ class FabricSpec(BaseModel):
     @model_validator(mode="after")
     def _cross_checks(self) -> FabricSpec:
         if self.gpus % self.gpus_per_node:
+            below = self.gpus - self.gpus % self.gpus_per_node
+            above = below + self.gpus_per_node
+            tries = f"{below} or {above}" if below else f"{above}"
             raise ValueError(
                 f"gpus: {self.gpus} is not a multiple of gpus_per_node {self.gpus_per_node} "
-                f"(try {self.gpus - self.gpus % self.gpus_per_node or self.gpus_per_node} "
-                f"or {self.gpus + self.gpus_per_node - self.gpus % self.gpus_per_node})"
+                f"(try {tries})"
             )
-        if self.rails > self.gpus_per_node or self.gpus_per_node % self.rails:
+        if self.rails < 1 or self.rails > self.gpus_per_node or self.gpus_per_node % self.rails:
             raise ValueError(
                 f"rails: {self.rails} rails cannot serve {self.gpus_per_node} GPUs per node "
                 f"(rails must divide gpus_per_node, e.g. {self.gpus_per_node})"
@@ -262,6 +352,14 @@ class FabricSpec(BaseModel):
                 f"node_profile: profile {prof.name!r} has {prof.rdma_nics} RDMA NICs for "
                 f"{self.rails} rails (one NIC per rail is needed)"
             )
+        for net_name, net in self.networks.access().items():
+            hosts = max(0, net.subnet.num_addresses - 2)
+            if hosts < self.nodes:
+                raise ValueError(
+                    f"networks.{net_name}.subnet: {net.subnet} has {hosts} host address(es) "
+                    f"for {self.nodes} servers (use a prefix of at most "
+                    f"/{_prefix_for(self.nodes)})"
+                )
         vlans = self.networks.compute.rail_vlans
         if vlans is not None and len(vlans) != self.rails:
             raise ValueError(
@@ -287,8 +385,21 @@ class FabricSpec(BaseModel):
 
     def rail_vlan(self, rail: int) -> int:
         """VLAN id of rail ``rail`` (1-based) on Ethernet fabrics."""
+        for net_name, net in self.networks.access().items():
+            hosts = max(0, net.subnet.num_addresses - 2)
+            if hosts < self.nodes:
+                raise ValueError(
+                    f"networks.{net_name}.subnet: {net.subnet} has {hosts} host address(es) "
+                    f"for {self.nodes} servers (use a prefix of at most "
+                    f"/{_prefix_for(self.nodes)})"
+                )
         vlans = self.networks.compute.rail_vlans
         return vlans[rail - 1] if vlans is not None else 100 + rail
+
+
+def _prefix_for(hosts: int) -> int:
+    """Longest IPv4 prefix whose subnet holds ``hosts`` host addresses."""
+    return 32 - max(2, (hosts + 1).bit_length())
 
 
 SPEC_FIELDS: tuple[str, ...] = tuple(FabricSpec.model_fields)
@@ -331,7 +442,42 @@ def _first_error(exc: ValidationError, prefix: str = "") -> SpecError:
                 f"{err.get('input')!r} is not allowed",
                 f"expected {err['ctx']['expected']}",
             )
+        accepts = _valid_values(err)
+        if accepts is not None:
+            if typ.startswith(("greater_than", "less_than")):
+                msg = f"{err.get('input')!r} is out of range"
+            return SpecError(_join(prefix, field), msg, accepts)
     return SpecError(_join(prefix, field), msg)
+
+
+_RANGE_TYPES = ("greater_than", "less_than", "int_parsing", "int_type", "int_from_float")
+
+
+def _valid_values(err: Any) -> str | None:
+    """What a plain typed field accepts (``an integer 1-64``), from its model constraints."""
+    typ = str(err["type"])
+    if typ.startswith(("bool_",)):
+        return "true or false"
+    if typ == "string_type":
+        return "text"
+    if not typ.startswith(_RANGE_TYPES):
+        return None
+    model: type[BaseModel] = FabricSpec
+    info = None
+    for part in [p for p in err["loc"] if isinstance(p, str)]:
+        info = model.model_fields.get(part)
+        ann = getattr(info, "annotation", None)
+        if info is None:
+            return "an integer"
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+    low = next((m.ge for m in getattr(info, "metadata", []) if hasattr(m, "ge")), None)
+    high = next((m.le for m in getattr(info, "metadata", []) if hasattr(m, "le")), None)
+    if low is not None and high is not None:
+        return f"an integer {low}-{high}"
+    if low is not None:
+        return f"an integer ≥ {low}"
+    return "an integer"
 
 
 def _join(prefix: str, field: str) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..fileio import atomic_write
+from ..outputs import write_files
 from . import cumulus, infiniband, kubernetes, nccl, report, roce_qos
 from ._base import Artifact, RenderContext, TargetMismatchError
 
@@ -96,9 +96,9 @@ def render_artifacts(target: str, ctx: RenderContext) -> list[Artifact]:
 
 
 def write_artifacts(artifacts: Sequence[Artifact], out_dir: str | Path) -> list[Path]:
-    """Write every artifact under ``out_dir`` atomically; returns the paths in order."""
+    """Write every artifact under ``out_dir``, all or none; returns the paths in order."""
     root = Path(out_dir)
-    return [atomic_write(root / a.path, a.content) for a in artifacts]
+    return write_files([(root / a.path, a.content) for a in artifacts])
 
 
 __all__ = [

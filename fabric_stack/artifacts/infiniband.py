@@ -23,11 +23,10 @@ Parameter names are upstream OpenSM's option table (``osm_subnet.c``) except
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 
 from ..errors import InputFileError, SpecError
+from ..inputs import csv_reader
 from . import sources
 from ._base import (
     GENERATED_BY,
@@ -82,7 +81,7 @@ def parse_guid_csv(text: str, source: str, known: set[str]) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     seen_guid: dict[str, str] = {}
-    for lineno, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+    for lineno, row in enumerate(csv_reader(text, source), start=1):
         cells = [c.strip() for c in row]
         if not cells or not any(cells) or cells[0].startswith("#"):
             continue

@@ -6,10 +6,12 @@ Each command lives in its own module; this package only assembles the group.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import click
 
 from .. import __version__
+from .params import OneLineUsageError, one_line_usage
 
 # (module, attribute) of every command, in --help order. Modules are imported
 # lazily so `fabric-stack size` does not pay for Pulumi or networkx imports.
@@ -53,6 +55,24 @@ class LazyGroup(click.Group):
         module = importlib.import_module(f".{entry[0]}", __name__)
         cmd: click.Command = getattr(module, entry[1])
         return cmd
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the group's own flags; a usage error is one line (see cli/params.py)."""
+        try:
+            return super().parse_args(ctx, args)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as exc:
+            raise one_line_usage(exc) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; usage errors of every subcommand are one line."""
+        try:
+            return super().invoke(ctx)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as exc:
+            raise one_line_usage(exc) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]

@@ -24,6 +24,7 @@ from ..sizing import size_fabric
 from ..topology import FabricTopology, build_topology
 from ..verify import VerifyReport, verify_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+from .params import NonEmptyPath
 
 CABLING_FORMATS = ("csv", "json", "topo", "p2p", "avd")
 
@@ -61,7 +62,7 @@ def _emit(text: str, out: Path | None) -> None:
 @click.option(
     "--out",
     "out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="Write to FILE (atomically) instead of stdout.",
 )
 @handle_errors
@@ -107,7 +108,7 @@ def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> 
 @click.option(
     "--out",
     "out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="Write to FILE (atomically) instead of stdout.",
 )
 @handle_errors
@@ -145,7 +146,7 @@ def bom_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
 @click.option(
     "--out",
     "out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     required=True,
     help="SVG file to write (atomically).",
 )

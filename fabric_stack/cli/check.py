@@ -13,6 +13,7 @@ from ..pipeline import paused_gc, run_pipeline
 from ..policy import PolicyConfig, evaluate, load_policy_config, policy_config_schema
 from ..policy.report import render_report, report_json, report_markdown, rules_catalog
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+from .params import NonEmptyPath
 
 
 @click.command("check")
@@ -20,12 +21,12 @@ from .common import console, echo_json, format_option, handle_errors, load_spec,
 @format_option
 @click.option(
     "--policy-config",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="Rule levels and thresholds (YAML/JSON, same shape as pulumi --policy-pack-config).",
 )
 @click.option(
     "--max-rows",
-    type=int,
+    type=click.IntRange(min=0),
     default=20,
     show_default=True,
     help="Violations shown per rule in table/markdown (0 = all; json always has all).",

@@ -16,6 +16,7 @@ from ..catalog import known_switch_names
 from ..config import load_yaml, spec_from_file, split_stack_config, stack_file
 from ..errors import FabricStackError, InputFileError, SpecError
 from ..spec import FabricSpec, validate_spec
+from .params import NonEmptyPath, StackName, one_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,12 +38,13 @@ def spec_options(fn: F) -> F:
         click.option(
             "--config",
             "config",
-            type=click.Path(dir_okay=False, path_type=Path),
+            type=NonEmptyPath(dir_okay=False, path_type=Path),
             help="YAML file with FabricSpec fields (or a Pulumi.<stack>.yaml).",
         ),
         click.option(
             "--stack",
             "stack",
+            type=StackName(),
             metavar="NAME",
             help="Read the spec from this Pulumi stack's config (Pulumi.NAME.yaml).",
         ),
@@ -102,8 +104,28 @@ def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
     if stack:
         config = stack_file(project_dir(), stack)
     if config:
+        remember_config(config)
         return spec_from_file(config, **flags)
     return validate_spec({}, **flags)
+
+
+_CONFIG_KEY = "fabric_stack.config"
+
+
+def remember_config(path: Path) -> None:
+    """Note the spec file of this run, so later-stage spec errors can name it."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[_CONFIG_KEY] = str(path)
+
+
+def located(exc: FabricStackError) -> str:
+    """The error's line; a spec error from sizing (after the file was read) names the file."""
+    ctx = click.get_current_context(silent=True)
+    config = ctx.meta.get(_CONFIG_KEY) if ctx is not None else None
+    if config and isinstance(exc, SpecError) and not exc.message.startswith(config):
+        return f"{config}: {exc.message}"
+    return exc.message
 
 
 def format_option(fn: F) -> F:
@@ -136,10 +158,14 @@ def handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except FabricStackError as exc:
-            click.echo(f"error: {exc.message}", err=True)
+            click.echo(f"error: {one_line(located(exc))}", err=True)
             sys.exit(exc.exit_code)
         except BrokenPipeError:  # e.g. `fabric-stack cabling | head`
             sys.exit(0)
+        except OSError as exc:  # last resort: the file layers name their paths themselves
+            where = exc.filename if exc.filename is not None else "fabric-stack"
+            click.echo(f"error: {one_line(f'{where}: {exc.strerror or exc}')}", err=True)
+            sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
 

@@ -26,11 +26,12 @@ from ..drift.render import render_markdown, render_table
 from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+from .params import NonEmptyPath
 
 PROGRESS_MIN_BYTES = 2 << 20
 """Show a progress bar (on a terminal) when the inputs are larger than this."""
 
-_PATH = click.Path(path_type=Path)
+_PATH = NonEmptyPath(path_type=Path)
 
 
 def _size(path: Path) -> int:

@@ -8,8 +8,10 @@ import io
 import click
 from rich.table import Table
 
-from ..inventory import mask_url, open_store
+from ..inventory import mask_url
+from ..inventory.readonly import open_read_only
 from .common import console, echo_json, handle_errors, project_dir
+from .params import StackName
 
 KINDS = {
     "switch": "Switch",
@@ -58,7 +60,7 @@ COLUMNS = {
     help="sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]",
 )
 @click.option("--kind", type=click.Choice(sorted(KINDS)), default="switch", show_default=True)
-@click.option("--stack", help="Only this stack's records.")
+@click.option("--stack", type=StackName(), help="Only this stack's records.")
 @click.option(
     "--format",
     "fmt",
@@ -76,9 +78,10 @@ def inventory_cmd(url: str | None, kind: str, stack: str | None, fmt: str) -> No
       fabric-stack inventory --kind cable --format csv > cables.csv
       fabric-stack inventory --inventory postgresql://fab@db/inv --stack prod
     """
-    url = url or f"sqlite:///{project_dir() / '.state' / 'inventory.db'}"
+    if url is None:
+        url = f"sqlite:///{project_dir() / '.state' / 'inventory.db'}"
     k = KINDS[kind]
-    rows = open_store(url).list_records(k, stack)
+    rows = open_read_only(url).list_records(k, stack)
     cols = COLUMNS[k]
     if fmt == "json":
         echo_json({"inventory": mask_url(url), "kind": k, "records": rows})

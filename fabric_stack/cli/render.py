@@ -12,18 +12,15 @@ from ..artifacts import TARGET_NAMES, TARGETS, RenderContext, render_artifacts, 
 from ..artifacts._base import parse_netdev_csv
 from ..artifacts.infiniband import known_guid_names, parse_guid_csv
 from ..errors import InputFileError
+from ..inputs import MAX_CONFIG_BYTES, read_text
 from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+from .params import NonEmptyPath
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InputFileError(str(path), "not UTF-8 text (expected a CSV file)") from None
+    return read_text(path, MAX_CONFIG_BYTES)
 
 
 @click.command("render")
@@ -32,20 +29,20 @@ def _read(path: Path) -> str:
     "--out",
     "out_dir",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=NonEmptyPath(file_okay=False, path_type=Path),
     help="Directory to write into (created if missing; files are replaced atomically).",
 )
 @click.option(
     "--guids",
     "guids_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="InfiniBand: CSV name,guid (e.g. su1-r1-leaf,0x0002c90300a1b2c3 or "
     "'su1-node01 mlx5_0,0x…') to fill the node-name-map.",
 )
 @click.option(
     "--netdevs",
     "netdevs_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="CSV nic,netdev (mlx5_0,ibp24s0) naming each rail NIC's Linux interface "
     "[default: rail1, rail2, …].",
 )

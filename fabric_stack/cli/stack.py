@@ -9,6 +9,7 @@ from rich.console import Console
 
 from ..render.changes import changes_json, changes_markdown, render_changes
 from .common import console, echo_json, format_option, handle_errors, project_dir
+from .params import StackName
 
 DEFAULT_STACK = "dev"
 
@@ -46,7 +47,13 @@ def _emit(summary, fmt: str) -> None:  # type: ignore[no-untyped-def]
 
 
 @click.command("plan")
-@click.option("--stack", default=DEFAULT_STACK, show_default=True, help="Pulumi stack to preview.")
+@click.option(
+    "--stack",
+    type=StackName(),
+    default=DEFAULT_STACK,
+    show_default=True,
+    help="Pulumi stack to preview.",
+)
 @click.option("--no-policy", is_flag=True, help="Skip the CrossGuard pack in policies/.")
 @click.option(
     "--estimate", is_flag=True, help="Add the full-cluster all-reduce estimate before and after."
@@ -81,7 +88,13 @@ def plan_cmd(stack: str, no_policy: bool, estimate: bool, fmt: str) -> None:
 
 
 @click.command("apply")
-@click.option("--stack", default=DEFAULT_STACK, show_default=True, help="Pulumi stack to update.")
+@click.option(
+    "--stack",
+    type=StackName(),
+    default=DEFAULT_STACK,
+    show_default=True,
+    help="Pulumi stack to update.",
+)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--no-policy", is_flag=True, help="Skip the CrossGuard pack in policies/.")
 @format_option
@@ -128,7 +141,13 @@ def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
 
 
 @click.command("recover")
-@click.option("--stack", default=DEFAULT_STACK, show_default=True, help="Pulumi stack to recover.")
+@click.option(
+    "--stack",
+    type=StackName(),
+    default=DEFAULT_STACK,
+    show_default=True,
+    help="Pulumi stack to recover.",
+)
 @handle_errors
 def recover_cmd(stack: str) -> None:
     """Bring a stack back after an `up` was killed (crash, OOM, Ctrl-\\).

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..errors import InputFileError, SpecError
+from ..inputs import MAX_CONFIG_BYTES, read_text
 from ..spec import FabricSpec, validate_spec
 from .common import (
     SPEC_FLAG_NAMES,
@@ -19,6 +20,7 @@ from .common import (
     load_spec,
     spec_options,
 )
+from .params import NonEmptyPath
 
 
 def failure_options(fn: Any) -> Any:
@@ -135,10 +137,7 @@ def whatif_cmd(
 
 def read_hosts(path: Path, servers: set[str]) -> list[str]:
     """Server names from ``path``, one a line ('#' comments); each must be a planned server."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(str(path), f"cannot read ({exc.__class__.__name__})") from None
+    text = read_text(path, MAX_CONFIG_BYTES)  # the input layer: bounded, UTF-8, one-line errors
     out: list[str] = []
     for no, raw in enumerate(text.splitlines(), start=1):
         name = raw.split("#", 1)[0].strip()
@@ -196,7 +195,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
 )
 @click.option(
     "--job-hosts",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="File with the job's servers, one name a line (e.g. su1-node01).",
 )
 @click.option(
@@ -247,7 +246,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
 )
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="Write the output to this file instead of stdout.",
 )
 @handle_errors

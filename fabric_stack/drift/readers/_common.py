@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from ... import inputs
 from ...errors import InputFileError
 from ..identity import is_mac, normalize_mac
 from ..model import Endpoint, Snapshot
@@ -25,13 +26,8 @@ class Reader(Protocol):
 
 
 def read_text(path: Path) -> str:
-    """A file's text; unreadable files are one InputFileError line."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputFileError(str(path), f"not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    """A file's text through the input layer (size limit, UTF-8, symlinks): one error line."""
+    return inputs.read_text(path)
 
 
 def read_json(path: Path, progress: Progress | None = None) -> Any:
@@ -42,7 +38,7 @@ def read_json(path: Path, progress: Progress | None = None) -> Any:
     if not text.strip():
         raise InputFileError(str(path), "empty file (expected JSON)")
     try:
-        return json.loads(text)
+        return inputs.parse_json(text, path)
     except json.JSONDecodeError as exc:
         body = text.rstrip()
         last_line = body.count("\n") + 1
@@ -60,7 +56,9 @@ def json_files(directory: Path, what: str) -> list[Path]:
         raise InputFileError(
             str(directory), f"not a directory (expected one <hostname>.json {what} per device)"
         )
-    files = sorted(p for p in directory.glob("*.json") if not p.name.endswith(".status.json"))
+    files = [
+        p for p in inputs.list_files(directory, "*.json") if not p.name.endswith(".status.json")
+    ]
     if not files:
         raise InputFileError(str(directory), f"no <hostname>.json files ({what}, one per device)")
     return files
@@ -68,7 +66,7 @@ def json_files(directory: Path, what: str) -> list[Path]:
 
 def dir_size(directory: Path) -> int:
     """Total bytes of the JSON files in a directory (for a progress bar)."""
-    return sum(p.stat().st_size for p in directory.glob("*.json")) if directory.is_dir() else 0
+    return inputs.file_size(directory)
 
 
 def csv_table(
@@ -89,7 +87,7 @@ def csv_table(
     try:
         header = [h.strip().lstrip("\ufeff") for h in next(reader)]
     except csv.Error as exc:
-        raise InputFileError(str(path), f"invalid CSV: {exc}", 1) from None
+        raise InputFileError(str(path), f"invalid CSV: {inputs.csv_problem(exc)}", 1) from None
     missing = [c for c in required if c not in header]
     if missing:
         raise InputFileError(
@@ -111,7 +109,9 @@ def csv_table(
                     )
                 yield reader.line_num, row
         except csv.Error as exc:
-            raise InputFileError(str(path), f"invalid CSV: {exc}", reader.line_num) from None
+            raise InputFileError(
+                str(path), f"invalid CSV: {inputs.csv_problem(exc)}", reader.line_num
+            ) from None
 
     return header, rows()
 

@@ -32,7 +32,7 @@ from typing import Any
 from ...errors import InputFileError
 from ..identity import normalize_guid, split_hca
 from ..model import DeviceSeen, Endpoint, ObservedLink, Snapshot
-from ._common import Progress
+from ._common import Progress, read_text
 
 LANE_GBPS = {
     "SDR": 2.5,
@@ -61,10 +61,7 @@ _MAP_LINE = re.compile(r'^(0x[0-9a-fA-F]+|[0-9a-fA-F]+)\s+"([^"]*)"\s*(?:#.*)?$'
 def load_node_name_map(path: str | Path) -> dict[str, str]:
     """``<guid> "<name>"`` lines (``#`` comments) → normalised GUID → name."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(str(p), f"cannot read: {exc.strerror or exc}") from None
+    text = read_text(p)
     out: dict[str, str] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         s = line.strip()
@@ -118,13 +115,7 @@ class IbnetdiscoverReader:
         """Nodes by GUID, every port line as (guid, port, remote guid, remote port, rate, line),
         and the first reference of each remote GUID (to name a truncated dump)."""
         path = str(self.path)
-        try:
-            with self.path.open(encoding="utf-8") as fh:
-                text = fh.read()
-        except UnicodeDecodeError:
-            raise InputFileError(path, "not UTF-8 text") from None
-        except OSError as exc:
-            raise InputFileError(path, f"cannot read: {exc.strerror or exc}") from None
+        text = read_text(self.path)
         lines = text.split("\n")
         # Progress in steps of ~64k lines, sized in bytes so the bar matches the file size.
         step = 1 << 16

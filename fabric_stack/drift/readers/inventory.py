@@ -80,12 +80,12 @@ class InventoryReader:
         if not isinstance(self.store, str):
             return self.store
         try:
-            from ...inventory import open_store  # type: ignore[import-not-found,unused-ignore]
+            from ...inventory.readonly import open_read_only
         except ImportError:
             raise InventoryError(
                 f"{self.store}: the inventory store (fabric_stack.inventory) is not available"
             ) from None
-        store: RecordStore = open_store(self.store)
+        store: RecordStore = open_read_only(self.store)
         return store
 
     def load(self) -> Snapshot:

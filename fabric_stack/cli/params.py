@@ -1,0 +1,95 @@
+"""Click parameter types and usage-error handling that keep bad flags to one line.
+
+Click prints a usage error as three lines (usage, a "Try --help" hint, the
+error); the contract is one line naming the flag and what would be valid, exit
+2. :func:`one_line_usage` turns any :class:`click.UsageError` into that line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import IO, Any
+
+import click
+
+STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+"""Pulumi stack names: letters, digits, '-', '_' and '.' (at most 100 characters)."""
+
+
+class NonEmptyPath(click.Path):
+    """``click.Path`` that refuses an empty string (click would make it ``.``)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Refuse ``''`` before click turns it into the current directory."""
+        if isinstance(value, str) and value == "":
+            self.fail("empty path (give a file or directory name)", param, ctx)
+        if isinstance(value, str) and "\x00" in value:
+            self.fail(f"{value!r}: a path cannot contain a NUL byte", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class StackName(click.types.StringParamType):
+    """A Pulumi stack name (non-empty, letters, digits, ``-_.``)."""
+
+    name = "NAME"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Return the name, or fail with the allowed characters."""
+        text = str(value)
+        if not STACK_NAME.match(text):
+            self.fail(
+                f"{text!r} is not a stack name (1-100 letters, digits, '-', '_' or '.')",
+                param,
+                ctx,
+            )
+        return text
+
+
+MAX_LINE = 500
+"""An error line longer than this is cut (a 5,000-digit value need not be echoed whole)."""
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: control characters escaped, at most :data:`MAX_LINE` long."""
+    line = "".join(
+        c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
+    return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
+
+
+def _flag_of(exc: click.UsageError) -> str | None:
+    param = getattr(exc, "param", None)
+    if param is None:
+        return None
+    if isinstance(param, click.Argument):
+        return param.human_readable_name
+    opts = getattr(param, "opts", None) or [param.name or "option"]
+    return str(max(opts, key=len))
+
+
+class OneLineUsageError(click.UsageError):
+    """A usage error shown as ``error: <flag>: <problem> (see <command> --help)``."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Print the single line to stderr."""
+        click.echo(f"error: {self.message}", err=True, file=file)
+
+
+def one_line_usage(exc: click.UsageError) -> OneLineUsageError:
+    """The one-line form of ``exc`` (same exit status 2)."""
+    problem = exc.format_message() if not isinstance(exc, click.BadParameter) else exc.message
+    flag = _flag_of(exc)
+    if isinstance(exc, click.MissingParameter):
+        kind = "argument" if isinstance(exc.param, click.Argument) else "option"
+        problem = f"missing {exc.param_type or kind}"
+        choices = getattr(getattr(exc.param, "type", None), "choices", None)
+        if choices:
+            problem += f" (one of {', '.join(map(str, choices))})"
+    text = f"{flag}: {problem}" if flag and not problem.startswith(flag) else problem
+    sub = exc.ctx.command_path.split()[1:] if exc.ctx is not None else []
+    cmd = " ".join(["fabric-stack", *sub])  # the same under CliRunner (prog "main")
+    return OneLineUsageError(one_line(f"{text.rstrip('.')} (see {cmd} --help)"), exc.ctx)
+
+
+__all__ = ["NonEmptyPath", "OneLineUsageError", "StackName", "one_line", "one_line_usage"]
