@@ -316,3 +316,11 @@ def test_three_tiers_alltoall_pays_the_pod_cut() -> None:
     failed = estimate_collective(topo, "alltoall", SIZES, failures=[Failure(device=core)])
     assert failed.limits_gbs["pod_uplinks_min"] < est.limits_gbs["pod_uplinks_min"]
     assert failed.points[-1].busbw_gbs <= est.points[-1].busbw_gbs
+
+
+@pytest.mark.parametrize("target", ["", "/dev/zero", "/nonexistent/hosts.txt"])
+def test_job_hosts_bad_files_are_one_line(target: str) -> None:
+    res = CliRunner().invoke(main, ["estimate", "--job-hosts", target])
+    assert res.exit_code == 2, res.output
+    lines = [x for x in res.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), res.output
