@@ -9,7 +9,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-QUICK = ("bench.bench_sizing", "bench.bench_topology", "bench.bench_check", "bench.bench_drift")
+QUICK = (
+    "bench.bench_sizing",
+    "bench.bench_topology",
+    "bench.bench_check",
+    "bench.bench_drift",
+    "bench.bench_whatif",
+)
 
 
 def main() -> int:

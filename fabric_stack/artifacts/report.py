@@ -28,6 +28,7 @@ from ..views.diagram import diagram_svg
 from ._base import Artifact, RenderContext
 from .infiniband import IB_MTU_CODES, MASTER_PRIORITY, subnet_managers
 from .nccl import traffic_class
+from .report_estimate import render_collectives_section
 from .roce_qos import qos_values
 
 TARGET = "report"
@@ -191,6 +192,7 @@ _SECTIONS: tuple[tuple[str, str], ...] = (
     ("lossless", "6 Lossless and control plane"),
     ("essentials", "7 Essentials"),
     ("artifacts", "8 Deployment artifacts"),
+    ("collectives", "9 Collectives and failures"),
 )
 """Report sections in order: (anchor, numbered title)."""
 
@@ -538,6 +540,7 @@ def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
         "lossless": _lossless(ctx),
         "essentials": _essentials(ctx),
         "artifacts": _artifacts(listing),
+        "collectives": render_collectives_section(ctx.topo),
     }
     sections = "".join(_section(title, bodies[anchor], anchor) for anchor, title in _SECTIONS)
     spec_block = (

@@ -22,6 +22,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "bom": ("cabling", "bom_cmd", "Bill of materials: switches, cables, optics, power."),
     "diagram": ("cabling", "diagram_cmd", "Draw the fabric as an SVG."),
     "verify": ("cabling", "verify_cmd", "Check the port-level plan against the sizing."),
+    "whatif": (
+        "whatif",
+        "whatif_cmd",
+        "What failures or drains do: bisection, isolation, ECMP, N−1.",
+    ),
+    "estimate": ("whatif", "estimate_cmd", "Estimate NCCL collective bandwidth on the fabric."),
     "check": ("check", "check_cmd", "Run the policy rules on the plan (exit 1 on mandatory)."),
     "plan": ("stack", "plan_cmd", "Preview the Pulumi stack: switches and cables to add, by role."),
     "apply": ("stack", "apply_cmd", "Apply the Pulumi stack: record the fabric in the inventory."),

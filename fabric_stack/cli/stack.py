@@ -55,9 +55,12 @@ def _emit(summary, fmt: str) -> None:  # type: ignore[no-untyped-def]
     help="Pulumi stack to preview.",
 )
 @click.option("--no-policy", is_flag=True, help="Skip the CrossGuard pack in policies/.")
+@click.option(
+    "--estimate", is_flag=True, help="Add the full-cluster all-reduce estimate before and after."
+)
 @format_option
 @handle_errors
-def plan_cmd(stack: str, no_policy: bool, fmt: str) -> None:
+def plan_cmd(stack: str, no_policy: bool, estimate: bool, fmt: str) -> None:
     """Preview the stack (`pulumi preview` + policy pack) and summarize it by role.
 
     Shows the switches to add or remove by model, cables by role and type
@@ -69,12 +72,18 @@ def plan_cmd(stack: str, no_policy: bool, fmt: str) -> None:
       pulumi config set fabric:gpus 512        # a capacity change
       fabric-stack plan                        # what it adds, by role
       fabric-stack plan --format markdown      # paste into the pull request
+      fabric-stack plan --estimate             # and what it does to all-reduce
     """
     from ..stack.ops import preview
 
     summary = _run_or_exit(
         "previewing", fmt, preview, stack, project_dir(), use_policy=not no_policy
     )
+    if estimate:
+        from .plan_estimate import emit_with_estimate
+
+        emit_with_estimate(summary, fmt, _emit, changes_json)
+        return
     _emit(summary, fmt)
 
 

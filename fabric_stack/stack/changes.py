@@ -109,6 +109,14 @@ class ChangeSummary(BaseModel):
     policy_violations: list[dict[str, str]] = Field(
         default_factory=list, description="Policy events."
     )
+    # The spec on each side, from the Fabric summary record (for `plan --estimate`);
+    # kept out of the JSON dump: a reviewer wants the change, not two whole specs.
+    spec_before: dict[str, Any] = Field(
+        default_factory=dict, exclude=True, description="FabricSpec before ({} on a new stack)."
+    )
+    spec_after: dict[str, Any] = Field(
+        default_factory=dict, exclude=True, description="FabricSpec after ({} when deleted)."
+    )
 
     @property
     def has_changes(self) -> bool:
@@ -181,7 +189,14 @@ def summarize_changes(
         resource_ops=dict(sorted(ops.items())),
         other={k: dict(v) for k, v in sorted(sorted_steps.other.items())},
         policy_violations=policy_violations or [],
+        spec_before=_spec_dict(sorted_steps.specs[0]),
+        spec_after=_spec_dict(sorted_steps.specs[1]),
     )
+
+
+def _spec_dict(spec: Any) -> dict[str, Any]:
+    """The Fabric record's spec, or {} when the step has none."""
+    return spec if isinstance(spec, dict) else {}
 
 
 @dataclass
@@ -192,6 +207,8 @@ class _SortedSteps:
     other: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     old_cables: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     new_cables: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    specs: tuple[Any, Any] = (None, None)
+    """The Fabric record's spec before and after (for ``plan --estimate``)."""
 
 
 def _sort_steps(steps: list[Step]) -> _SortedSteps:
@@ -228,6 +245,11 @@ def _sort_steps(steps: list[Step]) -> _SortedSteps:
             out.new_cables.update(_cables_of(s.kind, new_side))
         else:
             out.other[s.kind][s.op] += 1
+            if s.kind == "Fabric":
+                out.specs = (
+                    s.old.get("spec") if s.op != "create" else None,
+                    s.new.get("spec") if s.op != "delete" else None,
+                )
     return out
 
 

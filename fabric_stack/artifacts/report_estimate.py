@@ -1,0 +1,80 @@
+"""The design report's "Collectives and failures" section (HTML fragment).
+
+All-reduce estimates (:mod:`fabric_stack.estimate`) for a job on the whole
+cluster and for a job filling one SU, healthy and after the single failure that
+hurts each most (:func:`~fabric_stack.estimate.worst_single_failure`), plus the
+worst single switch failure for the bisection (:mod:`fabric_stack.whatif`).
+Nothing is recomputed beyond calling those stages.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..estimate import Estimate, estimate_collective, parse_sizes, worst_single_failure
+from ..topology import FabricTopology
+from ..whatif import FabricIndex, Failure, n_minus_1
+
+SIZES = parse_sizes("16M,1G,16G")
+"""Message sizes shown in the report."""
+
+
+def _row(label: str, failure: Failure | None, est: Estimate) -> str:
+    cells = [escape(label), escape(failure.target if failure else "—")]
+    cells += [f"{p.busbw_gbs:,.1f}" for p in est.points]
+    cells.append(escape(est.points[-1].algorithm))
+    return (
+        "<tr>"
+        + "".join(
+            f'<td class="n">{c}</td>' if 2 <= i < 2 + len(est.points) else f"<td>{c}</td>"
+            for i, c in enumerate(cells)
+        )
+        + "</tr>"
+    )
+
+
+def render_collectives_section(topo: FabricTopology) -> str:
+    """HTML body of the section (see the module docstring)."""
+    plan = topo.plan
+    index = FabricIndex(topo)
+    gpn = plan.spec.gpus_per_node
+    one_su = min(plan.su_nodes, plan.nodes) * gpn
+    rows = []
+    for label, job in (
+        (f"whole cluster ({plan.spec.gpus:,} GPUs)", None),
+        (f"one SU ({one_su:,} GPUs)", one_su),
+    ):
+        healthy = estimate_collective(topo, "all_reduce", SIZES, job_gpus=job, index=index)
+        worst, _ = worst_single_failure(topo, job_gpus=job, index=index)
+        failed = estimate_collective(
+            topo, "all_reduce", SIZES, job_gpus=job, index=index, failures=[worst] if worst else []
+        )
+        rows.append(_row(f"{label}, healthy", None, healthy))
+        rows.append(_row(f"{label}, worst single failure", worst, failed))
+    head = "".join(f'<th class="n">busbw {escape(s)} (GB/s)</th>' for s in ("16M", "1G", "16G"))
+    table = (
+        "<table><thead><tr><th>All-reduce job</th><th>failed</th>"
+        + head
+        + "<th>algorithm (16G)</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+    ranked = n_minus_1(index, "switch")
+    worst_sw = ranked[0] if ranked else None
+    bis = (
+        f"Worst single switch failure for the bisection: <b>{escape(worst_sw.target)}</b> "
+        f"({escape(worst_sw.role)}): {worst_sw.bisection_tbps:,.1f} Tb/s "
+        f"(−{worst_sw.bisection_lost_pct:g} %), {worst_sw.isolated_gpus:,} GPUs isolated."
+        if worst_sw
+        else ""
+    )
+    note = (
+        "Estimates, not measurements: nccl-tests busbw from the model in "
+        "<code>fabric_stack/estimate.py</code>, calibrated against published figures "
+        "(docs/calibration.md). Try others with <code>fabric-stack estimate</code> and "
+        "<code>fabric-stack whatif --n-minus-1</code>."
+    )
+    return table + f"<p>{bis}</p>" + f'<p class="note">{note}</p>'
+
+
+__all__ = ["render_collectives_section"]

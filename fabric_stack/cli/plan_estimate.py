@@ -1,0 +1,89 @@
+"""`fabric-stack plan --estimate`: what a capacity change does to the full-cluster all-reduce.
+
+The preview's Fabric summary record carries the spec before and after
+(:attr:`~fabric_stack.stack.changes.ChangeSummary.spec_before`); each side is sized,
+built and estimated (:mod:`fabric_stack.estimate`) for a job on the whole
+cluster. An adapter: it only calls the pipeline stages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+from rich.table import Table
+
+from ..stack.changes import ChangeSummary
+from ..estimate import Estimate, estimate_collective, parse_sizes
+from ..spec import FabricSpec
+from .common import console, echo_json
+
+SIZES = parse_sizes("16M,1G,16G")
+"""Message sizes compared."""
+
+
+def _estimate(spec: dict[str, Any]) -> Estimate | None:
+    if not spec:
+        return None
+    from ..pipeline import paused_gc
+    from ..sizing import size_fabric
+    from ..topology import build_topology
+
+    with paused_gc():
+        topo = build_topology(size_fabric(FabricSpec.model_validate(spec)))
+    return estimate_collective(topo, "all_reduce", SIZES)
+
+
+def estimate_change(summary: ChangeSummary) -> dict[str, Any]:
+    """``{"collective", "before", "after"}``: full-cluster all-reduce per side (None: absent)."""
+    before, after = _estimate(summary.spec_before), _estimate(summary.spec_after)
+    return {
+        "collective": "all_reduce",
+        "before": before.model_dump(mode="json") if before else None,
+        "after": after.model_dump(mode="json") if after else None,
+    }
+
+
+def _rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
+    rows = []
+    for side in ("before", "after"):
+        est = data[side]
+        if est is None:
+            rows.append((side, "—", *(["—"] * len(SIZES))))
+            continue
+        bws = [f"{p['busbw_gbs']:,.1f} ({p['algorithm']})" for p in est["points"]]
+        rows.append((side, f"{est['job']['gpus']:,} GPUs, {est['job']['sus']} SUs", *bws))
+    return rows
+
+
+def emit_with_estimate(
+    summary: ChangeSummary,
+    fmt: str,
+    emit: Callable[[ChangeSummary, str], None],
+    as_json: Callable[[ChangeSummary], dict[str, Any]],
+) -> None:
+    """The change summary as ``emit`` prints it, then the estimate before and after."""
+    data = estimate_change(summary)
+    if fmt == "json":
+        echo_json({**as_json(summary), "estimate": data})
+        return
+    emit(summary, fmt)
+    heads = ("", "job", *(f"busbw {s} GB/s" for s in ("16M", "1G", "16G")))
+    if fmt == "markdown":
+        out = [
+            "",
+            "#### Full-cluster all-reduce estimate",
+            "",
+            "| " + " | ".join(heads) + " |",
+            "|" + "---|" * len(heads),
+        ]
+        out += ["| " + " | ".join(r) + " |" for r in _rows(data)]
+        click.echo("\n".join(out) + "\n", nl=False)
+        return
+    t = Table(title="Full-cluster all-reduce estimate (fabric-stack estimate)")
+    for h in heads:
+        t.add_column(h)
+    for r in _rows(data):
+        t.add_row(*r)
+    console().print(t)

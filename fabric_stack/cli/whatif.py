@@ -1,0 +1,363 @@
+"""`fabric-stack whatif` and `fabric-stack estimate`: failures and collective performance."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InputFileError, SpecError
+from ..inputs import MAX_CONFIG_BYTES, read_text
+from ..spec import FabricSpec, validate_spec
+from .common import (
+    SPEC_FLAG_NAMES,
+    console,
+    echo_json,
+    format_option,
+    handle_errors,
+    load_spec,
+    spec_options,
+)
+from .params import NonEmptyPath
+
+
+def failure_options(fn: Any) -> Any:
+    """``--fail``, ``--drain``, ``--fail-random N``, ``--seed S``."""
+    opts = [
+        click.option(
+            "--fail",
+            "fail",
+            multiple=True,
+            metavar="DEVICE[:PORT]",
+            help="Fail a device (every cable) or one cable by its DEVICE:PORT end. Repeat.",
+        ),
+        click.option(
+            "--drain",
+            "drain",
+            multiple=True,
+            metavar="DEVICE",
+            help="Take a device out of service on purpose (an upgrade). Repeat.",
+        ),
+        click.option(
+            "--fail-random",
+            type=int,
+            default=0,
+            metavar="N",
+            help="Also fail N compute cables picked at random (see --seed).",
+        ),
+        click.option(
+            "--seed",
+            type=int,
+            default=0,
+            show_default=True,
+            help="Seed for --fail-random (the same seed picks the same cables).",
+        ),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def _failures(
+    index: Any, fail: Sequence[str], drain: Sequence[str], n: int, seed: int
+) -> list[Any]:
+    from ..whatif import parse_failure, random_failures
+
+    out = [parse_failure(t, "fail") for t in fail] + [parse_failure(t, "drain") for t in drain]
+    if n:
+        out += random_failures(index, n, seed)
+    return out
+
+
+def _topology(spec: FabricSpec) -> Any:
+    from ..pipeline import paused_gc
+    from ..sizing import size_fabric
+    from ..topology import build_topology
+
+    with paused_gc():
+        return build_topology(size_fabric(spec))
+
+
+@click.command("whatif")
+@spec_options
+@failure_options
+@click.option(
+    "--n-minus-1",
+    "nm1",
+    type=click.Choice(["switch", "link", "all"]),
+    is_flag=False,
+    flag_value="switch",
+    default=None,
+    help="Fail each switch (or cable, or both) alone and rank them, worst first.",
+)
+@format_option
+@handle_errors
+def whatif_cmd(
+    fail: tuple[str, ...],
+    drain: tuple[str, ...],
+    fail_random: int,
+    seed: int,
+    nm1: str | None,
+    fmt: str,
+    **kwargs: Any,
+) -> None:
+    """What failures or drains do to the fabric.
+
+    After the failures: bisection over the same cut `size` and `verify` use,
+    GPUs and servers isolated (per rail and plane), rails that lose their leaf,
+    ECMP width between same-rail leaves of every SU pair, capacity lost per
+    tier. `--n-minus-1` ranks every single failure. JSON keys: failed,
+    bisection_tbps {before, after}, isolated {gpus, servers, by_rail},
+    ecmp {min, median}, capacity_lost_pct {leaf_spine, spine_core}, n_minus_1.
+
+    \b
+    Examples:
+      fabric-stack whatif --gpus 1024 --fail spine-01
+      fabric-stack whatif --gpus 1024 --drain spine-01 --drain spine-02 --format json
+      fabric-stack whatif --fail su1-r1-leaf:1/17/1          # one uplink cable
+      fabric-stack whatif --gpus 4096 --n-minus-1 switch     # ranked N−1 table
+      fabric-stack whatif --fail-random 20 --seed 7 --stack prod
+    """
+    from ..whatif import FabricIndex, analyze_failures
+    from ..views.whatif import render_whatif, whatif_json, whatif_markdown
+
+    topo = _topology(load_spec(kwargs))
+    index = FabricIndex(topo)
+    failures = _failures(index, fail, drain, fail_random, seed)
+    result = analyze_failures(topo, failures, n_minus_1_scope=nm1 or "", index=index)
+    if fmt == "json":
+        echo_json(whatif_json(result))
+    elif fmt == "markdown":
+        click.echo(whatif_markdown(result), nl=False)
+    else:
+        console().print(render_whatif(result))
+
+
+def read_hosts(path: Path, servers: set[str]) -> list[str]:
+    """Server names from ``path``, one a line ('#' comments); each must be a planned server."""
+    text = read_text(path, MAX_CONFIG_BYTES)  # the input layer: bounded, UTF-8, one-line errors
+    out: list[str] = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        name = raw.split("#", 1)[0].strip()
+        if not name:
+            continue
+        if name not in servers:
+            raise InputFileError(
+                str(path), f"{name!r} is not a server of the plan (names like su1-node01)", no
+            )
+        if name in out:
+            raise InputFileError(str(path), f"{name!r} is listed twice", no)
+        out.append(name)
+    if not out:
+        raise InputFileError(str(path), "lists no server (one name a line, e.g. su1-node01)")
+    return out
+
+
+def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricSpec, str]]:
+    """(label, spec, failures) per scenario of ``--compare``: failures is 'given' (the
+    --fail flags), 'worst' (those, else the worst single failure) or 'none'."""
+    if not compare:
+        return [("", spec, "given")]
+    if "=" not in compare:
+        labels = [c.strip() for c in compare.split(",")]
+        if sorted(labels) != ["failed", "healthy"]:
+            raise SpecError(
+                "--compare",
+                f"{compare!r} is not a comparison",
+                "FIELD=v1,v2 (e.g. oversubscription=1:1,2:1) or healthy,failed",
+            )
+        return [(lab, spec, "worst" if lab == "failed" else "none") for lab in labels]
+    field, _, values = compare.partition("=")
+    key = field.strip().replace("-", "_")
+    if key not in SPEC_FLAG_NAMES:
+        raise SpecError("--compare", f"{field!r} is not a spec flag", ", ".join(SPEC_FLAG_NAMES))
+    base = spec.model_dump(mode="json")
+    out = []
+    for v in (x.strip() for x in values.split(",")):
+        data = {**base, key: v}
+        # re-derive what depends on the changed field (rails and profile follow GPUs per node)
+        for dep in {"gpus_per_node": ("rails", "node_profile"), "rails": ("node_profile",)}.get(
+            key, ()
+        ):
+            data.pop(dep, None)
+        out.append((f"{key}={v}", validate_spec(data), "given"))
+    return out
+
+
+@click.command("estimate")
+@spec_options
+@click.option(
+    "--job-gpus",
+    type=int,
+    help="GPUs of the job, placed on contiguous servers in SU order. [default: the whole cluster]",
+)
+@click.option(
+    "--job-hosts",
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
+    help="File with the job's servers, one name a line (e.g. su1-node01).",
+)
+@click.option(
+    "--collective",
+    type=click.Choice(["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"]),
+    default="all_reduce",
+    show_default=True,
+    help="The collective, as nccl-tests names it.",
+)
+@click.option(
+    "--sizes",
+    default=None,
+    metavar="LIST",
+    help="Message sizes, binary units. [default: 8K,64K,1M,16M,256M,1G,8G,16G]",
+)
+@click.option(
+    "--algorithm",
+    "algorithms",
+    multiple=True,
+    type=click.Choice(["ring", "tree", "nvls", "nvls_tree", "collnet", "p2p"]),
+    help="Force algorithm(s), like NCCL_ALGO (repeat). [default: fastest per size]",
+)
+@click.option(
+    "--nvlink-gbs",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="GB/S",
+    help="NVLink per GPU, bidirectional GB/s, for a server without a published figure "
+    "(e.g. 600 for A100; disables NVLS). [default: from the node profile]",
+)
+@failure_options
+@click.option(
+    "--with-failures",
+    is_flag=True,
+    help="Apply the --fail/--drain flags; alone, the worst single failure.",
+)
+@click.option(
+    "--compare",
+    metavar="SPEC",
+    help="Scenarios side by side: FIELD=v1,v2 (e.g. oversubscription=1:1,2:1) or healthy,failed.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "markdown", "svg"]),
+    default="table",
+    show_default=True,
+    help="svg plots busbw against size.",
+)
+@click.option(
+    "--out",
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
+    help="Write the output to this file instead of stdout.",
+)
+@handle_errors
+def estimate_cmd(
+    job_gpus: int | None,
+    job_hosts: Path | None,
+    collective: str,
+    sizes: str | None,
+    algorithms: tuple[str, ...],
+    nvlink_gbs: float | None,
+    fail: tuple[str, ...],
+    drain: tuple[str, ...],
+    fail_random: int,
+    seed: int,
+    with_failures: bool,
+    compare: str | None,
+    fmt: str,
+    out: Path | None,
+    **kwargs: Any,
+) -> None:
+    """Estimate a collective's bus bandwidth on the fabric, per message size.
+
+    Columns as nccl-tests prints them (busbw = algbw × 2(n−1)/n for
+    all_reduce, × (n−1)/n for all_gather, reduce_scatter and alltoall). The
+    model: NVLink from the server profile (NVLS where the GPU has it), each
+    server's live rails, NCCL's ring/tree/NVLS/NVLSTree/CollNet, the cut a job
+    crosses between SUs and pods, failed cables, per-hop latency, and
+    efficiencies calibrated against published nccl-tests figures
+    (docs/calibration.md). Estimates, not measurements.
+
+    \b
+    Examples:
+      fabric-stack estimate --gpus 1024
+      fabric-stack estimate --gpus 1024 --collective alltoall --compare oversubscription=1:1,2:1
+      fabric-stack estimate --gpus 1024 --fail su1-r1-leaf --compare healthy,failed \
+          --format svg --out f.svg
+      fabric-stack estimate --gpus 32768 --job-gpus 4096 --sizes 1G,16G --format json
+      fabric-stack estimate --job-hosts hosts.txt --algorithm ring
+    """
+    from ..estimate import (
+        DEFAULT_SIZES,
+        ModelParams,
+        estimate_collective,
+        parse_sizes,
+        worst_single_failure,
+    )
+    from ..whatif import FabricIndex
+    from ..views.whatif import estimate_json, estimate_markdown, estimate_svg, render_estimate
+
+    spec = load_spec(kwargs)
+    byte_sizes = parse_sizes(sizes or DEFAULT_SIZES)
+    if job_gpus is not None and job_hosts is not None:
+        raise SpecError("--job-gpus/--job-hosts", "give one of them, not both")
+    results = []
+    for label, sspec, mode in _scenarios(spec, compare):
+        topo = _topology(sspec)
+        index = FabricIndex(topo)
+        hosts = (
+            read_hosts(job_hosts, {d.name for d in topo.devices if d.role == "server"})
+            if job_hosts
+            else None
+        )
+        failures = _failures(index, fail, drain, fail_random, seed) if mode != "none" else []
+        if not failures and (mode == "worst" or (mode == "given" and with_failures)):
+            worst, _ = worst_single_failure(topo, collective, job_gpus=job_gpus, index=index)
+            failures = [worst] if worst else []
+        if failures and not label:
+            label = "failed: " + ", ".join(f.target for f in failures[:3])
+        elif failures:
+            label += " (" + ", ".join(f.target for f in failures[:3]) + ")"
+        est = estimate_collective(
+            topo,
+            collective,
+            byte_sizes,
+            job_gpus=job_gpus,
+            job_hosts=hosts,
+            failures=failures,
+            algorithms=list(algorithms) or None,
+            params=ModelParams(nvlink_gbs=nvlink_gbs),
+            index=index,
+        )
+        results.append((label or "healthy", est))
+    _emit_estimate(
+        results, fmt, out, estimate_json, estimate_markdown, estimate_svg, render_estimate
+    )
+
+
+def _emit_estimate(results: list[Any], fmt: str, out: Path | None, *renderers: Any) -> None:
+    as_json, as_md, as_svg, as_table = renderers
+    if fmt == "table" and out is None:
+        console().print(as_table(results))
+        return
+    if fmt == "json":
+        import json
+
+        text = json.dumps(as_json(results), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "markdown":
+        text = as_md(results)
+    elif fmt == "svg":
+        text = as_svg(results)
+    else:
+        from io import StringIO
+
+        from rich.console import Console
+
+        buf = StringIO()
+        Console(file=buf, width=110, highlight=False).print(as_table(results))
+        text = buf.getvalue()
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        from ..fileio import atomic_write
+
+        atomic_write(out, text)
