@@ -3,8 +3,9 @@
 ``tests/golden/artifacts/infiniband/…`` is the default spec (128 GPUs, QM9700);
 ``tests/golden/artifacts/roce/…`` the same cluster as RoCEv2 on SN5600
 (``fabric: roce, switch: sn5600``); ``roce-2su/…`` 256 GPUs in two 16-server SUs
-(the smallest plan where a rail's traffic crosses spines between leaves). Every target that applies is included, the
-HTML design report too (it is deterministic: no timestamps).
+(the smallest plan where a rail's traffic crosses spines between leaves). Every
+target that applies is included, the HTML design report too (it is deterministic:
+no timestamps).
 
 The helpers here are shared by the ``tests/test_artifacts_*.py`` modules.
 """

@@ -64,6 +64,7 @@ def render_cmd(
       roce-qos     per-switch lossless QoS intent, YAML            (RoCEv2)
       cumulus      the same as Cumulus Linux NVUE commands         (RoCEv2, Cumulus)
       frr          FRR bgpd/zebra underlay config per switch       (RoCEv2, Ethernet)
+      hosts        netplan + ip script per server: rail tables/rules (RoCEv2, Ethernet)
       infiniband   opensm.conf per SM, partitions, node map, .topo (InfiniBand)
       nccl         NCCL env file: HCAs, socket ifname, GID/TC      (all)
       kubernetes   SR-IOV policies, networks, NADs, sample pod     (all)
