@@ -39,6 +39,7 @@ from fabric_stack.policy.models import (
     RoceLosslessConfig,
     SubnetManagerConfig,
 )
+from fabric_stack.policy.underlay import check_underlay_consistency
 from tests.policy_fixtures import BAD_PCIE_PROFILE, ROCE, by_name, intent_for, replace
 
 SEED = intent_for()
@@ -52,6 +53,7 @@ CHECKS = {
     "link-speed-match": check_link_speed,
     "roce-lossless-consistency": check_roce_lossless,
     "ib-subnet-manager-redundancy": check_ib_subnet_managers,
+    "underlay-consistency": check_underlay_consistency,
 }
 
 

@@ -41,6 +41,10 @@ class RuleConfig(BaseModel):
     )
 
 
+class UnderlayConsistencyConfig(RuleConfig):
+    """Settings of ``underlay-consistency`` (only the enforcement level)."""
+
+
 class OversubscriptionConfig(RuleConfig):
     """Settings of ``oversubscription-1-to-1``."""
 
@@ -163,6 +167,11 @@ class PolicyConfig(BaseModel):
         default_factory=SubnetManagerConfig,
         alias="ib-subnet-manager-redundancy",
         description="Redundant InfiniBand subnet managers.",
+    )
+    underlay: UnderlayConsistencyConfig = Field(
+        default_factory=UnderlayConsistencyConfig,
+        alias="underlay-consistency",
+        description="Routed underlay: addressing, router-ids, ASNs, rail blocks consistent.",
     )
 
     def for_rule(self, rule_id: str) -> RuleConfig:

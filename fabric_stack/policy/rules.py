@@ -46,6 +46,7 @@ from .models import (
     ViolationLevel,
 )
 from .separation import check_network_separation
+from .underlay import UnderlayConsistencyConfig, check_underlay_consistency, underlay_applies
 from .wiring import (
     link_speed_cross,
     link_speed_records,
@@ -245,6 +246,22 @@ RULES: dict[str, Rule] = {
     )
 }
 """Every rule by id, in report order."""
+
+RULES["underlay-consistency"] = Rule(
+    id="underlay-consistency",
+    title="Routed underlay consistency",
+    description=(
+        "RoCE/Ethernet: fabric links both ends addressed or unnumbered, no duplicate address or "
+        "router-id, ASNs per the RFC 7938 plan, each rail block originated once, host addresses "
+        "in their leaf's block."
+    ),
+    default_level="mandatory",
+    remediation="Re-plan the underlay from the spec (underlay.* pools) instead of editing it.",
+    config_model=UnderlayConsistencyConfig,
+    check_cross=check_underlay_consistency,
+    reads=("Fabric",),
+    applies=underlay_applies,
+)
 
 
 def evaluate(intent: FabricIntent, config: PolicyConfig | None = None) -> PolicyReport:
