@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 from ipaddress import IPv4Address, IPv4Network
 
 from .errors import SpecError
@@ -113,17 +114,37 @@ class UnderlayPlan:
 
     def blocks_of(self, leaf: str) -> list[RailBlock]:
         """The rail blocks a leaf originates."""
-        return [b for b in self.blocks if b.leaf == leaf]
+        return self._index[0].get(leaf, [])
 
     def links_of(self, switch: str) -> list[tuple[str, FabricLinkUnderlay]]:
         """(local port, link) for every fabric link ending on ``switch``."""
-        out = []
-        for link in self.links:
-            if link.a_device == switch:
-                out.append((link.a_port, link))
-            elif link.b_device == switch:
-                out.append((link.b_port, link))
-        return out
+        return self._index[1].get(switch, [])
+
+    def hosts_of(self, device: str) -> list[HostPort]:
+        """Host ports of a server, or the host ports a leaf serves."""
+        return self._index[2].get(device, [])
+
+    @cached_property
+    def _index(
+        self,
+    ) -> tuple[
+        dict[str, list[RailBlock]],
+        dict[str, list[tuple[str, FabricLinkUnderlay]]],
+        dict[str, list[HostPort]],
+    ]:
+        # Built once: renderers ask per switch/server, and a scan each time is quadratic.
+        blocks: dict[str, list[RailBlock]] = defaultdict(list)
+        links: dict[str, list[tuple[str, FabricLinkUnderlay]]] = defaultdict(list)
+        hosts: dict[str, list[HostPort]] = defaultdict(list)
+        for b in self.blocks:
+            blocks[b.leaf].append(b)
+        for lk in self.links:
+            links[lk.a_device].append((lk.a_port, lk))
+            links[lk.b_device].append((lk.b_port, lk))
+        for h in self.hosts:
+            hosts[h.server].append(h)
+            hosts[h.leaf].append(h)
+        return dict(blocks), dict(links), dict(hosts)
 
 
 def plan_underlay(topo: FabricTopology) -> UnderlayPlan:

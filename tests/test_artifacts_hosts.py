@@ -34,6 +34,14 @@ def test_netplan_and_ip_script_say_the_same() -> None:
             )
 
 
+def test_netplan_text_is_the_netplan_document() -> None:
+    from fabric_stack.artifacts.hosts import netplan
+
+    ctx = seed_context("roce-2su")
+    text = seed_artifacts("roce-2su")["hosts/su2-node03.netplan.yaml"]
+    assert yaml.safe_load(text) == netplan(ctx, "su2-node03")
+
+
 def test_every_rail_nic_has_its_own_table() -> None:
     script = seed_artifacts("roce")["hosts/su1-node01.sh"]
     tables = re.findall(r"^rule add from \S+ table (\d+)", script, re.M)

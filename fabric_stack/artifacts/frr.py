@@ -71,7 +71,7 @@ def _interfaces(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> list[
     for block in u.blocks_of(s.name):
         plen = block.subnet.split("/")[1]
         if p31:
-            for h in (h for h in u.hosts if h.leaf == s.name and h.rail == block.rail):
+            for h in (h for h in u.hosts_of(s.name) if h.rail == block.rail):
                 out += [f"interface {h.leaf_port}", f" ip address {h.gateway}/31", "exit", "!"]
         else:
             out.append(f"interface {rail_interface(ctx, block)}")

@@ -42,11 +42,12 @@ from .models import (
     RuleConfig,
     RuleResult,
     SubnetManagerConfig,
+    UnderlayConsistencyConfig,
     Violation,
     ViolationLevel,
 )
 from .separation import check_network_separation
-from .underlay import UnderlayConsistencyConfig, check_underlay_consistency, underlay_applies
+from .underlay import check_underlay_consistency, underlay_applies
 from .wiring import (
     link_speed_cross,
     link_speed_records,

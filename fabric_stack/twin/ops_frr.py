@@ -88,8 +88,8 @@ def prepare_leaf(ctx: RenderContext, state: TwinState, leaf: str) -> None:
     for block in u.blocks_of(leaf):
         br = frr_render.rail_interface(ctx, block)
         lines += [f"link add {br} type bridge", f"link set {br} mtu {u.mtu} up"]
-        for h in u.hosts:
-            if h.leaf == leaf and h.rail == block.rail:
+        for h in u.hosts_of(leaf):
+            if h.rail == block.rail:
                 lines.append(f"link set {h.leaf_port} master {br}")
     if lines:
         run(["ip", "-n", _ns(state, leaf), "-batch", "-"], stdin="\n".join(lines) + "\n")
