@@ -39,7 +39,7 @@ def _stages(spec_data: dict[str, Any], collect: bool = False) -> dict[str, float
     """One run of the check pipeline, per stage; the cyclic GC paused as the command does."""
     from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
     from fabric_stack.policy import evaluate
-    from fabric_stack.policy.report import report_json
+    from fabric_stack.views.policy_report import report_json
 
     out: dict[str, float] = {}
     if not collect:

@@ -25,14 +25,8 @@ from typing import Any, Literal
 
 import pulumi
 
-from fabric_stack.intent import (
-    RECORD_KEY,
-    CableIntent,
-    FabricIntent,
-    encode_cables,
-    encode_nics,
-    record_text,
-)
+from fabric_stack.intent import CableIntent, FabricIntent
+from fabric_stack.wire import RECORD_KEY, encode_cables, encode_nics, record_text
 
 from .providers import Cable, CableBundle, Fabric, Rail, RdmaNic, RdmaNicGroup, Switch, Vlan
 
@@ -63,7 +57,7 @@ class FabricComponent(pulumi.ComponentResource):
         base: dict[str, Any] = {"inventory": {"url": inventory, "stack": stack}}
 
         def with_base(fields: Mapping[str, Any]) -> dict[str, Any]:
-            # One property per record (see fabric_stack.intent.RECORD_KEY for why).
+            # One property per record (see fabric_stack.wire.RECORD_KEY for why).
             return {RECORD_KEY: record_text(fields), **base}
 
         me = pulumi.ResourceOptions(parent=self)

@@ -12,8 +12,8 @@ from typing import Any
 import pulumi
 from pulumi.runtime.config import get_config_env
 
-from fabric_stack.config import spec_from_stack_config, split_stack_config
-from fabric_stack.errors import FabricStackError
+from fabric_stack.config import spec_from_stack_config, split_stack_config, stack_config_error
+from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.inventory import mask_url
 from fabric_stack.pipeline import run_pipeline
 
@@ -38,7 +38,10 @@ def run(project_dir: Path | None = None) -> None:
     config: dict[str, Any] = get_config_env()
     try:
         spec = spec_from_stack_config(config)
-        plan, _, intent = run_pipeline(spec)
+        try:
+            plan, _, intent = run_pipeline(spec)
+        except SpecError as exc:  # a sizing rule the spec breaks: name its stack-config key
+            raise stack_config_error(exc) from None
     except FabricStackError as exc:
         raise pulumi.RunError(exc.message) from None
 

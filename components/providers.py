@@ -7,7 +7,7 @@ pickle the class by value, once more per resource). They open an inventory
 connection per call.
 
 Resource inputs are two: ``record``, the intent record as canonical JSON text
-(:func:`fabric_stack.intent.record_text`; one property, because the engine and
+(:func:`fabric_stack.wire.record_text`; one property, because the engine and
 SDK charge per property, and `pulumi preview --diff` decodes it field by
 field), and ``inventory``, where the record is kept: ``{"url": …, "stack": …}``
 (the store URL, a Pulumi secret when it carries a password, and the stack
@@ -24,17 +24,20 @@ from typing import Any, ClassVar
 
 import pulumi
 from pulumi import dynamic
-from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 from pydantic import BaseModel, ValidationError
 
+from fabric_stack.compat.pulumi_dynamic import register_dynamic
 from fabric_stack.intent import (
-    RECORD_KEY,
     CableIntent,
     FabricSummary,
     RailIntent,
     RdmaNicIntent,
     SwitchIntent,
     VlanIntent,
+)
+from fabric_stack.inventory import open_store
+from fabric_stack.wire import (
+    RECORD_KEY,
     decode_cables,
     decode_nics,
     encode_cables,
@@ -42,7 +45,6 @@ from fabric_stack.intent import (
     record_of,
     record_text,
 )
-from fabric_stack.inventory import open_store
 
 RESERVED = ("inventory", "stack")
 """Input keys that configure the provider rather than describe the record (``stack``: only
@@ -166,7 +168,7 @@ class InventoryProvider(dynamic.ResourceProvider):
 class BundleProvider(InventoryProvider):
     """Many items (cables, NICs) managed as one resource, stored one row per item.
 
-    Props carry the items compactly (see ``fabric_stack.intent.encode_cables``);
+    Props carry the items compactly (see ``fabric_stack.wire.encode_cables``);
     the inventory gets full records.
     """
 
@@ -286,18 +288,6 @@ class RdmaNicGroupProvider(BundleProvider):
         return encode_nics(items)
 
 
-_SERIALIZED: dict[str, str] = {}
-
-
-def _serialized(provider_cls: type[dynamic.ResourceProvider]) -> str:
-    # Providers are stateless, so one serialization per class serves every
-    # resource; the SDK would otherwise dill-pickle the provider again for each.
-    key = f"{provider_cls.__module__}.{provider_cls.__qualname__}"
-    if key not in _SERIALIZED:
-        _SERIALIZED[key] = str(serialize_provider(provider_cls()))
-    return _SERIALIZED[key]
-
-
 class _InventoryResource(dynamic.Resource):
     """Base of our dynamic resources: same wire format, provider serialized once per class."""
 
@@ -306,11 +296,7 @@ class _InventoryResource(dynamic.Resource):
     def __init__(
         self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        props = dict(props)
-        props[PROVIDER_KEY] = _serialized(self.provider_cls)
-        pulumi.CustomResource.__init__(
-            self, f"pulumi-python:{self._resource_type_name}", name, props, opts
-        )
+        register_dynamic(self, self.provider_cls, name, props, opts)
 
 
 class Fabric(_InventoryResource, module="fabric", name="Fabric"):

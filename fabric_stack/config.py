@@ -100,12 +100,18 @@ def spec_from_stack_config(config: Mapping[str, Any], source: str = "stack confi
     try:
         return validate_spec(data)
     except SpecError as exc:
-        field = exc.field
-        head, _, rest = field.partition(".")
-        camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), head)
-        raise SpecError(
-            f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid
-        ) from None
+        raise stack_config_error(exc) from None
+
+
+def stack_config_error(exc: SpecError) -> SpecError:
+    """``exc`` with its field spelled as stack config spells it (``fabric:gpusPerNode…``).
+
+    The Pulumi program reports every spec error this way, from validation and from the
+    stages alike, so a line names the key the user set in ``Pulumi.<stack>.yaml``.
+    """
+    head, _, rest = exc.field.partition(".")
+    camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), head)
+    return SpecError(f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid)
 
 
 def stack_file(project_dir: Path, stack: str) -> Path:

@@ -11,55 +11,38 @@ built here with ``model_construct``: the values come from an already-validated
 plan, and validating ~100k cable records would cost seconds.
 
 On the wire (Pulumi resource inputs and state) a record travels as one
-property, ``record``: its canonical JSON text (:func:`record_text`,
-:func:`record_of`). See the note above :data:`RECORD_KEY` for why.
+property, ``record``: its canonical JSON text; bundles list their members one
+line each. That format is :mod:`fabric_stack.wire`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .compat.pydantic_internals import trusted_instance
 from .spec import FabricSpec
-from .topology import COMPUTE_ROLES, FabricTopology
+from .topology import COMPUTE_ROLES, FabricTopology, NetworkPlan
+from .wire import decode_cables, decode_nics
 
 
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     @classmethod
-    def trusted(cls, **values: Any) -> Any:
+    def trusted(cls, **values: Any) -> Self:
         """Build from values already known to be valid, without validation.
 
-        Like ``model_construct`` but ~10× cheaper (it matters for ~100k cables):
-        defaults are filled from a per-class cache and the fields-set is shared.
+        Like ``model_construct`` but ~10× cheaper (it matters for ~100k cables); see
+        :mod:`fabric_stack.compat.pydantic_internals`.
         """
-        cache = _DEFAULTS.get(cls)
-        if cache is None:
-            defaults = {
-                name: f.get_default(call_default_factory=True)
-                for name, f in cls.model_fields.items()
-                if not f.is_required()
-            }
-            cache = _DEFAULTS[cls] = (defaults, set(cls.model_fields))
-        defaults, fields = cache
-        obj = cls.__new__(cls)
-        data = {**defaults, **values} if len(values) < len(fields) else values
-        object.__setattr__(obj, "__dict__", data)
-        object.__setattr__(obj, "__pydantic_fields_set__", fields)
-        object.__setattr__(obj, "__pydantic_extra__", None)
-        object.__setattr__(obj, "__pydantic_private__", None)
-        return obj
+        return trusted_instance(cls, values)
 
     def props(self) -> dict[str, Any]:
         """Resource properties (JSON-compatible)."""
         return self.model_dump(mode="json")
-
-
-_DEFAULTS: dict[type, tuple[dict[str, Any], set[str]]] = {}
 
 
 class SwitchIntent(_Record):
@@ -198,33 +181,80 @@ class FabricIntent(BaseModel):
 
 
 def derive_intent(topo: FabricTopology) -> FabricIntent:
-    """Turn a topology into resource records. Pure."""
-    plan = topo.plan
-    spec = plan.spec
-    fabric = spec.fabric
-    is_ib = fabric == "infiniband"
-    sw_model = plan.switch_model
+    """Turn a topology into resource records. Pure.
 
-    down: dict[str, int] = {}
-    up: dict[str, int] = {}
-    speed_down: dict[str, int] = {}
+    The steps, in order (one record kind each):
+
+    1. :func:`_switch_records` — every switch with its cabled ports, budgets, VLANs
+       and lossless settings (:func:`_port_usage`, :func:`_carried_networks`,
+       :func:`_subnet_manager_hosts`);
+    2. :func:`_rail_records` — one record per (plane, rail);
+    3. :func:`_vlan_records` — the compute rail VLANs (or IB partition) and one VLAN
+       per access network;
+    4. :func:`_nic_records` — every compute NIC port with its PCIe placement and leaf port;
+    5. :func:`_cable_records` — one record per link;
+    6. :func:`_summary` — the spec and the sizing headline.
+    """
+    leaves_by_rail: dict[tuple[int, int], list[str]] = {}
+    for d in topo.switches("leaf"):
+        leaves_by_rail.setdefault((d.plane, d.rail), []).append(d.name)
+    return FabricIntent.model_construct(
+        summary=_summary(topo),
+        switches=_switch_records(topo),
+        rails=_rail_records(topo, leaves_by_rail),
+        vlans=_vlan_records(topo, leaves_by_rail),
+        nics=_nic_records(topo),
+        cables=_cable_records(topo),
+    )
+
+
+class _PortUsage(NamedTuple):
+    down: dict[str, int]
+    """Cables whose upper (b) end is the device."""
+    up: dict[str, int]
+    """Cables whose lower (a) end is the device."""
+    speed_down: dict[str, int]
+    """Speed of the device's downward cables."""
+
+
+def _port_usage(topo: FabricTopology) -> _PortUsage:
+    """Cabled ports per device, counted from the link list."""
+    usage = _PortUsage({}, {}, {})
     for link in topo.links:
-        up[link.a_device] = up.get(link.a_device, 0) + 1
-        down[link.b_device] = down.get(link.b_device, 0) + 1
-        speed_down[link.b_device] = link.speed_gbps
+        usage.up[link.a_device] = usage.up.get(link.a_device, 0) + 1
+        usage.down[link.b_device] = usage.down.get(link.b_device, 0) + 1
+        usage.speed_down[link.b_device] = link.speed_gbps
+    return usage
 
+
+def _carried_networks(topo: FabricTopology) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
+    """Per switch: the networks it carries and their VLAN ids."""
     carried: dict[str, list[str]] = {}
     vlans_on: dict[str, list[int]] = {}
     for net in topo.networks:
         for sw in net.carriers:
             carried.setdefault(sw, []).append(net.name)
             vlans_on.setdefault(sw, []).extend(net.vlans)
+    return carried, vlans_on
 
-    sm_hosts: set[str] = set()
-    if is_ib and spec.infiniband.sm_location == "switch":
-        spines = [d.name for d in topo.switches("spine")]
-        sm_hosts = set(spines[: spec.infiniband.subnet_managers])
 
+def _subnet_manager_hosts(topo: FabricTopology) -> set[str]:
+    """InfiniBand with switch-hosted subnet managers: the first spines run them."""
+    spec = topo.plan.spec
+    if spec.fabric != "infiniband" or spec.infiniband.sm_location != "switch":
+        return set()
+    spines = [d.name for d in topo.switches("spine")]
+    return set(spines[: spec.infiniband.subnet_managers])
+
+
+def _switch_records(topo: FabricTopology) -> tuple[SwitchIntent, ...]:
+    """One :class:`SwitchIntent` per switch, in device order."""
+    plan = topo.plan
+    spec = plan.spec
+    fabric = spec.fabric
+    usage = _port_usage(topo)
+    carried, vlans_on = _carried_networks(topo)
+    sm_hosts = _subnet_manager_hosts(topo)
     budgets = {
         "leaf": (plan.leaf_down, plan.leaf_up),
         "spine": (plan.spine_down, plan.spine_up),
@@ -234,14 +264,11 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
     for d in topo.switches():
         compute = d.role in budgets
         qos = spec.roce.for_role(d.role) if compute and fabric == "roce" else {}
-        model = sw_model if compute else None
-        mtu = (
-            spec.infiniband.mtu
-            if (compute and is_ib)
-            else qos.get("mtu", 9216)
-            if compute
-            else 9216
-        )
+        model = plan.switch_model if compute else None
+        if compute and fabric == "infiniband":
+            mtu = spec.infiniband.mtu
+        else:
+            mtu = qos.get("mtu", 9216) if compute else 9216
         db, ub = budgets.get(d.role, (d.radix, 0))
         switches.append(
             SwitchIntent.trusted(
@@ -254,9 +281,9 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
                 model_name=model.name if model else d.model,
                 fabric=fabric if compute else "ethernet",
                 radix=d.radix,
-                port_gbps=plan.link_gbps if compute else speed_down.get(d.name, 0),
-                ports_down=down.get(d.name, 0),
-                ports_up=up.get(d.name, 0),
+                port_gbps=plan.link_gbps if compute else usage.speed_down.get(d.name, 0),
+                ports_down=usage.down.get(d.name, 0),
+                ports_up=usage.up.get(d.name, 0),
                 ports_down_budget=db,
                 ports_up_budget=ub,
                 plane=d.plane,
@@ -272,62 +299,48 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
                 subnet_manager=d.name in sm_hosts,
             )
         )
+    return tuple(switches)
 
-    compute_net = next(n for n in topo.networks if n.name == "compute")
-    rails: list[RailIntent] = []
-    leaves_by_rail: dict[tuple[int, int], list[str]] = {}
-    for d in topo.switches("leaf"):
-        leaves_by_rail.setdefault((d.plane, d.rail), []).append(d.name)
+
+def _compute_network(topo: FabricTopology) -> NetworkPlan:
+    return next(n for n in topo.networks if n.name == "compute")
+
+
+def _rail_records(
+    topo: FabricTopology, leaves_by_rail: dict[tuple[int, int], list[str]]
+) -> tuple[RailIntent, ...]:
+    """One :class:`RailIntent` per (plane, rail), with its leaves, NIC count and subnet."""
+    plan = topo.plan
+    spec = plan.spec
+    is_ib = spec.fabric == "infiniband"
+    compute_net = _compute_network(topo)
     nic_count: dict[tuple[int, int], int] = {}
     for n in topo.nics:
         nic_count[(n.plane, n.rail)] = nic_count.get((n.plane, n.rail), 0) + 1
-    for p in range(1, plan.planes + 1):
-        for r in range(1, plan.rails + 1):
-            rails.append(
-                RailIntent.trusted(
-                    name=f"{f'p{p}-' if plan.planes > 1 else ''}rail-{r}",
-                    rail=r,
-                    plane=p,
-                    leaves=leaves_by_rail.get((p, r), []),
-                    nics=nic_count.get((p, r), 0),
-                    subnet=compute_net.subnets[(p - 1) * plan.rails + r - 1],
-                    vlan=0 if is_ib else spec.rail_vlan(r),
-                    pkey=spec.networks.compute.pkey if is_ib else "",
-                )
-            )
+    return tuple(
+        RailIntent.trusted(
+            name=f"{f'p{p}-' if plan.planes > 1 else ''}rail-{r}",
+            rail=r,
+            plane=p,
+            leaves=leaves_by_rail.get((p, r), []),
+            nics=nic_count.get((p, r), 0),
+            subnet=compute_net.subnets[(p - 1) * plan.rails + r - 1],
+            vlan=0 if is_ib else spec.rail_vlan(r),
+            pkey=spec.networks.compute.pkey if is_ib else "",
+        )
+        for p in range(1, plan.planes + 1)
+        for r in range(1, plan.rails + 1)
+    )
 
+
+def _vlan_records(
+    topo: FabricTopology, leaves_by_rail: dict[tuple[int, int], list[str]]
+) -> tuple[VlanIntent, ...]:
+    """The compute network's rail VLANs (IB: one partition), then one per access network."""
     vlans: list[VlanIntent] = []
     for net in topo.networks:
         if net.name == "compute":
-            if is_ib:
-                vlans.append(
-                    VlanIntent.trusted(
-                        name="compute-pkey",
-                        network="compute",
-                        vlan=0,
-                        subnet=str(spec.networks.compute.subnet),
-                        attach="dedicated",
-                        carriers=list(net.carriers),
-                        mtu=net.mtu,
-                    )
-                )
-            else:
-                for r in range(1, plan.rails + 1):
-                    vid = spec.rail_vlan(r)
-                    rail_leaves = [
-                        x for p in range(1, plan.planes + 1) for x in leaves_by_rail.get((p, r), [])
-                    ]
-                    vlans.append(
-                        VlanIntent.trusted(
-                            name=f"compute-rail{r}-vlan{vid}",
-                            network="compute",
-                            vlan=vid,
-                            subnet=net.subnets[r - 1],
-                            attach="dedicated",
-                            carriers=rail_leaves,
-                            mtu=net.mtu,
-                        )
-                    )
+            vlans.extend(_compute_vlans(topo, net, leaves_by_rail))
         else:
             vlans.append(
                 VlanIntent.trusted(
@@ -340,7 +353,47 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
                     mtu=net.mtu,
                 )
             )
+    return tuple(vlans)
 
+
+def _compute_vlans(
+    topo: FabricTopology, net: NetworkPlan, leaves_by_rail: dict[tuple[int, int], list[str]]
+) -> list[VlanIntent]:
+    """InfiniBand: the compute partition; Ethernet: one VLAN per rail on its leaves."""
+    plan = topo.plan
+    spec = plan.spec
+    if spec.fabric == "infiniband":
+        return [
+            VlanIntent.trusted(
+                name="compute-pkey",
+                network="compute",
+                vlan=0,
+                subnet=str(spec.networks.compute.subnet),
+                attach="dedicated",
+                carriers=list(net.carriers),
+                mtu=net.mtu,
+            )
+        ]
+    vlans: list[VlanIntent] = []
+    for r in range(1, plan.rails + 1):
+        vid = spec.rail_vlan(r)
+        rail_leaves = [x for p in range(1, plan.planes + 1) for x in leaves_by_rail.get((p, r), [])]
+        vlans.append(
+            VlanIntent.trusted(
+                name=f"compute-rail{r}-vlan{vid}",
+                network="compute",
+                vlan=vid,
+                subnet=net.subnets[r - 1],
+                attach="dedicated",
+                carriers=rail_leaves,
+                mtu=net.mtu,
+            )
+        )
+    return vlans
+
+
+def _nic_records(topo: FabricTopology) -> tuple[RdmaNicIntent, ...]:
+    """One :class:`RdmaNicIntent` per compute NIC port, with the leaf port it is cabled to."""
     nic_link = {link.id: link for link in topo.links_of("node_leaf")}
     nics: list[RdmaNicIntent] = []
     for n in topo.nics:
@@ -365,8 +418,12 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
                 network="compute",
             )
         )
+    return tuple(nics)
 
-    cables = [
+
+def _cable_records(topo: FabricTopology) -> tuple[CableIntent, ...]:
+    """One :class:`CableIntent` per link, in link order."""
+    return tuple(
         CableIntent.trusted(
             name=link.id,
             role=link.role,
@@ -387,11 +444,18 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
             cable_type=link.cable_type,
         )
         for link in topo.links
-    ]
+    )
+
+
+def _summary(topo: FabricTopology) -> FabricSummary:
+    """The cluster-wide record: the spec and the sizing headline, counted from the links."""
+    plan = topo.plan
+    spec = plan.spec
+    is_ib = spec.fabric == "infiniband"
     counts = topo.count_links()
-    summary = FabricSummary.trusted(
+    return FabricSummary.trusted(
         name=spec.name,
-        fabric=fabric,
+        fabric=spec.fabric,
         spec=spec.model_dump(mode="json"),
         tiers=plan.tiers,
         gpus=spec.gpus,
@@ -403,14 +467,6 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         cables={r: counts.get(r, 0) for r in (*COMPUTE_ROLES, "storage", "inband", "oob")},
         subnet_managers=spec.infiniband.subnet_managers if is_ib else 0,
         sm_location=spec.infiniband.sm_location if is_ib else "",
-    )
-    return FabricIntent.model_construct(
-        summary=summary,
-        switches=tuple(switches),
-        rails=tuple(rails),
-        vlans=tuple(vlans),
-        nics=tuple(nics),
-        cables=tuple(cables),
     )
 
 
@@ -454,179 +510,3 @@ def intent_from_resources(resources: Iterable[tuple[str, Mapping[str, Any]]]) ->
         nics=tuple(buckets["RdmaNic"]),
         cables=tuple(buckets["Cable"]),
     )
-
-
-# --------------------------------------------------------------------------- bundles
-#
-# A CableBundle / RdmaNicGroup resource carries many records. Every value of a
-# resource's props goes through the SDK's recursive (per-value) serializer
-# several times per preview, so bundles list each member as one line and keep
-# the fields shared by all members once. Lines read well in `pulumi preview
-# --diff` ("su1-r1-leaf 1/19/1 -> spine-05 1/1/1"). A member whose shared fields
-# differ (e.g. an inventory edit) is kept as a full dict instead.
-
-CABLE_SHARED: tuple[str, ...] = (
-    "role",
-    "network",
-    "a_speed_gbps",
-    "b_speed_gbps",
-    "rail",
-    "plane",
-    "su",
-    "pod",
-    "medium",
-    "a_optic",
-    "b_optic",
-    "cable_type",
-)
-"""CableIntent fields a bundle states once."""
-
-NIC_SHARED: tuple[str, ...] = ("node", "su", "speed_gbps", "network")
-"""RdmaNicIntent fields a NIC group states once."""
-
-
-def cable_line(c: Mapping[str, Any]) -> str:
-    """``"a_device a_port -> b_device b_port"``: one cable of a bundle."""
-    return f"{c['a_device']} {c['a_port']} -> {c['b_device']} {c['b_port']}"
-
-
-def encode_cables(cables: list[dict[str, Any]]) -> dict[str, Any]:
-    """Bundle props for ``cables`` (CableIntent props): ``shared`` + one line per cable."""
-    shared = {k: cables[0][k] for k in CABLE_SHARED} if cables else {}
-    items: list[Any] = []
-    for c in cables:
-        same = all(c[k] == shared[k] for k in CABLE_SHARED)
-        items.append(cable_line(c) if same else dict(c))
-    return {"shared": shared, "cables": items}
-
-
-def decode_cables(props: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """CableIntent props of every cable in bundle ``props`` (compact or full items)."""
-    shared = dict(props.get("shared") or {})
-    out: list[dict[str, Any]] = []
-    for item in props.get("cables") or []:
-        if isinstance(item, str):
-            left, _, right = item.partition(" -> ")
-            a_dev, _, a_port = left.partition(" ")
-            b_dev, _, b_port = right.partition(" ")
-            if not (a_port and b_port):
-                raise ValueError(f"cable line {item!r} is not 'a_device a_port -> b_device b_port'")
-            out.append(
-                {
-                    **shared,
-                    "name": f"{a_dev}:{a_port}",
-                    "a_device": a_dev,
-                    "a_port": a_port,
-                    "b_device": b_dev,
-                    "b_port": b_port,
-                }
-            )
-        else:
-            out.append({**shared, **dict(item)})
-    return out
-
-
-def nic_line(n: Mapping[str, Any]) -> str:
-    """``"mlx5_3 r4 p1 pcie1/0 gpu 3@pcie1/0 -> su1-r4-leaf 1/7/1"``: one NIC of a group.
-
-    NIC, rail, plane, its PCIe switch/NUMA node, each served GPU with its PCIe
-    switch/NUMA node, and the leaf port it is cabled to.
-    """
-    gpus = ",".join(
-        f"{g}@{s}/{u}"
-        for g, s, u in zip(n["gpus"], n["gpu_pcie_switches"], n["gpu_numas"], strict=True)
-    )
-    return (
-        f"{n['nic']} r{n['rail']} p{n['plane']} {n['pcie_switch']}/{n['numa']} "
-        f"gpu {gpus or '-'} -> {n['leaf']} {n['leaf_port']}"
-    )
-
-
-def encode_nics(nics: list[dict[str, Any]]) -> dict[str, Any]:
-    """NIC-group props for ``nics`` (RdmaNicIntent props): ``shared`` + one line per NIC."""
-    shared = {k: nics[0][k] for k in NIC_SHARED} if nics else {}
-    items: list[Any] = []
-    for n in nics:
-        same = all(n[k] == shared[k] for k in NIC_SHARED) and n["name"] == f"{n['node']}:{n['nic']}"
-        items.append(nic_line(n) if same else dict(n))
-    return {"shared": shared, "nics": items}
-
-
-def decode_nics(props: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """RdmaNicIntent props of every NIC in group ``props`` (compact or full items)."""
-    shared = dict(props.get("shared") or {})
-    out: list[dict[str, Any]] = []
-    for item in props.get("nics") or []:
-        if not isinstance(item, str):
-            out.append({**shared, **dict(item)})
-            continue
-        try:
-            left, _, right = item.partition(" -> ")
-            nic, rail, plane, pcie, _gpu, gpus = left.split(" ")
-            sw, _, numa = pcie.rpartition("/")
-            leaf, _, leaf_port = right.partition(" ")
-            triples = [] if gpus == "-" else [g.split("@") for g in gpus.split(",")]
-            out.append(
-                {
-                    **shared,
-                    "name": f"{shared.get('node')}:{nic}",
-                    "nic": nic,
-                    "rail": int(rail[1:]),
-                    "plane": int(plane[1:]),
-                    "pcie_switch": sw,
-                    "numa": int(numa),
-                    "gpus": [int(g) for g, _ in triples],
-                    "gpu_pcie_switches": [loc.rpartition("/")[0] for _, loc in triples],
-                    "gpu_numas": [int(loc.rpartition("/")[2]) for _, loc in triples],
-                    "leaf": leaf,
-                    "leaf_port": leaf_port,
-                }
-            )
-        except ValueError as exc:
-            raise ValueError(f"NIC line {item!r} is malformed ({exc})") from None
-    return out
-
-
-# --------------------------------------------------------------------------- wire format
-#
-# Why one JSON text property per record and not one property per field: the
-# Python SDK turns every top-level input into an Output it tracks until the
-# program ends (and waits on all of them, repeatedly), and the engine marshals,
-# copies and logs every value of every resource several times per preview. A
-# 1,226-resource preview (1,024 -> 4,096 GPUs) took 12-15 s with flat records
-# and 2x the time of the same number of one-property resources; see
-# bench/README.md. A string is one value for both. Pulumi's diff display
-# decodes JSON text, so `pulumi preview --diff` still shows the record field by
-# field ("~ record: (json) { ~ ports_up: 16 => 32 }").
-
-RECORD_KEY = "record"
-"""Resource input holding the record's JSON text."""
-
-
-def record_text(fields: Mapping[str, Any]) -> str:
-    """Canonical JSON of a record's fields (sorted keys, compact): equal records, equal text.
-
-    Canonical so that a record read back from the inventory (``pulumi refresh``)
-    is the same text the program sent, and the state does not churn.
-    """
-    return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def record_of(props: Mapping[str, Any]) -> dict[str, Any]:
-    """The record fields of resource ``props`` (the inverse of :func:`record_text`).
-
-    Props without a ``record`` key are taken to be the fields themselves.
-    Raises ValueError when ``record`` is not the JSON text of an object.
-    """
-    raw = props.get(RECORD_KEY)
-    if raw is None:
-        return dict(props)
-    if not isinstance(raw, str):
-        raise ValueError(f"{RECORD_KEY}: expected JSON text, got {type(raw).__name__}")
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{RECORD_KEY}: not JSON ({exc.msg} at char {exc.pos})") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{RECORD_KEY}: expected a JSON object, got {type(value).__name__}")
-    return value

@@ -21,6 +21,7 @@ its 1-based logical number, which is what ``ibnetdiscover`` prints.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 
@@ -76,6 +77,20 @@ def switch_port_label(os_family: str, number: int, ports_per_cage: int) -> str:
     if os_family == "cumulus":
         return f"swp{cage}s{lane}" if ports_per_cage > 1 else f"swp{cage}"
     return f"p{number}"
+
+
+_CUMULUS_PORT = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)
+
+
+def cumulus_cage_lane(label: str) -> tuple[int, int] | None:
+    """(cage, lane), both 1-based, of a Cumulus port label (``swp5s1`` → (5, 2)); else None.
+
+    The inverse of :func:`switch_port_label` for ``cumulus`` (``swpN`` is lane 1).
+    """
+    m = _CUMULUS_PORT.match(label)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)) + 1 if m.group(2) is not None else 1
 
 
 def cage_of(number: int, ports_per_cage: int) -> tuple[int, int]:

@@ -10,10 +10,18 @@ violation, not an input error).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from ipaddress import IPv4Network
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .catalog import SwitchModel, lookup_switch, port_mode, radix_at
+from .errors import CatalogError, SpecError
+
+if TYPE_CHECKING:
+    from .nodes import NodeProfile
 
 NetworkName = Literal["compute", "storage", "inband", "oob"]
 """The network roles every node port is assigned to."""
@@ -169,3 +177,89 @@ class Networks(BaseModel):
     def access(self) -> dict[str, AccessNetwork]:
         """The three non-compute networks by name, in a fixed order."""
         return {"storage": self.storage, "inband": self.inband, "oob": self.oob}
+
+
+# --------------------------------------------------------------------------- build rules
+# The rules below are shared by the spec check (validate_spec refuses a spec that breaks
+# one, so every command fails the same way) and the topology builder (which applies them).
+
+
+def access_ports(profile: NodeProfile) -> dict[str, tuple[int, int, str]]:
+    """Per access network: (ports per server, Gb/s per port, server port-name prefix)."""
+    return {
+        "storage": (profile.storage_ports, profile.storage_gbps, "stor"),
+        "inband": (profile.inband_ports, profile.inband_gbps, "mgmt"),
+        "oob": (profile.oob_ports, profile.oob_gbps, "bmc"),
+    }
+
+
+def attach_carriers(access: Mapping[str, AccessNetwork]) -> dict[str, str]:
+    """Which network's switches carry each access network (an attach chain is refused).
+
+    A network attached to another must land on one with dedicated switches (or on
+    compute): ``storage → inband → oob`` would leave nobody sizing inband's switches.
+    """
+    carrier_of: dict[str, str] = {}
+    for name, net in access.items():
+        target = net.attach if net.attach != "dedicated" else name
+        if target != name and target != "compute" and access[target].attach != "dedicated":
+            raise SpecError(
+                f"networks.{name}.attach",
+                f"{target!r} is itself carried by {access[target].attach!r}",
+                f"attach {name} to a network with dedicated switches",
+            )
+        carrier_of[name] = target
+    return carrier_of
+
+
+@dataclass(frozen=True, slots=True)
+class AccessSwitch:
+    """An access switch model at the speed of its network's server ports."""
+
+    model: SwitchModel
+    down: int
+    """Server-facing ports per switch."""
+    ports_per_cage: int
+    radix: int
+    """Logical ports at the network's speed."""
+
+
+def access_switch(name: str, speed: int, net: str) -> AccessSwitch:
+    """The Ethernet switch model ``name`` at ``speed`` Gb/s for network ``net``.
+
+    Raises :class:`SpecError` on ``networks.<net>.switch`` for an unknown model or one
+    without ports at that speed.
+    """
+    try:
+        model = lookup_switch(name, "ethernet")
+        mode = port_mode(model, speed)
+    except CatalogError as exc:
+        raise SpecError(f"networks.{net}.switch", exc.problem, exc.valid) from None
+    radix = radix_at(model, speed)
+    # Dedicated access switches keep half their ports for uplinks (non-blocking),
+    # except 1G OOB switches whose uplinks are separate 100G ports.
+    down = radix if speed <= 1 else radix // 2
+    return AccessSwitch(model, down, mode.ports_per_cage, radix)
+
+
+def rail_subnets(net: IPv4Network, parts: int) -> list[IPv4Network]:
+    """``net`` split into ``parts`` equal rail subnets (refused below /30 per rail)."""
+    bits = max(0, (parts - 1).bit_length())
+    if net.prefixlen + bits > 30:
+        raise SpecError(
+            "networks.compute.subnet",
+            f"{net} is too small to split into {parts} rail subnets",
+            "use a larger supernet, e.g. a /12",
+        )
+    return list(net.subnets(prefixlen_diff=bits))[:parts]
+
+
+def check_networks(networks: Networks, profile: NodeProfile, rail_subnet_count: int) -> None:
+    """Every network rule a topology build applies, in the order the build applies them."""
+    access = networks.access()
+    carrier_of = attach_carriers(access)
+    ports = access_ports(profile)
+    for carrier, net in access.items():
+        if any(carrier_of[n] == carrier for n in access):
+            access_switch(net.switch, ports[carrier][1], carrier)
+    rail_subnets(networks.compute.subnet, rail_subnet_count)

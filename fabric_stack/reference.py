@@ -12,11 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .catalog import CATALOG
-from .intent import CABLE_SHARED, NIC_SHARED, RESOURCE_KINDS, cable_line, nic_line
+from .catalog import CATALOG, radix_at
+from .intent import RESOURCE_KINDS
 from .networks import AccessNetwork, ComputeNetwork, Networks
 from .nodes import PROFILES, NodeProfile, PcieSwitch
 from .spec import FabricSpec, InfinibandSettings, RoceQos
+from .wire import CABLE_SHARED, NIC_SHARED, cable_line, nic_line
 
 
 def _camel(name: str) -> str:
@@ -93,7 +94,7 @@ def spec_reference() -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for m in CATALOG.values():
-        modes = ", ".join(f"{x.speed_gbps}G × {m.cages * x.ports_per_cage}" for x in m.modes)
+        modes = ", ".join(f"{x.speed_gbps}G × {radix_at(m, x.speed_gbps)}" for x in m.modes)
         power = f"{m.power_w} W ({m.power_basis})" if m.power_w else "n/a"
         out.append(
             f"| `{m.key}` | {m.name} | {m.protocol} | {m.cages} × {m.cage_type} | {modes} | "
@@ -114,7 +115,7 @@ def _records_reference() -> list[str]:
         "",
         "Every fabric resource (`pulumi-python:dynamic/fabric:<Kind>`) has two inputs:",
         "`record`, the record below as canonical JSON text (`pulumi preview --diff` shows it",
-        "field by field; `fabric_stack.intent.record_of` decodes it), and `inventory`,",
+        "field by field; `fabric_stack.wire.record_of` decodes it), and `inventory`,",
         '`{"url": …, "stack": …}` (the URL is a secret when it carries a password).',
         "",
         "A `CableBundle` record holds `name`, `device`, `side` (`downlinks`/`uplinks`), `role`,",

@@ -38,13 +38,36 @@ The rules, in the order they are applied
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cache
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from .catalog import Protocol, SwitchModel, lookup_switch, port_mode
+from .catalog import CATALOG, Protocol, SwitchModel, lookup_switch, port_mode, radix_at
 from .errors import CapacityError, CatalogError, SpecError
+from .sizing_model import (
+    Bandwidth,
+    CableCounts,
+    SizingPlan,
+    SwitchCounts,
+    TierPlan,
+    Transceivers,
+)
 from .spec import FabricSpec
+
+__all__ = [
+    "Bandwidth",
+    "CableCounts",
+    "SizingPlan",
+    "SwitchCounts",
+    "TierPlan",
+    "Transceivers",
+    "bisection_gbps",
+    "cages_used",
+    "divisors",
+    "port_stride",
+    "size_fabric",
+    "spine_count",
+    "split_ports",
+]
 
 # --------------------------------------------------------------------------- rules
 
@@ -130,126 +153,6 @@ def cages_used(port_ranges: list[tuple[int, int]], ports_per_cage: int) -> int:
     return total
 
 
-# --------------------------------------------------------------------------- results
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class SwitchCounts(_Frozen):
-    """Compute-fabric switches by tier, all planes together."""
-
-    leaf: int = Field(description="Leaf switches.")
-    spine: int = Field(description="Spine switches.")
-    core: int = Field(description="Core (super-spine) switches; 0 in two tiers.")
-    total: int = Field(description="All compute-fabric switches.")
-
-
-class CableCounts(_Frozen):
-    """Compute-fabric cables by tier, all planes together (one cable = one link)."""
-
-    node_leaf: int = Field(description="Server NIC to rail leaf.")
-    leaf_spine: int = Field(description="Leaf to spine.")
-    spine_core: int = Field(description="Spine to core; 0 in two tiers.")
-    total: int = Field(description="All compute-fabric cables.")
-
-
-class Transceivers(_Frozen):
-    """Pluggable optics for the compute fabric (all links optical)."""
-
-    nic: int = Field(description="Single-port modules in server NICs (one per NIC link).")
-    switch: int = Field(description="Switch modules: one per cage with at least one used port.")
-    total: int = Field(description="All modules.")
-
-
-class Bandwidth(_Frozen):
-    """Headline bandwidth figures."""
-
-    link_gbps: int = Field(description="Speed of one fabric link (NIC line rate / planes).")
-    per_gpu_gbps: int = Field(description="Network bandwidth per GPU (its NIC line rate).")
-    per_node_gbps: int = Field(description="Per server: per-GPU NIC rate × rails.")
-    injection_tbps: float = Field(description="All NIC links together, Tb/s.")
-    bisection_tbps: float = Field(
-        description="Full-duplex bisection, Tb/s: GPUs × line rate when non-blocking."
-    )
-
-
-class TierPlan(_Frozen):
-    """One tier of the compute fabric: count and per-switch port budget."""
-
-    role: str = Field(description="leaf, spine or core.")
-    count: int = Field(description="Switches in this tier, all planes.")
-    per_plane: int = Field(description="Switches in this tier per plane.")
-    ports_down: int = Field(description="Ports budgeted toward the tier below (or the servers).")
-    ports_up: int = Field(description="Ports budgeted toward the tier above.")
-    ports_used_max: int = Field(description="Most ports in use on any switch of this tier.")
-    radix: int = Field(description="Logical ports per switch at the fabric speed.")
-    oversubscription: str = Field(description="down:up capacity ratio of this tier.")
-
-
-class SizingPlan(_Frozen):
-    """Everything the sizing rules decided for one spec."""
-
-    spec: FabricSpec = Field(description="The spec this plan was sized from.")
-    switch_model: SwitchModel = Field(description="Catalog entry of the fabric switch.")
-    link_gbps: int = Field(description="Logical port / link speed, Gb/s.")
-    radix: int = Field(description="Logical ports per switch at link_gbps.")
-    ports_per_cage: int = Field(description="Logical ports per cage at link_gbps.")
-    nodes: int = Field(description="Servers.")
-    rails: int = Field(description="Rails (compute NICs per server).")
-    planes: int = Field(description="Fabric planes.")
-    su_nodes: int = Field(description="Servers per full scalable unit.")
-    sus: int = Field(description="Scalable units (the last may be partial).")
-    last_su_nodes: int = Field(description="Servers in the last SU.")
-    tiers: int = Field(description="2 (leaf/spine) or 3 (leaf/spine/core).")
-    leaf_down: int = Field(description="Leaf ports budgeted for servers.")
-    leaf_up: int = Field(description="Leaf ports budgeted for spines.")
-    spine_down: int = Field(description="Spine ports budgeted for leaves.")
-    spine_up: int = Field(description="Spine ports budgeted for cores (0 in two tiers).")
-    pods: int = Field(description="Pods (three tiers) or 1.")
-    sus_per_pod: int = Field(description="SUs per full pod (three tiers) or sus.")
-    spines_per_pod: int = Field(description="Spines per pod per plane (two tiers: all spines).")
-    leaf_spine_links: int = Field(description="Links between one leaf and one of its spines.")
-    spine_stride: int = Field(
-        description="Spine port distance between link slots (see port_stride)."
-    )
-    core_groups: int = Field(
-        description="Core groups per plane (= spines per pod); 0 in two tiers."
-    )
-    cores_per_group: int = Field(description="Cores in each group; 0 in two tiers.")
-    spine_core_links: int = Field(description="Links between one spine and one core of its group.")
-    core_stride: int = Field(description="Core port distance between link slots.")
-    two_tier_max_gpus: int = Field(description="Largest cluster two tiers of this switch carry.")
-    three_tier_max_gpus: int = Field(description="Largest cluster three tiers carry.")
-    switches: SwitchCounts = Field(description="Switch counts by tier.")
-    cables: CableCounts = Field(description="Cable counts by tier.")
-    transceivers: Transceivers = Field(description="Optics counts.")
-    bandwidth: Bandwidth = Field(description="Bandwidth figures.")
-    oversubscription: str = Field(description="Requested leaf oversubscription, e.g. '1:1'.")
-    tier_plans: tuple[TierPlan, ...] = Field(description="Per-tier detail, leaf first.")
-
-    @property
-    def non_blocking(self) -> bool:
-        """True when every tier has at least as much up as down capacity."""
-        return self.oversubscription == "1:1"
-
-    @property
-    def leaves_per_plane(self) -> int:
-        """Leaf switches in one plane: one per rail per SU."""
-        return self.sus * self.rails
-
-    def nodes_in_su(self, su: int) -> int:
-        """Servers in SU ``su`` (1-based)."""
-        return self.last_su_nodes if su == self.sus else self.su_nodes
-
-    def sus_in_pod(self, pod: int) -> int:
-        """SUs in pod ``pod`` (1-based)."""
-        if self.tiers == 2:
-            return self.sus
-        return min(self.sus_per_pod, self.sus - (pod - 1) * self.sus_per_pod)
-
-
 # --------------------------------------------------------------------------- the stage
 
 
@@ -291,8 +194,6 @@ def binding_su_nodes(
 
 def larger_switch_hint(current: SwitchModel, link_gbps: int) -> str:
     """Suggest larger-radix switches of the same protocol and speed, never the one in use."""
-    from .catalog import radix_at
-
     here = [
         (k, v)
         for k, v in _catalog_items()
@@ -311,16 +212,71 @@ def larger_switch_hint(current: SwitchModel, link_gbps: int) -> str:
 
 
 def _catalog_items() -> list[tuple[str, SwitchModel]]:
-    from .catalog import CATALOG
-
     return sorted(CATALOG.items())
 
 
+@dataclass
+class _Shape:
+    """The numbers the sizing steps decide, filled in step by step (see size_fabric)."""
+
+    spec: FabricSpec
+    model: SwitchModel
+    radix: int
+    ppc: int
+    down: int
+    up: int
+    su_nodes: int = 0
+    sus: int = 0
+    last: int = 0
+    leaves: int = 0
+    """Leaves per plane."""
+    two_max: int = 0
+    three_max: int = 0
+    tiers: int = 2
+    pods: int = 1
+    per_pod: int = 0
+    spd: int = 0
+    spu: int = 0
+    sp_per_pod: int = 0
+    spine_total: int = 0
+    groups: int = 0
+    cores_per_group: int = 0
+    sc_links: int = 0
+    core_stride: int = 0
+    ls_links: int = 0
+    stride: int = 0
+
+    @property
+    def cores_per_plane(self) -> int:
+        """Core switches per plane (0 in two tiers)."""
+        return self.groups * self.cores_per_group
+
+
 def size_fabric(spec: FabricSpec) -> SizingPlan:
-    """Apply the sizing rules (module docstring) to ``spec``. Pure; raises SpecError."""
-    model = _check_switch(spec)
+    """Apply the sizing rules (module docstring) to ``spec``. Pure; raises SpecError.
+
+    The steps, in the order of the rules:
+
+    1. :func:`_check_switch` — the switch model serves the fabric and the port speed;
+    2. :func:`_split_leaf_ports` — radix at that speed, leaf ports down:up;
+    3. :func:`_form_sus` — servers per SU, SUs, leaves per plane, tier capacities;
+    4. :func:`_place_spines` — two tiers when a spine count spreads evenly, otherwise
+       :func:`_form_pods` (three tiers: pods, spines per pod, core groups);
+    5. :func:`_spread_links` — links per leaf-spine pair and the spine port stride;
+    6. :func:`_plan_of` — counts (:func:`_count_cables`, :func:`_count_switches`,
+       :func:`_count_optics`), :func:`_bandwidth` and :func:`_tier_plans`.
+    """
+    shape = _split_leaf_ports(spec, _check_switch(spec))
+    _form_sus(shape)
+    _place_spines(shape)
+    _spread_links(shape)
+    return _plan_of(shape)
+
+
+def _split_leaf_ports(spec: FabricSpec, model: SwitchModel) -> _Shape:
+    """Rules 1–2: the radix at the link speed and the leaf's down:up port split."""
     mode = port_mode(model, spec.link_gbps)
-    radix = model.cages * mode.ports_per_cage
+    radix = radix_at(model, spec.link_gbps)
     a, b = spec.ratio
     if a + b > radix:
         raise SpecError(
@@ -329,186 +285,227 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
             f"A:B with A ≥ B ≥ 1 and A + B ≤ {radix}, e.g. 1:1, 2:1 or 3:1",
         )
     down, up = split_ports(radix, a, b)
+    return _Shape(spec, model, radix, mode.ports_per_cage, down, up)
 
-    su_nodes = spec.su_nodes or down
-    if su_nodes > down:
+
+def _form_sus(s: _Shape) -> None:
+    """Rule 3: servers per SU (at most a leaf's downlinks), SUs, leaves; tier capacities."""
+    spec, down, radix = s.spec, s.down, s.radix
+    s.su_nodes = spec.su_nodes or down
+    if s.su_nodes > down:
         raise SpecError(
             "su_nodes",
-            f"{su_nodes} servers per SU need {su_nodes} downlinks on each rail leaf, "
-            f"but a {model.key.upper()} leaf at {spec.oversubscription} has {down}",
+            f"{s.su_nodes} servers per SU need {s.su_nodes} downlinks on each rail leaf, "
+            f"but a {s.model.key.upper()} leaf at {spec.oversubscription} has {down}",
             f"use at most {down}",
         )
-    nodes, rails = spec.nodes, spec.rails
-    sus = math.ceil(nodes / su_nodes)
-    last = nodes - (sus - 1) * su_nodes
-    leaves = sus * rails  # per plane
+    rails = spec.rails
+    s.sus = math.ceil(spec.nodes / s.su_nodes)
+    s.last = spec.nodes - (s.sus - 1) * s.su_nodes
+    s.leaves = s.sus * rails
+    two_tier_sus = radix // rails if spine_count(radix // rails * rails, s.up, radix) else 0
+    s.two_max = two_tier_sus * s.su_nodes * spec.gpus_per_node
+    s.three_max = radix * (radix // 2 // rails) * s.su_nodes * spec.gpus_per_node
 
-    two_tier_sus = radix // rails if spine_count(radix // rails * rails, up, radix) else 0
+
+def _place_spines(s: _Shape) -> None:
+    """Rules 4–5: two tiers when some spine count spreads every leaf evenly, else pods."""
+    spines = spine_count(s.leaves, s.up, s.radix)
+    if spines is None:
+        _form_pods(s)
+        return
+    s.tiers, s.pods, s.per_pod, s.spd, s.spu = 2, 1, s.sus, s.radix, 0
+    s.sp_per_pod = s.spine_total = spines
+
+
+def _form_pods(s: _Shape) -> None:
+    """Rule 5, three tiers: pods of SUs, spines half down/half up, core groups per spine."""
+    spec, radix, rails = s.spec, s.radix, s.spec.rails
     spine_ds = radix // 2
     spine_us = radix - spine_ds
     sus_per_pod = spine_ds // rails
-    two_max = two_tier_sus * su_nodes * spec.gpus_per_node
-    three_max = radix * sus_per_pod * su_nodes * spec.gpus_per_node
+    if sus_per_pod < 1:
+        raise CapacityError(
+            "rails",
+            f"{rails} rails need {rails} leaves per pod but a spine has {spine_ds} "
+            "ports toward leaves",
+            "use fewer rails or a larger-radix switch",
+        )
+    s.tiers, s.per_pod, s.spd, s.spu = 3, sus_per_pod, spine_ds, spine_us
+    s.pods = math.ceil(s.sus / sus_per_pod)
+    sp = spine_count(sus_per_pod * rails, s.up, spine_ds)
+    assert sp is not None  # sus_per_pod was chosen so one pod always fits
+    s.sp_per_pod = sp
+    cpg = spine_count(s.pods, spine_us, radix)
+    if cpg is None:
+        binding = binding_su_nodes(spec, spec.nodes, s.su_nodes, s.down, radix * sus_per_pod)
+        if binding is not None:
+            raise binding
+        raise CapacityError(
+            "gpus",
+            f"{spec.gpus:,} GPUs need {s.pods} pods but three tiers of {radix}-port "
+            f"{s.model.key.upper()} switches at {spec.link_gbps}G carry {radix} pods "
+            f"({s.three_max:,} GPUs per plane)",
+            larger_switch_hint(s.model, spec.link_gbps),
+        )
+    s.groups, s.cores_per_group = sp, cpg
+    s.sc_links = spine_us // cpg
+    s.core_stride = port_stride(radix, s.sc_links)
+    s.spine_total = s.pods * sp
 
-    spines = spine_count(leaves, up, radix)
-    ppc = mode.ports_per_cage
-    if spines is not None:
-        tiers, pods, per_pod, spd, spu = 2, 1, sus, radix, 0
-        sp_per_pod = spines
-        groups = cores_per_group = sc_links = core_stride = 0
-        spine_total = spines
-    else:
-        if sus_per_pod < 1:
-            raise CapacityError(
-                "rails",
-                f"{rails} rails need {rails} leaves per pod but a spine has {spine_ds} "
-                "ports toward leaves",
-                "use fewer rails or a larger-radix switch",
-            )
-        tiers, per_pod, spd, spu = 3, sus_per_pod, spine_ds, spine_us
-        pods = math.ceil(sus / sus_per_pod)
-        sp = spine_count(sus_per_pod * rails, up, spine_ds)
-        assert sp is not None  # sus_per_pod was chosen so one pod always fits
-        sp_per_pod = sp
-        cpg = spine_count(pods, spine_us, radix)
-        if cpg is None:
-            binding = binding_su_nodes(spec, nodes, su_nodes, down, radix * sus_per_pod)
-            if binding is not None:
-                raise binding
-            raise CapacityError(
-                "gpus",
-                f"{spec.gpus:,} GPUs need {pods} pods but three tiers of {radix}-port "
-                f"{model.key.upper()} switches at {spec.link_gbps}G carry {radix} pods "
-                f"({three_max:,} GPUs per plane)",
-                larger_switch_hint(model, spec.link_gbps),
-            )
-        groups, cores_per_group = sp_per_pod, cpg
-        sc_links = spine_us // cpg
-        core_stride = port_stride(radix, sc_links)
-        spine_total = pods * sp_per_pod
 
-    ls_links = up // sp_per_pod
-    stride = port_stride(spd, ls_links)
-    cores_pp = groups * cores_per_group
-    p = spec.planes
+def _spread_links(s: _Shape) -> None:
+    """Rule 4: links between a leaf and each spine, and the spine port stride between slots."""
+    s.ls_links = s.up // s.sp_per_pod
+    s.stride = port_stride(s.spd, s.ls_links)
 
-    cables = CableCounts(
+
+def _count_cables(s: _Shape) -> CableCounts:
+    """Compute-fabric cables per tier, all planes."""
+    nodes, rails, p = s.spec.nodes, s.spec.rails, s.spec.planes
+    return CableCounts(
         node_leaf=nodes * rails * p,
-        leaf_spine=leaves * up * p,
-        spine_core=spine_total * spu * p,
-        total=(nodes * rails + leaves * up + spine_total * spu) * p,
-    )
-    switches = SwitchCounts(
-        leaf=leaves * p,
-        spine=spine_total * p,
-        core=cores_pp * p,
-        total=(leaves + spine_total + cores_pp) * p,
+        leaf_spine=s.leaves * s.up * p,
+        spine_core=s.spine_total * s.spu * p,
+        total=(nodes * rails + s.leaves * s.up + s.spine_total * s.spu) * p,
     )
 
-    # Optics: count the cages each switch actually lights, with the same slot-major
-    # port layout the topology uses (ports of a partially filled spine are not contiguous).
+
+def _count_switches(s: _Shape) -> SwitchCounts:
+    """Compute-fabric switches per tier, all planes."""
+    p = s.spec.planes
+    return SwitchCounts(
+        leaf=s.leaves * p,
+        spine=s.spine_total * p,
+        core=s.cores_per_plane * p,
+        total=(s.leaves + s.spine_total + s.cores_per_plane) * p,
+    )
+
+
+def _count_optics(s: _Shape, nic_modules: int) -> Transceivers:
+    """Optics: the cages each switch lights, with the topology's slot-major port layout.
+
+    Ports of a partially filled spine are not contiguous, so cages are counted from
+    the port ranges in use rather than from a port total.
+    """
+    rails, ppc = s.spec.rails, s.ppc
     sw_optics = 0
-    for su in range(1, sus + 1):
-        n = last if su == sus else su_nodes
-        sw_optics += rails * cages_used([(1, n), (down + 1, down + up)], ppc)
-    for pod in range(1, pods + 1):
-        lp = (min(per_pod, sus - (pod - 1) * per_pod)) * rails
-        ranges = [(t * stride + 1, t * stride + lp) for t in range(ls_links)]
-        if tiers == 3:
-            ranges.append((spd + 1, spd + spu))
-        sw_optics += sp_per_pod * cages_used(ranges, ppc)
-    if tiers == 3:
-        core_ranges = [(t * core_stride + 1, t * core_stride + pods) for t in range(sc_links)]
-        sw_optics += cores_pp * cages_used(core_ranges, ppc)
-    transceivers = Transceivers(
-        nic=cables.node_leaf, switch=sw_optics * p, total=cables.node_leaf + sw_optics * p
-    )
+    for su in range(1, s.sus + 1):
+        n = s.last if su == s.sus else s.su_nodes
+        sw_optics += rails * cages_used([(1, n), (s.down + 1, s.down + s.up)], ppc)
+    for pod in range(1, s.pods + 1):
+        lp = (min(s.per_pod, s.sus - (pod - 1) * s.per_pod)) * rails
+        ranges = [(t * s.stride + 1, t * s.stride + lp) for t in range(s.ls_links)]
+        if s.tiers == 3:
+            ranges.append((s.spd + 1, s.spd + s.spu))
+        sw_optics += s.sp_per_pod * cages_used(ranges, ppc)
+    if s.tiers == 3:
+        core_ranges = [
+            (t * s.core_stride + 1, t * s.core_stride + s.pods) for t in range(s.sc_links)
+        ]
+        sw_optics += s.cores_per_plane * cages_used(core_ranges, ppc)
+    p = s.spec.planes
+    return Transceivers(nic=nic_modules, switch=sw_optics * p, total=nic_modules + sw_optics * p)
 
-    link = spec.link_gbps
+
+def _bandwidth(s: _Shape) -> Bandwidth:
+    """Rule 6: per-GPU, per-node, injection and bisection bandwidth."""
+    spec, rails, link = s.spec, s.spec.rails, s.spec.link_gbps
     bis = bisection_gbps(
-        [last if su == sus else su_nodes for su in range(1, sus + 1) for _ in range(rails)],
-        up,
+        [s.last if su == s.sus else s.su_nodes for su in range(1, s.sus + 1) for _ in range(rails)],
+        s.up,
         link,
     )
-    if (a, b) == (1, 1):
-        bis = nodes * rails * link  # non-blocking: every GPU at line rate, whatever the parity
-    bandwidth = Bandwidth(
+    if spec.ratio == (1, 1):
+        bis = spec.nodes * rails * link  # non-blocking: every GPU at line rate, whatever the parity
+    return Bandwidth(
         link_gbps=link,
         per_gpu_gbps=spec.nic_gbps * rails // spec.gpus_per_node,
         per_node_gbps=spec.nic_gbps * rails,
-        injection_tbps=nodes * rails * spec.nic_gbps / 1000,
-        bisection_tbps=bis * p / 1000,
+        injection_tbps=spec.nodes * rails * spec.nic_gbps / 1000,
+        bisection_tbps=bis * spec.planes / 1000,
     )
 
-    leaf_used = max(min(su_nodes, nodes) + up, 0)
+
+def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
+    """Per-tier port budgets, leaf first."""
+    a, b = s.spec.ratio
+    p, rails = s.spec.planes, s.spec.rails
     tier_plans = [
         TierPlan(
             role="leaf",
-            count=leaves * p,
-            per_plane=leaves,
-            ports_down=down,
-            ports_up=up,
-            ports_used_max=leaf_used,
-            radix=radix,
+            count=s.leaves * p,
+            per_plane=s.leaves,
+            ports_down=s.down,
+            ports_up=s.up,
+            ports_used_max=max(min(s.su_nodes, s.spec.nodes) + s.up, 0),
+            radix=s.radix,
             oversubscription=f"{a}:{b}",
         ),
         TierPlan(
             role="spine",
-            count=spine_total * p,
-            per_plane=spine_total,
-            ports_down=spd,
-            ports_up=spu,
-            ports_used_max=min(per_pod, sus) * rails * ls_links + spu,
-            radix=radix,
-            oversubscription="1:1" if tiers == 3 else "-",
+            count=s.spine_total * p,
+            per_plane=s.spine_total,
+            ports_down=s.spd,
+            ports_up=s.spu,
+            ports_used_max=min(s.per_pod, s.sus) * rails * s.ls_links + s.spu,
+            radix=s.radix,
+            oversubscription="1:1" if s.tiers == 3 else "-",
         ),
     ]
-    if tiers == 3:
+    if s.tiers == 3:
         tier_plans.append(
             TierPlan(
                 role="core",
-                count=cores_pp * p,
-                per_plane=cores_pp,
-                ports_down=radix,
+                count=s.cores_per_plane * p,
+                per_plane=s.cores_per_plane,
+                ports_down=s.radix,
                 ports_up=0,
-                ports_used_max=pods * sc_links,
-                radix=radix,
+                ports_used_max=s.pods * s.sc_links,
+                radix=s.radix,
                 oversubscription="-",
             )
         )
+    return tuple(tier_plans)
 
+
+def _plan_of(s: _Shape) -> SizingPlan:
+    """The :class:`SizingPlan` of a fully decided shape, with its counts and figures."""
+    spec = s.spec
+    a, b = spec.ratio
+    cables = _count_cables(s)
     return SizingPlan(
         spec=spec,
-        switch_model=model,
-        link_gbps=link,
-        radix=radix,
-        ports_per_cage=ppc,
-        nodes=nodes,
-        rails=rails,
-        planes=p,
-        su_nodes=su_nodes,
-        sus=sus,
-        last_su_nodes=last,
-        tiers=tiers,
-        leaf_down=down,
-        leaf_up=up,
-        spine_down=spd,
-        spine_up=spu,
-        pods=pods,
-        sus_per_pod=per_pod,
-        spines_per_pod=sp_per_pod,
-        leaf_spine_links=ls_links,
-        spine_stride=stride,
-        core_groups=groups,
-        cores_per_group=cores_per_group,
-        spine_core_links=sc_links,
-        core_stride=core_stride,
-        two_tier_max_gpus=two_max,
-        three_tier_max_gpus=three_max,
-        switches=switches,
+        switch_model=s.model,
+        link_gbps=spec.link_gbps,
+        radix=s.radix,
+        ports_per_cage=s.ppc,
+        nodes=spec.nodes,
+        rails=spec.rails,
+        planes=spec.planes,
+        su_nodes=s.su_nodes,
+        sus=s.sus,
+        last_su_nodes=s.last,
+        tiers=s.tiers,
+        leaf_down=s.down,
+        leaf_up=s.up,
+        spine_down=s.spd,
+        spine_up=s.spu,
+        pods=s.pods,
+        sus_per_pod=s.per_pod,
+        spines_per_pod=s.sp_per_pod,
+        leaf_spine_links=s.ls_links,
+        spine_stride=s.stride,
+        core_groups=s.groups,
+        cores_per_group=s.cores_per_group,
+        spine_core_links=s.sc_links,
+        core_stride=s.core_stride,
+        two_tier_max_gpus=s.two_max,
+        three_tier_max_gpus=s.three_max,
+        switches=_count_switches(s),
         cables=cables,
-        transceivers=transceivers,
-        bandwidth=bandwidth,
+        transceivers=_count_optics(s, cables.node_leaf),
+        bandwidth=_bandwidth(s),
         oversubscription=f"{a}:{b}",
-        tier_plans=tuple(tier_plans),
+        tier_plans=_tier_plans(s),
     )

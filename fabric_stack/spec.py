@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .catalog import FabricKind
 from .errors import SpecError
-from .networks import Networks
+from .networks import Networks, check_networks
 from .nodes import PROFILES, NodeProfile, generic_profile
 from .underlay_spec import UnderlaySettings, pool_overlaps
 
@@ -517,11 +517,17 @@ def validate_spec(data: Mapping[str, Any] | None = None, **overrides: Any) -> Fa
     """Build a :class:`FabricSpec` from plain data (YAML, flags, Pulumi config).
 
     ``overrides`` (e.g. from CLI flags) win over ``data``; ``None`` values are
-    ignored so unset flags do not erase file values. Raises :class:`SpecError`.
+    ignored so unset flags do not erase file values. Raises :class:`SpecError` for a
+    field error, and for a spec no topology can be built from (an attach chain, an
+    unknown access-switch model, a compute subnet too small for the rails).
     """
     merged: dict[str, Any] = dict(data or {})
     merged.update({k: v for k, v in overrides.items() if v is not None})
     try:
-        return FabricSpec.model_validate(merged)
+        spec = FabricSpec.model_validate(merged)
     except ValidationError as exc:
         raise _first_error(exc) from None
+    # Rules that span the networks, the node profile and the catalog: checked here so that
+    # every command (size included) refuses such a spec with the line the build would print.
+    check_networks(spec.networks, spec.node_profile, spec.rails * spec.planes)
+    return spec

@@ -20,21 +20,15 @@ Wiring rules (see :mod:`fabric_stack.sizing` for why):
   SU's leaves take the spine ports they vacate, and every other cable keeps
   both ends.
 
-Records are slotted frozen dataclasses rather than pydantic models: a
-131,072-GPU plan has ~460k links, and validating each would cost seconds for
-no gain (they are built here from already-validated data).
+The records it returns (:class:`Device`, :class:`Nic`, :class:`Link`,
+:class:`NetworkPlan`, :class:`FabricTopology`) are defined in
+:mod:`fabric_stack.topology_model` and re-exported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
-from ipaddress import IPv4Network
-from typing import TYPE_CHECKING, Literal
 
-from .catalog import SwitchModel, lookup_switch, port_mode
-from .errors import CatalogError, SpecError
 from .naming import (
     access_switch_name,
     core_name,
@@ -44,170 +38,37 @@ from .naming import (
     spine_name,
     switch_port_label,
 )
-from .networks import NETWORK_TITLES
+from .networks import (
+    NETWORK_TITLES,
+    AccessSwitch,
+    access_ports,
+    access_switch,
+    attach_carriers,
+    rail_subnets,
+)
 from .sizing import SizingPlan
+from .topology_model import (
+    COMPUTE_ROLES,
+    SERVERS_PER_RACK,
+    Device,
+    FabricTopology,
+    Link,
+    LinkRole,
+    NetworkPlan,
+    Nic,
+)
 
-if TYPE_CHECKING:
-    import networkx as nx
-
-LinkRole = Literal["node_leaf", "leaf_spine", "spine_core", "storage", "inband", "oob"]
-"""What a cable connects. The first three are the compute fabric."""
-
-COMPUTE_ROLES: tuple[str, ...] = ("node_leaf", "leaf_spine", "spine_core")
-"""Link roles that belong to the compute fabric."""
-
-SERVERS_PER_RACK = 4
-"""Servers per rack: four 8-GPU servers (~40 kW) is the common air-cooled density."""
-
-
-@dataclass(frozen=True, slots=True)
-class Device:
-    """A switch or server. ``role`` is leaf/spine/core, server, or storage/inband/oob."""
-
-    name: str
-    role: str
-    model: str
-    network: str
-    plane: int = 0
-    su: int = 0
-    pod: int = 0
-    rail: int = 0
-    index: int = 0
-    radix: int = 0
-    rack: str = ""
-    position: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Nic:
-    """A compute RDMA NIC port of a server and its PCIe placement."""
-
-    node: str
-    name: str
-    rail: int
-    plane: int
-    pcie_switch: str
-    numa: int
-    gpus: tuple[int, ...]
-    gpu_pcie_switches: tuple[str, ...]
-    gpu_numas: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """One cable. The a-end is the lower tier (server, leaf, spine); ``id`` is its a-end."""
-
-    id: str
-    role: str
-    network: str
-    a_device: str
-    a_port: str
-    a_port_number: int
-    b_device: str
-    b_port: str
-    b_port_number: int
-    speed_gbps: int
-    plane: int = 0
-    rail: int = 0
-    su: int = 0
-    pod: int = 0
-    medium: str = ""
-    a_optic: str = ""
-    b_optic: str = ""
-    cable_type: str = ""
-
-    def key(self) -> frozenset[tuple[str, str]]:
-        """Identity of the cable regardless of direction: its two (device, port) ends."""
-        return frozenset(((self.a_device, self.a_port), (self.b_device, self.b_port)))
-
-
-@dataclass(frozen=True, slots=True)
-class NetworkPlan:
-    """One of the four networks: VLAN(s), subnet(s) and the switches that carry it."""
-
-    name: str
-    title: str
-    attach: str
-    vlans: tuple[int, ...]
-    subnets: tuple[str, ...]
-    carriers: tuple[str, ...]
-    mtu: int
-
-
-@dataclass(frozen=True)
-class FabricTopology:
-    """The port-level plan: devices, NICs, links and network plans (immutable)."""
-
-    plan: SizingPlan
-    devices: tuple[Device, ...]
-    nics: tuple[Nic, ...]
-    links: tuple[Link, ...]
-    networks: tuple[NetworkPlan, ...]
-    _by_name: dict[str, Device] = field(default_factory=dict, repr=False, compare=False)
-
-    def device(self, name: str) -> Device:
-        """Device by name."""
-        if not self._by_name:
-            self._by_name.update((d.name, d) for d in self.devices)
-        return self._by_name[name]
-
-    def switches(self, *roles: str) -> Iterator[Device]:
-        """Switches, optionally only those of the given roles."""
-        for d in self.devices:
-            if d.role != "server" and (not roles or d.role in roles):
-                yield d
-
-    def links_of(self, *roles: str) -> Iterator[Link]:
-        """Links of the given roles (all when none given)."""
-        for link in self.links:
-            if not roles or link.role in roles:
-                yield link
-
-    def count_links(self) -> dict[str, int]:
-        """Cables per role, counted from the link list."""
-        out: dict[str, int] = {}
-        for link in self.links:
-            out[link.role] = out.get(link.role, 0) + 1
-        return out
-
-    def count_switches(self) -> dict[str, int]:
-        """Switches per role, counted from the device list."""
-        out: dict[str, int] = {}
-        for d in self.devices:
-            if d.role != "server":
-                out[d.role] = out.get(d.role, 0) + 1
-        return out
-
-    @cached_property
-    def graph(self) -> nx.MultiGraph:
-        """networkx MultiGraph: devices, GPUs, NICs and PCIe switches; one edge per cable.
-
-        Built on first use (it is the expensive part at large scale). Cable edges
-        carry ``key=link.id`` and the link's attributes; PCIe attachments carry
-        ``role='pcie'``.
-        """
-        import networkx as nx
-
-        g: nx.MultiGraph = nx.MultiGraph()
-        for d in self.devices:
-            g.add_node(d.name, kind=d.role, model=d.model, plane=d.plane, su=d.su, rail=d.rail)
-        for n in self.nics:
-            nic = f"{n.node}/{n.name}"
-            sw = f"{n.node}/{n.pcie_switch}"
-            g.add_node(nic, kind="nic", rail=n.rail, plane=n.plane, numa=n.numa)
-            g.add_node(sw, kind="pcie_switch", numa=n.numa)
-            g.add_edge(n.node, sw, role="pcie")
-            g.add_edge(sw, nic, role="pcie")
-            for gpu, gsw in zip(n.gpus, n.gpu_pcie_switches, strict=True):
-                gname = f"{n.node}/gpu{gpu}"
-                if gname not in g:
-                    g.add_node(gname, kind="gpu")
-                    g.add_edge(gname, f"{n.node}/{gsw}", role="pcie")
-        for link in self.links:
-            a = f"{link.a_device}/{link.a_port}" if link.role == "node_leaf" else link.a_device
-            g.add_edge(a, link.b_device, key=link.id, role=link.role, speed_gbps=link.speed_gbps)
-        return g
-
+__all__ = [
+    "COMPUTE_ROLES",
+    "SERVERS_PER_RACK",
+    "Device",
+    "FabricTopology",
+    "Link",
+    "LinkRole",
+    "NetworkPlan",
+    "Nic",
+    "build_topology",
+]
 
 # --------------------------------------------------------------------------- optics
 
@@ -239,59 +100,78 @@ def _rack(su: int, idx: int) -> tuple[str, int]:
     return f"su{su}-rack{r + 1:02d}", slot
 
 
-def _access_model(name: str, speed: int, net: str) -> tuple[SwitchModel, int, int]:
-    try:
-        model = lookup_switch(name, "ethernet")
-        mode = port_mode(model, speed)
-    except CatalogError as exc:
-        raise SpecError(f"networks.{net}.switch", exc.problem, exc.valid) from None
-    radix = model.cages * mode.ports_per_cage
-    # Dedicated access switches keep half their ports for uplinks (non-blocking),
-    # except 1G OOB switches whose uplinks are separate 100G ports.
-    down = radix if speed <= 1 else radix // 2
-    return model, down, mode.ports_per_cage
+@dataclass
+class _Build:
+    """What the steps of :func:`build_topology` share: the plan and the lists they fill."""
+
+    plan: SizingPlan
+    devices: list[Device] = field(default_factory=list)
+    nics: list[Nic] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    node_names: list[list[str]] = field(default_factory=list)
+    """Server names per SU (index ``su - 1``)."""
+    leaf_names: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    """Leaf name by (plane, SU, rail)."""
+    carriers: dict[str, list[str]] = field(default_factory=dict)
+    """Switch names per network that has switches (compute and dedicated access networks)."""
+
+    def label(self, n: int) -> str:
+        """Port label of logical port ``n`` on the compute switch model."""
+        return switch_port_label(self.plan.switch_model.os_family, n, self.plan.ports_per_cage)
+
+    def compute_optic(self, reach: str) -> str:
+        """The optic of a compute switch port (``SR`` multimode, ``DR`` single-mode)."""
+        return _optic(self.plan.link_gbps, self.plan.ports_per_cage, reach, True)
 
 
 def build_topology(plan: SizingPlan) -> FabricTopology:
-    """Realise ``plan`` port by port (see the module docstring for the wiring rules)."""
-    spec = plan.spec
-    prof = spec.node_profile
-    sw = plan.switch_model
-    os_fam = sw.os_family
-    ppc = plan.ports_per_cage
-    planes, rails = plan.planes, plan.rails
-    speed = plan.link_gbps
-    devices: list[Device] = []
-    nics: list[Nic] = []
-    links: list[Link] = []
-    net_compute = "compute"
+    """Realise ``plan`` port by port (see the module docstring for the wiring rules).
 
-    leaf_opt_down = _optic(speed, ppc, "SR", True)
-    nic_opt = _optic(speed, 1, "SR", False)
-    sw_opt_mmf = _optic(speed, ppc, "SR", True)
-    sw_opt_smf = _optic(speed, ppc, "DR", True)
-    mmf, smf = _cable("mmf"), _cable("smf")
+    The steps, in order (each appends to the shared device, NIC and link lists, so
+    the order of the lists, and with it every name and port number, is fixed):
 
-    def label(n: int) -> str:
-        return switch_port_label(os_fam, n, ppc)
+    1. :func:`_place_servers` — servers in their racks, their RDMA NICs and PCIe placement;
+    2. :func:`_wire_rails` — one leaf per (plane, SU, rail), server-to-leaf cables;
+    3. :func:`_wire_plane` — per plane: :func:`_add_spines` and :func:`_wire_spines`
+       (even spreading) per pod, then :func:`_wire_cores` and :func:`_add_cores` when
+       the fabric has three tiers;
+    4. :func:`_add_access_networks` — storage, in-band and OOB access switches per SU
+       and their cables;
+    5. :func:`_plan_networks` — VLANs, subnets and carrier switches of the four networks.
 
-    # ---- servers, NICs (PCIe placement from the node profile)
+    The spec checks a build relies on (attach chains, access switch models, the compute
+    subnet) run in :func:`~fabric_stack.spec.validate_spec`.
+    """
+    b = _Build(plan)
+    _place_servers(b)
+    _wire_rails(b)
+    for p in range(1, plan.planes + 1):
+        _wire_plane(b, p)
+    _add_access_networks(b)
+    networks = _plan_networks(b)
+    return FabricTopology(plan, tuple(b.devices), tuple(b.nics), tuple(b.links), networks)
+
+
+def _place_servers(b: _Build) -> None:
+    """Servers of every SU, racked four to a rack, and their NICs (PCIe from the profile)."""
+    plan = b.plan
+    prof = plan.spec.node_profile
+    rails = plan.rails
     gpu_sw = {g: prof.switch_of_gpu(g) for g in range(prof.gpus)}
     nic_gpus = {
         n: tuple(g for g in range(prof.gpus) if prof.nic_for_gpu(g) == n) for n in range(rails)
     }
-    node_names: list[list[str]] = []
     for su in range(1, plan.sus + 1):
         names = []
         for j in range(1, plan.nodes_in_su(su) + 1):
             name = node_name(su, j, plan.su_nodes)
             rack, slot = _rack(su, j)
-            devices.append(
+            b.devices.append(
                 Device(
-                    name,
-                    "server",
-                    prof.name,
-                    "compute",
+                    name=name,
+                    role="server",
+                    model=prof.name,
+                    network="compute",
                     su=su,
                     index=j,
                     rack=rack,
@@ -299,40 +179,44 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                 )
             )
             names.append(name)
-            for p in range(1, planes + 1):
+            for p in range(1, plan.planes + 1):
                 for r in range(1, rails + 1):
                     nsw = prof.switch_of_nic(r - 1)
                     gs = nic_gpus[r - 1]
-                    nics.append(
+                    b.nics.append(
                         Nic(
-                            name,
-                            nic_name(r, p, rails),
-                            r,
-                            p,
-                            nsw.name,
-                            nsw.numa,
-                            gs,
-                            tuple(gpu_sw[g].name for g in gs),
-                            tuple(gpu_sw[g].numa for g in gs),
+                            node=name,
+                            name=nic_name(r, p, rails),
+                            rail=r,
+                            plane=p,
+                            pcie_switch=nsw.name,
+                            numa=nsw.numa,
+                            gpus=gs,
+                            gpu_pcie_switches=tuple(gpu_sw[g].name for g in gs),
+                            gpu_numas=tuple(gpu_sw[g].numa for g in gs),
                         )
                     )
-        node_names.append(names)
+        b.node_names.append(names)
 
-    # ---- leaves and server-to-leaf cables
-    down, up = plan.leaf_down, plan.leaf_up
-    leaf_names: dict[tuple[int, int, int], str] = {}
+
+def _wire_rails(b: _Build) -> None:
+    """One leaf per (plane, SU, rail); server *j* of the SU on downlink port *j* of each."""
+    plan = b.plan
+    planes, rails, speed = plan.planes, plan.rails, plan.link_gbps
+    nic_opt = _optic(speed, 1, "SR", False)
+    leaf_opt = b.compute_optic("SR")
     for p in range(1, planes + 1):
         for su in range(1, plan.sus + 1):
             pod = (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 0
             for r in range(1, rails + 1):
                 lname = leaf_name(su, r, p, planes)
-                leaf_names[(p, su, r)] = lname
-                devices.append(
+                b.leaf_names[(p, su, r)] = lname
+                b.devices.append(
                     Device(
-                        lname,
-                        "leaf",
-                        sw.key,
-                        net_compute,
+                        name=lname,
+                        role="leaf",
+                        model=plan.switch_model.key,
+                        network="compute",
                         plane=p,
                         su=su,
                         pod=pod,
@@ -340,265 +224,283 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
                         index=r,
                         radix=plan.radix,
                         rack=f"su{su}-net",
-                        position=1 + ((p - 1) * rails + r - 1) * sw.rack_units,
+                        position=1 + ((p - 1) * rails + r - 1) * plan.switch_model.rack_units,
                     )
                 )
                 nic = nic_name(r, p, rails)
-                for j, node in enumerate(node_names[su - 1], start=1):
-                    links.append(
+                for j, node in enumerate(b.node_names[su - 1], start=1):
+                    b.links.append(
                         Link(
-                            f"{node}:{nic}",
-                            "node_leaf",
-                            net_compute,
-                            node,
-                            nic,
-                            1,
-                            lname,
-                            label(j),
-                            j,
-                            speed,
-                            p,
-                            r,
-                            su,
-                            pod,
-                            "mmf",
-                            nic_opt,
-                            leaf_opt_down,
-                            mmf,
+                            id=f"{node}:{nic}",
+                            role="node_leaf",
+                            network="compute",
+                            a_device=node,
+                            a_port=nic,
+                            a_port_number=1,
+                            b_device=lname,
+                            b_port=b.label(j),
+                            b_port_number=j,
+                            speed_gbps=speed,
+                            plane=p,
+                            rail=r,
+                            su=su,
+                            pod=pod,
+                            medium="mmf",
+                            a_optic=nic_opt,
+                            b_optic=leaf_opt,
+                            cable_type=_cable("mmf"),
                         )
                     )
 
-    # ---- spines (and cores) with even spreading
+
+def _wire_plane(b: _Build, p: int) -> None:
+    """The upper tiers of plane ``p``: each pod's spines and their cables, then the cores."""
+    plan = b.plan
+    for pod in range(1, plan.pods + 1):
+        spines = _add_spines(b, p, pod)
+        _wire_spines(b, p, pod, spines)
+        if plan.tiers == 3:
+            _wire_cores(b, p, pod, spines)
+    if plan.tiers == 3:
+        _add_cores(b, p)
+
+
+def _tier_rack(plane: int, planes: int, tier: str, idx: int) -> str:
+    # Sixteen spines (or cores) to a rack; dual-plane racks carry the plane in their name.
+    return f"{f'p{plane}-' if planes > 1 else ''}{tier}-rack{idx // 16 + 1:02d}"
+
+
+def _add_spines(b: _Build, p: int, pod: int) -> list[str]:
+    """The spines of ``pod`` in plane ``p`` (pod 0 in their names on a two-tier fabric)."""
+    plan = b.plan
     S = plan.spines_per_pod
-    stride = plan.spine_stride
-    for p in range(1, planes + 1):
-        for pod in range(1, plan.pods + 1):
-            pod_tag = pod if plan.tiers == 3 else 0
-            spines = [spine_name(s + 1, S, pod_tag, p, planes) for s in range(S)]
-            for s, sname in enumerate(spines):
-                idx = (pod - 1) * S + s
-                devices.append(
-                    Device(
-                        sname,
-                        "spine",
-                        sw.key,
-                        net_compute,
+    pod_tag = pod if plan.tiers == 3 else 0
+    spines = [spine_name(s + 1, S, pod_tag, p, plan.planes) for s in range(S)]
+    for s, sname in enumerate(spines):
+        idx = (pod - 1) * S + s
+        b.devices.append(
+            Device(
+                name=sname,
+                role="spine",
+                model=plan.switch_model.key,
+                network="compute",
+                plane=p,
+                pod=pod_tag,
+                index=s + 1,
+                radix=plan.radix,
+                rack=_tier_rack(p, plan.planes, "spine", idx),
+                position=1 + (idx % 16) * plan.switch_model.rack_units,
+            )
+        )
+    return spines
+
+
+def _wire_spines(b: _Build, p: int, pod: int, spines: list[str]) -> None:
+    """Leaf-to-spine cables of ``pod`` with even spreading (module docstring, rule 2)."""
+    plan = b.plan
+    S, stride, rails = plan.spines_per_pod, plan.spine_stride, plan.rails
+    pod_tag = pod if plan.tiers == 3 else 0
+    optic = b.compute_optic("SR")
+    first_su = (pod - 1) * plan.sus_per_pod + 1
+    for su in range(first_su, first_su + plan.sus_in_pod(pod)):
+        for r in range(1, rails + 1):
+            lname = b.leaf_names[(p, su, r)]
+            ell = (su - first_su) * rails + (r - 1)
+            for u in range(plan.leaf_up):
+                s, t = u % S, u // S
+                lp = plan.leaf_down + 1 + u
+                sp = t * stride + ell + 1
+                b.links.append(
+                    Link(
+                        id=f"{lname}:{b.label(lp)}",
+                        role="leaf_spine",
+                        network="compute",
+                        a_device=lname,
+                        a_port=b.label(lp),
+                        a_port_number=lp,
+                        b_device=spines[s],
+                        b_port=b.label(sp),
+                        b_port_number=sp,
+                        speed_gbps=plan.link_gbps,
                         plane=p,
+                        rail=r,
+                        su=su,
                         pod=pod_tag,
-                        index=s + 1,
-                        radix=plan.radix,
-                        rack=f"{f'p{p}-' if planes > 1 else ''}spine-rack{idx // 16 + 1:02d}",
-                        position=1 + (idx % 16) * sw.rack_units,
+                        medium="mmf",
+                        a_optic=optic,
+                        b_optic=optic,
+                        cable_type=_cable("mmf"),
                     )
                 )
-            first_su = (pod - 1) * plan.sus_per_pod + 1
-            for su in range(first_su, first_su + plan.sus_in_pod(pod)):
-                for r in range(1, rails + 1):
-                    lname = leaf_names[(p, su, r)]
-                    ell = (su - first_su) * rails + (r - 1)
-                    for u in range(up):
-                        s, t = u % S, u // S
-                        lp = down + 1 + u
-                        sp = t * stride + ell + 1
-                        links.append(
-                            Link(
-                                f"{lname}:{label(lp)}",
-                                "leaf_spine",
-                                net_compute,
-                                lname,
-                                label(lp),
-                                lp,
-                                spines[s],
-                                label(sp),
-                                sp,
-                                speed,
-                                p,
-                                r,
-                                su,
-                                pod_tag,
-                                "mmf",
-                                sw_opt_mmf,
-                                sw_opt_mmf,
-                                mmf,
-                            )
-                        )
-            if plan.tiers == 3:
-                G, cstride = plan.cores_per_group, plan.core_stride
-                for s, sname in enumerate(spines):
-                    for u in range(plan.spine_up):
-                        m, t = u % G, u // G
-                        spp = plan.spine_down + 1 + u
-                        cp = t * cstride + pod
-                        cname = core_name(s + 1, m + 1, plan.core_groups, G, p, planes)
-                        links.append(
-                            Link(
-                                f"{sname}:{label(spp)}",
-                                "spine_core",
-                                net_compute,
-                                sname,
-                                label(spp),
-                                spp,
-                                cname,
-                                label(cp),
-                                cp,
-                                speed,
-                                p,
-                                0,
-                                0,
-                                pod,
-                                "smf",
-                                sw_opt_smf,
-                                sw_opt_smf,
-                                smf,
-                            )
-                        )
-        if plan.tiers == 3:
-            for g in range(1, plan.core_groups + 1):
-                for m in range(1, plan.cores_per_group + 1):
-                    idx = (g - 1) * plan.cores_per_group + m - 1
-                    devices.append(
-                        Device(
-                            core_name(g, m, plan.core_groups, plan.cores_per_group, p, planes),
-                            "core",
-                            sw.key,
-                            net_compute,
-                            plane=p,
-                            index=idx + 1,
-                            radix=plan.radix,
-                            rack=f"{f'p{p}-' if planes > 1 else ''}core-rack{idx // 16 + 1:02d}",
-                            position=1 + (idx % 16) * sw.rack_units,
-                        )
-                    )
 
-    # ---- separate networks: storage, in-band, OOB access switches per SU
-    nets = spec.networks
-    access = nets.access()
-    port_spec = {
-        "storage": (prof.storage_ports, prof.storage_gbps, "stor"),
-        "inband": (prof.inband_ports, prof.inband_gbps, "mgmt"),
-        "oob": (prof.oob_ports, prof.oob_gbps, "bmc"),
-    }
-    carriers: dict[str, list[str]] = {n: [] for n in ("compute", *access)}
-    carriers["compute"] = [d.name for d in devices if d.role in ("leaf", "spine", "core")]
-    # Which network's switches carry each network (following attach chains once).
-    carrier_of: dict[str, str] = {}
-    for name, net in access.items():
-        target = net.attach if net.attach != "dedicated" else name
-        if target != name and target != "compute" and access[target].attach != "dedicated":
-            raise SpecError(
-                f"networks.{name}.attach",
-                f"{target!r} is itself carried by {access[target].attach!r}",
-                f"attach {name} to a network with dedicated switches",
+
+def _wire_cores(b: _Build, p: int, pod: int, spines: list[str]) -> None:
+    """Spine-to-core cables of ``pod``: spine *j* of every pod reaches core group *j*."""
+    plan = b.plan
+    G, cstride = plan.cores_per_group, plan.core_stride
+    optic = b.compute_optic("DR")
+    for s, sname in enumerate(spines):
+        for u in range(plan.spine_up):
+            m, t = u % G, u // G
+            spp = plan.spine_down + 1 + u
+            cp = t * cstride + pod
+            b.links.append(
+                Link(
+                    id=f"{sname}:{b.label(spp)}",
+                    role="spine_core",
+                    network="compute",
+                    a_device=sname,
+                    a_port=b.label(spp),
+                    a_port_number=spp,
+                    b_device=core_name(s + 1, m + 1, plan.core_groups, G, p, plan.planes),
+                    b_port=b.label(cp),
+                    b_port_number=cp,
+                    speed_gbps=plan.link_gbps,
+                    plane=p,
+                    pod=pod,
+                    medium="smf",
+                    a_optic=optic,
+                    b_optic=optic,
+                    cable_type=_cable("smf"),
+                )
             )
-        carrier_of[name] = target
+
+
+def _add_cores(b: _Build, p: int) -> None:
+    """The core switches of plane ``p``, group by group."""
+    plan = b.plan
+    for g in range(1, plan.core_groups + 1):
+        for m in range(1, plan.cores_per_group + 1):
+            idx = (g - 1) * plan.cores_per_group + m - 1
+            b.devices.append(
+                Device(
+                    name=core_name(g, m, plan.core_groups, plan.cores_per_group, p, plan.planes),
+                    role="core",
+                    model=plan.switch_model.key,
+                    network="compute",
+                    plane=p,
+                    index=idx + 1,
+                    radix=plan.radix,
+                    rack=_tier_rack(p, plan.planes, "core", idx),
+                    position=1 + (idx % 16) * plan.switch_model.rack_units,
+                )
+            )
+
+
+def _add_access_networks(b: _Build) -> None:
+    """Access switches of every carrier network, per SU, and the cables of its riders."""
+    spec = b.plan.spec
+    access = spec.networks.access()
+    b.carriers = {n: [] for n in ("compute", *access)}
+    b.carriers["compute"] = [d.name for d in b.devices if d.role in ("leaf", "spine", "core")]
+    carrier_of = attach_carriers(access)
     for carrier in access:
         riders = [n for n in access if carrier_of[n] == carrier]
-        if not riders:
-            continue
-        cnet = access[carrier]
-        # One switch side per port of the carrier network (A/B redundancy), sized per SU.
-        sides = max(port_spec[n][0] for n in riders) or 1
-        spd = port_spec[carrier][1]
-        model, cdown, cppc = _access_model(cnet.switch, spd, carrier)
-        side_letters = "abcdefgh"
-        # Ports each node puts on each side (port k of a rider goes to side k mod sides).
-        per_node_side = [
-            sum(1 for n in riders for k in range(port_spec[n][0]) if k % sides == s)
-            for s in range(sides)
-        ]
-        for su in range(1, plan.sus + 1):
-            n_nodes = plan.nodes_in_su(su)
-            per_side = max(1, -(-(n_nodes * max(per_node_side)) // cdown))
-            for side in range(sides):
-                for i in range(1, per_side + 1):
-                    swn = access_switch_name(su, carrier, side_letters[side], i)
-                    devices.append(
-                        Device(
-                            swn,
-                            carrier,
-                            model.key,
-                            carrier,
-                            su=su,
-                            index=i,
-                            radix=model.cages * cppc,
-                            rack=f"su{su}-net",
-                            position=40 - (side * per_side + i) * model.rack_units,
-                        )
-                    )
-                    carriers[carrier].append(swn)
-            used = [0] * sides
-            for rider in riders:
-                nports, rspeed, pname = port_spec[rider]
-                medium = "copper" if rspeed <= 1 else "mmf"
-                a_opt, b_opt = _optic(rspeed, 1, "SR", False), _optic(rspeed, cppc, "SR", True)
-                for node in node_names[su - 1]:
-                    for k in range(nports):
-                        side = k % sides
-                        i, port = divmod(used[side], cdown)
-                        used[side] += 1
-                        swn = access_switch_name(su, carrier, side_letters[side], i + 1)
-                        plabel = switch_port_label(model.os_family, port + 1, cppc)
-                        links.append(
-                            Link(
-                                f"{node}:{pname}{k + 1}",
-                                rider,
-                                rider,
-                                node,
-                                f"{pname}{k + 1}",
-                                k + 1,
-                                swn,
-                                plabel,
-                                port + 1,
-                                rspeed,
-                                0,
-                                0,
-                                su,
-                                0,
-                                medium,
-                                a_opt,
-                                b_opt,
-                                _cable(medium),
-                            )
-                        )
+        if riders:
+            _wire_access(b, carrier, riders)
 
-    # ---- network plans (VLANs, subnets, carriers)
-    plans: list[NetworkPlan] = []
-    c = nets.compute
-    rail_nets = _split(c.subnet, rails * planes, "networks.compute.subnet")
+
+def _wire_access(b: _Build, carrier: str, riders: list[str]) -> None:
+    """One carrier network: A/B sides of access switches per SU and every rider's cables."""
+    plan = b.plan
+    ports = access_ports(plan.spec.node_profile)
+    # One switch side per port of the carrier network (A/B redundancy), sized per SU.
+    sides = max(ports[n][0] for n in riders) or 1
+    sw = access_switch(plan.spec.networks.access()[carrier].switch, ports[carrier][1], carrier)
+    # Ports each node puts on each side (port k of a rider goes to side k mod sides).
+    per_node_side = [
+        sum(1 for n in riders for k in range(ports[n][0]) if k % sides == s) for s in range(sides)
+    ]
+    for su in range(1, plan.sus + 1):
+        per_side = max(1, -(-(plan.nodes_in_su(su) * max(per_node_side)) // sw.down))
+        for side in range(sides):
+            for i in range(1, per_side + 1):
+                swn = access_switch_name(su, carrier, _SIDES[side], i)
+                b.devices.append(
+                    Device(
+                        name=swn,
+                        role=carrier,
+                        model=sw.model.key,
+                        network=carrier,
+                        su=su,
+                        index=i,
+                        radix=sw.radix,
+                        rack=f"su{su}-net",
+                        position=40 - (side * per_side + i) * sw.model.rack_units,
+                    )
+                )
+                b.carriers[carrier].append(swn)
+        used = [0] * sides
+        for rider in riders:
+            _wire_rider(b, su, carrier, sw, rider, sides, used)
+
+
+_SIDES = "abcdefgh"
+"""Letters of the redundant access-switch sides (A/B, …)."""
+
+
+def _wire_rider(
+    b: _Build, su: int, carrier: str, sw: AccessSwitch, rider: str, sides: int, used: list[int]
+) -> None:
+    """Cables of network ``rider`` in SU ``su``: port k of each server on side k mod sides."""
+    nports, rspeed, pname = access_ports(b.plan.spec.node_profile)[rider]
+    medium = "copper" if rspeed <= 1 else "mmf"
+    a_opt, b_opt = _optic(rspeed, 1, "SR", False), _optic(rspeed, sw.ports_per_cage, "SR", True)
+    for node in b.node_names[su - 1]:
+        for k in range(nports):
+            side = k % sides
+            i, port = divmod(used[side], sw.down)
+            used[side] += 1
+            b.links.append(
+                Link(
+                    id=f"{node}:{pname}{k + 1}",
+                    role=rider,
+                    network=rider,
+                    a_device=node,
+                    a_port=f"{pname}{k + 1}",
+                    a_port_number=k + 1,
+                    b_device=access_switch_name(su, carrier, _SIDES[side], i + 1),
+                    b_port=switch_port_label(sw.model.os_family, port + 1, sw.ports_per_cage),
+                    b_port_number=port + 1,
+                    speed_gbps=rspeed,
+                    su=su,
+                    medium=medium,
+                    a_optic=a_opt,
+                    b_optic=b_opt,
+                    cable_type=_cable(medium),
+                )
+            )
+
+
+def _plan_networks(b: _Build) -> tuple[NetworkPlan, ...]:
+    """VLANs, subnets and carrier switches of the compute network and the access networks."""
+    spec = b.plan.spec
+    rails, planes = b.plan.rails, b.plan.planes
+    c = spec.networks.compute
     is_ib = spec.fabric == "infiniband"
-    plans.append(
+    plans = [
         NetworkPlan(
-            "compute",
-            NETWORK_TITLES["compute"],
-            "dedicated",
-            () if is_ib else tuple(spec.rail_vlan(r) for r in range(1, rails + 1)),
-            tuple(str(n) for n in rail_nets),
-            tuple(carriers["compute"]),
-            c.mtu or (spec.infiniband.mtu if is_ib else 9000),
+            name="compute",
+            title=NETWORK_TITLES["compute"],
+            attach="dedicated",
+            vlans=() if is_ib else tuple(spec.rail_vlan(r) for r in range(1, rails + 1)),
+            subnets=tuple(str(n) for n in rail_subnets(c.subnet, rails * planes)),
+            carriers=tuple(b.carriers["compute"]),
+            mtu=c.mtu or (spec.infiniband.mtu if is_ib else 9000),
         )
-    )
+    ]
+    access = spec.networks.access()
+    carrier_of = attach_carriers(access)
     for name, net in access.items():
-        tgt = carrier_of[name]
         plans.append(
             NetworkPlan(
-                name,
-                NETWORK_TITLES[name],
-                net.attach,
-                (net.vlan,),
-                (str(net.subnet),),
-                tuple(carriers["compute"] if tgt == "compute" else carriers[tgt]),
-                net.mtu,
+                name=name,
+                title=NETWORK_TITLES[name],
+                attach=net.attach,
+                vlans=(net.vlan,),
+                subnets=(str(net.subnet),),
+                carriers=tuple(b.carriers[carrier_of[name]]),
+                mtu=net.mtu,
             )
         )
-    return FabricTopology(plan, tuple(devices), tuple(nics), tuple(links), tuple(plans))
-
-
-def _split(net: IPv4Network, parts: int, field_name: str) -> list[IPv4Network]:
-    bits = max(0, (parts - 1).bit_length())
-    if net.prefixlen + bits > 30:
-        raise SpecError(
-            field_name,
-            f"{net} is too small to split into {parts} rail subnets",
-            "use a larger supernet, e.g. a /12",
-        )
-    return list(net.subnets(prefixlen_diff=bits))[:parts]
+    return tuple(plans)

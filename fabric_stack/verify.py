@@ -106,7 +106,7 @@ def _result(
 # --------------------------------------------------------------------------- checks
 
 
-def check_port_budget(topo: FabricTopology) -> CheckResult:
+def audit_port_budget(topo: FabricTopology) -> CheckResult:
     """Every switch within its radix; each (device, port) used by at most one cable."""
     title = "every switch within its port budget; each (device, port) used at most once"
     by_name = {d.name: d for d in topo.devices}
@@ -151,7 +151,7 @@ def check_port_budget(topo: FabricTopology) -> CheckResult:
     )
 
 
-def check_rail_alignment(topo: FabricTopology) -> CheckResult:
+def audit_rail_alignment(topo: FabricTopology) -> CheckResult:
     """Every NIC-to-leaf cable lands on the leaf of the NIC's rail, SU and plane."""
     title = "NIC i of every server lands on the rail-i leaf of its SU"
     by_name = {d.name: d for d in topo.devices}
@@ -177,7 +177,7 @@ def check_rail_alignment(topo: FabricTopology) -> CheckResult:
     )
 
 
-def check_leaf_split(topo: FabricTopology) -> CheckResult:
+def audit_leaf_split(topo: FabricTopology) -> CheckResult:
     """Up/down capacity of every compute switch equals the plan's split for its tier."""
     plan = topo.plan
     title = "up/down capacity per compute switch equals the plan's split"
@@ -231,7 +231,7 @@ def check_leaf_split(topo: FabricTopology) -> CheckResult:
     )
 
 
-def check_gpu_reachability(topo: FabricTopology) -> CheckResult:
+def audit_gpu_reachability(topo: FabricTopology) -> CheckResult:
     """Within each plane, every GPU reaches every GPU over compute links plus PCIe."""
     plan = topo.plan
     title = "every GPU reaches every GPU over the compute fabric (per plane)"
@@ -327,7 +327,7 @@ def bisection_mincut_tbps(topo: FabricTopology) -> tuple[float, int]:
     return 2 * total / 1000, smallest
 
 
-def check_bisection(topo: FabricTopology, max_nodes: int) -> CheckResult:
+def audit_bisection(topo: FabricTopology, max_nodes: int) -> CheckResult:
     """Networkx min-cut bisection (×2, full duplex) equals the sizing figure."""
     plan = topo.plan
     title = "min-cut bisection (networkx max-flow, ×2 full duplex) equals the sizing figure"
@@ -367,11 +367,11 @@ def check_bisection(topo: FabricTopology, max_nodes: int) -> CheckResult:
 def verify_topology(topo: FabricTopology, *, mincut_max_nodes: int = 512) -> VerifyReport:
     """Run every graph check on ``topo`` (see the module docstring). Pure."""
     checks = (
-        check_port_budget(topo),
-        check_rail_alignment(topo),
-        check_leaf_split(topo),
-        check_gpu_reachability(topo),
-        check_bisection(topo, mincut_max_nodes),
+        audit_port_budget(topo),
+        audit_rail_alignment(topo),
+        audit_leaf_split(topo),
+        audit_gpu_reachability(topo),
+        audit_bisection(topo, mincut_max_nodes),
     )
     return VerifyReport(
         name=topo.plan.spec.name,

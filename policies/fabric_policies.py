@@ -21,7 +21,6 @@ record (a cable inside a CableBundle is reported on the bundle).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -38,30 +37,19 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.proxy import (
-    UNKNOWN_ARCHIVE_VALUE,
-    UNKNOWN_ARRAY_VALUE,
-    UNKNOWN_ASSET_VALUE,
-    UNKNOWN_BOOLEAN_VALUE,
-    UNKNOWN_NUMBER_VALUE,
-    UNKNOWN_OBJECT_VALUE,
-    UNKNOWN_STRING_VALUE,
-    UnknownValueError,
-    _DictProxy,
-    _ListProxy,
-)
 
-from fabric_stack.intent import (
-    RECORD_KEY,
-    RESOURCE_KINDS,
-    FabricIntent,
-    decode_cables,
-    decode_nics,
-    intent_from_resources,
-    record_of,
+from fabric_stack.compat.pulumi_policy_proxy import (
+    UNKNOWN_VALUES,
+    DictProxy,
+    ListProxy,
+    UnknownValueError,
+    target,
 )
+from fabric_stack.intent import RESOURCE_KINDS, FabricIntent, intent_from_resources
+from fabric_stack.pipeline import paused_gc
 from fabric_stack.policy import RULES, Rule, Violation
 from fabric_stack.policy.config import FABRIC_SUFFIX
+from fabric_stack.wire import RECORD_KEY, decode_cables, decode_nics, record_of
 
 PACK_NAME = "fabric-stack"
 """Policy pack name (what ``pulumi preview`` prints next to each violation)."""
@@ -75,9 +63,6 @@ GROUPS: dict[str, tuple[str, str]] = {
 }
 """Grouped kinds: kind → (record kind of the members, props key of the member list)."""
 
-RESOURCE_RULES = ("port-budget", "link-speed-match", "rail-alignment")
-"""Rules whose single-resource part runs as a resource policy."""
-
 
 def kind_of(resource_type: str) -> str | None:
     """``Switch`` for ``pulumi-python:dynamic/fabric:Switch``; None for other resources."""
@@ -90,24 +75,10 @@ def kind_of(resource_type: str) -> str | None:
 # (a Python call per value). Reading their targets directly and checking strings
 # against the sentinels ourselves is ~5x faster on a 100k-cable stack; anything
 # that is not one of these two proxy classes takes the generic Mapping/Sequence path.
-_UNKNOWN = frozenset(
-    {
-        UNKNOWN_ARCHIVE_VALUE,
-        UNKNOWN_ARRAY_VALUE,
-        UNKNOWN_ASSET_VALUE,
-        UNKNOWN_BOOLEAN_VALUE,
-        UNKNOWN_NUMBER_VALUE,
-        UNKNOWN_OBJECT_VALUE,
-        UNKNOWN_STRING_VALUE,
-    }
-)
+_UNKNOWN = UNKNOWN_VALUES
 
 
 _SCALARS = frozenset({float, int, bool, type(None)})
-
-
-def _target(proxy: Any) -> Any:
-    return proxy["__target"]
 
 
 def plain(value: Any, key: Any = "") -> Any:
@@ -123,10 +94,10 @@ def plain(value: Any, key: Any = "") -> Any:
         return value
     if t in _SCALARS:
         return value
-    if t is _DictProxy:
-        return {k: plain(v, k) for k, v in _target(value).items()}
-    if t is _ListProxy:
-        return [plain(v, key) for v in _target(value)]
+    if t is DictProxy:
+        return {k: plain(v, k) for k, v in target(value).items()}
+    if t is ListProxy:
+        return [plain(v, key) for v in target(value)]
     if isinstance(value, bytes) or not isinstance(value, Mapping | Sequence):
         return value
     if isinstance(value, Mapping):
@@ -141,7 +112,7 @@ _FIELDS: dict[str, frozenset[str]] = {
 
 def _record(props: Any) -> dict[str, Any]:
     """The record fields of a resource's props (its ``record`` JSON text, decoded)."""
-    src = _target(props) if type(props) is _DictProxy else props
+    src = target(props) if type(props) is DictProxy else props
     if RECORD_KEY in src:
         return record_of({RECORD_KEY: plain(src[RECORD_KEY], RECORD_KEY)})
     # Not our wire format (e.g. hand-built args): the props are the fields.
@@ -191,13 +162,8 @@ def fabric_view(resources: Iterable[Any], kinds: Iterable[str] = _ALL_KINDS) -> 
     """
     # ~10^6 new long-lived objects and no cycles: pause the cyclic collector,
     # which would otherwise rescan them repeatedly (a third of the time here).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _fabric_view(resources, kinds)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _fabric_view(resources: Iterable[Any], kinds: Iterable[str]) -> FabricView | None:
@@ -326,7 +292,7 @@ def build_policies() -> list[Policy]:
     """Every policy of the pack, in rule order."""
     out: list[Policy] = []
     for rule in RULES.values():
-        if rule.id in RESOURCE_RULES:
+        if rule.resource_policy:
             out.append(resource_policy(rule))
             if rule.check_cross is not None:
                 out.append(stack_policy(rule, cross_only=True))

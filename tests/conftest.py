@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from fabric_stack.pulumi_env import offline_env, venv_bin
+from fabric_stack.stack.env import offline_env, venv_bin
 
 # CI runs property tests derandomized, so a landing is never blocked by a new random
 # example nobody saw locally; local runs keep exploring (failures are saved in .hypothesis/).

@@ -10,7 +10,7 @@ import pytest
 from fabric_stack.artifacts import TargetMismatchError, infiniband
 from fabric_stack.artifacts._base import RenderContext
 from fabric_stack.errors import InputFileError, SpecError
-from fabric_stack.render.exports import topo_file
+from fabric_stack.views.exports import topo_file
 from tests.golden_artifacts import context, seed_context
 
 # Every key in upstream OpenSM's option table (opensm/osm_subnet.c, opt_tbl) that

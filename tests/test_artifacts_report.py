@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from html import escape
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
-from fabric_stack.artifacts import report
+from fabric_stack.artifacts import TARGETS, report, report_html
 from fabric_stack.guidance import guidance_for
 from fabric_stack.policy import evaluate
-from fabric_stack.render.bom import bill_of_materials
-from fabric_stack.render.card import headline
-from fabric_stack.render.diagram import diagram_svg
+from fabric_stack.views.bom import bill_of_materials
+from fabric_stack.views.card import headline
+from fabric_stack.views.diagram import diagram_svg
 from tests.golden_artifacts import VARIANTS, context, seed_context
 
 VOID = {"meta", "br", "link", "img", "hr", "input", "col", "area", "base", "wbr", "source"}
@@ -60,7 +64,7 @@ def _check(html: str) -> _Checker:
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_report_is_well_formed_and_self_contained(variant: str) -> None:
-    (art,) = report.render(seed_context(variant))
+    (art,) = TARGETS["report"].render(seed_context(variant))
     assert art.path == "report/design-report.html"
     html = art.content
     assert html.startswith("<!DOCTYPE html>")
@@ -78,7 +82,7 @@ def test_report_is_well_formed_and_self_contained(variant: str) -> None:
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_report_carries_the_renderers_output(variant: str) -> None:
     ctx = seed_context(variant)
-    html = report.render_html(ctx)
+    html = report_html(ctx)
     # The diagram is the diagram renderer's SVG, inlined as is.
     svg = diagram_svg(ctx.topo)
     assert svg.split("?>", 1)[-1].strip() in html
@@ -98,9 +102,34 @@ def test_report_carries_the_renderers_output(variant: str) -> None:
         assert rail.subnet in html
 
 
+_RENDER_REPORT = (
+    "import hashlib, sys\n"
+    "from fabric_stack.artifacts import report_html\n"
+    "from tests.golden_artifacts import context\n"
+    "ctx = context({'fabric': 'roce', 'switch': 'sn5600', 'gpus': 256})\n"
+    "sys.stdout.write(report_html(ctx))\n"
+)
+
+
 def test_report_is_deterministic() -> None:
+    # Same process twice, then two processes whose string hashes differ (set and dict
+    # iteration over strings would reorder): every run writes the same bytes.
     ctx = context({"fabric": "roce", "switch": "sn5600", "gpus": 256})
-    assert report.render_html(ctx) == report.render_html(ctx)
+    here = report_html(ctx)
+    assert here == report_html(ctx)
+    runs = []
+    for seed in ("1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        r = subprocess.run(
+            [sys.executable, "-c", _RENDER_REPORT],
+            cwd=Path(__file__).resolve().parents[1],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs.append(r.stdout)
+    assert runs[0] == runs[1] == here
 
 
 def test_blocking_design_shows_its_violations() -> None:
@@ -113,7 +142,7 @@ def test_blocking_design_shows_its_violations() -> None:
             "roce": {"overrides": {"spine": {"mtu": 1500}}},
         }
     )
-    html = report.render_html(ctx)
+    html = report_html(ctx)
     rep = evaluate(ctx.intent)
     assert rep.status == "fail"
     assert "policy: blocking" in html
@@ -128,6 +157,6 @@ def test_blocking_design_shows_its_violations() -> None:
 
 
 def test_ethernet_report_has_no_lossless_section_claims() -> None:
-    html = report.render_html(context({"fabric": "ethernet", "switch": "sn5600"}))
+    html = report_html(context({"fabric": "ethernet", "switch": "sn5600"}))
     assert "Plain Ethernet (TCP): no lossless configuration" in html
     assert "nccl/ethernet.env" in html

@@ -7,10 +7,10 @@ import json
 from hypothesis import HealthCheck, given, settings
 from rich.console import Console
 
-from fabric_stack.render.bom import bill_of_materials, bom_json, bom_markdown, bom_table
 from fabric_stack.sizing import size_fabric
 from fabric_stack.spec import validate_spec
 from fabric_stack.topology import COMPUTE_ROLES
+from fabric_stack.views.bom import bill_of_materials, bom_json, bom_markdown, bom_table
 from tests.topology_fixtures import Spec, any_spec, topo, topo_for
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from components.fabric import bundle_of
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.intent import decode_cables, decode_nics, encode_cables, encode_nics
+from fabric_stack.wire import decode_cables, decode_nics, encode_cables, encode_nics
 
 
 @settings(max_examples=15, deadline=None)

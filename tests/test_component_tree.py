@@ -9,7 +9,7 @@ import pulumi
 import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.intent import record_of
+from fabric_stack.wire import record_of
 
 
 class Mocks(pulumi.runtime.Mocks):

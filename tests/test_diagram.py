@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from fabric_stack.render.diagram import RAIL_COLOURS, diagram_svg, rail_colour
+from fabric_stack.views.diagram import RAIL_COLOURS, diagram_svg, rail_colour
 from tests.topology_fixtures import topo
 
 SVG = "{http://www.w3.org/2000/svg}"

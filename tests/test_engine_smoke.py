@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fabric_stack.pulumi_env import PULUMI_VERSION, venv_bin
+from fabric_stack.stack.env import PULUMI_VERSION, venv_bin
 
 pytestmark = pytest.mark.pulumi
 

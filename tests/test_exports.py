@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from fabric_stack.errors import FabricStackError, SpecError
-from fabric_stack.render.exports import (
+from fabric_stack.topology import COMPUTE_ROLES
+from fabric_stack.views.exports import (
     AVD_COLUMNS,
     CSV_COLUMNS,
     P2P_COLUMNS,
@@ -22,7 +23,6 @@ from fabric_stack.render.exports import (
     topo_file,
     ufm_p2p,
 )
-from fabric_stack.topology import COMPUTE_ROLES
 from tests.topology_fixtures import Spec, any_spec, topo, topo_for
 
 # The ibdm topology-file grammar (ibutils Fabric.cpp, parseTopology), with the speed token

@@ -12,13 +12,13 @@ from components.providers import (
     CableBundleProvider,
     CableProvider,
     SwitchProvider,
-    _serialized,
     decode_provider,
 )
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
+from fabric_stack.compat.pulumi_dynamic import serialized_provider
 from fabric_stack.errors import InventoryError
-from fabric_stack.intent import decode_cables, encode_cables, record_of, record_text
 from fabric_stack.inventory import mask_url, open_store
+from fabric_stack.wire import decode_cables, encode_cables, record_of, record_text
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +163,7 @@ def test_postgres_connection_error_hides_password() -> None:
 
 
 def test_provider_is_serialized_by_reference_and_round_trips() -> None:
-    blob = _serialized(CableBundle.provider_cls)
+    blob = serialized_provider(CableBundle.provider_cls)
     # A class pickled by value would embed its code and grow to tens of KB.
     assert len(blob) < 400, len(blob)
     assert isinstance(decode_provider(blob), CableBundleProvider)

@@ -32,14 +32,12 @@ from fabric_stack.policy import (
     policy_config_from_data,
     policy_config_schema,
 )
-from fabric_stack.policy.models import (
-    OversubscriptionConfig,
-    PcieLocalityConfig,
-    PortBudgetConfig,
-    RoceLosslessConfig,
-    SubnetManagerConfig,
-)
-from fabric_stack.policy.underlay import check_underlay_consistency
+from fabric_stack.policy.rules.gpudirect_pcie_locality import PcieLocalityConfig
+from fabric_stack.policy.rules.ib_subnet_manager_redundancy import SubnetManagerConfig
+from fabric_stack.policy.rules.oversubscription_1_to_1 import OversubscriptionConfig
+from fabric_stack.policy.rules.port_budget import PortBudgetConfig
+from fabric_stack.policy.rules.roce_lossless_consistency import RoceLosslessConfig
+from fabric_stack.policy.rules.underlay_consistency import check_underlay_consistency
 from tests.policy_fixtures import BAD_PCIE_PROFILE, ROCE, by_name, intent_for, replace
 
 SEED = intent_for()
@@ -482,3 +480,18 @@ def test_pipeline_designs_break_only_the_ratio_they_ask_for(
     assert {v.rule for v in strict.violations} == (
         set() if ratio == "1:1" else {"oversubscription-1-to-1"}
     )
+
+
+def test_one_rule_per_module_named_after_its_id() -> None:
+    import pkgutil
+
+    from fabric_stack.policy import registry, rules
+
+    modules = {m.name for m in pkgutil.iter_modules(rules.__path__)}
+    assert modules == {m.__name__.rsplit(".", 1)[1] for m in registry.RULE_MODULES}
+    for module in registry.RULE_MODULES:
+        rule = module.RULE
+        assert module.__name__.rsplit(".", 1)[1] == rule.id.replace("-", "_")
+        # The config file model and the pack derive from the registry.
+        assert rule.id in PolicyConfig.model_json_schema(by_alias=True)["properties"]
+    assert list(RULES) == [m.RULE.id for m in registry.RULE_MODULES]

@@ -7,7 +7,7 @@ from dataclasses import replace
 from fabric_stack import build_topology, size_fabric, validate_spec
 from fabric_stack.intent import derive_intent
 from fabric_stack.policy import RULES, evaluate
-from fabric_stack.policy.underlay import check_underlay
+from fabric_stack.policy.rules.underlay_consistency import check_underlay
 from fabric_stack.underlay import UnderlayPlan, plan_underlay
 
 

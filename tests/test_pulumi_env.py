@@ -1,4 +1,4 @@
-"""fabric_stack.pulumi_env: the version pin and the offline environment (no Pulumi CLI needed)."""
+"""fabric_stack.stack.env: the version pin and the offline environment (no Pulumi CLI needed)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fabric_stack.pulumi_env import LOCAL_PASSPHRASE, PULUMI_VERSION, offline_env
+from fabric_stack.stack.env import LOCAL_PASSPHRASE, PULUMI_VERSION, offline_env
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fabric_stack.errors import EngineError
-from fabric_stack.stackops import repair_file_state
+from fabric_stack.stack.ops import repair_file_state
 
 GOOD_CKPT = json.dumps({"version": 3, "checkpoint": {"stack": "organization/p/it"}})
 GOOD_ATTRS = json.dumps({"user.content_type": "application/octet-stream"})

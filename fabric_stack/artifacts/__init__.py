@@ -64,7 +64,11 @@ TARGETS: dict[str, Target] = {
         kubernetes.files,
         "SR-IOV policies, rail networks, NADs and a sample training pod.",
     ),
-    "report": Target(report.render, report.files, "Self-contained HTML design report."),
+    "report": Target(
+        lambda ctx: report.render(ctx, target_listing(ctx)),
+        report.files,
+        "Self-contained HTML design report.",
+    ),
 }
 """Target name → :class:`Target`, in the order `all` renders them."""
 
@@ -83,6 +87,16 @@ def applies(target: str, ctx: RenderContext) -> bool:
     if target in ("frr", "hosts"):
         return ctx.fabric != "infiniband"
     return True
+
+
+def target_listing(ctx: RenderContext) -> list[report.ArtifactRow]:
+    """(target, description, files) of every target that fits the plan, in `all` order."""
+    return [(name, t.help, t.files(ctx)) for name, t in TARGETS.items() if applies(name, ctx)]
+
+
+def report_html(ctx: RenderContext) -> str:
+    """The design report's HTML (what the ``report`` target writes)."""
+    return report.render_html(ctx, target_listing(ctx))
 
 
 def render_artifacts(target: str, ctx: RenderContext) -> list[Artifact]:

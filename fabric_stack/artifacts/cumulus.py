@@ -14,6 +14,7 @@ Command syntax is from the NVUE reference and the Cumulus Linux 5.12 user guide
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..intent import SwitchIntent
 from ..naming import cage_of
@@ -55,11 +56,15 @@ def _description(peer: str) -> str:
 
 
 def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
-    """The NVUE command file of one switch."""
+    """The NVUE command file of one switch.
+
+    A header, then one command group per step: :func:`_roce_mode`,
+    :func:`_classification`, :func:`_pfc`, :func:`_ecn`, :func:`_breakout` (split cages
+    only), :func:`_compute_ports`, and ``nv config apply``.
+    """
     q = qos_values(ctx, sw)
     ports = ctx.compute_ports.get(sw.name, [])
     ppc = ctx.plan.ports_per_cage
-    p = PROFILE
     lines: list[str] = ["#!/usr/bin/env bash\n"]
     lines.append(
         comment_block(
@@ -73,15 +78,28 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
         )
     )
     lines.append("set -euo pipefail\n")
-
-    def group(title: list[str], cmds: list[str]) -> None:
+    groups = [
+        _roce_mode(q),
+        _classification(q),
+        _pfc(q),
+        _ecn(q),
+        *([_breakout(sw, ports, ppc)] if ppc > 1 else []),
+        _compute_ports(ports, q),
+        (
+            ["Apply atomically (NVUE reloads switchd for QoS changes itself)."],
+            ["nv config apply -y"],
+        ),
+    ]
+    for title, cmds in groups:
         lines.append("\n" + comment_block(title) + "".join(c + "\n" for c in cmds))
+    return "".join(lines)
 
-    eqm = f"nv set qos egress-queue-mapping {p}"
-    cc = f"nv set qos congestion-control {p} traffic-class {q['roce_tc']}"
+
+def _roce_mode(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The RoCE QoS profile: lossless when the intent has PFC, else lossy."""
     pfc = q["pfc_priorities"]
     mode = "lossless" if pfc else "lossy"
-    group(
+    return (
         [
             f"RoCE {mode} profile: trust, SP3->TC3 / SP6->TC6, ETS (TC6 strict,",
             "TC3/TC0 DWRR 50/50),",
@@ -95,7 +113,13 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
         ],
         [f"nv set qos roce mode {mode}"],
     )
-    group(
+
+
+def _classification(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Trust (DSCP or 802.1p) and the DSCP → switch priority → traffic class maps."""
+    p = PROFILE
+    eqm = f"nv set qos egress-queue-mapping {p}"
+    return (
         [
             "Classification: "
             + (
@@ -117,8 +141,14 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
             f"{eqm} switch-priority {q['cnp_priority']} traffic-class {q['cnp_tc']}",
         ],
     )
+
+
+def _pfc(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """PFC on the intent's priority only (or a note that it is off)."""
+    p = PROFILE
+    pfc = q["pfc_priorities"]
     if pfc:
-        group(
+        return (
             [
                 f"PFC on priority {','.join(map(str, pfc))} only, sent and honoured.",
                 f"Source: {sources.NVUE_QOS} (pfc)",
@@ -131,11 +161,16 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
             ],
         )
     else:
-        group(
+        return (
             ["PFC: off in this switch's intent (the roce-lossless-consistency policy flags it)."],
             [],
         )
-    group(
+
+
+def _ecn(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """ECN marking thresholds on the RoCE traffic class."""
+    cc = f"nv set qos congestion-control {PROFILE} traffic-class {q['roce_tc']}"
+    return (
         [
             f"ECN on the RoCE traffic class: mark between {q['ecn_min_bytes']:,} and "
             f"{q['ecn_max_bytes']:,} bytes",
@@ -151,22 +186,33 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
             f"{cc} probability {q['ecn_probability']}",
         ],
     )
-    if ppc > 1:
-        cages = sorted({cage_of(num, ppc)[0] for num, _, _ in ports})
-        group(
-            [
-                f"Breakout: each used cage runs {ppc} x {sw.port_gbps}G "
-                f"(ports swpNs0..swpNs{ppc - 1}).",
-                f"Source: {sources.CUMULUS_PORTS} (Breakout Ports)",
-                f"Source: {sources.NVUE_INTERFACE} (link breakout)",
-            ],
-            [f"nv set interface swp{c} link breakout {ppc}x" for c in cages],
-        )
+
+
+def _breakout(
+    sw: SwitchIntent, ports: list[tuple[int, str, str]], ppc: int
+) -> tuple[list[str], list[str]]:
+    """Split cages: each used cage as ``ppc`` logical ports."""
+    cages = sorted({cage_of(num, ppc)[0] for num, _, _ in ports})
+    return (
+        [
+            f"Breakout: each used cage runs {ppc} x {sw.port_gbps}G "
+            f"(ports swpNs0..swpNs{ppc - 1}).",
+            f"Source: {sources.CUMULUS_PORTS} (Breakout Ports)",
+            f"Source: {sources.NVUE_INTERFACE} (link breakout)",
+        ],
+        [f"nv set interface swp{c} link breakout {ppc}x" for c in cages],
+    )
+
+
+def _compute_ports(
+    ports: list[tuple[int, str, str]], q: dict[str, Any]
+) -> tuple[list[str], list[str]]:
+    """Per compute port: its description (the far end) and the jumbo MTU."""
     port_cmds: list[str] = []
     for _, label, peer in ports:
         port_cmds.append(f"nv set interface {label} description {_description(peer)}")
         port_cmds.append(f"nv set interface {label} link mtu {q['mtu']}")
-    group(
+    return (
         [
             f"Compute ports ({len(ports)}): description = far end from the cabling plan;",
             f"jumbo MTU {q['mtu']} on every hop.",
@@ -174,10 +220,6 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
         ],
         port_cmds,
     )
-    group(
-        ["Apply atomically (NVUE reloads switchd for QoS changes itself)."], ["nv config apply -y"]
-    )
-    return "".join(lines)
 
 
 def files(ctx: RenderContext) -> list[str]:

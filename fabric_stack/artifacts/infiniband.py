@@ -15,7 +15,7 @@ Files (under ``infiniband/``):
 * ``root-guids.conf`` — the fat-tree roots (top tier) for ``ftree``, only when
   their GUIDs are known.
 * ``<cluster>.topo`` — the planned topology for ``ibdiagnet``, from
-  :func:`fabric_stack.render.exports.topo_file` (the one `.topo` writer).
+  :func:`fabric_stack.views.exports.topo_file` (the one `.topo` writer).
 
 Parameter names are upstream OpenSM's option table (``osm_subnet.c``) except
 ``sharp_enabled``, an NVIDIA OpenSM (MLNX_OFED / UFM) extension.
@@ -27,6 +27,7 @@ import re
 
 from ..errors import InputFileError, SpecError
 from ..inputs import csv_reader
+from ..views.exports import topo_file  # the single .topo writer
 from . import sources
 from ._base import (
     GENERATED_BY,
@@ -151,6 +152,8 @@ def subnet_managers(ctx: RenderContext) -> list[str]:
 
 
 def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
+    """opensm.conf of one subnet manager: the core settings, then the fat-tree roots
+    (:func:`_opensm_roots`) and SHARP (:func:`_opensm_sharp`)."""
     ib = ctx.spec.infiniband
     role = "master" if index == 0 else "standby"
     prio = max(0, MASTER_PRIORITY - index)
@@ -159,8 +162,6 @@ def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
         "host": "a host running opensm: merge into /etc/opensm/opensm.conf",
         "switch": "a managed switch's embedded SM: apply the same values in its SM configuration",
     }[ib.sm_location]
-    roots = _roots(ctx)
-    have_roots = all(r in ctx.guids for r in roots)
     lines = [
         comment_block(
             [
@@ -216,6 +217,17 @@ def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
         )
         + "node_name_map_name /etc/opensm/ib-node-name-map\n",
     ]
+    lines.extend(_opensm_roots(ctx))
+    lines.append(_opensm_sharp(ctx))
+    return "".join(lines)
+
+
+def _opensm_roots(ctx: RenderContext) -> list[str]:
+    """ftree engines: the root GUID file (commented out until the GUIDs are known)."""
+    ib = ctx.spec.infiniband
+    roots = _roots(ctx)
+    have_roots = all(r in ctx.guids for r in roots)
+    lines: list[str] = []
     if ib.routing_engine in ("ftree", "ar_ftree"):
         root_comment = [
             f"Fat-tree roots: the {'core' if ctx.plan.tiers == 3 else 'spine'} switches. ftree",
@@ -234,6 +246,12 @@ def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
                 )
                 + "# root_guid_file /etc/opensm/root-guids.conf\n"
             )
+    return lines
+
+
+def _opensm_sharp(ctx: RenderContext) -> str:
+    """SHARP on or off, with the routing-engine warning when the trees cannot form."""
+    ib = ctx.spec.infiniband
     sharp_lines = [
         "SHARP in-network reduction (spec.infiniband.sharp). `sharp_enabled` is an NVIDIA OpenSM",
         "(MLNX_OFED/UFM) option: 0 ignore, 1 disable on all switches, 2 enable on all switches.",
@@ -247,13 +265,10 @@ def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
                 f"WARNING: SHARP trees need one of {', '.join(SHARP_ROUTING_ENGINES)}; "
                 f"routing_engine is {ib.routing_engine}."
             )
-        lines.append("\n" + comment_block(sharp_lines) + "sharp_enabled 2\n")
-    else:
-        lines.append(
-            "\n"
-            + comment_block([*sharp_lines, "SHARP is off in the plan: the option is left unset."])
-        )
-    return "".join(lines)
+        return "\n" + comment_block(sharp_lines) + "sharp_enabled 2\n"
+    return "\n" + comment_block(
+        [*sharp_lines, "SHARP is off in the plan: the option is left unset."]
+    )
 
 
 def _partitions(ctx: RenderContext) -> str:
@@ -363,7 +378,6 @@ def files(ctx: RenderContext) -> list[str]:
 def render(ctx: RenderContext) -> list[Artifact]:
     """The InfiniBand control-plane files (see the module docstring)."""
     require_infiniband(ctx)
-    from ..render.exports import topo_file  # the single .topo writer (render/exports.py)
 
     sms = subnet_managers(ctx)
     contents = [_opensm_conf(ctx, sm, i, len(sms)) for i, sm in enumerate(sms)]

@@ -32,28 +32,44 @@ def _var(lines: list[str], why: list[str], key: str, value: object) -> None:
 
 
 def render_env(ctx: RenderContext) -> str:
-    """The env file text."""
-    spec = ctx.spec
-    fab = ctx.fabric
+    """The env file text.
+
+    The steps, in file order: :func:`_header`, :func:`_nic_selection` (RDMA HCAs, or the
+    socket interfaces on plain Ethernet), :func:`_bootstrap_socket`, :func:`_cross_nic`,
+    :func:`_roce_settings` (RoCE only) and :func:`_sharp` (InfiniBand with SHARP only).
+    """
     nics = ctx.rail_nics()
-    inband = ctx.inband_port()
-    inband_net = spec.networks.inband
+    lines = [_header(ctx, nics)]
+    _nic_selection(ctx, lines, nics)
+    _bootstrap_socket(ctx, lines)
+    _cross_nic(lines)
+    _roce_settings(ctx, lines)
+    _sharp(ctx, lines)
+    return "".join(lines)
+
+
+def _header(ctx: RenderContext, nics: list[str]) -> str:
+    """What the file is for and how to use it."""
+    spec = ctx.spec
     title = {"infiniband": "InfiniBand", "roce": "RoCEv2", "ethernet": "Ethernet (TCP sockets)"}[
-        fab
+        ctx.fabric
     ]
-    lines = [
-        comment_block(
-            [
-                f"NCCL environment for {spec.name}: {title}, {len(nics)} rail NIC(s) per server at "
-                f"{ctx.plan.link_gbps}G.",
-                GENERATED_BY.format(target=TARGET),
-                "Use as /etc/nccl.conf, via NCCL_CONF_FILE, or `set -a; . <this file>; set +a`",
-                "in the job. For bare-metal or host-network jobs: inside SR-IOV pods the VFs get",
-                "other mlx5_N names, so kubernetes/training-pod.yaml sets NCCL_IB_HCA=mlx5.",
-                f"Variables: {sources.NCCL_ENV}",
-            ]
-        )
-    ]
+    return comment_block(
+        [
+            f"NCCL environment for {spec.name}: {title}, {len(nics)} rail NIC(s) per server at "
+            f"{ctx.plan.link_gbps}G.",
+            GENERATED_BY.format(target=TARGET),
+            "Use as /etc/nccl.conf, via NCCL_CONF_FILE, or `set -a; . <this file>; set +a`",
+            "in the job. For bare-metal or host-network jobs: inside SR-IOV pods the VFs get",
+            "other mlx5_N names, so kubernetes/training-pod.yaml sets NCCL_IB_HCA=mlx5.",
+            f"Variables: {sources.NCCL_ENV}",
+        ]
+    )
+
+
+def _nic_selection(ctx: RenderContext, lines: list[str], nics: list[str]) -> None:
+    """The rail NICs NCCL uses: RDMA HCAs, or socket interfaces on plain Ethernet."""
+    fab = ctx.fabric
     if fab in ("infiniband", "roce"):
         hca = ",".join(f"{n}:1" for n in nics)
         _var(
@@ -84,6 +100,13 @@ def render_env(ctx: RenderContext) -> str:
             "NCCL_SOCKET_IFNAME",
             f"={ifnames}",
         )
+
+
+def _bootstrap_socket(ctx: RenderContext, lines: list[str]) -> None:
+    """RDMA fabrics: bootstrap sockets on the in-band management network."""
+    fab = ctx.fabric
+    inband = ctx.inband_port()
+    inband_net = ctx.spec.networks.inband
     if fab in ("infiniband", "roce"):
         _var(
             lines,
@@ -96,6 +119,10 @@ def render_env(ctx: RenderContext) -> str:
             "NCCL_SOCKET_IFNAME",
             f"={inband}",
         )
+
+
+def _cross_nic(lines: list[str]) -> None:
+    """Keep channel i on NIC i (rail-optimized)."""
     _var(
         lines,
         [
@@ -105,6 +132,12 @@ def render_env(ctx: RenderContext) -> str:
         "NCCL_CROSS_NIC",
         0,
     )
+
+
+def _roce_settings(ctx: RenderContext, lines: list[str]) -> None:
+    """RoCE: GID index, traffic class, and the host NIC prerequisites."""
+    spec = ctx.spec
+    fab = ctx.fabric
     if fab == "roce":
         roce = spec.roce
         tc = traffic_class(roce.roce_dscp)
@@ -143,6 +176,12 @@ def render_env(ctx: RenderContext) -> str:
                 ]
             )
         )
+
+
+def _sharp(ctx: RenderContext, lines: list[str]) -> None:
+    """InfiniBand with SHARP on: CollNet offload and streaming aggregation."""
+    spec = ctx.spec
+    fab = ctx.fabric
     if fab == "infiniband" and spec.infiniband.sharp:
         _var(
             lines,
@@ -163,7 +202,6 @@ def render_env(ctx: RenderContext) -> str:
             "SHARP_COLL_ENABLE_SAT",
             1,
         )
-    return "".join(lines)
 
 
 def files(ctx: RenderContext) -> list[str]:

@@ -4,8 +4,8 @@ What an architect attaches to a design review: the sizing card's figures, the
 topology diagram, the policy results, the bill of materials, the networks and
 rails, the lossless / control-plane settings the other targets render, the
 essentials and warnings, and the list of deployment files. Every figure comes
-from the existing renderers (:mod:`fabric_stack.render.card`,
-:mod:`~fabric_stack.render.diagram`, :mod:`~fabric_stack.render.bom`,
+from the existing renderers (:mod:`fabric_stack.views.card`,
+:mod:`~fabric_stack.views.diagram`, :mod:`~fabric_stack.views.bom`,
 :mod:`fabric_stack.policy`, :mod:`fabric_stack.guidance`); nothing is
 recomputed here. The output is deterministic (no timestamps), so it has a
 golden file like every other artifact.
@@ -21,8 +21,14 @@ import yaml
 
 from .. import __version__
 from ..guidance import guidance_for
-from ..render.card import card_markdown, fabric_line, headline, model_line, oversub_line
+from ..policy import evaluate
+from ..views.bom import bill_of_materials
+from ..views.card import card_markdown, fabric_line, headline, model_line, oversub_line
+from ..views.diagram import diagram_svg
 from ._base import Artifact, RenderContext
+from .infiniband import IB_MTU_CODES, MASTER_PRIORITY, subnet_managers
+from .nccl import traffic_class
+from .roce_qos import qos_values
 
 TARGET = "report"
 
@@ -218,8 +224,6 @@ def _sizing(ctx: RenderContext) -> str:
 
 
 def _diagram(ctx: RenderContext) -> str:
-    from ..render.diagram import diagram_svg
-
     svg = diagram_svg(ctx.topo)
     # Inline the SVG itself (drop an XML declaration if the renderer adds one).
     if svg.lstrip().startswith("<?xml"):
@@ -275,8 +279,6 @@ PER_RULE = 3
 
 
 def _bom(ctx: RenderContext) -> str:
-    from ..render.bom import bill_of_materials
-
     bom = bill_of_materials(ctx.topo)
     sw = _table(
         ("Switch", "Roles", "Count", "RU each", "RU total", "W each", "W total"),
@@ -416,8 +418,6 @@ def _onoff(flag: bool) -> str:
 
 
 def _roce_settings(ctx: RenderContext) -> str:
-    from .nccl import traffic_class
-    from .roce_qos import qos_values
 
     # One row per tier and distinct setting set: a per-tier override stands out as
     # its own row instead of hiding in hundreds of identical ones.
@@ -453,7 +453,6 @@ def _roce_settings(ctx: RenderContext) -> str:
 
 
 def _ib_settings(ctx: RenderContext) -> str:
-    from .infiniband import IB_MTU_CODES, MASTER_PRIORITY, subnet_managers
 
     spec = ctx.spec
     ib = spec.infiniband
@@ -500,18 +499,17 @@ def _essentials(ctx: RenderContext) -> str:
     return body
 
 
-def _artifacts(ctx: RenderContext) -> str:
-    from . import TARGETS, applies
+ArtifactRow = tuple[str, str, list[str]]
+"""(target, what it is, the files it writes) of one render target that fits the plan."""
 
+
+def _artifacts(listing: Sequence[ArtifactRow]) -> str:
     rows = []
-    for name, target in TARGETS.items():
-        if not applies(name, ctx):
-            continue
-        paths = target.files(ctx)
+    for name, help_text, paths in listing:
         shown = ", ".join(f"<code>{_e(f)}</code>" for f in paths[:3])
         if len(paths) > 3:
             shown += f" … ({len(paths):,} files)"
-        rows.append((f"<code>{_e(name)}</code>", _e(target.help), shown))
+        rows.append((f"<code>{_e(name)}</code>", _e(help_text), shown))
     return (
         "<p>Everything below is rendered from this plan by "
         "<code>fabric-stack render all --out DIR</code> (same spec: <code>--config</code> or "
@@ -524,10 +522,12 @@ def _spec_yaml(ctx: RenderContext) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 
-def render_html(ctx: RenderContext) -> str:
-    """The report as one HTML document."""
-    from ..policy import evaluate
+def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
+    """The report as one HTML document; ``listing`` is what ``render all`` would write.
 
+    The target registry passes ``listing`` (:func:`fabric_stack.artifacts.report_html`),
+    so this module does not import the registry that imports it.
+    """
     report = evaluate(ctx.intent)
     bodies = {
         "sizing": _sizing(ctx),
@@ -537,7 +537,7 @@ def render_html(ctx: RenderContext) -> str:
         "networks": _networks(ctx),
         "lossless": _lossless(ctx),
         "essentials": _essentials(ctx),
-        "artifacts": _artifacts(ctx),
+        "artifacts": _artifacts(listing),
     }
     sections = "".join(_section(title, bodies[anchor], anchor) for anchor, title in _SECTIONS)
     spec_block = (
@@ -568,6 +568,6 @@ def files(ctx: RenderContext) -> list[str]:
     return ["report/design-report.html"]
 
 
-def render(ctx: RenderContext) -> list[Artifact]:
+def render(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> list[Artifact]:
     """``report/design-report.html``."""
-    return [Artifact(TARGET, files(ctx)[0], render_html(ctx))]
+    return [Artifact(TARGET, files(ctx)[0], render_html(ctx, listing))]

@@ -17,12 +17,12 @@ from rich.text import Text
 
 from ..errors import SpecError
 from ..fileio import atomic_write
-from ..render.bom import bill_of_materials, bom_json, bom_markdown, bom_table
-from ..render.diagram import diagram_svg
-from ..render.exports import ROLE_FILTERS, avd_csv, links_csv, links_json, topo_file, ufm_p2p
 from ..sizing import size_fabric
 from ..topology import FabricTopology, build_topology
 from ..verify import VerifyReport, verify_topology
+from ..views.bom import bill_of_materials, bom_json, bom_markdown, bom_table
+from ..views.diagram import diagram_svg
+from ..views.exports import ROLE_FILTERS, avd_csv, links_csv, links_json, topo_file, ufm_p2p
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
 from .params import NonEmptyPath
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ..pipeline import paused_gc, run_pipeline
 from ..policy import PolicyConfig, evaluate, load_policy_config, policy_config_schema
-from ..policy.report import render_report, report_json, report_markdown, rules_catalog
+from ..views.policy_report import render_report, report_json, report_markdown, rules_catalog
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
 from .params import NonEmptyPath
 

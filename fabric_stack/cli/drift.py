@@ -11,7 +11,15 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ..drift import DriftReport, PlanIndex, combine, compute_drift, load_ignore
+from ..drift import (
+    DriftReport,
+    IgnoreRules,
+    PlanIndex,
+    Snapshot,
+    combine,
+    compute_drift,
+    load_ignore,
+)
 from ..drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
 from ..drift.ignore import alias_rates
 from ..drift.readers import (
@@ -189,13 +197,7 @@ def drift_cmd(
     else:
         snapshots = [r.load() for r in readers(None)]
     index = PlanIndex.from_topology(build_topology(size_fabric(spec)))
-    snapshots = [alias_rates(s, rules) for s in snapshots]  # `rates:` of the ignore file
-    networks = None
-    if network is not None:
-        networks = frozenset(NETWORKS) if network == "all" else frozenset({network})
-    report: DriftReport = combine(
-        [compute_drift(index, s, rules, networks, min_coverage) for s in snapshots]
-    )
+    report = _compare(index, snapshots, rules, network, min_coverage)
     if fmt == "json":
         echo_json(report.to_json())
     elif fmt == "markdown":
@@ -203,3 +205,18 @@ def drift_cmd(
     else:
         console().print(render_table(report))
     sys.exit(0 if report.clean else 1)
+
+
+def _compare(
+    index: PlanIndex,
+    snapshots: list[Snapshot],
+    rules: IgnoreRules | None,
+    network: str | None,
+    min_coverage: float,
+) -> DriftReport:
+    """Every snapshot against the plan (the ignore file's ``rates:`` applied), one report."""
+    snapshots = [alias_rates(s, rules) for s in snapshots]
+    networks = None
+    if network is not None:
+        networks = frozenset(NETWORKS) if network == "all" else frozenset({network})
+    return combine([compute_drift(index, s, rules, networks, min_coverage) for s in snapshots])

@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from ..render.card import card_json, card_markdown, render_card
 from ..sizing import size_fabric
+from ..views.card import card_json, card_markdown, render_card
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
 
 

@@ -7,7 +7,7 @@ import sys
 import click
 from rich.console import Console
 
-from ..render.changes import changes_json, changes_markdown, render_changes
+from ..views.changes import changes_json, changes_markdown, render_changes
 from .common import console, echo_json, format_option, handle_errors, project_dir
 from .params import StackName
 
@@ -25,7 +25,7 @@ def _progress(err: Console, verb: str):  # type: ignore[no-untyped-def]
 
 def _run_or_exit(verb: str, fmt: str, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
     """Run a stack operation with a progress line; on refusal print what was seen, exit 1."""
-    from ..stackops import PreviewFailed
+    from ..stack.ops import PreviewFailed
 
     status, tick = _progress(Console(stderr=True), verb)
     try:
@@ -70,7 +70,7 @@ def plan_cmd(stack: str, no_policy: bool, fmt: str) -> None:
       fabric-stack plan                        # what it adds, by role
       fabric-stack plan --format markdown      # paste into the pull request
     """
-    from ..stackops import preview
+    from ..stack.ops import preview
 
     summary = _run_or_exit(
         "previewing", fmt, preview, stack, project_dir(), use_policy=not no_policy
@@ -98,7 +98,7 @@ def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
       fabric-stack apply                  # shows the plan, asks, applies
       fabric-stack apply --yes --format json
     """
-    from ..stackops import PreviewFailed, preview, up
+    from ..stack.ops import PreviewFailed, preview, up
 
     err = Console(stderr=True)
     pdir = project_dir()
@@ -153,7 +153,7 @@ def recover_cmd(stack: str) -> None:
     Example:
       fabric-stack recover --stack prod && fabric-stack apply --stack prod --yes
     """
-    from ..stackops import recover
+    from ..stack.ops import recover
 
     for step in recover(stack, project_dir()):
         click.echo(f"✓ {step}")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..naming import switch_port_label
+from ..naming import cumulus_cage_lane, switch_port_label
 from .model import Endpoint, PortType, Snapshot
 from .plan import PlanIndex, PortScheme
 from .ports import port_number
@@ -31,7 +31,6 @@ from .ports import port_number
 _MF0 = re.compile(r"^MF0;([^:]+):")
 _HCA = re.compile(r"^(\S+?)[\s/:]+(mlx\d+_\d+)$")
 _MLX = re.compile(r"^mlx(\d+)_(\d+)$", re.I)
-_SWP = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)
 _EOS = re.compile(r"^(?:ethernet|et)(\d+)(?:/(\d+))?(?:/(\d+))?$", re.I)
 _MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
 _GENERIC = re.compile(r"^(?:p|port)\s*(\d+)$", re.I)
@@ -98,9 +97,8 @@ def switch_port_number(raw: str, ports_per_cage: int) -> int | None:
     if s.isdigit():
         return int(s) or None
     cage = lane = 0
-    if m := _SWP.match(s):
-        cage = int(m.group(1))
-        lane = int(m.group(2)) + 1 if m.group(2) is not None else 1
+    if swp := cumulus_cage_lane(s):
+        cage, lane = swp
     elif m := _EOS.match(s):
         parts = [int(g) for g in m.groups() if g is not None]
         if len(parts) == 3:  # modular chassis: slot/cage/lane

@@ -14,21 +14,27 @@ The file is YAML. Either a mapping::
 or just the list of port entries. ``ignore`` drops every finding that touches
 the port; ``link_state_only`` only checks that *something* is up on the port
 (who the neighbour is and at what speed are not checked). Ports are resolved
-like any source's (``swp4s0``, ``Ethernet4/1`` and ``7`` name the same leaf port).
+like any source's (``swp4s0``, ``Ethernet4/1`` and ``7`` name the same leaf port):
+:class:`ActiveRules` holds the rules of one comparison on the plan's names.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..config import load_yaml
 from ..errors import InputFileError
 from .model import Snapshot
+
+if TYPE_CHECKING:
+    from .identity import Identity
+    from .plan import EP
 
 IgnoreMode = Literal["ignore", "link_state_only"]
 """What to do with a port: drop it from the report, or only check its link is up."""
@@ -120,6 +126,63 @@ def parse_ignore(data: Any, path: str = "<ignore>") -> IgnoreRules:
 def load_ignore(path: str | Path) -> IgnoreRules:
     """Read an ignore file (YAML); bad content is one InputFileError line."""
     return parse_ignore(load_yaml(path), str(path))
+
+
+class ActiveRules:
+    """Ignore rules resolved against one comparison's plan names (cached per device)."""
+
+    def __init__(self, rules: IgnoreRules | None, ident: Identity) -> None:
+        rules = rules or IgnoreRules()
+        self.ports: set[EP] = set()
+        self.state_only: set[EP] = set()
+        self.state_only_devices: list[str] = []
+        self.device_patterns: list[str] = []
+        self.findings = set(rules.findings)
+        for pattern in rules.devices:
+            self.device_patterns.append(pattern)
+        for r in rules.ports:
+            if r.port is None:
+                (self.device_patterns if r.mode == "ignore" else self.state_only_devices).append(
+                    r.device
+                )
+                continue
+            dev = ident.device(r.device)
+            port, _ = ident.port(dev, r.port)
+            (self.ports if r.mode == "ignore" else self.state_only).add((dev, port))
+        self._dev_cache: dict[str, bool] = {}
+        self._state_cache: dict[str, bool] = {}
+        self.active = bool(
+            self.ports or self.state_only or self.state_only_devices or self.device_patterns
+        )
+
+    @staticmethod
+    def _match(name: str, patterns: list[str]) -> bool:
+        return any(
+            fnmatch.fnmatchcase(name, p) if any(c in p for c in "*?[") else name == p
+            for p in patterns
+        )
+
+    def device_ignored(self, device: str) -> bool:
+        """Is ``device`` ignored entirely (by name or pattern)?"""
+        hit = self._dev_cache.get(device)
+        if hit is None:
+            hit = self._dev_cache[device] = self._match(device, self.device_patterns)
+        return hit
+
+    def ignored(self, ep: EP) -> bool:
+        """Is port ``ep`` ignored (itself or its device)?"""
+        return ep in self.ports or (bool(self.device_patterns) and self.device_ignored(ep[0]))
+
+    def state_only_ep(self, ep: EP) -> bool:
+        """Is port ``ep`` checked for link state only?"""
+        if ep in self.state_only:
+            return True
+        if not self.state_only_devices:
+            return False
+        hit = self._state_cache.get(ep[0])
+        if hit is None:
+            hit = self._state_cache[ep[0]] = self._match(ep[0], self.state_only_devices)
+        return hit
 
 
 _RATE = re.compile(r"^(\d+)x([A-Z0-9]+)$")

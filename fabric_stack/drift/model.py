@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,18 +32,41 @@ FindingKind = Literal[
 ]
 """What kind of drift a finding reports."""
 
-KINDS: tuple[FindingKind, ...] = (
-    "missing_link",
-    "unexpected_link",
-    "wrong_peer",
-    "speed_mismatch",
-    "missing_device",
-    "unexpected_device",
-    "attribute_changed",
-    "link_up_no_neighbor",
-    "unknown_port",
-)
+KINDS: tuple[FindingKind, ...] = get_args(FindingKind)
 """Every finding kind, in report order."""
+
+CABLE_ATTRS: tuple[str, ...] = (
+    "role",
+    "network",
+    "a_speed_gbps",
+    "b_speed_gbps",
+    "rail",
+    "plane",
+    "su",
+    "pod",
+    "medium",
+    "a_optic",
+    "b_optic",
+    "cable_type",
+    "status",
+)
+"""Cable-record attributes drift compares with the plan (a record source such as the
+inventory or NetBox carries them in :attr:`ObservedLink.attrs`). Keys starting ``a_``/``b_``
+refer to the link's ends; ``status`` is compared with :data:`ABSENT_STATUSES`."""
+
+SPEED_ATTRS: tuple[str, ...] = ("a_speed_gbps", "b_speed_gbps")
+"""Cable attributes compared with the planned link speed."""
+
+LINK_FIELDS: tuple[str, ...] = tuple(
+    f for f in CABLE_ATTRS if f not in SPEED_ATTRS and f != "status"
+)
+"""Cable attributes compared with the planned :class:`~fabric_stack.topology.Link` field
+of the same name."""
+
+ABSENT_STATUSES = frozenset(
+    {"decommissioned", "decommissioning", "removed", "deleted", "retired", "failed", "offline"}
+)
+"""Record statuses that mean the cable (or switch) is not in service."""
 
 PortType = Literal["name", "mac", "number", "unresolved", "unknown"]
 """How a source spelled a port: a name, a MAC address, a bare logical number,

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..catalog import lookup_switch, port_mode
 from ..errors import CatalogError
+from ..naming import cumulus_cage_lane
 from ..topology import FabricTopology, Link
 
 EP = tuple[str, str]
@@ -60,7 +61,6 @@ class DeviceInfo:
 
 
 _MLNX = re.compile(r"^1/(\d+)(?:/(\d+))?$")
-_SWP = re.compile(r"^swp(\d+)(?:s(\d+))?$")
 _GEN = re.compile(r"^p(\d+)$")
 
 
@@ -84,10 +84,9 @@ def infer_schemes(links: Iterable[Link]) -> dict[str, PortScheme]:
             cage = lane = 0
             if m := _MLNX.match(label):
                 os_family, cage, lane = "mlnx-os", int(m.group(1)), int(m.group(2) or 1)
-            elif m := _SWP.match(label):
+            elif swp := cumulus_cage_lane(label):
                 os_family = "cumulus"
-                cage = int(m.group(1))
-                lane = int(m.group(2)) + 1 if m.group(2) is not None else 1
+                cage, lane = swp
             elif _GEN.match(label):
                 continue
             lane_max = max(lane_max, lane)

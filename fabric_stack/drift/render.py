@@ -9,9 +9,9 @@ from rich.table import Table
 from rich.text import Text
 
 from .coverage import Coverage, low_coverage_text
-from .model import KINDS, DriftReport, Finding
+from .model import KINDS, DriftReport, Finding, FindingKind
 
-_STYLE = {
+_STYLE: dict[FindingKind, str] = {
     "missing_link": "red",
     "unexpected_link": "magenta",
     "wrong_peer": "yellow",

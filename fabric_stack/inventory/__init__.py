@@ -7,6 +7,7 @@ rows behind.
 
 from __future__ import annotations
 
-from .store import InventoryStore, mask_url, open_store
+from ..redact import mask_url
+from .store import InventoryStore, open_store
 
 __all__ = ["InventoryStore", "mask_url", "open_store"]

@@ -17,7 +17,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import InventoryError
-from .store import InventoryStore, mask_url, open_store, sqlite_path
+from ..redact import mask_url
+from .store import InventoryStore, open_store, sqlite_path
 
 TABLE = "fabric_inventory"
 

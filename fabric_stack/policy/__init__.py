@@ -1,7 +1,8 @@
 """Policy as code: pure rules over a FabricIntent, shared by ``fabric-stack check`` and CrossGuard.
 
 No Pulumi import anywhere in this package: the pack in ``policies/`` adapts these
-functions to ``StackValidationPolicy`` / ``ResourceValidationPolicy``.
+functions to ``StackValidationPolicy`` / ``ResourceValidationPolicy``. One module per
+rule in :mod:`.rules`, listed in :mod:`.registry`; :func:`evaluate` runs them all.
 
     >>> from fabric_stack import validate_spec, size_fabric, build_topology, derive_intent
     >>> from fabric_stack.policy import evaluate
@@ -13,30 +14,19 @@ functions to ``StackValidationPolicy`` / ``ResourceValidationPolicy``.
 from __future__ import annotations
 
 from ._common import parse_leaf_name
-from .capacity import check_oversubscription
 from .config import load_policy_config, policy_config_from_data
-from .locality import check_pcie_locality
-from .lossless import check_ib_subnet_managers, check_roce_lossless
-from .models import (
-    Level,
-    PolicyConfig,
-    PolicyReport,
-    RuleConfig,
-    RuleResult,
-    Violation,
-    policy_config_schema,
-    rule_ids,
-)
-from .rules import (
-    RULES,
-    Rule,
-    check_link_speed,
-    check_port_budget,
-    check_rail_alignment,
-    evaluate,
-    records_of,
-)
-from .separation import check_network_separation
+from .evaluate import evaluate
+from .models import Level, PolicyReport, RuleConfig, RuleResult, Violation
+from .registry import RULES, PolicyConfig, policy_config_schema, rule_ids
+from .rule import Rule, records_of
+from .rules.gpudirect_pcie_locality import check_pcie_locality
+from .rules.ib_subnet_manager_redundancy import check_ib_subnet_managers
+from .rules.link_speed_match import check_link_speed
+from .rules.network_separation import check_network_separation
+from .rules.oversubscription_1_to_1 import check_oversubscription
+from .rules.port_budget import check_port_budget
+from .rules.rail_alignment import check_rail_alignment
+from .rules.roce_lossless_consistency import check_roce_lossless
 
 __all__ = [
     "RULES",

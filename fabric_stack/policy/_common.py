@@ -30,11 +30,6 @@ def level_of(cfg: RuleConfig, default: ViolationLevel) -> ViolationLevel | None:
     return "mandatory" if lvl in ("mandatory", "remediate") else "advisory"
 
 
-def num(x: float) -> str:
-    """Thousands separators, at most one decimal, no trailing '.0' (as the sizing card)."""
-    return f"{x:,.1f}".removesuffix(".0")
-
-
 def plural(n: int, word: str, plural: str = "") -> str:
     """'1 spine', '2 spines' (``plural`` for irregular words: 'switches')."""
     return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"

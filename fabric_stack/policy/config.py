@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from ..config import load_yaml
 from ..errors import InputFileError, SpecError
-from .models import PolicyConfig, rule_ids
+from .registry import PolicyConfig, rule_ids
 
 FABRIC_SUFFIX = "-fabric"
 """Suffix of the pack's stack policies that hold a rule's cross-resource half."""

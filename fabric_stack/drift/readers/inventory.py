@@ -9,16 +9,12 @@ edits (status, optics, medium, speeds) become findings.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ...errors import InventoryError
-from ...intent import CABLE_SHARED
-from ..model import DeviceSeen, Endpoint, ObservedLink, Snapshot
-
-CABLE_ATTRS = (*CABLE_SHARED, "status")
-"""Cable record fields compared with the plan."""
+from ...redact import mask_url, mask_urls
+from ..model import CABLE_ATTRS, DeviceSeen, Endpoint, ObservedLink, Snapshot
 
 SWITCH_ATTRS = ("role", "model", "rail", "su", "plane", "status")
 """Switch record fields compared with the plan."""
@@ -30,11 +26,6 @@ class RecordStore(Protocol):
     def list_records(self, kind: str) -> list[dict[str, Any]]:
         """Every record of ``kind`` ("Cable", "Switch", …) as a dict."""
         ...
-
-
-def _mask(url: str) -> str:
-    """The URL without its password (never print database credentials)."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
 
 
 class InventoryReader:
@@ -49,7 +40,7 @@ class InventoryReader:
     def __init__(self, store: RecordStore | str, stack: str | None = None) -> None:
         self.store = store
         self.stack = stack
-        self.origin = _mask(store) if isinstance(store, str) else type(store).__name__
+        self.origin = mask_url(store) if isinstance(store, str) else type(store).__name__
 
     def _stack_filter(
         self, cables: list[dict[str, Any]], switches: list[dict[str, Any]]
@@ -99,7 +90,7 @@ class InventoryReader:
             raise
         except Exception as exc:  # the store's driver errors (sqlite3, psycopg) vary
             raise InventoryError(
-                f"{self.origin}: cannot read the inventory: {_mask(str(exc))}"
+                f"{self.origin}: cannot read the inventory: {mask_urls(str(exc))}"
             ) from None
         cables, switches = self._stack_filter(cables, switches)
         flat: list[tuple[str, Mapping[str, Any]]] = []

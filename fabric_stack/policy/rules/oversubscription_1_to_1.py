@@ -1,16 +1,52 @@
-"""Capacity rules: ``oversubscription-1-to-1`` and ``port-budget``."""
+"""``oversubscription-1-to-1``.
+
+Non-blocking compute fabric: leaf (and three-tier spine) uplink vs downlink capacity, and bisection.
+
+This file holds the whole rule: its config model, its check (with the violation
+messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-from ..errors import FabricStackError
-from ..intent import FabricIntent, SwitchIntent
-from ..sizing import SizingPlan, size_fabric
-from ..spec import parse_ratio
-from ._common import SpecOnce, cfg_or_default, is_compute_switch, level_of, num, plural, ratio_text
-from .models import OversubscriptionConfig, PortBudgetConfig, Violation, ViolationLevel
+from pydantic import Field, field_validator
+
+from ...errors import FabricStackError
+from ...fmt import fmt_num
+from ...intent import FabricIntent
+from ...sizing import SizingPlan, size_fabric
+from ...spec import parse_ratio
+from .._common import (
+    SpecOnce,
+    cfg_or_default,
+    is_compute_switch,
+    level_of,
+    plural,
+    ratio_text,
+)
+from ..models import RuleConfig, Violation
+from ..rule import Rule
+
+
+class OversubscriptionConfig(RuleConfig):
+    """Settings of ``oversubscription-1-to-1``."""
+
+    max_ratio: str = Field(
+        default="1:1",
+        pattern=r"^\s*\d+\s*(:\s*\d+\s*)?$",
+        description=(
+            "Largest downlink:uplink capacity ratio allowed on a leaf (and a three-tier "
+            "spine), e.g. '1:1' (non-blocking) or '2:1'. Bisection must reach GPUs × line "
+            "rate divided by this ratio."
+        ),
+    )
+
+    @field_validator("max_ratio")
+    @classmethod
+    def _ratio(cls, v: str) -> str:
+        a, b = parse_ratio(v)
+        return f"{a}:{b}"
 
 
 class _Growth:
@@ -129,10 +165,10 @@ def check_oversubscription(
             level=lvl,
             kind="Fabric",
             resource=s.name,
-            measured=f"{num(s.bisection_tbps)} Tb/s bisection",
-            allowed=f"≥ {num(required)} Tb/s",
+            measured=f"{fmt_num(s.bisection_tbps)} Tb/s bisection",
+            allowed=f"≥ {fmt_num(required)} Tb/s",
             message=(
-                f"{s.name}: bisection {num(s.bisection_tbps)} Tb/s, {num(required)} Tb/s "
+                f"{s.name}: bisection {fmt_num(s.bisection_tbps)} Tb/s, {fmt_num(required)} Tb/s "
                 f"required ({s.gpus:,} GPUs × {per_gpu}G at {allowed}) — re-size at "
                 f"{allowed}{growth.paren(('spine', 'core'))}"
             ),
@@ -140,60 +176,21 @@ def check_oversubscription(
         )
 
 
-def port_budget_records(
-    kind: str, records: Iterable[Any], config: PortBudgetConfig | None = None
-) -> Iterator[Violation]:
-    """Single switches: cabled ports within the radix and within the plan's down/up budget."""
-    cfg = cfg_or_default(config, PortBudgetConfig)
-    lvl = level_of(cfg, "mandatory")
-    if lvl is None or kind != "Switch":
-        return
-    for sw in records:
-        yield from _port_budget(sw, cfg, lvl)
-
-
-def _port_budget(
-    sw: SwitchIntent, cfg: PortBudgetConfig, lvl: ViolationLevel
-) -> Iterator[Violation]:
-    rid = "port-budget"
-    used = sw.ports_down + sw.ports_up
-    if sw.radix and used > sw.radix:
-        over = used - sw.radix
-        yield Violation(
-            rule=rid,
-            level=lvl,
-            kind="Switch",
-            resource=sw.name,
-            measured=f"{used} ports ({sw.ports_down} down + {sw.ports_up} up)",
-            allowed=f"≤ {sw.radix} ports at {sw.port_gbps}G",
-            message=(
-                f"{sw.name}: {used} ports cabled ({sw.ports_down} down + {sw.ports_up} up), "
-                f"radix {sw.radix} at {sw.port_gbps}G — remove {plural(over, 'cable')} or use a "
-                f"switch with ≥ {used} ports"
-            ),
-            fix="re-size the fabric (fabric-stack size) instead of adding cables by hand",
-        )
-    if not cfg.enforce_budgets or not (sw.ports_down_budget or sw.ports_up_budget):
-        return
-    for side, have, budget in (
-        ("down", sw.ports_down, sw.ports_down_budget),
-        ("up", sw.ports_up, sw.ports_up_budget),
-    ):
-        if have <= budget:
-            continue
-        yield Violation(
-            rule=rid,
-            level=lvl,
-            kind="Switch",
-            resource=sw.name,
-            measured=f"{have} {side}links",
-            allowed=f"≤ {budget} {side}links (plan budget)",
-            message=(
-                f"{sw.name}: {have} {side}links cabled, the plan budgets {budget} — move "
-                f"{plural(have - budget, f'{side}link')} to another switch"
-            ),
-            fix=(
-                "keep the plan's down/up split (it is what keeps the ratio and the spreading "
-                "even); re-size rather than over-fill"
-            ),
-        )
+RULE = Rule(
+    id="oversubscription-1-to-1",
+    title="Non-blocking compute fabric",
+    description=(
+        "Every leaf (and, in three tiers, every spine) has at least as much uplink as "
+        "downlink capacity (up to the allowed ratio), and the bisection is GPUs × line "
+        "rate."
+    ),
+    default_level="mandatory",
+    remediation='Re-size at the allowed ratio (oversubscription: "1:1"): more uplinks '
+    "per leaf and more spines.",
+    config_model=OversubscriptionConfig,
+    check_cross=check_oversubscription,
+    reads=("Fabric", "Switch"),
+    config_field="oversubscription",
+    config_description="Leaf/spine uplink vs downlink capacity and bisection.",
+)
+"""This rule (registered in :mod:`fabric_stack.policy.registry`)."""

@@ -1,6 +1,7 @@
-"""Rule ``underlay-consistency``: the routed underlay of a RoCE/Ethernet fabric holds together.
+"""``underlay-consistency``.
 
-Checks, over an :class:`~fabric_stack.underlay.UnderlayPlan`:
+The routed underlay of a RoCE/Ethernet fabric holds together. Checks, over an
+:class:`~fabric_stack.underlay.UnderlayPlan`:
 
 * every fabric link has both ends addressed (/31, in one /31) or both unnumbered;
 * no address is used twice (loopbacks, link ends, gateways, host ports), no
@@ -13,6 +14,9 @@ Checks, over an :class:`~fabric_stack.underlay.UnderlayPlan`:
 :func:`check_underlay` is pure over a plan (the negative tests hand it broken
 plans); the rule's cross check derives the plan from the intent's spec (the
 same pipeline `check` and the pack run) and judges it.
+
+This file holds the whole rule: its config model, its check (with the violation
+messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
 """
 
 from __future__ import annotations
@@ -21,15 +25,20 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Network, ip_interface
 
-from ..intent import FabricIntent
-from ..sizing import size_fabric
-from ..topology import build_topology
-from ..underlay import UnderlayPlan, plan_underlay
-from ..underlay_spec import PRIVATE_ASN_LAST
-from ._common import cfg_or_default, level_of
-from .models import UnderlayConsistencyConfig, Violation, ViolationLevel
+from ...intent import FabricIntent
+from ...sizing import size_fabric
+from ...topology import build_topology
+from ...underlay import UnderlayPlan, plan_underlay
+from ...underlay_spec import PRIVATE_ASN_LAST
+from .._common import cfg_or_default, level_of
+from ..models import RuleConfig, Violation, ViolationLevel
+from ..rule import Rule
 
 RULE_ID = "underlay-consistency"
+
+
+class UnderlayConsistencyConfig(RuleConfig):
+    """Settings of ``underlay-consistency`` (only the enforcement level)."""
 
 
 def underlay_applies(intent: FabricIntent) -> str | None:
@@ -118,3 +127,23 @@ def check_underlay_consistency(
     if lvl is None or underlay_applies(intent):
         return
     yield from check_underlay(plan_underlay(build_topology(size_fabric(intent.spec))), lvl)
+
+
+RULE = Rule(
+    id=RULE_ID,
+    title="Routed underlay consistency",
+    description=(
+        "RoCE/Ethernet: fabric links both ends addressed or unnumbered, no duplicate address or "
+        "router-id, ASNs per the RFC 7938 plan, each rail block originated once, host addresses "
+        "in their leaf's block."
+    ),
+    default_level="mandatory",
+    remediation="Re-plan the underlay from the spec (underlay.* pools) instead of editing it.",
+    config_model=UnderlayConsistencyConfig,
+    check_cross=check_underlay_consistency,
+    reads=("Fabric",),
+    applies=underlay_applies,
+    config_field="underlay",
+    config_description="Routed underlay: addressing, router-ids, ASNs, rail blocks consistent.",
+)
+"""This rule (registered in :mod:`fabric_stack.policy.registry`)."""

@@ -5,18 +5,19 @@ new inputs) into a :class:`ChangeSummary`: switches to add or remove by model,
 cables by role and type (added, removed, re-patched), and the ports touched on
 switches that already exist. Cable bundles are opened up and compared cable by
 cable, so the summary is the same whichever granularity the stack uses.
-Pure: the Automation API adapter (:mod:`fabric_stack.stackops`) feeds it.
+Pure: the Automation API adapter (:mod:`fabric_stack.stack.ops`) feeds it.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .intent import decode_cables, record_of
+from ..wire import decode_cables, record_of
 
 _COUNTED_OPS = {"create", "update", "delete", "replace", "same"}
 
@@ -154,20 +155,53 @@ def summarize_changes(
     operation: str = "preview",
     policy_violations: list[dict[str, str]] | None = None,
 ) -> ChangeSummary:
-    """Summarize engine steps (see module docstring). Pure."""
+    """Summarize engine steps (see module docstring). Pure.
+
+    The steps: :func:`_sort_steps` (switch changes, cables before and after, other
+    kinds), :func:`_cable_changes` (one change per cable that differs), then
+    :func:`_tally` (per role, per cable type, per switch model, ports touched).
+    """
     steps = [s for s in steps if s.op in _COUNTED_OPS]
     ops = Counter(s.op for s in steps)
-    switches: list[SwitchChange] = []
-    created: set[str] = set()
-    other: dict[str, Counter[str]] = defaultdict(Counter)
-    old_cables: dict[str, Mapping[str, Any]] = {}
-    new_cables: dict[str, Mapping[str, Any]] = {}
+    sorted_steps = _sort_steps(steps)
+    cables = _cable_changes(sorted_steps.old_cables, sorted_steps.new_cables)
+    counts, types, touched = _tally(cables, sorted_steps.created)
+    by_model: dict[str, Counter[str]] = defaultdict(Counter)
+    for sw in sorted_steps.switches:
+        by_model[sw.op][sw.model] += 1
+    return ChangeSummary(
+        stack=stack,
+        operation=operation,
+        switches=sorted(sorted_steps.switches, key=lambda x: x.name),
+        cables=cables,
+        cable_counts={k: dict(v) for k, v in sorted(counts.items())},
+        cable_types={k: dict(v) for k, v in sorted(types.items())},
+        switches_by_model={k: dict(v) for k, v in sorted(by_model.items())},
+        ports_touched={k: sorted(v, key=_port_key) for k, v in sorted(touched.items())},
+        resource_ops=dict(sorted(ops.items())),
+        other={k: dict(v) for k, v in sorted(sorted_steps.other.items())},
+        policy_violations=policy_violations or [],
+    )
 
+
+@dataclass
+class _SortedSteps:
+    switches: list[SwitchChange] = field(default_factory=list)
+    created: set[str] = field(default_factory=set)
+    """Switches the steps create (their ports are new, not touched)."""
+    other: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    old_cables: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    new_cables: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def _sort_steps(steps: list[Step]) -> _SortedSteps:
+    """Switch changes (with the fields an update changes), cables before/after, the rest."""
+    out = _SortedSteps()
     for s in steps:
         if s.kind == "Switch":
             props = s.new or s.old
             if s.op == "create":
-                created.add(s.name)
+                out.created.add(s.name)
             if s.op != "same":
                 changed = (
                     sorted(
@@ -178,7 +212,7 @@ def summarize_changes(
                     if s.op == "update"
                     else []
                 )
-                switches.append(
+                out.switches.append(
                     SwitchChange(
                         name=s.name,
                         op=s.op,
@@ -190,11 +224,17 @@ def summarize_changes(
         elif s.kind in ("CableBundle", "Cable"):
             old_side = s.old if s.op != "create" else {}
             new_side = s.new if s.op != "delete" else {}
-            old_cables.update(_cables_of(s.kind, old_side))
-            new_cables.update(_cables_of(s.kind, new_side))
+            out.old_cables.update(_cables_of(s.kind, old_side))
+            out.new_cables.update(_cables_of(s.kind, new_side))
         else:
-            other[s.kind][s.op] += 1
+            out.other[s.kind][s.op] += 1
+    return out
 
+
+def _cable_changes(
+    old_cables: Mapping[str, Mapping[str, Any]], new_cables: Mapping[str, Mapping[str, Any]]
+) -> list[CableChange]:
+    """Added, removed, moved (b-end elsewhere) and updated cables, by name."""
     cables: list[CableChange] = []
     for name in sorted(set(old_cables) | set(new_cables)):
         o, n = old_cables.get(name), new_cables.get(name)
@@ -205,7 +245,13 @@ def summarize_changes(
         elif o is not None and n is not None and dict(o) != dict(n):
             moved = (o.get("b_device"), o.get("b_port")) != (n.get("b_device"), n.get("b_port"))
             cables.append(_change("move" if moved else "update", n, o))
+    return cables
 
+
+def _tally(
+    cables: list[CableChange], created: set[str]
+) -> tuple[dict[str, Counter[str]], dict[str, Counter[str]], dict[str, set[str]]]:
+    """Cable changes per role and per cable type, and the ports touched on existing switches."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     types: dict[str, Counter[str]] = defaultdict(Counter)
     touched: dict[str, set[str]] = defaultdict(set)
@@ -221,22 +267,7 @@ def summarize_changes(
         for dev, port in ends:
             if dev and dev not in created:
                 touched[dev].add(port)
-    by_model: dict[str, Counter[str]] = defaultdict(Counter)
-    for sw in switches:
-        by_model[sw.op][sw.model] += 1
-    return ChangeSummary(
-        stack=stack,
-        operation=operation,
-        switches=sorted(switches, key=lambda x: x.name),
-        cables=cables,
-        cable_counts={k: dict(v) for k, v in sorted(counts.items())},
-        cable_types={k: dict(v) for k, v in sorted(types.items())},
-        switches_by_model={k: dict(v) for k, v in sorted(by_model.items())},
-        ports_touched={k: sorted(v, key=_port_key) for k, v in sorted(touched.items())},
-        resource_ops=dict(sorted(ops.items())),
-        other={k: dict(v) for k, v in sorted(other.items())},
-        policy_violations=policy_violations or [],
-    )
+    return counts, types, touched
 
 
 def _port_key(port: str) -> tuple[Any, ...]:

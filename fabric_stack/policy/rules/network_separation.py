@@ -1,41 +1,96 @@
-"""``network-separation``: compute, storage, in-band and OOB kept apart."""
+"""``network-separation``.
+
+Compute, storage, in-band and OOB networks kept apart (switches, VLANs, ports).
+
+This file holds the whole rule: its config model, its check (with the violation
+messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
-from ..intent import FabricIntent, VlanIntent
-from ._common import NETWORK_ORDER, cfg_or_default, is_compute_switch, level_of, plural, some
-from .models import NetworkSeparationConfig, Violation
+from ...intent import FabricIntent, SwitchIntent, VlanIntent
+from .._common import (
+    NETWORK_ORDER,
+    cfg_or_default,
+    is_compute_switch,
+    level_of,
+    plural,
+    some,
+)
+from ..models import RuleConfig, Violation, ViolationLevel
+from ..rule import Rule
+
+
+class NetworkSeparationConfig(RuleConfig):
+    """Settings of ``network-separation`` (level only)."""
 
 
 def _vlan_field(network: str) -> str:
     return "networks.compute.rail_vlans" if network == "compute" else f"networks.{network}.vlan"
 
 
+@dataclass
+class _Scope:
+    """What the five separation checks share about one intent."""
+
+    intent: FabricIntent
+    lvl: ViolationLevel
+    switches: dict[str, SwitchIntent]
+    compute_list: list[str]
+    """Compute switches in report order."""
+    compute_sw: set[str]
+    order: dict[str, int]
+    vlan_net: dict[int, str] = field(default_factory=dict)
+    """Owner network of each VLAN id (filled by :func:`_shared_vlan_ids`)."""
+    reported: dict[str, set[str]] = field(default_factory=dict)
+    """Networks already reported per compute switch (by :func:`_access_vlans_on_compute`)."""
+
+
 def check_network_separation(
     intent: FabricIntent, config: NetworkSeparationConfig | None = None
 ) -> Iterator[Violation]:
     """Compute, storage, in-band and OOB kept apart: own VLAN ids, nothing but compute on
-    compute switches, compute NICs only on compute leaves."""
+    compute switches, compute NICs only on compute leaves.
+
+    The checks, in order: :func:`_shared_vlan_ids`, :func:`_access_vlans_on_compute`,
+    :func:`_foreign_networks_on_compute`, :func:`_access_ports_on_compute`,
+    :func:`_nics_off_compute_leaves`.
+    """
     cfg = cfg_or_default(config, NetworkSeparationConfig)
     lvl = level_of(cfg, "mandatory")
     if lvl is None:
         return
-    rid = "network-separation"
-    switches = {sw.name: sw for sw in intent.switches}
     # A list for report order, a set for lookups.
     compute_list = [sw.name for sw in intent.switches if is_compute_switch(sw)]
-    compute_sw = set(compute_list)
-    order = {n: i for i, n in enumerate(NETWORK_ORDER)}
+    scope = _Scope(
+        intent=intent,
+        lvl=lvl,
+        switches={sw.name: sw for sw in intent.switches},
+        compute_list=compute_list,
+        compute_sw=set(compute_list),
+        order={n: i for i, n in enumerate(NETWORK_ORDER)},
+    )
+    yield from _shared_vlan_ids(scope)
+    yield from _access_vlans_on_compute(scope)
+    yield from _foreign_networks_on_compute(scope)
+    yield from _access_ports_on_compute(scope)
+    yield from _nics_off_compute_leaves(scope)
 
-    # 1. A VLAN id belongs to one network.
+
+_RID = "network-separation"
+
+
+def _shared_vlan_ids(scope: _Scope) -> Iterator[Violation]:
+    """1. A VLAN id belongs to one network."""
+    intent, lvl, rid, order, vlan_net = scope.intent, scope.lvl, _RID, scope.order, scope.vlan_net
     by_id: dict[int, list[VlanIntent]] = {}
     for v in intent.vlans:
         if v.vlan:
             by_id.setdefault(v.vlan, []).append(v)
     used = set(by_id)
-    vlan_net: dict[int, str] = {}
     for vid, recs in by_id.items():
         recs = sorted(recs, key=lambda r: order.get(r.network, 99))
         owner = recs[0]
@@ -59,8 +114,16 @@ def check_network_separation(
                 fix=f"set {_vlan_field(rec.network)} to an id no other network uses, e.g. {free}",
             )
 
-    # 2. No storage/management VLAN carried by compute switches (one violation per VLAN).
-    reported: dict[str, set[str]] = {}
+
+def _access_vlans_on_compute(scope: _Scope) -> Iterator[Violation]:
+    """2. No storage/management VLAN carried by compute switches (one violation per VLAN)."""
+    intent, lvl, rid, compute_sw, reported = (
+        scope.intent,
+        scope.lvl,
+        _RID,
+        scope.compute_sw,
+        scope.reported,
+    )
     for v in intent.vlans:
         if v.network == "compute":
             continue
@@ -88,7 +151,11 @@ def check_network_separation(
             ),
         )
 
-    # 3. Per compute switch: any other network configured on it.
+
+def _foreign_networks_on_compute(scope: _Scope) -> Iterator[Violation]:
+    """3. Per compute switch: any other network configured on it."""
+    lvl, rid, switches, order = scope.lvl, _RID, scope.switches, scope.order
+    compute_list, vlan_net, reported = scope.compute_list, scope.vlan_net, scope.reported
     for name in compute_list:
         sw = switches[name]
         foreign = {n for n in sw.networks_carried if n != "compute"}
@@ -112,7 +179,10 @@ def check_network_separation(
             fix=f"set networks.{nets[0]}.attach: dedicated and remove its VLAN from {name}",
         )
 
-    # 4. No storage/management port on a compute switch.
+
+def _access_ports_on_compute(scope: _Scope) -> Iterator[Violation]:
+    """4. No storage/management port on a compute switch."""
+    intent, lvl, rid, compute_sw = scope.intent, scope.lvl, _RID, scope.compute_sw
     for c in intent.cables:
         if c.network == "compute":
             continue
@@ -140,7 +210,10 @@ def check_network_separation(
             fix=f"re-cable {c.a_device} {c.a_port} to the SU's {c.network} access switch",
         )
 
-    # 5. Compute NICs only on compute leaves.
+
+def _nics_off_compute_leaves(scope: _Scope) -> Iterator[Violation]:
+    """5. Compute NICs only on compute leaves."""
+    intent, lvl, rid, switches = scope.intent, scope.lvl, _RID, scope.switches
     for nic in intent.nics:
         leaf = switches.get(nic.leaf)
         if leaf is not None and leaf.network == "compute" and leaf.role == "leaf":
@@ -163,3 +236,22 @@ def check_network_separation(
             ),
             fix=f"cable {nic.node} {nic.nic} to its SU's rail-{nic.rail} leaf",
         )
+
+
+RULE = Rule(
+    id="network-separation",
+    title="Separate compute, storage and management networks",
+    description=(
+        "Compute, storage, in-band and OOB use distinct switches or VLANs; no VLAN id is "
+        "shared between networks; compute switches carry no storage or management VLAN "
+        "or port; compute NICs land only on compute leaves."
+    ),
+    default_level="mandatory",
+    remediation="Give each network its own VLAN id and storage/management their own "
+    "switches (networks.<name>.attach: dedicated).",
+    config_model=NetworkSeparationConfig,
+    check_cross=check_network_separation,
+    config_field="network_separation",
+    config_description="Compute, storage, in-band and OOB kept apart.",
+)
+"""This rule (registered in :mod:`fabric_stack.policy.registry`)."""

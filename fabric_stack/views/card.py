@@ -10,14 +10,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ..fmt import fmt_num
 from ..guidance import CNI, FABRICS, PRACTICES, Guidance, guidance_for
 from ..sizing import SizingPlan
-
-
-def fmt_num(x: float) -> str:
-    """Thousands separators, at most one decimal, no trailing '.0'."""
-    text = f"{x:,.1f}"
-    return text.removesuffix(".0")
 
 
 def headline(plan: SizingPlan) -> list[tuple[str, str, str]]:

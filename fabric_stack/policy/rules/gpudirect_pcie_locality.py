@@ -1,37 +1,83 @@
-"""``gpudirect-pcie-locality``: each GPU and its RDMA NIC under one PCIe switch and NUMA node."""
+"""``gpudirect-pcie-locality``.
+
+GPUDirect RDMA locality: each NIC on the PCIe switch and NUMA node of the GPUs it serves.
+
+This file holds the whole rule: its config model, its check (with the violation
+messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
-from ..intent import FabricIntent, RdmaNicIntent
-from ._common import cfg_or_default, level_of
-from .models import PcieLocalityConfig, Violation
+from pydantic import Field
+
+from ...intent import FabricIntent, RdmaNicIntent
+from .._common import (
+    cfg_or_default,
+    level_of,
+)
+from ..models import RuleConfig, Violation, ViolationLevel
+from ..rule import Rule
+
+
+class PcieLocalityConfig(RuleConfig):
+    """Settings of ``gpudirect-pcie-locality``."""
+
+    require_same_numa: bool = Field(
+        default=True,
+        description="Also require the NIC and its GPU on one NUMA node (not only one PCIe switch).",
+    )
 
 
 def check_pcie_locality(
     intent: FabricIntent, config: PcieLocalityConfig | None = None
 ) -> Iterator[Violation]:
     """Every RDMA NIC on the PCIe switch (and NUMA node) of each GPU it serves;
-    every GPU of a node served by exactly one NIC per plane."""
+    every GPU of a node served by exactly one NIC per plane.
+
+    :func:`_pair_nics` indexes the NICs, then :func:`_misplaced_nics` and
+    :func:`_gpus_without_one_nic` report.
+    """
     cfg = cfg_or_default(config, PcieLocalityConfig)
     lvl = level_of(cfg, "mandatory")
     if lvl is None:
         return
-    rid = "gpudirect-pcie-locality"
-    # First pass: index NICs per (node, plane, PCIe switch) so a fix can name a NIC
-    # that already sits next to the GPU, and collect who serves which GPU.
-    near: dict[tuple[str, int, str], str] = {}
-    served: dict[tuple[str, int], dict[int, list[RdmaNicIntent]]] = {}
-    bad: list[tuple[RdmaNicIntent, int, str, int]] = []
+    pairs = _pair_nics(intent, cfg)
+    yield from _misplaced_nics(pairs, lvl)
+    yield from _gpus_without_one_nic(intent, pairs.served, lvl)
+
+
+_RID = "gpudirect-pcie-locality"
+
+
+@dataclass
+class _Pairs:
+    near: dict[tuple[str, int, str], str] = field(default_factory=dict)
+    """First NIC per (node, plane, PCIe switch): a fix can name a NIC next to the GPU."""
+    served: dict[tuple[str, int], dict[int, list[RdmaNicIntent]]] = field(default_factory=dict)
+    """Per (node, plane): the NICs serving each GPU."""
+    bad: list[tuple[RdmaNicIntent, int, str, int]] = field(default_factory=list)
+    """(NIC, GPU, the GPU's PCIe switch, its NUMA node) of every misplaced pairing."""
+
+
+def _pair_nics(intent: FabricIntent, cfg: PcieLocalityConfig) -> _Pairs:
+    """Index NICs per (node, plane, PCIe switch) and collect who serves which GPU."""
+    pairs = _Pairs()
     for nic in intent.nics:
-        near.setdefault((nic.node, nic.plane, nic.pcie_switch), nic.nic)
-        srv = served.setdefault((nic.node, nic.plane), {})
+        pairs.near.setdefault((nic.node, nic.plane, nic.pcie_switch), nic.nic)
+        srv = pairs.served.setdefault((nic.node, nic.plane), {})
         for g, gsw, gnuma in zip(nic.gpus, nic.gpu_pcie_switches, nic.gpu_numas, strict=False):
             srv.setdefault(g, []).append(nic)
             if gsw != nic.pcie_switch or (cfg.require_same_numa and gnuma != nic.numa):
-                bad.append((nic, g, gsw, gnuma))
+                pairs.bad.append((nic, g, gsw, gnuma))
+    return pairs
 
+
+def _misplaced_nics(pairs: _Pairs, lvl: ViolationLevel) -> Iterator[Violation]:
+    """A NIC not on its GPU's PCIe switch (or NUMA node)."""
+    rid, near, bad = _RID, pairs.near, pairs.bad
     for nic, g, gsw, gnuma in bad:
         if gsw != nic.pcie_switch:
             numa = f" (NUMA {gnuma})" if gnuma != nic.numa else ""
@@ -64,6 +110,14 @@ def check_pcie_locality(
             ),
         )
 
+
+def _gpus_without_one_nic(
+    intent: FabricIntent,
+    served: dict[tuple[str, int], dict[int, list[RdmaNicIntent]]],
+    lvl: ViolationLevel,
+) -> Iterator[Violation]:
+    """A GPU served by no NIC, or by more than one, on a plane."""
+    rid = _RID
     if not served:
         return
     gpus = spec_gpus_per_node(intent)
@@ -111,3 +165,22 @@ def spec_gpus_per_node(intent: FabricIntent) -> int:
     """GPUs per server as the intent's spec records it."""
     value = intent.summary.spec.get("gpus_per_node", 8)
     return int(value)
+
+
+RULE = Rule(
+    id="gpudirect-pcie-locality",
+    title="GPUDirect RDMA PCIe locality",
+    description=(
+        "Every RDMA NIC shares a PCIe switch and NUMA node with each GPU it serves, and "
+        "each GPU has exactly one serving NIC per plane."
+    ),
+    default_level="mandatory",
+    remediation="Fix the node profile's pcie_switches map, or pair each GPU with the NIC "
+    "under its own PCIe switch.",
+    config_model=PcieLocalityConfig,
+    check_cross=check_pcie_locality,
+    reads=("Fabric", "RdmaNic"),
+    config_field="pcie_locality",
+    config_description="GPU and RDMA NIC on one PCIe switch and NUMA node.",
+)
+"""This rule (registered in :mod:`fabric_stack.policy.registry`)."""

@@ -20,6 +20,7 @@ Counting rules
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -140,11 +141,45 @@ def _role_order(role: str) -> int:
 
 
 def bill_of_materials(topo: FabricTopology) -> Bom:
-    """Count switches, cables, optics and servers of ``topo`` (see the module docstring)."""
-    plan = topo.plan
-    by_name = {d.name: d for d in topo.devices}
+    """Count switches, cables, optics and servers of ``topo`` (see the module docstring).
 
-    # ---- switches by model
+    The steps: :func:`_switch_lines` (switches by model), :func:`_count_links` (cables by
+    type × role, optics per server port and per lit switch cage), :func:`_optic_lines`,
+    :func:`_compute_counts` (next to the sizing card's) and :func:`_totals`.
+    """
+    plan = topo.plan
+    switch_lines = _switch_lines(topo)
+    links = _count_links(topo)
+    cable_lines = tuple(
+        CableLine(cable_type=t, role=r, speed_gbps=s, count=n)
+        for (t, r, s), n in sorted(
+            links.cables.items(), key=lambda kv: (_role_order(kv[0][1]), kv[0])
+        )
+    )
+    optic_lines = _optic_lines(links)
+    prof = plan.spec.node_profile
+    servers = (
+        ServerLine(
+            profile=prof.name,
+            count=plan.nodes,
+            gpus=plan.spec.gpus,
+            rack_units_total=prof.rack_units * plan.nodes,
+        ),
+    )
+    return Bom(
+        name=plan.spec.name,
+        switches=switch_lines,
+        cables=cable_lines,
+        optics=optic_lines,
+        servers=servers,
+        compute=_compute_counts(topo, links),
+        totals=_totals(topo, switch_lines, optic_lines),
+    )
+
+
+def _switch_lines(topo: FabricTopology) -> tuple[SwitchLine, ...]:
+    """Switches by model with their roles, rack units and power, leaf models first."""
+    plan = topo.plan
     per_model: dict[str, Counter[str]] = defaultdict(Counter)
     for d in topo.devices:
         if d.role != "server":
@@ -167,10 +202,24 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
             )
         )
     switch_lines.sort(key=lambda s: (min(_role_order(r) for r in s.roles), s.model))
+    return tuple(switch_lines)
 
-    # ---- cables by type × role, and optics
-    cables: Counter[tuple[str, str, int]] = Counter()
-    server_optics: Counter[tuple[str, str]] = Counter()
+
+@dataclass
+class _LinkCounts:
+    cables: Counter[tuple[str, str, int]] = field(default_factory=Counter)
+    """Cables by (type, role, speed)."""
+    server_optics: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """Server-side modules by (optic, network)."""
+    switch_optics: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """Switch modules by (optic, network): one per used cage."""
+
+
+def _count_links(topo: FabricTopology) -> _LinkCounts:
+    """Cables by type × role, server optics per port, switch optics per used cage."""
+    plan = topo.plan
+    by_name = {d.name: d for d in topo.devices}
+    counts = _LinkCounts()
     # (switch, cage) -> (lowest used port, its optic, network): one module per used cage.
     cages: dict[tuple[str, int], tuple[int, str, str]] = {}
     ppc_cache: dict[tuple[str, int], int] = {}
@@ -185,7 +234,7 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
         return ppc_cache[key]
 
     for k in topo.links:
-        cables[(k.cable_type, k.role, k.speed_gbps)] += 1
+        counts.cables[(k.cable_type, k.role, k.speed_gbps)] += 1
         for dev, number, optic in (
             (k.a_device, k.a_port_number, k.a_optic),
             (k.b_device, k.b_port_number, k.b_optic),
@@ -193,7 +242,7 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
             if optic == NO_OPTIC or not optic:
                 continue
             if by_name[dev].role == "server":
-                server_optics[(optic, k.network)] += 1
+                counts.server_optics[(optic, k.network)] += 1
                 continue
             cage = cage_of(number, ports_per_cage(dev, k.speed_gbps))[0]
             # A cage whose two ports carry different optics (rare: a down/up boundary inside
@@ -201,55 +250,46 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
             prev = cages.get((dev, cage))
             if prev is None or number < prev[0]:
                 cages[(dev, cage)] = (number, optic, by_name[dev].network)
-    switch_optics: Counter[tuple[str, str]] = Counter()
     for _, optic, net in cages.values():
-        switch_optics[(optic, net)] += 1
+        counts.switch_optics[(optic, net)] += 1
+    return counts
 
-    cable_lines = tuple(
-        CableLine(cable_type=t, role=r, speed_gbps=s, count=n)
-        for (t, r, s), n in sorted(cables.items(), key=lambda kv: (_role_order(kv[0][1]), kv[0]))
-    )
-    optic_lines = tuple(
+
+def _optic_lines(links: _LinkCounts) -> tuple[OpticLine, ...]:
+    """Server optics, then switch optics, each by network then module."""
+    return tuple(
         [
             OpticLine(optic=o, side="server", network=net, count=n)
             for (o, net), n in sorted(
-                server_optics.items(), key=lambda kv: (_net_order(kv[0][1]), kv[0][0])
+                links.server_optics.items(), key=lambda kv: (_net_order(kv[0][1]), kv[0][0])
             )
         ]
         + [
             OpticLine(optic=o, side="switch", network=net, count=n)
             for (o, net), n in sorted(
-                switch_optics.items(), key=lambda kv: (_net_order(kv[0][1]), kv[0][0])
+                links.switch_optics.items(), key=lambda kv: (_net_order(kv[0][1]), kv[0][0])
             )
         ]
     )
 
-    # ---- servers
-    prof = plan.spec.node_profile
-    servers = (
-        ServerLine(
-            profile=prof.name,
-            count=plan.nodes,
-            gpus=plan.spec.gpus,
-            rack_units_total=prof.rack_units * plan.nodes,
-        ),
-    )
 
-    # ---- compute counts next to the sizing card's
+def _compute_counts(topo: FabricTopology, links: _LinkCounts) -> ComputeCounts:
+    """Compute-fabric switches, cables and optics counted here, next to the sizing card's."""
+    plan = topo.plan
     sw_counts = {r: sum(1 for d in topo.devices if d.role == r) for r in ("leaf", "spine", "core")}
     sw_counts["total"] = sum(sw_counts.values())
     cab_counts = {r: 0 for r in COMPUTE_ROLES}
-    for (_, r, _), n in cables.items():
+    for (_, r, _), n in links.cables.items():
         if r in cab_counts:
             cab_counts[r] += n
     cab_counts["total"] = sum(cab_counts.values())
-    nic = sum(n for (_, net), n in server_optics.items() if net == "compute")
-    sw = sum(n for (_, net), n in switch_optics.items() if net == "compute")
+    nic = sum(n for (_, net), n in links.server_optics.items() if net == "compute")
+    sw = sum(n for (_, net), n in links.switch_optics.items() if net == "compute")
     tr_counts = {"nic": nic, "switch": sw, "total": nic + sw}
     sizing_sw = plan.switches.model_dump()
     sizing_cab = plan.cables.model_dump()
     sizing_tr = plan.transceivers.model_dump()
-    compute = ComputeCounts(
+    return ComputeCounts(
         switches=sw_counts,
         cables=cab_counts,
         transceivers=tr_counts,
@@ -261,8 +301,14 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
         ),
     )
 
+
+def _totals(
+    topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], optic_lines: tuple[OpticLine, ...]
+) -> BomTotals:
+    """Grand totals (power only over the models whose power is published)."""
+    plan = topo.plan
     known = [s for s in switch_lines if s.power_w_total is not None]
-    totals = BomTotals(
+    return BomTotals(
         switches=sum(s.count for s in switch_lines),
         switch_rack_units=sum(s.rack_units_total for s in switch_lines),
         switch_power_w=sum(s.power_w_total or 0 for s in known),
@@ -271,15 +317,6 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
         optics=sum(o.count for o in optic_lines),
         servers=plan.nodes,
         gpus=plan.spec.gpus,
-    )
-    return Bom(
-        name=plan.spec.name,
-        switches=tuple(switch_lines),
-        cables=cable_lines,
-        optics=optic_lines,
-        servers=servers,
-        compute=compute,
-        totals=totals,
     )
 
 

@@ -16,8 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..intent import FabricSummary
-from .models import PolicyReport, RuleResult, Violation
-from .rules import RULES
+from ..policy.models import PolicyReport, RuleResult, Violation
+from ..policy.registry import RULES
 
 _MD_STATUS = {
     "pass": "✅ pass",

@@ -1,4 +1,0 @@
-"""Renderers: turn plans, topologies and reports into text, files and pictures.
-
-Renderers read pipeline results and never recompute them.
-"""

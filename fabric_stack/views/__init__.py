@@ -1,0 +1,4 @@
+"""Views: turn plans, topologies and reports into text, files and pictures.
+
+Renderers read pipeline results and never recompute them.
+"""
