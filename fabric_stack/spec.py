@@ -21,6 +21,7 @@ from .catalog import FabricKind
 from .errors import SpecError
 from .networks import Networks, check_networks
 from .nodes import PROFILES, NodeProfile, generic_profile
+from .underlay_spec import UnderlaySettings, pool_overlaps
 
 SwitchRole = Literal["leaf", "spine", "core"]
 """Tiers of the compute fabric."""
@@ -261,6 +262,10 @@ class FabricSpec(BaseModel):
     )
     networks: Networks = Field(default_factory=Networks, description="Separate-networks plan.")
     roce: RoceQos = Field(default_factory=RoceQos, description="RoCEv2 lossless settings.")
+    underlay: UnderlaySettings = Field(
+        default_factory=UnderlaySettings,
+        description="Routed underlay of a RoCE/Ethernet fabric: pools, ASNs, addressing.",
+    )
     infiniband: InfinibandSettings = Field(
         default_factory=InfinibandSettings, description="InfiniBand control-plane settings."
     )
@@ -318,6 +323,12 @@ class FabricSpec(BaseModel):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> FabricSpec:
+        others = {"networks.compute.subnet": self.networks.compute.subnet} | {
+            f"networks.{k}.subnet": v.subnet for k, v in self.networks.access().items()
+        }
+        overlap = pool_overlaps(self.underlay, others)
+        if overlap:
+            raise ValueError(overlap)
         if self.gpus % self.gpus_per_node:
             below = self.gpus - self.gpus % self.gpus_per_node
             above = below + self.gpus_per_node

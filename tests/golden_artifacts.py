@@ -2,8 +2,10 @@
 
 ``tests/golden/artifacts/infiniband/…`` is the default spec (128 GPUs, QM9700);
 ``tests/golden/artifacts/roce/…`` the same cluster as RoCEv2 on SN5600
-(``fabric: roce, switch: sn5600``). Every target that applies is included, the
-HTML design report too (it is deterministic: no timestamps).
+(``fabric: roce, switch: sn5600``); ``roce-2su/…`` 256 GPUs in two 16-server SUs
+(the smallest plan where a rail's traffic crosses spines between leaves). Every
+target that applies is included, the HTML design report too (it is deterministic:
+no timestamps).
 
 The helpers here are shared by the ``tests/test_artifacts_*.py`` modules.
 """
@@ -19,6 +21,7 @@ from fabric_stack.artifacts import RenderContext, render_artifacts
 VARIANTS: dict[str, dict[str, Any]] = {
     "infiniband": {},
     "roce": {"fabric": "roce", "switch": "sn5600"},
+    "roce-2su": {"fabric": "roce", "switch": "sn5600", "gpus": 256, "su_nodes": 16},
 }
 """Seed-cluster variants: name → spec overrides."""
 

@@ -44,7 +44,7 @@ def test_all_roce_includes_qos_and_nvue(tmp_path: Path) -> None:
     code, out, err = _run("all", *ROCE, "--out", str(tmp_path), "--format", "json")
     assert code == 0, err
     targets = {r["target"] for r in json.loads(out)}
-    assert targets == {"roce-qos", "cumulus", "nccl", "kubernetes", "report"}
+    assert targets == {"roce-qos", "cumulus", "frr", "hosts", "nccl", "kubernetes", "report"}
     files = _tree(tmp_path)
     assert files == sorted(seed_artifacts("roce"))
     assert sum(f.startswith("cumulus/") for f in files) == 12
@@ -207,7 +207,13 @@ def test_every_yaml_artifact_round_trips(variant: str) -> None:
 
 def test_all_renders_what_applies() -> None:
     eth = context({"fabric": "ethernet", "switch": "sn5600"})
-    assert {a.target for a in render_artifacts("all", eth)} == {"nccl", "kubernetes", "report"}
+    assert {a.target for a in render_artifacts("all", eth)} == {
+        "frr",
+        "hosts",
+        "nccl",
+        "kubernetes",
+        "report",
+    }
     generic = context({"fabric": "roce", "switch": "generic-64x400"})
     assert not applies("cumulus", generic) and applies("roce-qos", generic)
     ib = seed_context("infiniband")

@@ -87,7 +87,9 @@ SPECS = [
 ]
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=["ib", "roce", "ib-2planes", "ethernet", "ib-pkey"])
+@pytest.mark.parametrize(
+    "spec", SPECS, ids=["ib", "roce", "roce-2su", "ib-2planes", "ethernet", "ib-pkey"]
+)
 def test_every_manifest_validates_against_its_crd(spec: dict[str, Any]) -> None:
     ctx = context(spec)
     manifests = crd_docs(ctx)
@@ -209,7 +211,7 @@ def test_training_pod_asks_for_every_rail(variant: str) -> None:
     assert container["resources"]["requests"] == limits
     env = {e["name"]: e["value"] for e in container["env"]}
     assert env["NCCL_IB_HCA"] == "mlx5"
-    if variant == "roce":
+    if variant.startswith("roce"):
         assert env["NCCL_IB_TC"] == "104" and env["NCCL_IB_GID_INDEX"] == "3"
     else:
         assert "NCCL_IB_TC" not in env

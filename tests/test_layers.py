@@ -5,8 +5,9 @@ the import that breaks a rule. The layers, lowest first (a module may import its
 layer's modules and any lower layer, never a higher one):
 
 0. foundation: errors, catalog, nodes, naming, wire, fmt, redact, compat.pydantic_internals
-1. the spec: networks, spec
-2. the pure stages: sizing(_model), topology(_model), intent, pipeline, verify, guidance
+1. the spec: networks, spec, underlay_spec
+2. the pure stages: sizing(_model), topology(_model), intent, pipeline, verify, guidance,
+   underlay
    (and the package root, which re-exports them)
 3. rules and the file layers: policy (pure rules); the input layer (inputs, config: every
    file read) and the output layer (outputs, fileio: every file written)
@@ -43,6 +44,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.compat.pydantic_internals": 0,
     "fabric_stack.networks": 1,
     "fabric_stack.spec": 1,
+    "fabric_stack.underlay_spec": 1,
     "fabric_stack": 2,
     "fabric_stack.sizing": 2,
     "fabric_stack.sizing_model": 2,
@@ -52,6 +54,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.pipeline": 2,
     "fabric_stack.verify": 2,
     "fabric_stack.guidance": 2,
+    "fabric_stack.underlay": 2,
     "fabric_stack.policy": 3,
     "fabric_stack.config": 3,
     "fabric_stack.inputs": 3,

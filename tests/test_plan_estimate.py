@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fabric_stack.stack.changes import Step, summarize_changes
 from fabric_stack.cli import main
 from fabric_stack.cli.plan_estimate import estimate_change
 from fabric_stack.spec import validate_spec
+from fabric_stack.stack.changes import Step, summarize_changes
 from tests.test_cli_stack import _config, project  # noqa: F401  (fixture)
 
 

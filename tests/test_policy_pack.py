@@ -100,6 +100,7 @@ def test_pack_has_a_policy_per_rule_with_levels_and_schemas() -> None:
         "link-speed-match-fabric",
         "roce-lossless-consistency",
         "ib-subnet-manager-redundancy",
+        "underlay-consistency",
     ]
     kinds = {n: type(p).__name__ for n, p in POLICIES.items()}
     assert (
@@ -158,7 +159,7 @@ def test_a_good_stack_reports_nothing(granularity: str) -> None:
     resources = stack_resources(intent_for(), granularity)
     for name, pol in POLICIES.items():
         if isinstance(pol, StackValidationPolicy):
-            if name == "roce-lossless-consistency":
+            if name in ("roce-lossless-consistency", "underlay-consistency"):  # IB stack
                 with pytest.raises(_NotApplicableError):
                     stack(name, resources)
                 continue

@@ -7,6 +7,8 @@ target          files                                                  fabrics
 ==============  =====================================================  ===================
 ``roce-qos``    ``roce-qos/<switch>.yaml``: lossless QoS intent         roce
 ``cumulus``     ``cumulus/<switch>.nvue.sh``: the same as NVUE          roce on Cumulus
+``frr``         ``frr/<switch>.conf``: routed underlay (BGP)          roce, ethernet
+``hosts``       ``hosts/<server>.netplan.yaml`` and ``.sh``               roce, ethernet
 ``infiniband``  ``infiniband/``: opensm.conf per SM, partitions,        infiniband
                 node-name-map, ``.topo``
 ``nccl``        ``nccl/<fabric>.env``                                   all
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..outputs import write_files
-from . import cumulus, infiniband, kubernetes, nccl, report, roce_qos
+from . import cumulus, frr, hosts, infiniband, kubernetes, nccl, report, roce_qos
 from ._base import Artifact, RenderContext, TargetMismatchError
 
 
@@ -46,6 +48,10 @@ TARGETS: dict[str, Target] = {
     ),
     "cumulus": Target(
         cumulus.render, cumulus.files, "The RoCE QoS as Cumulus Linux NVUE commands, per switch."
+    ),
+    "frr": Target(frr.render, frr.files, "FRR (zebra + bgpd) underlay config per leaf/spine/core."),
+    "hosts": Target(
+        hosts.render, hosts.files, "Per server: rail addresses, per-rail tables and rules."
     ),
     "infiniband": Target(
         infiniband.render,
@@ -78,6 +84,8 @@ def applies(target: str, ctx: RenderContext) -> bool:
         return ctx.fabric == "roce" and ctx.plan.switch_model.os_family == "cumulus"
     if target == "infiniband":
         return ctx.fabric == "infiniband"
+    if target in ("frr", "hosts"):
+        return ctx.fabric != "infiniband"
     return True
 
 

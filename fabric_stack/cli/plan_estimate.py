@@ -14,9 +14,9 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ..stack.changes import ChangeSummary
 from ..estimate import Estimate, estimate_collective, parse_sizes
 from ..spec import FabricSpec
+from ..stack.changes import ChangeSummary
 from .common import console, echo_json
 
 SIZES = parse_sizes("16M,1G,16G")

@@ -63,6 +63,8 @@ def render_cmd(
     Targets (fabric):
       roce-qos     per-switch lossless QoS intent, YAML            (RoCEv2)
       cumulus      the same as Cumulus Linux NVUE commands         (RoCEv2, Cumulus)
+      frr          FRR bgpd/zebra underlay config per switch       (RoCEv2, Ethernet)
+      hosts        netplan + ip script per server: rail tables/rules (RoCEv2, Ethernet)
       infiniband   opensm.conf per SM, partitions, node map, .topo (InfiniBand)
       nccl         NCCL env file: HCAs, socket ifname, GID/TC      (all)
       kubernetes   SR-IOV policies, networks, NADs, sample pod     (all)
@@ -76,6 +78,7 @@ def render_cmd(
     Examples:
       fabric-stack render all --out build/                     # seed cluster, InfiniBand
       fabric-stack render cumulus --fabric roce --switch sn5600 --out build/
+      fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 --out build/
       fabric-stack render infiniband --guids guids.csv --out build/
       fabric-stack render report --config cluster.yaml --out build/ --format json
     """

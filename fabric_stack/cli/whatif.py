@@ -120,8 +120,8 @@ def whatif_cmd(
       fabric-stack whatif --gpus 4096 --n-minus-1 switch     # ranked N−1 table
       fabric-stack whatif --fail-random 20 --seed 7 --stack prod
     """
-    from ..whatif import FabricIndex, analyze_failures
     from ..views.whatif import render_whatif, whatif_json, whatif_markdown
+    from ..whatif import FabricIndex, analyze_failures
 
     topo = _topology(load_spec(kwargs))
     index = FabricIndex(topo)
@@ -293,8 +293,8 @@ def estimate_cmd(
         parse_sizes,
         worst_single_failure,
     )
-    from ..whatif import FabricIndex
     from ..views.whatif import estimate_json, estimate_markdown, estimate_svg, render_estimate
+    from ..whatif import FabricIndex
 
     spec = load_spec(kwargs)
     byte_sizes = parse_sizes(sizes or DEFAULT_SIZES)

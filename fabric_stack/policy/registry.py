@@ -25,6 +25,7 @@ from .rules import (
     port_budget,
     rail_alignment,
     roce_lossless_consistency,
+    underlay_consistency,
 )
 
 RULE_MODULES: tuple[ModuleType, ...] = (
@@ -36,6 +37,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     link_speed_match,
     roce_lossless_consistency,
     ib_subnet_manager_redundancy,
+    underlay_consistency,
 )
 """One module per rule, in report order."""
 

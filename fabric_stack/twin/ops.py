@@ -20,7 +20,7 @@ from ..outputs import write_files
 from ..sizing import size_fabric
 from ..spec import FabricSpec, validate_spec
 from ..topology import FabricTopology, build_topology
-from . import ops_eth, ops_ib
+from . import ops_eth, ops_frr, ops_ib
 from .model import PREFIX, Fault, TwinState, Wiring
 from .runtime import (
     RUN_ROOT,
@@ -80,6 +80,7 @@ def up(
         state = _up_ib(directory, state, topo, wiring, say)
     else:
         state = ops_eth.up_eth(directory, state, wiring, say)
+        state = ops_frr.up_routing(topo, state, say, lambda s: save_state(directory, s))
     total = round(time.monotonic() - t0, 2)
     state = state.model_copy(update={"complete": True, "phases": {**state.phases, "total": total}})
     save_state(directory, state)
@@ -149,6 +150,12 @@ def check(directory: Path) -> dict[str, Any]:
     else:
         running = faulted_wiring(topo, state.faults)
         report = ops_eth.check_eth(state, plan_wiring(topo), running)
+        ctx = RenderContext.from_topology(topo)
+        report["bgp"] = ops_frr.bgp_report(ctx, state, running.down)
+        report["reachability"] = ops_frr.reachability_report(ctx, state)
+        report["ok"] = (
+            report["ok"] and report["reachability"]["ok"] == report["reachability"]["pairs"]
+        )
     report["faults"] = [{"fault": f.text(), "expects": f.expects} for f in state.faults]
     if state.rate:
         report["rate"] = state.rate

@@ -1,0 +1,149 @@
+"""``underlay-consistency``.
+
+The routed underlay of a RoCE/Ethernet fabric holds together. Checks, over an
+:class:`~fabric_stack.underlay.UnderlayPlan`:
+
+* every fabric link has both ends addressed (/31, in one /31) or both unnumbered;
+* no address is used twice (loopbacks, link ends, gateways, host ports), no
+  router-id twice;
+* ASNs follow the plan: every leaf its own ASN, spines of one pod/plane one,
+  cores of a plane one, all within the private 4-byte range from ``asn_base``;
+* every rail block is originated by exactly one leaf;
+* every host address lies in its leaf's block.
+
+:func:`check_underlay` is pure over a plan (the negative tests hand it broken
+plans); the rule's cross check derives the plan from the intent's spec (the
+same pipeline `check` and the pack run) and judges it.
+
+This file holds the whole rule: its config model, its check (with the violation
+messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from ipaddress import IPv4Address, IPv4Network, ip_interface
+
+from ...intent import FabricIntent
+from ...sizing import size_fabric
+from ...topology import build_topology
+from ...underlay import UnderlayPlan, plan_underlay
+from ...underlay_spec import PRIVATE_ASN_LAST
+from .._common import cfg_or_default, level_of
+from ..models import RuleConfig, Violation, ViolationLevel
+from ..rule import Rule
+
+RULE_ID = "underlay-consistency"
+
+
+class UnderlayConsistencyConfig(RuleConfig):
+    """Settings of ``underlay-consistency`` (only the enforcement level)."""
+
+
+def underlay_applies(intent: FabricIntent) -> str | None:
+    """Only IP fabrics have an underlay."""
+    f = intent.summary.fabric
+    return f"the compute fabric is {f}: no IP underlay" if f == "infiniband" else None
+
+
+def _v(lvl: ViolationLevel, kind: str, res: str, measured: str, allowed: str) -> Violation:
+    fix = "re-plan the underlay from the spec (fabric-stack render frr) instead of editing it"
+    return Violation(
+        rule=RULE_ID, level=lvl, kind=kind, resource=res, measured=measured, allowed=allowed,
+        message=f"{res}: {measured} (allowed: {allowed}) — {fix}", fix=fix,
+    )  # fmt: skip
+
+
+def _links(plan: UnderlayPlan, lvl: ViolationLevel) -> Iterator[Violation]:
+    for lk in plan.links:
+        a, b = lk.a_address, lk.b_address
+        if (a is None) != (b is None):
+            yield _v(lvl, "Cable", lk.link_id, "one end unnumbered, one addressed",
+                     "both ends unnumbered or both in one /31")  # fmt: skip
+        elif a and b and ip_interface(f"{a}/31").network != ip_interface(f"{b}/31").network:
+            yield _v(lvl, "Cable", lk.link_id, f"ends {a} and {b} in different /31s", "one /31")
+
+
+def _duplicates(plan: UnderlayPlan, lvl: ViolationLevel) -> Iterator[Violation]:
+    owners: dict[str, list[str]] = defaultdict(list)
+    for s in plan.switches.values():
+        owners[s.loopback].append(f"{s.name} loopback")
+    for lk in plan.links:
+        for dev, addr in ((lk.a_device, lk.a_address), (lk.b_device, lk.b_address)):
+            if addr:
+                owners[addr].append(f"{dev} {lk.link_id}")
+    for h in plan.hosts:
+        owners[h.address].append(f"{h.server}:{h.nic}")
+    for addr, who in owners.items():
+        if len(who) > 1:
+            used = f"address {addr} used by {', '.join(who[:4])}"
+            yield _v(lvl, "Switch", who[0].split()[0], used, "one owner per address")
+    rids = Counter(s.router_id for s in plan.switches.values())
+    for s in plan.switches.values():
+        if rids[s.router_id] > 1:
+            yield _v(lvl, "Switch", s.name, f"router-id {s.router_id} shared", "unique router-ids")
+
+
+def _asns(plan: UnderlayPlan, lvl: ViolationLevel) -> Iterator[Violation]:
+    leaves = Counter(s.asn for s in plan.switches.values() if s.role == "leaf")
+    upper = {s.asn for s in plan.switches.values() if s.role != "leaf"}
+    lo = plan.settings.asn_base
+    for s in plan.switches.values():
+        if not lo <= s.asn <= PRIVATE_ASN_LAST:
+            yield _v(lvl, "Switch", s.name, f"ASN {s.asn}", f"{lo}-{PRIVATE_ASN_LAST}")
+        elif s.role == "leaf" and (leaves[s.asn] > 1 or s.asn in upper):
+            yield _v(lvl, "Switch", s.name, f"leaf ASN {s.asn} shared", "a unique ASN per leaf")
+
+
+def _blocks(plan: UnderlayPlan, lvl: ViolationLevel) -> Iterator[Violation]:
+    origin = Counter(b.subnet for b in plan.blocks)
+    nets = {b.leaf: [IPv4Network(x.subnet) for x in plan.blocks if x.leaf == b.leaf]
+            for b in plan.blocks}  # fmt: skip
+    for b in plan.blocks:
+        if origin[b.subnet] > 1:
+            yield _v(lvl, "Switch", b.leaf, f"rail block {b.subnet} originated "
+                     f"{origin[b.subnet]} times", "exactly one leaf per block")  # fmt: skip
+    for h in plan.hosts:
+        if not any(IPv4Address(h.address) in n for n in nets.get(h.leaf, [])):
+            yield _v(lvl, "RdmaNic", f"{h.server}:{h.nic}", f"{h.address} outside {h.leaf}'s "
+                     "rail block", "an address in its leaf's block")  # fmt: skip
+
+
+def check_underlay(plan: UnderlayPlan, lvl: ViolationLevel = "mandatory") -> Iterator[Violation]:
+    """Every inconsistency of one underlay plan."""
+    yield from _links(plan, lvl)
+    yield from _duplicates(plan, lvl)
+    yield from _asns(plan, lvl)
+    yield from _blocks(plan, lvl)
+
+
+def check_underlay_consistency(
+    intent: FabricIntent, config: UnderlayConsistencyConfig | None = None
+) -> Iterator[Violation]:
+    """The rule's cross check: plan the underlay from the intent's spec and judge it."""
+    cfg = cfg_or_default(config, UnderlayConsistencyConfig)
+    lvl = level_of(cfg, "mandatory")
+    if lvl is None or underlay_applies(intent):
+        return
+    yield from check_underlay(plan_underlay(build_topology(size_fabric(intent.spec))), lvl)
+
+
+RULE = Rule(
+    id=RULE_ID,
+    title="Routed underlay consistency",
+    description=(
+        "RoCE/Ethernet: fabric links both ends addressed or unnumbered, no duplicate address or "
+        "router-id, ASNs per the RFC 7938 plan, each rail block originated once, host addresses "
+        "in their leaf's block."
+    ),
+    default_level="mandatory",
+    remediation="Re-plan the underlay from the spec (underlay.* pools) instead of editing it.",
+    config_model=UnderlayConsistencyConfig,
+    check_cross=check_underlay_consistency,
+    reads=("Fabric",),
+    applies=underlay_applies,
+    config_field="underlay",
+    config_description="Routed underlay: addressing, router-ids, ASNs, rail blocks consistent.",
+)
+"""This rule (registered in :mod:`fabric_stack.policy.registry`)."""

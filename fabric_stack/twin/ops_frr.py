@@ -1,0 +1,247 @@
+"""FRR in the Ethernet/RoCE twin: the rendered ``frr/<switch>.conf`` in every switch namespace.
+
+The twin does not write its own routing config: it renders ``fabric-stack render
+frr`` (the same function the CLI uses) and starts ``zebra`` and ``bgpd`` in each
+leaf/spine/core namespace with that file **unchanged**. Only the daemons'
+command-line options are twin-specific (paths, not configuration): ``-N`` the
+switch name (a separate instance per namespace), ``-z`` the zserv socket and
+``--vty_socket`` in the switch's runtime directory ``<device>/frr`` (owned by
+the ``frr`` user the daemons drop to), ``-i`` the PID file.
+
+What the NOS would do before FRR (create the leaf-local rail VLAN bridge
+``vlan<vid>`` over the leaf's host ports, see :mod:`fabric_stack.artifacts.frr`)
+the twin does with ``ip``. Hosts get the rendered addresses of
+:mod:`fabric_stack.artifacts.hosts`: per rail NIC its address, its own routing
+table and ``ip rule from <addr> table <n>``.
+
+Reachability is a real packet per sampled pair: from the source host's
+namespace a TCP SYN bound to its rail address goes to the destination's rail
+address on a closed port; the destination's kernel answers RST, so
+``ConnectionRefused`` proves the round trip (both directions, both hosts'
+rules); a timeout or "unreachable" is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..artifacts import frr as frr_render
+from ..artifacts._base import RenderContext
+from ..topology import FabricTopology
+from .model import Process, TwinState
+from .runtime import alive, netns_name, run, spawn, wait_until
+from .wiring import TwinFailure
+
+Say = Callable[[str], None]
+FRR_DIR = Path("/usr/lib/frr")
+SAMPLE_PAIRS = 16
+"""Same-rail host pairs across SUs probed by `twin check` (fixed seed, stated in the output)."""
+PROBE = (
+    "import socket,sys\n"
+    "s=socket.socket(); s.settimeout(float(sys.argv[3])); s.bind((sys.argv[1],0))\n"
+    "try:\n s.connect((sys.argv[2],9)); print('open')\n"
+    "except ConnectionRefusedError: print('ok')\n"
+    "except OSError as e: print('fail', e)\n"
+)
+
+
+def _ns(state: TwinState, device: str) -> str:
+    return netns_name(state.tag, device)
+
+
+def _dir(state: TwinState, device: str) -> Path:
+    return Path(state.runtime_dir) / device / "frr"
+
+
+def _own(d: Path) -> None:
+    # FRR daemons drop privileges to frr:frr and must create sockets and PID files here.
+    import shutil
+
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.chown(d, "frr", "frr")
+    d.chmod(0o755)
+
+
+def frr_argv(daemon: str, d: Path, name: str) -> list[str]:
+    """Command line of one FRR daemon of one switch (paths only; the config is the rendered one)."""
+    return [
+        str(FRR_DIR / daemon),
+        "-N", name,
+        "-f", str(d / "frr.conf"),
+        "-i", str(d / f"{daemon}.pid"),
+        "-z", str(d / "zserv.api"),
+        "--vty_socket", str(d),
+    ]  # fmt: skip
+
+
+def prepare_leaf(ctx: RenderContext, state: TwinState, leaf: str) -> None:
+    """The leaf-local rail VLAN bridge the NOS would create (leaf-subnet addressing only)."""
+    u = ctx.underlay
+    if u.settings.host_addressing != "leaf-subnet":
+        return
+    lines = []
+    for block in u.blocks_of(leaf):
+        br = frr_render.rail_interface(ctx, block)
+        lines += [f"link add {br} type bridge", f"link set {br} mtu {u.mtu} up"]
+        for h in u.hosts_of(leaf):
+            if h.rail == block.rail:
+                lines.append(f"link set {h.leaf_port} master {br}")
+    if lines:
+        run(["ip", "-n", _ns(state, leaf), "-batch", "-"], stdin="\n".join(lines) + "\n")
+
+
+def start_frr(ctx: RenderContext, state: TwinState, switches: list[str]) -> list[Process]:
+    """zebra then bgpd in each switch's namespace with its rendered frr.conf."""
+    confs = {a.path: a.content for a in frr_render.render(ctx)}
+    procs = []
+    for name in switches:
+        d = _dir(state, name)
+        _own(d)
+        (d / "frr.conf").write_text(confs[f"frr/{name}.conf"], encoding="utf-8")
+        (d / "vtysh.conf").write_text("service integrated-vtysh-config\n", encoding="utf-8")
+        # A switch routes: the NOS has forwarding on; a fresh namespace does not.
+        sysctls = ["net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"]
+        run(["sysctl", "-qw", *sysctls], netns=_ns(state, name))
+        if ctx.underlay.switches[name].role == "leaf":
+            prepare_leaf(ctx, state, name)
+        for daemon in ("zebra", "bgpd"):
+            if daemon == "bgpd":  # bgpd needs zebra's socket
+                sock = d / "zserv.api"
+                wait_until(f"zebra {name}", sock.exists, 20, 0.05)
+            log = d / f"{daemon}.log"
+            argv = frr_argv(daemon, d, name)
+            procs.append(spawn(f"{daemon} {name}", argv, netns=_ns(state, name), log=log))
+    return procs
+
+
+def address_hosts(ctx: RenderContext, state: TwinState, hosts: list[str]) -> None:
+    """Rendered host addressing: address, per-rail table and `ip rule` per rail NIC."""
+    from ..artifacts.hosts import ip_commands  # the same commands `render hosts` writes
+
+    for server in hosts:
+        batch = ip_commands(ctx, server)
+        run(["ip", "-n", _ns(state, server), "-batch", "-"], stdin="\n".join(batch) + "\n")
+
+
+def bgp_sessions(state: TwinState, switch: str) -> tuple[int, int]:
+    """(configured, established) BGP sessions of one switch, from ``show bgp summary json``."""
+    d = _dir(state, switch)
+    res = run(
+        ["vtysh", "--vty_socket", str(d), "--config_dir", str(d),
+         "-c", "show bgp ipv4 unicast summary json"],
+        netns=_ns(state, switch), timeout=20, check=False,
+    )  # fmt: skip
+    try:
+        peers = json.loads(res.stdout).get("peers", {})
+    except ValueError:
+        return 0, 0
+    return len(peers), sum(1 for p in peers.values() if p.get("state") == "Established")
+
+
+def bgp_report(ctx: RenderContext, state: TwinState, down: tuple[str, ...]) -> dict[str, Any]:
+    """Planned sessions (one per fabric link end) and how many are established."""
+    planned = 2 * len(ctx.underlay.links)
+    est = 0
+    for name in ctx.underlay.switches:
+        if name not in down:
+            est += bgp_sessions(state, name)[1]
+    return {"sessions": planned, "established": est}
+
+
+def sample_pairs(ctx: RenderContext, n: int = SAMPLE_PAIRS) -> list[tuple[Any, Any]]:
+    """Same-rail host-port pairs on different SUs (fixed seed: the same sample every check)."""
+    hosts = ctx.underlay.hosts
+    su = {d.name: d.su for d in ctx.topo.devices if d.role == "server"}
+    pairs = [
+        (a, b)
+        for a in hosts
+        for b in hosts
+        if a.rail == b.rail and a.plane == b.plane and su[a.server] != su[b.server]
+    ]
+    if not pairs:  # one SU: same rail, different servers
+        pairs = [(a, b) for a in hosts for b in hosts if a.rail == b.rail and a.server != b.server]
+    rng = random.Random(16)
+    return rng.sample(pairs, min(n, len(pairs)))
+
+
+def probe(state: TwinState, src: Any, dst: Any, timeout: float = 2.0) -> str:
+    """One TCP SYN from ``src``'s rail address to ``dst``'s; 'ok' when the RST came back."""
+    res = run(
+        ["python3", "-c", PROBE, src.address, dst.address, str(timeout)],
+        netns=_ns(state, src.server), timeout=timeout + 10, check=False,
+    )  # fmt: skip
+    return (res.stdout.strip() or res.stderr.strip()[-80:]) or "fail"
+
+
+def reachability_report(ctx: RenderContext, state: TwinState) -> dict[str, Any]:
+    """Probe the sampled pairs; failures are listed."""
+    pairs = sample_pairs(ctx)
+    failed = []
+    for a, b in pairs:
+        out = probe(state, a, b)
+        if out != "ok":
+            failed.append({"from": f"{a.server}:{a.nic}", "to": f"{b.server}:{b.nic}", "got": out})
+    return {
+        "pairs": len(pairs),
+        "ok": len(pairs) - len(failed),
+        "sample": f"{len(pairs)} same-rail pairs across SUs, fixed seed; TCP SYN answered by RST",
+        "failed": failed[:20],
+    }
+
+
+def wait_bgp(ctx: RenderContext, state: TwinState, timeout: float) -> float:
+    """Wait until every planned BGP session is established."""
+    want = 2 * len(ctx.underlay.links)
+    return wait_until(
+        "BGP convergence", lambda: bgp_report(ctx, state, ())["established"] >= want, timeout, 1.0
+    )
+
+
+def raise_neighbour_limits(links: int, say: Say) -> None:
+    """Raise the kernel's neighbour-table limits when the twin needs more entries.
+
+    The IPv4/IPv6 neighbour tables are shared by every namespace (one table,
+    entries tagged by netns; ``gc_thresh*`` exist only in the host namespace). BGP
+    unnumbered needs an IPv6 link-local entry per link end, so a 1,024-link twin
+    overflows the default 1,024 ("ndisc_cache: neighbor table overflow" in dmesg)
+    and sessions hang in SYN-SENT. Only ever raised, never lowered; not restored
+    by `down` (a larger limit harms nothing and other twins may rely on it).
+    """
+    want = 8 * links + 4096
+    for fam in ("ipv4", "ipv6"):
+        base = Path(f"/proc/sys/net/{fam}/neigh/default")
+        for i, value in ((1, want // 4), (2, want // 2), (3, want)):
+            f = base / f"gc_thresh{i}"
+            if int(f.read_text()) < value:
+                f.write_text(str(value))
+                say(f"  raised net.{fam}.neigh.default.gc_thresh{i} to {value} (shared table)")
+
+
+def up_routing(
+    topo: FabricTopology, state: TwinState, say: Say, save: Callable[[TwinState], None]
+) -> TwinState:
+    """FRR on every switch, addresses on every host, then wait for BGP (timed)."""
+    ctx = RenderContext.from_topology(topo)
+    t0 = time.monotonic()
+    raise_neighbour_limits(len(ctx.underlay.links) + len(ctx.underlay.hosts), say)
+    procs = start_frr(ctx, state, list(ctx.underlay.switches))
+    state = state.model_copy(update={"processes": (*state.processes, *procs)})
+    save(state)
+    servers = sorted({h.server for h in ctx.underlay.hosts})
+    address_hosts(ctx, state, servers)
+    bad = [p.name for p in procs if not alive(p)]
+    if bad:
+        raise TwinFailure(
+            f"FRR did not stay up: {', '.join(bad[:5])} (logs in {state.runtime_dir})"
+        )
+    took = wait_bgp(ctx, state, 60 + len(ctx.underlay.links) / 10)
+    phases = {**state.phases, "bgp": round(time.monotonic() - t0, 2)}
+    say(
+        f"  FRR: {len(procs)} daemons, {2 * len(ctx.underlay.links)} BGP sessions up ({took:.1f} s)"
+    )
+    return state.model_copy(update={"phases": phases})
