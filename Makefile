@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres test test-fast fuzz lint demo bench bench-preview goldens docs clean
+.PHONY: help setup venv engine postgres netbox test test-fast fuzz lint demo bench bench-preview goldens docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -37,11 +37,14 @@ setup: venv engine ## venv + Pulumi engine (idempotent)
 postgres: ## install (Debian) PostgreSQL server binaries if missing
 	@bash scripts/postgres.sh install
 
+netbox: postgres ## install a throw-away NetBox (pinned, own venv), Redis, and its migrated database
+	@bash scripts/netbox.sh install
+
 test: setup postgres ## set up, then run the whole suite
 	$(BIN)/pytest
 
 test-fast: venv ## unit, property and golden tests only (no Pulumi CLI, no PostgreSQL)
-	$(BIN)/pytest -m "not pulumi and not postgres"
+	$(BIN)/pytest -m "not pulumi and not postgres and not netbox"
 
 # The bad-input contract under a longer Hypothesis campaign (CI runs 25 examples per test,
 # derandomized). FUZZ_EXAMPLES sets the examples per fuzz test.
