@@ -138,6 +138,14 @@ nb() { # ROOT ARGS...: the netbox management command for this instance
   NETBOX_ROOT=$root "$VENV/bin/netbox" "$@"
 }
 
+# A throw-away database needs no durability: no fsync/synchronous commit (changeable on reload)
+# makes NetBox's migrations and bulk writes several times faster on a busy disk.
+fast_pg() { # PG_PORT
+  PGPASSWORD=fabric "$(pg_bin)/psql" -h 127.0.0.1 -p "$1" -U fabric -d fabric -qAt \
+    -c "ALTER SYSTEM SET fsync = off" -c "ALTER SYSTEM SET synchronous_commit = off" \
+    -c "ALTER SYSTEM SET full_page_writes = off" -c "SELECT pg_reload_conf()" >/dev/null
+}
+
 start_redis() { # DIR PORT
   redis-server --bind 127.0.0.1 --port "$2" --daemonize yes --pidfile "$1/redis.pid" --dir "$1" \
     --logfile "$1/redis.log" --save '' --appendonly no >/dev/null
@@ -159,6 +167,7 @@ build_dump() {
   work=$(mktemp -d "${TMPDIR:-/tmp}/fabric-stack-nb-build.XXXXXX")
   url=$(bash "$HERE/postgres.sh" start "$work/pg")
   pgport=$(cat "$work/pg/port")
+  fast_pg "$pgport"
   rport=$(free_port)
   mkdir -p "$CACHE/static"
   write_config "$work/root" "$pgport" "$rport"
@@ -220,9 +229,12 @@ cmd_start() {
     die 2 "NetBox $NETBOX_VERSION is not installed: run 'bash scripts/netbox.sh install' (or 'make netbox')"
   command -v redis-server >/dev/null 2>&1 || die 2 "redis-server not found: run 'bash scripts/netbox.sh install'"
 
+  # A start that fails half-way stops what it started (no server left behind).
+  trap 'cmd_stop "$dir" >/dev/null 2>&1' EXIT
   bash "$HERE/postgres.sh" start "$dir/pg" >/dev/null
   local pgport rport port url
   pgport=$(cat "$dir/pg/port")
+  fast_pg "$pgport"
   rport=$(free_port)
   start_redis "$dir" "$rport"
   write_config "$dir/root" "$pgport" "$rport"
@@ -232,8 +244,8 @@ cmd_start() {
   # One superuser and one v2 API token (write-enabled) for the tests; the token goes to DIR/token only.
   nb "$dir/root" shell --no-imports -c "
 from users.models import Token, User
-u, _ = User.objects.get_or_create(username='$ADMIN_USER', defaults={'is_superuser': True, 'is_staff': True})
-u.set_password('$ADMIN_USER-$ADMIN_USER'); u.is_superuser = True; u.is_staff = True; u.save()
+u, _ = User.objects.get_or_create(username='$ADMIN_USER', defaults={'is_superuser': True})
+u.set_password('$ADMIN_USER-$ADMIN_USER'); u.is_superuser = True; u.save()
 t = Token(user=u, version=2, write_enabled=True, description='fabric-stack scripts/netbox.sh')
 t.clean(); t.save()
 open('$dir/token', 'w').write(t.get_auth_header_prefix().split()[-1] + t.token + chr(10))
@@ -250,6 +262,7 @@ open('$dir/token', 'w').write(t.get_auth_header_prefix().split()[-1] + t.token +
   printf '%s\n' "$!" >"$dir/netbox.pid"
   wait_http "$url" "$dir/netbox.log" "$(cat "$dir/netbox.pid")"
   printf '%s\n' "$url" >"$dir/url"
+  trap - EXIT
   printf '%s\n' "$url"
 }
 

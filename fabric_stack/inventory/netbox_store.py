@@ -154,7 +154,7 @@ class NetBoxStore(NetBoxObjects):
         return {
             n: {
                 "prefix": r["subnet"],
-                "status": "planned",
+                "status": "reserved",  # prefixes have no "planned" status
                 "description": f"{kind} {n}"[:200],
                 "scope_type": "dcim.site",
                 "scope_id": site,
@@ -275,7 +275,7 @@ class NetBoxStore(NetBoxObjects):
     ) -> dict[str, dict[str, Any]]:
         specs = {
             str(r["node"]): {
-                "kind": "Endpoint",
+                "kind": "Server",
                 "name": r["node"],
                 "role": "server",
                 "model": "gpu-server",
@@ -333,9 +333,12 @@ class NetBoxStore(NetBoxObjects):
             )
             self.sweep_endpoints(stack)
             return
-        if "cf_fabric_bundle" in query and query["cf_fabric_bundle"] == "":
+        unbundled = query.get("cf_fabric_bundle") == ""
+        if unbundled:  # NetBox ignores an empty filter value: filter here instead
             query = {k: v for k, v in query.items() if k != "cf_fabric_bundle"}
         found = self.api.select(ENDPOINT[kind], query)
+        if unbundled:
+            found = [o for o in found if not cf_of(o).get("fabric_bundle")]
         if kind == "Vlan":
             vq = {k: v for k, v in query.items() if k != "cf_fabric_bundle"}
             self.api.delete("ipam/vlans", [int(o["id"]) for o in self.api.select("ipam/vlans", vq)])
@@ -349,9 +352,14 @@ class NetBoxStore(NetBoxObjects):
             self.sweep_endpoints(stack, {name_of(o.get("device")) for o in found} - {""})
 
     def sweep_endpoints(self, stack: str, names: Iterable[str] | None = None) -> None:
-        """Delete endpoint devices (created for cables/NICs) that no cable or NIC record uses."""
+        """Delete devices no record owns any more.
+
+        A server (``Server``: made for NIC records) goes with its last NIC record; a
+        cable's far end (``Endpoint``) goes when no cable and no NIC record uses it.
+        ``names=None`` sweeps the whole site (when the stack's summary record goes).
+        """
         site = self.site_id(stack)
-        query: dict[str, Any] = {"site_id": site, "cf_fabric_kind": "Endpoint"}
+        kinds = ("Endpoint", "Server")
         if names is not None:
             wanted = sorted(set(names))
             if not wanted:
@@ -359,16 +367,21 @@ class NetBoxStore(NetBoxObjects):
             devices = [
                 d
                 for d in self.devices(stack, wanted).values()
-                if cf_of(d).get("fabric_kind") == "Endpoint"
+                if cf_of(d).get("fabric_kind") in kinds
             ]
         else:
-            devices = self.api.select("dcim/devices", query)
+            devices = [
+                d
+                for k in kinds
+                for d in self.api.select("dcim/devices", {"site_id": site, "cf_fabric_kind": k})
+            ]
         unused = []
         for dev in devices:
-            busy = self.api.count("dcim/cables", {"device_id": dev["id"]})
             nics = self.api.count(
                 "dcim/interfaces", {"device_id": dev["id"], "cf_fabric_kind": "RdmaNic"}
             )
+            endpoint = cf_of(dev).get("fabric_kind") == "Endpoint"
+            busy = self.api.count("dcim/cables", {"device_id": dev["id"]}) if endpoint else 0
             if not busy and not nics:
                 unused.append(int(dev["id"]))
         if unused:
