@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres netbox test test-fast fuzz lint demo bench bench-preview goldens docs clean
+.PHONY: help setup venv engine postgres netbox test test-fast fuzz lint demo bench bench-preview goldens docs clean twin-deps twin-demo bench-twin
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -39,6 +39,27 @@ postgres: ## install (Debian) PostgreSQL server binaries if missing
 
 netbox: postgres ## install a throw-away NetBox (pinned, own venv), Redis, and its migrated database
 	@bash scripts/netbox.sh install
+
+twin-deps: ## install (Debian) ibsim, OpenSM, infiniband-diags, lldpd, FRR for the twin if missing
+	@bash scripts/twin-deps.sh
+
+# The seed cluster's digital twin (root): up, check, collect, drift (0 findings), a swap,
+# drift again (exactly that swap), down. The twin lives in .state/twin; `down` always runs.
+TWIN_DIR := $(CURDIR)/.state/twin
+TWIN_OUT := $(CURDIR)/.state/twin-seen
+twin-demo: venv twin-deps ## build the seed cluster's twin, check it, drift it, swap two cables, tear down
+	@rm -rf $(TWIN_OUT)
+	@trap '$(BIN)/fabric-stack twin down --dir $(TWIN_DIR)' EXIT; set -e; \
+	$(BIN)/fabric-stack twin up --dir $(TWIN_DIR); \
+	$(BIN)/fabric-stack twin check --dir $(TWIN_DIR); \
+	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out $(TWIN_OUT); \
+	$(BIN)/fabric-stack drift --config $(TWIN_OUT)/spec.yaml --ibnetdiscover $(TWIN_OUT)/ibnetdiscover.txt \
+	  --node-name-map $(TWIN_OUT)/node-name-map --ignore $(TWIN_OUT)/drift-ignore.yaml; \
+	$(BIN)/fabric-stack twin fault --dir $(TWIN_DIR) swap su1-node01:mlx5_0 su1-node02:mlx5_0; \
+	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out $(TWIN_OUT) > /dev/null; \
+	rc=0; $(BIN)/fabric-stack drift --config $(TWIN_OUT)/spec.yaml --ibnetdiscover $(TWIN_OUT)/ibnetdiscover.txt \
+	  --node-name-map $(TWIN_OUT)/node-name-map --ignore $(TWIN_OUT)/drift-ignore.yaml || rc=$$?; \
+	test $$rc = 1 || { echo "twin-demo: drift after the swap should exit 1 (drift), got $$rc"; exit 1; }
 
 test: setup postgres ## set up, then run the whole suite
 	$(BIN)/pytest
@@ -74,6 +95,9 @@ demo: setup ## size the seed cluster, check it, and preview its Pulumi stack
 
 bench: venv ## run the quick benchmarks and print their figures
 	$(BIN)/python -m bench
+
+bench-twin: venv twin-deps ## the digital twin benchmark (root; a few minutes)
+	$(BIN)/python -m bench.bench_twin
 
 bench-preview: setup ## the Pulumi preview benchmark (several minutes)
 	$(BIN)/python -m bench.bench_preview

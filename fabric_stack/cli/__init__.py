@@ -28,6 +28,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "recover": ("stack", "recover_cmd", "Bring a stack back after a killed `up`."),
     "inventory": ("inventory", "inventory_cmd", "List what `pulumi up` recorded in the inventory."),
     "drift": ("drift", "drift_cmd", "Compare the plan with the inventory and the live fabric."),
+    "twin": (
+        "twin",
+        "twin_cmd",
+        "Digital twin of the plan from real daemons (ibsim + OpenSM, or lldpd): needs root.",
+    ),
     "render": (
         "render",
         "render_cmd",

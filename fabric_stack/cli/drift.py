@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..drift import DriftReport, PlanIndex, combine, compute_drift, load_ignore
+from ..drift.ignore import alias_rates
 from ..drift.readers import (
     EosReader,
     IbnetdiscoverReader,
@@ -183,6 +184,7 @@ def drift_cmd(
     else:
         snapshots = [r.load() for r in readers(None)]
     index = PlanIndex.from_topology(build_topology(size_fabric(spec)))
+    snapshots = [alias_rates(s, rules) for s in snapshots]  # `rates:` of the ignore file
     report: DriftReport = combine([compute_drift(index, s, rules) for s in snapshots])
     if fmt == "json":
         echo_json(report.to_json())

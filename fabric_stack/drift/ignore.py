@@ -7,6 +7,9 @@ The file is YAML. Either a mapping::
       - {device: su1-r1-leaf, port: 1/4/1, mode: link_state_only}
     devices: [su1-node16, "lab-*"]        # fnmatch patterns allowed
     findings: ["wrong_peer:3f2a9c01d4"]   # accepted findings, by id
+    rates:                                # rates a lab or emulator reports for the planned ones
+      - {lane: HDR, means: NDR}           # read ibnetdiscover's 4xHDR as 4xNDR
+      - {gbps: 10, means: unknown}        # an LLDP MAU of 10G says nothing about the link
 
 or just the list of port entries. ``ignore`` drops every finding that touches
 the port; ``link_state_only`` only checks that *something* is up on the port
@@ -16,6 +19,8 @@ like any source's (``swp4s0``, ``Ethernet4/1`` and ``7`` name the same leaf port
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..config import load_yaml
 from ..errors import InputFileError
+from .model import Snapshot
 
 IgnoreMode = Literal["ignore", "link_state_only"]
 """What to do with a port: drop it from the report, or only check its link is up."""
@@ -53,6 +59,21 @@ class PortRule(BaseModel):
         return str(v) if isinstance(v, int) else v
 
 
+class RateRule(BaseModel):
+    """A rate a source reports that stands for another: a twin or lab that cannot run the plan's.
+
+    ``lane`` + ``means``: an InfiniBand lane name read as another (``4xHDR`` → ``4xNDR``;
+    the width is kept, so ``2xHDR`` still differs from a planned ``4xNDR``).
+    ``gbps`` + ``means: unknown``: a reported speed that says nothing about the link.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lane: str | None = Field(default=None, description="Lane name as reported (HDR).")
+    gbps: int | None = Field(default=None, description="Speed in Gb/s as reported (10).")
+    means: str = Field(description="The lane name it stands for (NDR), or 'unknown'.")
+
+
 class IgnoreRules(BaseModel):
     """Everything a drift report should leave out."""
 
@@ -64,6 +85,9 @@ class IgnoreRules(BaseModel):
     devices: list[str] = Field(default_factory=list, description="Devices to ignore entirely.")
     findings: list[str] = Field(
         default_factory=list, description="Finding ids accepted as they are."
+    )
+    rates: list[RateRule] = Field(
+        default_factory=list, description="Reported rates that stand for planned ones."
     )
 
 
@@ -86,10 +110,38 @@ def parse_ignore(data: Any, path: str = "<ignore>") -> IgnoreRules:
         if err["type"] == "literal_error":
             msg = f"{err.get('input')!r} is not a mode (use ignore or link_state_only)"
         elif err["type"] == "extra_forbidden":
-            msg = "unknown key (valid: ports, devices, findings; a port has device, port, mode)"
+            msg = (
+                "unknown key (valid: ports, devices, findings, rates; a port has device, port, "
+                "mode; a rate has lane or gbps, and means)"
+            )
         raise InputFileError(path, msg, loc) from None
 
 
 def load_ignore(path: str | Path) -> IgnoreRules:
     """Read an ignore file (YAML); bad content is one InputFileError line."""
     return parse_ignore(load_yaml(path), str(path))
+
+
+_RATE = re.compile(r"^(\d+)x([A-Z0-9]+)$")
+
+
+def alias_rates(snap: Snapshot, rules: IgnoreRules | None) -> Snapshot:
+    """``snap`` with the ``rates`` rules applied to every observed link (same object if none)."""
+    if rules is None or not rules.rates:
+        return snap
+    from .readers.ibnetdiscover import LANE_GBPS
+
+    lanes = {r.lane: r.means for r in rules.rates if r.lane}
+    unknown = {r.gbps for r in rules.rates if r.gbps is not None and r.means == "unknown"}
+    links = []
+    for lk in snap.links:
+        m = _RATE.match(lk.rate or "")
+        if m and m.group(2) in lanes and lanes[m.group(2)] in LANE_GBPS:
+            lane = lanes[m.group(2)]
+            speed = int(int(m.group(1)) * LANE_GBPS[lane])
+            lk = dataclasses.replace(lk, rate=f"{m.group(1)}x{lane}", speed_gbps=speed)
+        elif lk.speed_gbps is not None and lk.speed_gbps in unknown:
+            lk = dataclasses.replace(lk, speed_gbps=None)
+        links.append(lk)
+    snap.links = links
+    return snap

@@ -1,0 +1,386 @@
+"""InfiniBand twin, pure part: the ibsim net file, the adapted OpenSM config, and readers of
+what OpenSM and infiniband-diags print (routing engine, SM state, LFTs → reachability).
+
+The net file format is ibsim's (``ibsim/sim_net.c``, linux-rdma/ibsim, tag
+``ibsim-0.10`` = Debian 12's ``ibsim-utils``): ``switchguid=``/``caguid=`` set
+the next node's GUID, ``Switch N "id" # "NodeDescription" enhanced port 0 …``
+and ``Hca N "id" # "desc"`` start a node, and a port line
+``[p] "remote-id"[rp] # "…" lid 0 4xHDR`` links a port; the trailing
+``<width>x<speed>`` sets the port's enabled width and speed
+(``parse_port_link_width_and_speed``). ibsim 0.10 knows SDR…HDR lanes only
+(NDR arrived in ibsim 0.11): an NDR or XDR plan runs on HDR lanes of the planned
+*width*, and the twin says so (:func:`twin_rate`), so a speed fault is still a
+different width or lane than the healthy twin's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .model import Cable, Wiring
+from .wiring import TwinError
+
+IBSIM_LANES = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR")
+"""Lane speed names ibsim 0.10's net-file parser accepts (sim_net.c, LINKSPEED_STR_*)."""
+
+LANE_GBPS = {
+    "SDR": 2.5,
+    "DDR": 5,
+    "QDR": 10,
+    "FDR": 14,
+    "EDR": 25,
+    "HDR": 50,
+    "NDR": 100,
+    "XDR": 200,
+}
+"""Per-lane Gb/s (the same table as the ibnetdiscover drift reader)."""
+
+PLANNED_WIDTH = {800: 4, 400: 4, 200: 2, 100: 1}
+"""Link width the plan means at each speed (the drift engine's IB_WIDTH: 2x NDR200, 4x NDR…)."""
+
+SWITCH_DESC = "MF0;{name}:M{model}/U1"
+"""Switch NodeDescription as MLNX-OS reports it (``MF0;su1-r1-leaf:MQM9700/U1``, the drift
+reader's documented example). ``M<MODEL>`` for models other than QM9700: unverified."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """A link rate: width (lanes) and lane speed name; ``text`` is ibnetdiscover's spelling."""
+
+    width: int
+    lane: str
+
+    @property
+    def text(self) -> str:
+        """``4xHDR``."""
+        return f"{self.width}x{self.lane}"
+
+
+def planned_rate(gbps: int) -> Rate:
+    """The width × lane a planned speed means (400 → 4xNDR, 200 → 2xNDR, 800 → 4xXDR)."""
+    width = PLANNED_WIDTH.get(gbps)
+    if width is None:
+        raise TwinError(f"speed: {gbps} Gb/s is not an InfiniBand link rate (100, 200, 400, 800)")
+    lane_gbps = gbps / width
+    lane = next((n for n, g in LANE_GBPS.items() if g == lane_gbps), None)
+    if lane is None:
+        raise TwinError(f"speed: no InfiniBand lane runs at {lane_gbps:g} Gb/s")
+    return Rate(width, lane)
+
+
+def twin_rate(planned: Rate) -> Rate:
+    """The rate ibsim 0.10 can run for ``planned``: same width, HDR lanes when the lane is newer."""
+    return planned if planned.lane in IBSIM_LANES else Rate(planned.width, "HDR")
+
+
+def fault_rate(plan_gbps: int, gbps: int) -> Rate:
+    """The twin rate of a speed fault: ``gbps`` on the plan's lane generation, any width 1/2/4."""
+    lane = planned_rate(plan_gbps).lane
+    options = {int(w * LANE_GBPS[lane]): Rate(w, lane) for w in (1, 2, 4)}
+    if gbps not in options or gbps == plan_gbps:
+        valid = ", ".join(str(g) for g in sorted(options) if g != plan_gbps)
+        raise TwinError(f"speed: {gbps} Gb/s is not a fault the twin can run (try {valid})")
+    return twin_rate(options[gbps])
+
+
+def node_id(guid: str, switch: bool) -> str:
+    """ibsim node id, spelled as ibnetdiscover names nodes: ``S-<guid>`` / ``H-<guid>``."""
+    return f"{'S' if switch else 'H'}-{int(guid, 16):016x}"
+
+
+def _cable_rate(cable: Cable, plan_gbps: int) -> Rate:
+    if cable.gbps == plan_gbps:
+        return twin_rate(planned_rate(plan_gbps))
+    return fault_rate(plan_gbps, cable.gbps)
+
+
+def render_netfile(wiring: Wiring, guids: Mapping[str, str], plan_gbps: int, model_key: str) -> str:
+    """The ibsim net file of ``wiring`` (devices that are down are left out with their cables)."""
+    down = set(wiring.down)
+    switches = [d for d in wiring.devices if d.kind == "switch" and d.name not in down]
+    servers = [d for d in wiring.devices if d.kind == "server" and d.name not in down]
+    node_of: dict[tuple[str, str], str] = {}  # (device, port label) → node id of that port
+    up_switches = {d.name for d in switches}
+    for d in servers:
+        for h in d.hcas:
+            node_of[(d.name, h)] = node_id(guids[f"{d.name} {h}"], False)
+    ports: dict[str, list[tuple[int, str, int, str]]] = {}
+    for c in wiring.cables:
+        ends = []
+        for e in (c.a, c.b):
+            if e.device in up_switches:
+                ends.append((node_id(guids[e.device], True), e.number))
+            elif (e.device, e.port) in node_of:
+                ends.append((node_of[(e.device, e.port)], 1))
+        if len(ends) < 2:
+            continue  # an end on a device that is down
+        rate = _cable_rate(c, plan_gbps).text
+        (na, pa), (nb, pb) = ends
+        ports.setdefault(na, []).append((pa, nb, pb, rate))
+        ports.setdefault(nb, []).append((pb, na, pa, rate))
+    model = model_key.upper()
+    out = [
+        "# ibsim net file rendered by `fabric-stack twin up` from the plan (do not edit).",
+        "# Node ids are the GUIDs as ibnetdiscover prints them; NodeDescriptions as the gear",
+        "# reports them; the trailing <width>x<lane> of each port sets its enabled rate.",
+        "",
+    ]
+    for d in switches:
+        nid = node_id(guids[d.name], True)
+        desc = SWITCH_DESC.format(name=d.name, model=model)
+        out.append(f"switchguid={guids[d.name]}")
+        out.append(f'Switch {d.ports} "{nid}" # "{desc}" enhanced port 0 lid 0 lmc 0')
+        out += [
+            f'[{p}] "{r}"[{rp}] # lid 0 {rate}' for p, r, rp, rate in sorted(ports.get(nid, []))
+        ]
+        out.append("")
+    for d in servers:
+        for h in d.hcas:
+            guid = guids[f"{d.name} {h}"]
+            nid = node_id(guid, False)
+            out.append(f"caguid={guid}")
+            out.append(f'Hca 1 "{nid}" # "{d.name} {h}"')
+            out += [
+                f'[{p}] "{r}"[{rp}] # lid 0 lmc 0 "" lid 0 {rate}'
+                for p, r, rp, rate in sorted(ports.get(nid, []))
+            ]
+            out.append("")
+    return "\n".join(out)
+
+
+def ibsim_limits(wiring: Wiring) -> list[str]:
+    """``-N -S -P`` for ibsim sized to the wiring (its defaults stop at 256 switches)."""
+    switches = sum(1 for d in wiring.devices if d.kind == "switch")
+    hcas = sum(len(d.hcas) for d in wiring.devices)
+    ports = sum(d.ports + 1 for d in wiring.devices if d.kind == "switch") + 2 * hcas
+    return ["-N", str(switches + hcas + 64), "-S", str(switches + 16), "-P", str(ports + 256)]
+
+
+# --------------------------------------------------------------------------- OpenSM config
+
+
+def adapt_opensm_conf(rendered: str, etc_dir: str, log_file: str, dump_dir: str) -> str:
+    """The rendered ``opensm-<sm>.conf`` with only its paths adapted to the twin.
+
+    Adapted, and why: ``/etc/opensm/`` → the twin's directory (the partition, node-name-map
+    and root-GUID files are the rendered ones, written there; the host's /etc is not ours);
+    ``log_file`` and ``dump_files_dir`` into the twin's log directory (OpenSM defaults to
+    /var/log). ``sharp_enabled`` is an NVIDIA OpenSM option upstream OpenSM 3.3.23 does not
+    know: it is kept, commented, with that reason. Every other line is the rendered text.
+    """
+    lines = []
+    for line in rendered.splitlines():
+        if line.startswith("sharp_enabled"):
+            lines.append(f"# twin: upstream OpenSM has no sharp_enabled (NVIDIA option): {line}")
+            continue
+        lines.append(line.replace("/etc/opensm/", etc_dir.rstrip("/") + "/"))
+    lines += [
+        "",
+        "# --- added by fabric-stack twin: where this OpenSM writes (paths only) ---",
+        f"log_file {log_file}",
+        f"dump_files_dir {dump_dir}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+_TABLES = re.compile(r"osm_ucast_mgr_process: (\S+) tables configured on all switches")
+_FAILED = re.compile(r"^(?=.*routing engine)(?=.*(?:fail|cannot)).*$", re.I | re.M)
+
+
+def routing_used(log_text: str, planned: str) -> dict[str, object]:
+    """Which routing engine OpenSM's log says it used, and whether it fell back.
+
+    OpenSM logs ``osm_ucast_mgr_process: <engine> tables configured on all switches``
+    after each routing run (osm_ucast_mgr.c); when the configured engine fails it
+    logs the failure and routes with the default (minhop). The last run counts.
+    """
+    used = _TABLES.findall(log_text)
+    engine = used[-1] if used else None
+    failures = [m.group(0).strip() for m in _FAILED.finditer(log_text)]
+    fallback = engine is not None and engine != planned
+    return {
+        "planned": planned,
+        "engine": engine,
+        "fell_back": fallback,
+        "ok": engine == planned,
+        "log": failures[-3:],
+    }
+
+
+_SMINFO = re.compile(
+    r"sminfo: sm lid (\d+) sm guid (0x[0-9a-f]+), activity count (\d+) priority (\d+) state "
+    r"(\d+) (\S+)"
+)
+
+
+def parse_sminfo(text: str) -> dict[str, object] | None:
+    """``sminfo`` output → lid, guid, priority, state name; None if it did not answer."""
+    m = _SMINFO.search(text)
+    if m is None:
+        return None
+    return {
+        "lid": int(m.group(1)),
+        "guid": f"0x{int(m.group(2), 16):016x}",
+        "priority": int(m.group(4)),
+        "state": m.group(6).removeprefix("SMINFO_"),
+    }
+
+
+# --------------------------------------------------------------------------- LFT walk
+
+_LFT_HEAD = re.compile(r"^Unicast lids .* of switch .*? guid (0x[0-9a-f]+)")
+_LFT_ROW = re.compile(r"^(0x[0-9a-f]+) (\d+) :")
+_DISC_NODE = re.compile(r'^(Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"\s*#\s*"([^"]*)"(?:.*?lid (\d+))?')
+_DISC_PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[SH]-([0-9a-f]+)"\[(\d+)\]')
+_CA_LID = re.compile(r"# lid (\d+) lmc")
+
+
+@dataclass(frozen=True, slots=True)
+class Fabric:
+    """What ibnetdiscover saw: nodes by GUID and every port's peer."""
+
+    kind: dict[str, str]  # guid → Switch/Ca
+    desc: dict[str, str]  # guid → NodeDescription
+    lid: dict[str, int]  # guid → LID (switch port 0, CA port 1)
+    peer: dict[tuple[str, int], tuple[str, int]]  # (guid, port) → (guid, port)
+
+
+def parse_discover(text: str) -> Fabric:
+    """Nodes, LIDs and links of an ``ibnetdiscover`` dump (enough for an LFT walk)."""
+    kind: dict[str, str] = {}
+    desc: dict[str, str] = {}
+    lid: dict[str, int] = {}
+    peer: dict[tuple[str, int], tuple[str, int]] = {}
+    cur: str | None = None
+    for line in text.splitlines():
+        m = _DISC_NODE.match(line)
+        if m:
+            cur = f"{int(m.group(2), 16):016x}"
+            kind[cur], desc[cur] = m.group(1), m.group(3)
+            if m.group(1) == "Switch" and m.group(4):
+                lid[cur] = int(m.group(4))
+            continue
+        p = _DISC_PORT.match(line)
+        if p and cur is not None:
+            peer[(cur, int(p.group(1)))] = (f"{int(p.group(2), 16):016x}", int(p.group(3)))
+            if kind[cur] == "Ca":
+                c = _CA_LID.search(line)
+                if c:
+                    lid[cur] = int(c.group(1))
+    return Fabric(kind, desc, lid, peer)
+
+
+def parse_lfts(text: str) -> dict[str, dict[int, int]]:
+    """``dump_fts`` output (every switch's ``ibroute``) → switch GUID → {dest LID: out port}."""
+    out: dict[str, dict[int, int]] = {}
+    cur: dict[int, int] | None = None
+    for line in text.splitlines():
+        h = _LFT_HEAD.match(line)
+        if h:
+            cur = out.setdefault(f"{int(h.group(1), 16):016x}", {})
+            continue
+        r = _LFT_ROW.match(line)
+        if r and cur is not None:
+            cur[int(r.group(1), 16)] = int(r.group(2))
+    return out
+
+
+_TRACE_HOP = re.compile(r"^\[(\d+)\] -> (?:switch|ca) port \{(0x[0-9a-f]+)\}\[(\d+)\]")
+
+
+def parse_tracert(text: str) -> list[tuple[str, int]]:
+    """``ibtracert`` output → (switch GUID, out port) of every switch on the path.
+
+    After the ``From ca`` line, each hop line ``[out] -> switch port {guid}[in] …`` gives
+    the out port of the node before it: the first one is the source HCA's own port.
+    """
+    out: list[tuple[str, int]] = []
+    prev: str | None = None  # None: the source HCA, not a switch
+    for line in text.splitlines():
+        m = _TRACE_HOP.match(line.strip())
+        if not m:
+            continue
+        if prev is not None:
+            out.append((prev, int(m.group(1))))
+        prev = f"{int(m.group(2), 16):016x}"
+    return out
+
+
+def missing_destinations(fab: Fabric, lfts: Mapping[str, Mapping[int, int]]) -> list[int]:
+    """HCA LIDs no switch's dumped LFT holds (``ibroute`` leaves out the top LID when it
+    opens a new 64-entry block: seen at 4,096 GPUs, LID 0x1140, while ibtracert routes it)."""
+    have: set[int] = set()
+    for table in lfts.values():
+        have.update(table)
+    return sorted(lid for g, lid in fab.lid.items() if fab.kind.get(g) == "Ca" and lid not in have)
+
+
+def walk_reachability(
+    fab: Fabric, lfts: Mapping[str, Mapping[int, int]], max_hops: int
+) -> dict[str, object]:
+    """Follow the LFTs from every HCA to every other HCA: pairs, pairs delivered, hop counts.
+
+    Hops count switches crossed. Work is per (switch, destination), memoised, so
+    every ordered pair is covered without walking each one.
+    """
+    cas = sorted(g for g, k in fab.kind.items() if k == "Ca")
+    leaf_of = {g: fab.peer.get((g, 1), ("", 0))[0] for g in cas}
+    memo: dict[tuple[str, int], int | None] = {}
+
+    def hops(sw: str, dst_lid: int, dst: str) -> int | None:
+        path: list[str] = []
+        node: str = sw
+        result: int | None = None
+        for _ in range(max_hops + 1):  # bounded: a loop or a dead end stops the walk
+            key = (node, dst_lid)
+            if key in memo:
+                known = memo[key]
+                result = None if known is None else known + len(path)
+                break
+            port = lfts.get(node, {}).get(dst_lid)
+            if port is None or port == 0:
+                break
+            nxt = fab.peer.get((node, port))
+            if nxt is None:
+                break
+            path.append(node)
+            if nxt[0] == dst:
+                result = len(path)
+                break
+            if fab.kind.get(nxt[0]) != "Switch":
+                break
+            node = nxt[0]
+        for i, n in enumerate(path):
+            memo[(n, dst_lid)] = None if result is None else result - i
+        return result
+
+    counts: dict[int, int] = {}
+    pairs = ok = 0
+    per_leaf: dict[str, int] = {}
+    for g in cas:
+        per_leaf[leaf_of[g]] = per_leaf.get(leaf_of[g], 0) + 1
+    for dst in cas:
+        dst_lid = fab.lid.get(dst)
+        for leaf, n in per_leaf.items():
+            senders = n - (1 if leaf_of[dst] == leaf else 0)
+            if senders <= 0:
+                continue
+            pairs += senders
+            h = hops(leaf, dst_lid, dst) if dst_lid and leaf else None
+            if h is not None:
+                ok += senders
+                counts[h] = counts.get(h, 0) + senders
+    return {"pairs": pairs, "ok": ok, "hops": {str(k): v for k, v in sorted(counts.items())}}
+
+
+def expected_hops(tiers: int) -> list[int]:
+    """Switch hops a pair may take in a rail-optimized fat tree: 1 (same leaf), 3, and 5."""
+    return [1, 3, 5][:tiers]
+
+
+def guid_of_name(guids: Mapping[str, str], names: Iterable[str]) -> list[str]:
+    """GUIDs of ``names`` (plan names), normalised to 16 hex digits without 0x."""
+    return [f"{int(guids[n], 16):016x}" for n in names]

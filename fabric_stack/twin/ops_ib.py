@@ -1,0 +1,414 @@
+"""InfiniBand twin: ibsim + real OpenSM (the rendered config) + real infiniband-diags.
+
+Everything runs inside the twin's namespace ``fst-<tag>-ib``: ibsim's sockets
+are abstract Unix sockets, which belong to a network namespace, so no other
+process on the machine can reach this fabric (and ``IBSIM_SOCKNAME`` names them
+after the twin too). Diagnostic tools run with ``libumad2sim`` preloaded and a
+working directory inside the twin, because libumad2sim writes a fake sysfs tree
+(``sys-<pid>``) into the current directory.
+
+A fault re-renders the net file and restarts ibsim and the SMs: ibsim 0.10's
+console can unlink and link ports but cannot change a port's speed or add a
+node, so one path (restart) serves every fault kind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..artifacts import infiniband
+from ..artifacts._base import RenderContext
+from ..topology import FabricTopology
+from . import ibnet
+from .model import Process, TwinState, Wiring
+from .runtime import (
+    UMAD2SIM,
+    alive,
+    netns_name,
+    run,
+    save_state,
+    spawn,
+    stop_processes,
+    wait_until,
+)
+from .wiring import TwinFailure, assign_guids, plan_wiring
+
+Say = Callable[[str], None]
+
+MAX_SMS = 3
+"""SM instances the twin runs at most (ibsim serves 10 clients; diag tools need some)."""
+
+
+def ib_dirs(directory: Path) -> dict[str, Path]:
+    """The twin's InfiniBand paths: rendered files, logs, scratch (libumad2sim's sysfs)."""
+    ib = directory / "ib"
+    return {"ib": ib, "etc": ib / "etc", "logs": directory / "logs", "work": ib / "work"}
+
+
+def sim_env(state: TwinState, attach: str | None = None) -> dict[str, str]:
+    """Environment of a umad program run against this twin's ibsim (``ibsim-run`` does the same)."""
+    env = {"LD_PRELOAD": UMAD2SIM, "IBSIM_SOCKNAME": f"fst-{state.tag}"}
+    if attach:
+        env["SIM_HOST"] = attach
+    return env
+
+
+def diag(
+    state: TwinState, directory: Path, argv: list[str], attach: str, timeout: float = 60.0
+) -> str:
+    """Run one infiniband-diags tool against the twin; its stdout."""
+    ns = netns_name(state.tag, "ib")
+    work = ib_dirs(directory)["work"]
+    full = ["env", "-C", str(work), *argv]
+    return run(full, netns=ns, env=sim_env(state, attach), timeout=timeout).stdout
+
+
+def plan_sms(ctx: RenderContext, guids: dict[str, str]) -> list[dict[str, Any]]:
+    """SM instances: name, rendered priority, the switch whose port 0 it attaches to.
+
+    ``sm_location: switch`` runs each SM on its planned switch. For ``ufm`` and
+    ``host`` the SM machine is not part of the cabled compute plan, so the twin
+    attaches each instance to port 0 of a top-tier switch instead (as an embedded
+    SM would run): same priorities, same config, no unplanned node in the fabric.
+    """
+    names = infiniband.subnet_managers(ctx)[:MAX_SMS]
+    spec = ctx.spec.infiniband
+    if spec.sm_location == "switch":
+        hosts = names
+    else:
+        top = "core" if ctx.plan.tiers == 3 else "spine"
+        hosts = [s.name for s in ctx.compute_switches() if s.role == top][: len(names)]
+    return [
+        {
+            "name": sm,
+            "priority": max(0, infiniband.MASTER_PRIORITY - i),
+            "attach": host,
+            "node": ibnet.node_id(guids[host], True),
+            "guid": guids[host],
+        }
+        for i, (sm, host) in enumerate(zip(names, hosts, strict=False))
+    ]
+
+
+def render_files(ctx: RenderContext, directory: Path, state: TwinState) -> None:
+    """Write the rendered InfiniBand files and each SM's config with its paths adapted."""
+    d = ib_dirs(directory)
+    for key in ("etc", "logs", "work"):
+        d[key].mkdir(parents=True, exist_ok=True)
+    for art in infiniband.render(ctx):
+        (d["etc"] / Path(art.path).name).write_text(art.content, encoding="utf-8")
+    for sm in state.sm["instances"]:
+        rendered = (d["etc"] / f"opensm-{sm['name']}.conf").read_text(encoding="utf-8")
+        conf = ibnet.adapt_opensm_conf(
+            rendered, str(d["etc"]), str(d["logs"] / f"opensm-{sm['name']}.log"), str(d["logs"])
+        )
+        (d["ib"] / f"opensm-{sm['name']}.conf").write_text(conf, encoding="utf-8")
+
+
+def _log_has(path: Path, offset: int, needle: str) -> bool:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(offset)
+            return needle.encode() in fh.read()
+    except FileNotFoundError:
+        return False
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+def start_fabric(
+    directory: Path, state: TwinState, wiring: Wiring, topo: FabricTopology, say: Say
+) -> TwinState:
+    """Write the net file, start ibsim and every SM (master first, then standbys)."""
+    d = ib_dirs(directory)
+    ns = netns_name(state.tag, "ib")
+    plan = topo.plan
+    # Rogue devices (a fault) get GUIDs the same way; the plan's GUIDs stay as recorded.
+    guids = assign_guids(wiring, state.guids)
+    net = ibnet.render_netfile(wiring, guids, plan.link_gbps, plan.switch_model.key)
+    (d["ib"] / "net").write_text(net, encoding="utf-8")
+    t0 = time.monotonic()
+    log = d["logs"] / "ibsim.log"
+    offset = _size(log)
+    argv = ["ibsim", "-s", "-n", *ibnet.ibsim_limits(wiring), str(d["ib"] / "net")]
+    sim = spawn("ibsim", argv, netns=ns, log=log, env={"IBSIM_SOCKNAME": f"fst-{state.tag}"})
+    state = state.model_copy(update={"processes": (*state.processes, sim)})
+    save_state(directory, state)
+    wait_until(
+        "ibsim ready",
+        lambda: _ready_or_dead(log, offset, "Network simulator ready", sim),
+        20 + len(wiring.devices) / 50,
+    )
+    say(f"  ibsim: {len(wiring.devices)} devices, {len(wiring.cables)} links ({_took(t0)})")
+    for i, sm in enumerate(state.sm["instances"]):
+        t1 = time.monotonic()
+        state, needle, tries = _start_sm(directory, state, sm, i, len(wiring.devices))
+        role = "master" if i == 0 else "standby"
+        again = f", {tries} starts" if tries > 1 else ""
+        say(
+            f"  OpenSM {sm['name']} ({role}, priority {sm['priority']}) on {sm['attach']}: "
+            f"{needle} ({_took(t1)}{again})"
+        )
+    return state
+
+
+SM_STARTS = 2
+"""Starts of one OpenSM before giving up (see :func:`kick`; a restart is the fallback)."""
+
+
+def kick(procs: Iterable[Process]) -> None:
+    """Send SIGUSR1 (OpenSM: reopen the log file) to the twin's OpenSM processes.
+
+    Under ibsim, OpenSM's sweep now and then stops with every thread asleep until
+    a signal arrives (seen here: on a fresh 128-GPU fabric most starts stall in
+    poll() after "Entering MASTER state"; any handled signal lets it finish the
+    sweep at once). libumad2sim emulates the umad device's poll() in user space
+    and a wake-up is lost there; with the kernel's umad this does not happen. So
+    while the twin waits for OpenSM, and before it queries it, it sends the one
+    signal OpenSM handles without side effects on the fabric.
+    """
+    for p in procs:
+        if p.name.startswith("opensm") and alive(p):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(p.pid, signal.SIGUSR1)
+
+
+def _start_sm(
+    directory: Path, state: TwinState, sm: dict[str, Any], index: int, devices: int
+) -> tuple[TwinState, str, int]:
+    """Start one OpenSM and wait for SUBNET UP (master) or STANDBY; bounded restarts."""
+    d = ib_dirs(directory)
+    ns = netns_name(state.tag, "ib")
+    name = sm["name"]
+    cache = d["ib"] / f"cache-{name}"
+    cache.mkdir(exist_ok=True)
+    env = {**sim_env(state, sm["node"]), "OSM_CACHE_DIR": str(cache)}
+    argv = ["env", "-C", str(d["work"]), "opensm", "-F", str(d["ib"] / f"opensm-{name}.conf")]
+    needle = "SUBNET UP" if index == 0 else "Entering STANDBY state"
+    where = d["logs"] / (f"opensm-{name}.log" if index == 0 else f"opensm-{name}.out")
+    for attempt in range(1, SM_STARTS + 1):
+        offset = _size(where)
+        out = d["logs"] / f"opensm-{name}.out"
+        out_offset = _size(out)
+        proc = spawn(f"opensm {name}", argv, netns=ns, log=out, env=env)
+        state = state.model_copy(update={"processes": (*state.processes, proc)})
+        save_state(directory, state)
+        try:
+            wait_until(
+                f"OpenSM {name}: {needle}",
+                lambda p=proc, o=offset, f=out, fo=out_offset: _kick_ready_or_dead(  # type: ignore[misc]
+                    where, o, needle, p, f, fo
+                ),
+                10 + devices / 20,
+            )
+            return state, needle, attempt
+        except TwinFailure:
+            if attempt == SM_STARTS or not alive(proc):
+                raise
+            stop_processes([proc], [], grace=1.0)
+            state = state.model_copy(
+                update={"processes": tuple(p for p in state.processes if p != proc)}
+            )
+            save_state(directory, state)
+    raise TwinFailure(f"OpenSM {name}: {needle} not reached")  # not reached: loop raises
+
+
+def _kick_ready_or_dead(
+    log: Path, offset: int, needle: str, proc: Process, out: Path, out_offset: int
+) -> bool:
+    if _ready_or_dead(log, offset, needle, proc):
+        return True
+    # Only once OpenSM runs its state machine: before its handlers are set, SIGUSR1 kills it.
+    if _log_has(out, out_offset, "Entering MASTER state"):
+        kick([proc])
+    return False
+
+
+def _ready_or_dead(log: Path, offset: int, needle: str, proc: Process) -> bool:
+    if _log_has(log, offset, needle):
+        return True
+    if not alive(proc):
+        raise TwinFailure(f"{proc.name} exited before '{needle}' (see {log})")
+    return False
+
+
+def _took(t0: float) -> str:
+    return f"{time.monotonic() - t0:.1f} s"
+
+
+def stop_fabric(state: TwinState) -> TwinState:
+    """Stop ibsim and the SMs (for a restart); the namespace stays.
+
+    One second of grace: OpenSM often lingers on SIGTERM under ibsim (the same lost
+    wake-up as :func:`kick`), and neither keeps state worth a clean exit.
+    """
+    stop_processes(state.processes, [], grace=1.0)
+    return state.model_copy(update={"processes": ()})
+
+
+def rate_note(plan_gbps: int) -> dict[str, str]:
+    """Planned lane vs the lane the twin runs (empty when ibsim runs the planned one)."""
+    planned = ibnet.planned_rate(plan_gbps)
+    twin = ibnet.twin_rate(planned)
+    if twin == planned:
+        return {}
+    return {"planned": planned.text, "twin": twin.text, "lane": planned.lane, "as": twin.lane}
+
+
+# --------------------------------------------------------------------------- check / collect
+
+
+def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[str, Any]:
+    """SM state, routing engine used, LFT reachability and hop counts of the running twin."""
+    d = ib_dirs(directory)
+    sms = state.sm["instances"]
+    planned_engine = topo.plan.spec.infiniband.routing_engine
+    log_text = (d["logs"] / f"opensm-{sms[0]['name']}.log").read_text(errors="replace")
+    routing = ibnet.routing_used(log_text, planned_engine)
+    probe = _probe_node(state, topo)
+    kick(state.processes)
+    text = diag(state, directory, ["ibnetdiscover"], probe)
+    fab = ibnet.parse_discover(text)
+    sm_rows = []
+    for i, sm in enumerate(sms):
+        guid = f"{int(sm['guid'], 16):016x}"
+        lid = fab.lid.get(guid)
+        out = diag(state, directory, ["sminfo", str(lid)], probe, 20) if lid else ""
+        info = ibnet.parse_sminfo(out) or {"state": "NO ANSWER"}
+        want = "MASTER" if i == 0 else "STANDBY"
+        sm_rows.append(
+            {
+                "name": sm["name"],
+                "attach": sm["attach"],
+                "planned_priority": sm["priority"],
+                **info,
+                "expected_state": want,
+                "ok": info.get("state") == want and info.get("priority") == sm["priority"],
+            }
+        )
+    lfts = ibnet.parse_lfts(diag(state, directory, ["dump_fts"], probe, 300))
+    traced = trace_missing(state, directory, probe, fab, lfts)
+    reach = ibnet.walk_reachability(fab, lfts, max_hops=2 * topo.plan.tiers + 2)
+    allowed = ibnet.expected_hops(topo.plan.tiers)
+    hops_ok = all(int(h) in allowed for h in reach["hops"])  # type: ignore[attr-defined]
+    reachability = {
+        **reach,
+        "method": "LFT walk (dump_fts) over every ordered HCA pair"
+        + (
+            f"; {len(traced)} destination LID(s) dump_fts does not print traced with "
+            "ibtracert from every leaf"
+            if traced
+            else ""
+        ),
+        "expected_hops": allowed,
+        "all": reach["pairs"] == reach["ok"] and hops_ok,
+    }
+    hcas = {k for k, v in fab.kind.items() if v == "Ca"}
+    links = compare_links(fab, plan_wiring(topo))
+    return {
+        "fabric": "infiniband",
+        "sm": sm_rows,
+        "routing": routing,
+        "reachability": reachability,
+        "nodes": {"switches": len(fab.kind) - len(hcas), "hcas": len(hcas)},
+        "links": links,
+        "ok": bool(routing["ok"])
+        and all(r["ok"] for r in sm_rows)
+        and bool(reachability["all"])
+        and links["planned"] == links["agree"] == links["seen"],
+    }
+
+
+def trace_missing(
+    state: TwinState,
+    directory: Path,
+    probe: str,
+    fab: ibnet.Fabric,
+    lfts: dict[str, dict[int, int]],
+) -> list[int]:
+    """Fill the LFT entries ``dump_fts`` leaves out with ``ibtracert`` paths (one per leaf).
+
+    Bounded: at most 4 such LIDs (one is the known case); more is reported as a failure
+    of the walk, not traced.
+    """
+    missing = ibnet.missing_destinations(fab, lfts)
+    if not missing or len(missing) > 4:
+        return []
+    by_leaf: dict[str, str] = {}
+    for g, kind in fab.kind.items():
+        if kind == "Ca" and (g, 1) in fab.peer:
+            by_leaf.setdefault(fab.peer[(g, 1)][0], g)
+    for dst in missing:
+        for src in by_leaf.values():
+            if fab.lid.get(src) == dst:
+                continue
+            text = diag(state, directory, ["ibtracert", str(fab.lid[src]), str(dst)], probe, 30)
+            for sw, port in ibnet.parse_tracert(text):
+                lfts.setdefault(sw, {})[dst] = port
+    return missing
+
+
+def compare_links(fab: ibnet.Fabric, planned: Wiring) -> dict[str, Any]:
+    """Cables ibnetdiscover saw against the plan's, by NodeDescription and port."""
+
+    def end_name(guid: str, port: int) -> str:
+        desc = fab.desc.get(guid, guid)
+        if fab.kind.get(guid) == "Switch":
+            m = re.match(r"^MF0;([^:]+):", desc)
+            return f"{m.group(1) if m else desc}:{port}"
+        return desc.replace(" ", ":", 1)
+
+    seen = {frozenset((end_name(g, p), end_name(rg, rp))) for (g, p), (rg, rp) in fab.peer.items()}
+    kinds = {d.name: d.kind for d in planned.devices}
+
+    def plan_end(device: str, port: str, number: int) -> str:
+        return f"{device}:{number}" if kinds.get(device) == "switch" else f"{device}:{port}"
+
+    want = {
+        frozenset(
+            (plan_end(c.a.device, c.a.port, c.a.number), plan_end(c.b.device, c.b.port, c.b.number))
+        )
+        for c in planned.cables
+    }
+    odd = sorted(" — ".join(sorted(k)) for k in seen ^ want)
+    return {"planned": len(want), "seen": len(seen), "agree": len(want & seen), "differ": odd[:20]}
+
+
+def _probe_node(state: TwinState, topo: FabricTopology) -> str:
+    """Where diagnostic tools attach: the first leaf switch (never an SM's port)."""
+    leaf = next(s.name for s in topo.switches("leaf"))
+    return ibnet.node_id(state.guids[leaf], True)
+
+
+def collect_ib(
+    directory: Path, state: TwinState, topo: FabricTopology, out: Path
+) -> list[tuple[Path, str]]:
+    """``ibnetdiscover`` output and the node-name-map, as drift reads them on a real site."""
+    text = diag(state, directory, ["ibnetdiscover"], _probe_node(state, topo))
+    nmap = (ib_dirs(directory)["etc"] / "ib-node-name-map").read_text(encoding="utf-8")
+    files = [(out / "ibnetdiscover.txt", text), (out / "node-name-map", nmap)]
+    if state.rate:
+        files.append((out / "drift-ignore.yaml", rate_ignore(state.rate)))
+    return files
+
+
+def rate_ignore(rate: dict[str, str]) -> str:
+    """A drift ignore file saying the twin's lanes stand for the planned ones."""
+    head = (
+        f"# Written by `fabric-stack twin collect`. The twin runs {rate['twin']} links where the\n"
+        f"# plan has {rate['planned']}: ibsim 0.10 (Debian 12) has no {rate['lane']} lanes. This\n"
+        f"# file tells drift to read {rate['as']} as {rate['lane']}; any other rate (a speed\n"
+        "# fault) is still a finding. A real fabric needs no such file.\n"
+    )
+    return head + yaml.safe_dump({"rates": [{"lane": rate["as"], "means": rate["lane"]}]})

@@ -1,0 +1,288 @@
+"""The twin's adapter to the operating system: namespaces, processes, the state file, waits.
+
+Every object is recorded in the state file *before* it is made (write-ahead),
+so ``twin down`` finds it after a crash or a kill of ``up`` half-way. Every
+process the twin starts runs inside one of its own network namespaces, so
+``ip netns pids`` finds even a daemon whose PID was never written down; PIDs
+that are recorded carry their start time, so a reused PID is never killed.
+Every wait is bounded in time and in count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..inputs import MAX_CONFIG_BYTES, read_text
+from .model import PREFIX, STATE_FILE, Process, TwinState
+from .wiring import TwinError, TwinFailure
+
+UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
+"""libumad2sim (Debian ibsim-utils): LD_PRELOAD-ed so umad programs talk to ibsim."""
+
+RUN_ROOT = Path("/run")
+"""Where the runtime directory (daemon sockets, PID files) lives: lldpcli is setuid _lldpd and
+must reach the sockets, which a private (0700) twin directory would not allow."""
+
+
+def require_root() -> None:
+    """The twin needs root (network namespaces): say so in one line, exit status 2."""
+    if os.geteuid() != 0:
+        raise TwinError(
+            "twin needs root (it creates network namespaces and starts daemons); run it as root"
+        )
+
+
+def twin_tag(directory: Path) -> str:
+    """Short id of the twin in ``directory``: part of every namespace and runtime path."""
+    return hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:6]
+
+
+def netns_name(tag: str, device: str) -> str:
+    """``fst-<tag>-<device>``: the namespace of one device (or ``ib`` for the IB twin)."""
+    return f"{PREFIX}{tag}-{device}"
+
+
+# --------------------------------------------------------------------------- state file
+
+
+def state_path(directory: Path) -> Path:
+    """``DIR/twin.json``."""
+    return directory / STATE_FILE
+
+
+def load_state(directory: Path) -> TwinState | None:
+    """The state file of the twin in ``directory``, or None when there is none."""
+    path = state_path(directory)
+    if not path.exists() and not path.is_symlink():
+        return None
+    text = read_text(path, MAX_CONFIG_BYTES)  # the input layer: bounded, UTF-8, one-line errors
+    try:
+        return TwinState.model_validate(json.loads(text))
+    except (ValueError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        raise TwinError(f"{path}: not a twin state file ({first})") from None
+
+
+def need_state(directory: Path) -> TwinState:
+    """The state of a twin that `up` finished building, or a one-line error."""
+    state = load_state(directory)
+    if state is None:
+        raise TwinError(f"{directory}: no twin here (run `fabric-stack twin up --dir {directory}`)")
+    if not state.complete:
+        raise TwinError(
+            f"{directory}: the twin's `up` did not finish (run `fabric-stack twin down --dir "
+            f"{directory}` and `up` again)"
+        )
+    return state
+
+
+def save_state(directory: Path, state: TwinState) -> None:
+    """Write the state file atomically (a crash leaves the old or the new one, never half)."""
+    path = state_path(directory)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(state.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def ns_cmd(netns: str | None, argv: Sequence[str]) -> list[str]:
+    """``argv`` run inside ``netns`` (``ip netns exec`` keeps the PID: it execs the command)."""
+    return ["ip", "netns", "exec", netns, *argv] if netns else list(argv)
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    netns: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+    check: bool = True,
+    stdin: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run a command to completion (bounded by ``timeout``); failures are one line."""
+    full = ns_cmd(netns, argv)
+    try:
+        res = subprocess.run(
+            full,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **(env or {})},
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise TwinFailure(f"`{' '.join(argv)}` did not finish within {timeout:g} s") from None
+    except FileNotFoundError:
+        raise TwinFailure(
+            f"{argv[0]} is not installed (run `make twin-deps` or scripts/twin-deps.sh as root)"
+        ) from None
+    if check and res.returncode != 0:
+        tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise TwinFailure(f"`{' '.join(argv)}` failed (exit {res.returncode}): {tail[0]}")
+    return res
+
+
+def start_ticks(pid: int) -> int | None:
+    """Start time of ``pid`` in clock ticks since boot (/proc/PID/stat field 22), or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def spawn(
+    name: str,
+    argv: Sequence[str],
+    *,
+    netns: str,
+    log: Path,
+    env: Mapping[str, str] | None = None,
+) -> Process:
+    """Start a long-running process inside ``netns`` (stdin closed, output to ``log``)."""
+    with log.open("ab") as out:
+        try:
+            proc = subprocess.Popen(
+                ns_cmd(netns, argv),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **(env or {})},
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            raise TwinFailure(f"{argv[0]} is not installed (run `make twin-deps`)") from None
+    ticks = start_ticks(proc.pid) or 0
+    return Process(name=name, pid=proc.pid, start_ticks=ticks, netns=netns)
+
+
+def alive(p: Process) -> bool:
+    """Whether the recorded process still runs (same PID *and* same start time)."""
+    ticks = start_ticks(p.pid)
+    if ticks is None:
+        return False
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(p.pid, os.WNOHANG)  # reap it if it is our exited child
+    ticks = start_ticks(p.pid)
+    if ticks is None or (p.start_ticks and ticks != p.start_ticks):
+        return False
+    try:
+        return "Z" not in Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+
+
+def wait_until(what: str, done: Callable[[], bool], timeout: float, interval: float = 0.2) -> float:
+    """Poll ``done`` until true; seconds it took. Bounded in time and in polls."""
+    start = time.monotonic()
+    polls = int(timeout / interval) + 2
+    for _ in range(polls):
+        if done():
+            return time.monotonic() - start
+        if time.monotonic() - start > timeout:
+            break
+        time.sleep(interval)
+    raise TwinFailure(f"{what}: not reached within {timeout:g} s")
+
+
+# --------------------------------------------------------------------------- namespaces
+
+
+def existing_namespaces() -> set[str]:
+    """Names of every network namespace ``ip netns`` knows."""
+    res = run(["ip", "netns", "list"], check=False)
+    return {line.split()[0] for line in res.stdout.splitlines() if line.strip()}
+
+
+def add_namespaces(names: Iterable[str]) -> None:
+    """Create the namespaces (those that already exist are left as they are)."""
+    have = existing_namespaces()
+    for n in names:
+        if n not in have:
+            run(["ip", "netns", "add", n])
+            run(["ip", "link", "set", "lo", "up"], netns=n)
+
+
+def netns_pids(name: str) -> list[int]:
+    """PIDs of every process inside namespace ``name`` (``ip netns pids``)."""
+    res = run(["ip", "netns", "pids", name], check=False)
+    return [int(x) for x in res.stdout.split() if x.isdigit()]
+
+
+def _signal(pids: Iterable[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def stop_processes(procs: Sequence[Process], namespaces: Sequence[str], grace: float = 5.0) -> int:
+    """Stop the recorded processes and everything inside the twin's namespaces.
+
+    SIGTERM first, SIGKILL what is left after ``grace`` seconds. Returns how many
+    processes were signalled.
+    """
+    have = existing_namespaces()
+    ns_list = [n for n in namespaces if n in have and n.startswith(PREFIX)]
+
+    def targets() -> set[int]:
+        pids = {p.pid for p in procs if alive(p)}
+        for n in ns_list:
+            pids.update(netns_pids(n))
+        pids.discard(os.getpid())
+        return pids
+
+    first = targets()
+    _signal(first, signal.SIGTERM)
+    with contextlib.suppress(TwinFailure):
+        wait_until("processes to stop", lambda: not _reap_and_list(targets), grace, 0.1)
+    left = targets()
+    _signal(left, signal.SIGKILL)
+    with contextlib.suppress(TwinFailure):
+        wait_until("processes to die", lambda: not _reap_and_list(targets), 5.0, 0.1)
+    return len(first)
+
+
+def _reap_and_list(targets: Callable[[], set[int]]) -> set[int]:
+    with contextlib.suppress(ChildProcessError, OSError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    return targets()
+
+
+def delete_namespaces(names: Iterable[str]) -> int:
+    """Delete the twin's namespaces (their veths go with them). Returns how many existed."""
+    have = existing_namespaces()
+    count = 0
+    for n in names:
+        if n in have and n.startswith(PREFIX):
+            run(["ip", "netns", "delete", n], check=False)
+            count += 1
+    return count
+
+
+def remove_paths(directory: Path, paths: Iterable[str], runtime_dir: str) -> None:
+    """Remove the files and directories the twin wrote (and only those)."""
+    for rel in paths:
+        p = directory / rel
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+    rt = Path(runtime_dir)
+    if rt.parent == RUN_ROOT and rt.name.startswith(PREFIX):
+        shutil.rmtree(rt, ignore_errors=True)
