@@ -121,7 +121,18 @@ def test_up_edit_refresh_grow_destroy(
     )
     # … shows in drift (read live) …
     drift = subprocess.run(
-        [CLI, "drift", "--gpus", str(SMALL), "--netbox", url, "--netbox-site", "nb", "--format", "json"],
+        [
+            CLI,
+            "drift",
+            "--gpus",
+            str(SMALL),
+            "--netbox",
+            url,
+            "--netbox-site",
+            "nb",
+            "--format",
+            "json",
+        ],
         env={**os.environ, "NETBOX_TOKEN": token},
         capture_output=True,
         text=True,
