@@ -15,6 +15,7 @@ unit tests; the tests against a real NetBox (``-m netbox``) are the proof.
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
@@ -122,7 +123,21 @@ class NetBoxClient:
         }
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
-        """One API call; JSON in and out. ``path`` is below ``/api/`` or a full next-page URL."""
+        """One API call; JSON in and out. ``path`` is below ``/api/`` or a full next-page URL.
+
+        A PostgreSQL deadlock inside NetBox (two bulk cable writes tracing paths through the
+        same switch) rolled the whole request back, so it is retried (three times at most).
+        """
+        for attempt in range(1, 4):
+            try:
+                return self._request(method, path, body)
+            except InventoryError as exc:
+                if "deadlock detected" not in str(exc) or attempt == 3:
+                    raise
+                time.sleep(0.5 * attempt)
+        raise AssertionError("unreachable")
+
+    def _request(self, method: str, path: str, body: Any = None) -> Any:
         url = path if path.startswith("http") else f"{self.base}/api/{path.lstrip('/')}"
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(url, data=data, method=method, headers=self._headers)

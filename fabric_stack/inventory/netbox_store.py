@@ -29,8 +29,9 @@ anything uses them, and other stacks may).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import InventoryError
 from .netbox_client import mask_token
@@ -51,6 +52,8 @@ from .netbox_objects import (
 
 class NetBoxStore(NetBoxObjects):
     """The inventory store API on a NetBox (see the module doc for the object mapping)."""
+
+    _cable_lock: ClassVar[threading.Lock] = threading.Lock()
 
     # -- record writes ---------------------------------------------------------------
     def put(
@@ -181,6 +184,21 @@ class NetBoxStore(NetBoxObjects):
                 extra.append(int(obj["id"]))
             else:
                 have[name] = obj
+        # Cable writes through the same switch deadlock inside NetBox (path tracing locks
+        # rows in another order per request): one cable write at a time per process.
+        if endpoint == "dcim/cables":
+            with self._cable_lock:
+                self._apply(endpoint, have, extra, bodies)
+        else:
+            self._apply(endpoint, have, extra, bodies)
+
+    def _apply(
+        self,
+        endpoint: str,
+        have: Mapping[str, dict[str, Any]],
+        extra: list[int],
+        bodies: Mapping[str, dict[str, Any]],
+    ) -> None:
         create = [b for n, b in bodies.items() if n not in have]
         patch = [
             {"id": have[n]["id"], **b}
@@ -344,7 +362,11 @@ class NetBoxStore(NetBoxObjects):
             self.api.delete("ipam/vlans", [int(o["id"]) for o in self.api.select("ipam/vlans", vq)])
         if not found:
             return
-        self.api.delete(ENDPOINT[kind], [int(o["id"]) for o in found])
+        if kind == "Cable":
+            with self._cable_lock:
+                self.api.delete(ENDPOINT[kind], [int(o["id"]) for o in found])
+        else:
+            self.api.delete(ENDPOINT[kind], [int(o["id"]) for o in found])
         if kind == "Cable":
             ends = {end_of(o.get(f"{e}_terminations"))[0] for o in found for e in ("a", "b")}
             self.sweep_endpoints(stack, ends - {""})
