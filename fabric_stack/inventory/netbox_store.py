@@ -399,11 +399,18 @@ class NetBoxStore(NetBoxObjects):
             ]
         unused = []
         for dev in devices:
-            nics = self.api.count(
-                "dcim/interfaces", {"device_id": dev["id"], "cf_fabric_kind": "RdmaNic"}
-            )
-            endpoint = cf_of(dev).get("fabric_kind") == "Endpoint"
-            busy = self.api.count("dcim/cables", {"device_id": dev["id"]}) if endpoint else 0
+            try:
+                nics = self.api.count(
+                    "dcim/interfaces", {"device_id": dev["id"], "cf_fabric_kind": "RdmaNic"}
+                )
+                endpoint = cf_of(dev).get("fabric_kind") == "Endpoint"
+                busy = self.api.count("dcim/cables", {"device_id": dev["id"]}) if endpoint else 0
+            except InventoryError as exc:
+                # Deleted meanwhile by another resource (NetBox: "not one of the available
+                # choices" for a device_id that no longer exists): nothing left to sweep.
+                if "available choices" in str(exc):
+                    continue
+                raise
             if not busy and not nics:
                 unused.append(int(dev["id"]))
         if unused:
