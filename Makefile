@@ -32,7 +32,12 @@ engine: $(STAMP) ## find or build the pinned Pulumi CLI and link it into .venv/b
 	@bash scripts/pulumi-engine.sh
 	@mkdir -p .state/pulumi
 
-setup: venv engine ## venv + Pulumi engine (idempotent)
+setup: venv engine .state/env.sh ## venv + Pulumi engine + .state/env.sh for plain `pulumi` (idempotent)
+
+# The environment above, for plain `pulumi` in your shell (`. .state/env.sh`). Written once:
+# a team member's own (`fabric-stack env --out .state/env.sh` with their backend) is kept.
+.state/env.sh: | $(STAMP)
+	@$(BIN)/fabric-stack env --out $@
 
 postgres: ## install (Debian) PostgreSQL server binaries if missing
 	@bash scripts/postgres.sh install

@@ -52,7 +52,9 @@ def offline_env(
     * ``PULUMI_CONFIG_PASSPHRASE`` = :data:`LOCAL_PASSPHRASE` unless ``base`` already sets it
       or ``PULUMI_CONFIG_PASSPHRASE_FILE``;
     * ``PULUMI_SKIP_UPDATE_CHECK`` and ``PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION`` to
-      ``true``: no network look-ups for CLI updates or plugins.
+      ``true``: no network look-ups for CLI updates or plugins;
+    * on a ``postgres://`` backend, ``PULUMI_DIY_BACKEND_PARALLEL=1`` unless set (a
+      connection-pool deadlock in Pulumi 3.260, see the code).
 
     ``PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK`` is not set: the engine built by
     ``scripts/pulumi-engine.sh`` reports its version, so the Automation API's check passes.
@@ -85,6 +87,12 @@ def offline_env(
 
     env["PULUMI_SKIP_UPDATE_CHECK"] = "true"
     env["PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION"] = "true"
+    if env["PULUMI_BACKEND_URL"].startswith("postgres://"):
+        # Pulumi 3.260's postgres:// backend runs a second query while iterating a listing
+        # and caps its pool at 2 x GOMAXPROCS connections; with the default 10 parallel
+        # stack reads, `pulumi stack ls` over many stacks deadlocks on a 2-CPU machine
+        # (seen with 20 stacks). One at a time never holds more than two connections.
+        env.setdefault("PULUMI_DIY_BACKEND_PARALLEL", "1")
     return env
 
 

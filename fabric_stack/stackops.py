@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .backends import backend_kind, live_lock_holder, lock_holders, mask_secrets
 from .changes import ChangeSummary, Step, summarize_changes
 from .errors import EngineError
+from .inventory import mask_url
 from .pulumi_env import offline_env
 
 _TYPE = re.compile(r"fabric:(\w+)$")
@@ -90,12 +92,13 @@ def _stack(stack_name: str, project_dir: Path, create: bool) -> Any:
         return auto.select_stack(stack_name, work_dir=str(project_dir), opts=opts)
     except auto.StackNotFoundError:
         raise EngineError(
-            f"stack {stack_name!r} does not exist in {env['PULUMI_BACKEND_URL']} "
+            f"stack {stack_name!r} does not exist in {mask_url(env['PULUMI_BACKEND_URL'])} "
             f"(create it with `pulumi stack init {stack_name}` "
             f"or `fabric-stack apply --stack {stack_name}`)"
         ) from None
     except auto.CommandError as exc:
-        raise EngineError(f"pulumi: {_first_error(str(exc))}") from None
+        msg = mask_secrets(_first_error(str(exc)), env["PULUMI_BACKEND_URL"])
+        raise EngineError(f"pulumi: {msg}") from None
 
 
 def _first_error(text: str) -> str:
@@ -134,7 +137,7 @@ def _run(
     except auto.ConcurrentUpdateError:
         raise EngineError(
             f"stack {stack_name!r} is locked by another update; wait for it or, if it died, "
-            f"run `pulumi cancel` / `pulumi stack export | pulumi stack import`"
+            f"run `fabric-stack recover --stack {stack_name}`"
         ) from None
     except auto.CommandError as exc:
         msg = col.diagnostics[0] if col.diagnostics else _first_error(str(exc))
@@ -255,11 +258,32 @@ def repair_file_state(root: Path, project: str, stack_name: str) -> list[str]:
     return steps
 
 
+def _check_and_repair_state(backend: str, project: str, stack_name: str) -> list[str]:
+    """Step 1 of :func:`recover`, by backend kind."""
+    holder = live_lock_holder(lock_holders(backend, project, stack_name))
+    if holder is not None:
+        raise EngineError(
+            f"stack {stack_name!r} is locked by an update that is still running (pid "
+            f"{holder.pid} on {holder.hostname}, since {holder.timestamp}): wait for it; "
+            "recover is for an update that died"
+        )
+    kind = backend_kind(backend)
+    if kind == "file":
+        root = Path(backend.removeprefix("file://").split("?", 1)[0]).expanduser() / ".pulumi"
+        return repair_file_state(root, project, stack_name)
+    if kind == "postgres":
+        return ["state is in PostgreSQL: each write is one statement, nothing torn to repair"]
+    return []
+
+
 def recover(stack_name: str, project_dir: Path) -> list[str]:
     """Bring a stack back after a killed ``up``; returns the steps taken, in order.
 
-    1. On a ``file://`` backend, repair the state files a kill can leave torn
-       (``repair_file_state``): first, because every later command reads them.
+    1. Refuse when the lock belongs to an update still running on this host: recover
+       is for one that died. On a ``file://`` backend, repair the state files a kill
+       can leave torn (``repair_file_state``): first, because every later command
+       reads them. A ``postgres://`` backend writes each blob in one statement, so
+       there is nothing torn to repair.
     2. Clear the stale update lock (``pulumi cancel``).
     3. ``pulumi refresh --clear-pending-creates``: read every record back from the
        inventory and drop creates the engine never saw finish.
@@ -286,14 +310,13 @@ def recover(stack_name: str, project_dir: Path) -> list[str]:
         )
 
     backend = env["PULUMI_BACKEND_URL"]
-    if backend.startswith("file://"):
-        project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text())["name"]
-        root = Path(backend.removeprefix("file://").split("?", 1)[0]).expanduser() / ".pulumi"
-        steps += repair_file_state(root, project, stack_name)
+    project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text())["name"]
+    steps += _check_and_repair_state(backend, project, stack_name)
     if run("cancel", "--yes").returncode == 0:
         steps.append("cleared the stale update lock")
     r = run("refresh", "--yes", "--clear-pending-creates")
     if r.returncode != 0:
-        raise EngineError(f"pulumi refresh: {_first_error(r.stdout + r.stderr)}")
+        msg = mask_secrets(_first_error(r.stdout + r.stderr), backend)
+        raise EngineError(f"pulumi refresh: {msg}")
     steps.append("refreshed every record from the inventory and cleared pending creates")
     return steps

@@ -5,6 +5,9 @@
 #   scripts/postgres.sh start DIR [PORT]   init (first time) and start a cluster for DIR; prints its URL
 #   scripts/postgres.sh stop DIR           stop it and delete its data
 #   scripts/postgres.sh status DIR         print the URL if it runs, else exit 1
+#   scripts/postgres.sh restart DIR [MODE] [DOWN]  stop (pg_ctl -m MODE: fast, or immediate = a
+#                                          crash), stay down DOWN seconds (default 0), start
+#                                          again on the same port, keeping the data
 #
 # DIR holds the state files (url, port, datadir). The server listens on 127.0.0.1 only (no Unix socket), with
 # password (scram) authentication for user fabric / password fabric, database fabric; PORT defaults
@@ -231,13 +234,31 @@ cmd_status() {
   fi
 }
 
+cmd_restart() {
+  local dir data mode=${2:-fast} down=${3:-0}
+  dir=$(state_dir "${1:-}")
+  case $mode in smart | fast | immediate) ;; *) die 64 "MODE must be smart, fast or immediate" ;; esac
+  data=$(cat "$dir/datadir" 2>/dev/null || true)
+  [ -n "$data" ] || die 1 "no server in $dir (start it first)"
+  need_bindir
+  setup_owner
+  if running "$data"; then
+    as_owner "$BIN/pg_ctl" -D "$data" -m "$mode" -w -t 60 stop >/dev/null
+    say "stopped ($mode)"
+  fi
+  case $down in '' | *[!0-9.]*) die 64 "DOWN must be a number of seconds, got '$down'" ;; esac
+  sleep "$down"
+  cmd_start "$dir" "$(cat "$dir/port")"
+}
+
 case ${1:-} in
   install) cmd_install ;;
+  restart) cmd_restart "${2:-}" "${3:-}" "${4:-}" ;;
   start) cmd_start "${2:-}" "${3:-}" ;;
   stop) cmd_stop "${2:-}" ;;
   status) cmd_status "${2:-}" ;;
   *)
-    printf 'usage: %s install | start DIR [PORT] | stop DIR | status DIR\n' "$0" >&2
+    printf 'usage: %s install | start DIR [PORT] | stop DIR | status DIR | restart DIR [MODE] [DOWN]\n' "$0" >&2
     exit 64
     ;;
 esac

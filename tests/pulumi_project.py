@@ -46,3 +46,29 @@ def preview_steps(proj: Path, env: dict[str, str], *extra: str) -> list[dict[str
 def resource_name(urn: str) -> str:
     """Last URN segment: the resource name."""
     return urn.rsplit("::", 1)[-1]
+
+
+def kill_session(sid: int) -> list[int]:
+    """SIGKILL every process of session ``sid`` (a CLI started with start_new_session=True).
+
+    The CLI starts its language host and provider hosts in process groups of their own,
+    so killing the CLI's group leaves them running; they stay in its session.
+    Returns the pids killed.
+    """
+    import os
+    import signal
+
+    killed = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        if int(fields[3]) == sid:  # after the command: state, ppid, pgrp, session
+            pid = int(stat.parent.name)
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            except ProcessLookupError:
+                pass
+    return killed

@@ -50,7 +50,9 @@ def test_drift_is_registered_and_its_help_teaches() -> None:
         "--netbox-csv",
         "--inventory",
         "--ignore",
-        "Exit status: 0 no drift, 1 drift, 2 bad input",
+        "1 drift or low coverage",
+        "--network",
+        "--min-coverage",
         "fabric-stack drift --ibnetdiscover fabric.txt",
     ):
         assert text in r.output, text
@@ -73,7 +75,9 @@ def test_drift_exits_1_with_a_table_grouped_by_switch() -> None:
     r = run(*IB)
     assert r.exit_code == 1, r.output
     lines = r.output.splitlines()
-    assert lines[1].startswith("8 findings: 1 missing_link, 1 unexpected_link, 2 wrong_peer")
+    assert lines[1] == "scope: compute (what ibnetdiscover can see)"
+    assert lines[2].startswith("compute: devices 28 planned, 27 seen, 27 matched; links ")
+    assert lines[3].startswith("8 findings: 1 missing_link, 1 unexpected_link, 2 wrong_peer")
     assert all(len(line) <= 100 for line in lines)
     # Grouped: each switch is named once, in the first column, in order.
     groups = [
@@ -97,7 +101,22 @@ def test_json_output_is_the_report() -> None:
     r = run(*IB, "--format", "json")
     assert r.exit_code == 1
     doc: dict[str, Any] = json.loads(r.output)
-    assert list(doc) == ["summary", "sources", "findings"]
+    assert list(doc) == ["summary", "coverage", "sources", "findings"]
+    cov = doc["coverage"]
+    for key in (
+        "planned_devices",
+        "seen_devices",
+        "matched_devices",
+        "planned_links",
+        "seen_links",
+        "matched_links",
+    ):
+        assert isinstance(cov[key], int)
+    # One plane of the compute fabric: every planned device of it was seen but the one
+    # the fixture switched off (its missing_device finding).
+    assert cov["networks"] == ["compute"] and not cov["low"]
+    gone = doc["summary"]["missing_device"]
+    assert gone == 1 and cov["matched_devices"] == cov["planned_devices"] - gone
     assert doc["summary"]["total"] == len(doc["findings"]) == 8
     moved = next(f for f in doc["findings"] if f["cause"] == "wrong_rail")
     assert moved["fix"] == (
@@ -257,3 +276,40 @@ def test_inventory_url_against_a_real_sqlite_store(tmp_path: Path) -> None:
         ("attribute_changed", "plan:su1-node03:mlx5_5"),
         ("missing_link", "plan:su1-r1-leaf:1/17/1"),
     ]
+
+
+def test_low_coverage_is_said_at_the_top_and_exits_1(tmp_path: Path) -> None:
+    # A NetBox export whose names match nothing in the plan: not "a little drift".
+    csv = tmp_path / "cables.csv"
+    csv.write_text(
+        "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name\n"
+        "gpu-a01,dcim.interface,ib0,ibsw-07,dcim.interface,1/1\n",
+        encoding="utf-8",
+    )
+    for fmt in ("table", "markdown", "json"):
+        r = run("--netbox-csv", str(csv), "--format", fmt)
+        assert r.exit_code == 1, r.output
+        if fmt == "json":
+            cov = json.loads(r.output)["coverage"]
+            assert cov["low"] and cov["matched_devices"] == 0 and cov["planned_devices"] > 0
+            assert cov["scope"] == "all networks (the input matched no planned device)"
+            continue
+        lines = [x for x in r.output.splitlines() if x and x != "# Fabric drift report"]
+        assert lines[0].lstrip("> *").startswith("LOW COVERAGE: only 0 of "), r.output
+        assert "names devices differently from the plan" in r.output.replace("\n", " ")
+
+
+def test_clean_run_with_enough_coverage_exits_0_and_network_scopes(tmp_path: Path) -> None:
+    topo = topology({})
+    index = PlanIndex.from_topology(topo)
+    from tests.drift_fixtures import ibnetdiscover_text
+
+    dump = tmp_path / "ib.txt"
+    dump.write_text(ibnetdiscover_text(index, clean_wires(topo, ("node_leaf", "leaf_spine"))))
+    r = run("--ibnetdiscover", str(dump))
+    assert r.exit_code == 0, r.output
+    assert "scope: compute (what ibnetdiscover can see)" in r.output
+    # Asking for the storage network of an InfiniBand dump: nothing of it is visible.
+    r = run("--ibnetdiscover", str(dump), "--network", "storage", "--format", "json")
+    doc = json.loads(r.output)
+    assert doc["coverage"]["networks"] == [] and doc["findings"] == []

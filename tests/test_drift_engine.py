@@ -21,7 +21,9 @@ from fabric_stack.drift import (
     compute_drift,
     parse_ignore,
 )
+from fabric_stack.drift.coverage import NETWORKS
 from fabric_stack.drift.identity import switch_port_number
+from fabric_stack.drift.ports import max_port
 from fabric_stack.drift.readers import (
     EosReader,
     IbnetdiscoverReader,
@@ -30,7 +32,7 @@ from fabric_stack.drift.readers import (
     NetboxCsvReader,
 )
 from fabric_stack.errors import InputFileError
-from fabric_stack.naming import cage_of
+from fabric_stack.naming import cage_of, switch_port_label
 from fabric_stack.topology import FabricTopology
 from tests.drift_fixtures import (
     FIXTURES,
@@ -119,6 +121,7 @@ FAULTS = [
     "speed",
     "missing_device",
     "unexpected_device",
+    "unknown_port",
 ]
 
 
@@ -189,6 +192,12 @@ def inject(
         return set_rate(wires, pick.id, pick.speed // 2, None), "speed_mismatch", "", {pick.id}
     if fault == "missing_device":
         return [w for w in wires if w.a_dev != pick.a_dev], "missing_device", "", set()
+    if fault == "unknown_port":
+        # The leaf reports a port beyond its model's cages: one unknown_port, no move.
+        sch = index.schemes[pick.b_dev]
+        n = max_port(sch) + 1 + data.draw(st.integers(0, 40), label="beyond")
+        label = switch_port_label(sch.os_family, n, sch.ports_per_cage)
+        return move_b(wires, pick.id, pick.b_dev, label), "unknown_port", "", {pick.id}
     assert fault == "unexpected_device"
     w = Wire("rogue-01", "eth0", pick.b_dev, free_port(index, pick.b_dev, 1), 400)
     return add(wires, w), "unexpected_device", "", set()
@@ -289,13 +298,24 @@ def test_networks_scope_ignores_other_networks() -> None:
     compute = clean_wires(topo, ("node_leaf", "leaf_spine"))
     snap = snapshot_of(compute, networks=frozenset({"compute"}))
     assert compute_drift(index, snap).findings == []
-    # Without the scope, the storage/in-band/OOB switches were never seen: missing devices
-    # (their cables fold into them instead of one missing_link each).
+    # Without a scope the input's own reach is inferred: only compute switches were seen,
+    # so only the compute network is compared, and the report says why.
     unscoped = compute_drift(index, snapshot_of(compute))
-    assert {f.kind for f in unscoped.findings} == {"missing_device"}
-    assert {f.expected[0].a_device for f in unscoped.findings} == {
+    assert unscoped.findings == []
+    assert unscoped.coverage is not None and unscoped.coverage.networks == ["compute"]
+    assert unscoped.coverage.scope == "the networks whose switches the input reports"
+    # Asking for every network: the storage/in-band/OOB switches were never seen: missing
+    # devices (their cables fold into them instead of one missing_link each).
+    every = compute_drift(index, snapshot_of(compute), networks=frozenset(NETWORKS))
+    assert {f.kind for f in every.findings} == {"missing_device"}
+    assert {f.expected[0].a_device for f in every.findings} == {
         d for d, i in index.devices.items() if i.role in ("storage", "inband", "oob")
     }
+    assert every.coverage is not None
+    assert every.coverage.by_network["compute"].matched_devices == (
+        every.coverage.by_network["compute"].planned_devices
+    )
+    assert every.coverage.by_network["storage"].matched_links == 0
 
 
 def test_unverified_ports_are_inferred_from_the_plan_and_noted() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -23,7 +22,14 @@ from fabric_stack import build_topology, derive_intent, size_fabric, validate_sp
 from fabric_stack.changes import Step, summarize_changes
 from fabric_stack.intent import cable_line
 from fabric_stack.inventory import open_store
-from tests.pulumi_project import REPO_ROOT, make_project, preview_steps, pulumi, resource_name
+from tests.pulumi_project import (
+    REPO_ROOT,
+    kill_session,
+    make_project,
+    preview_steps,
+    pulumi,
+    resource_name,
+)
 
 pytestmark = [pytest.mark.pulumi, pytest.mark.slow]
 
@@ -206,7 +212,9 @@ def test_killed_up_is_brought_back_by_refresh_and_up(
     while _count_rows(db) < before + 400 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.2)
     assert proc.poll() is None, "up finished before it could be killed; grow the change"
-    os.killpg(proc.pid, signal.SIGKILL)  # the CLI, its language host and provider hosts
+    # The CLI, its language host and provider hosts (process groups of their own, in its
+    # session: killing its group alone left them running).
+    kill_session(proc.pid)
     proc.wait()
     mid = _count_rows(db)
     assert before < mid  # it really stopped half-way
@@ -335,6 +343,8 @@ def test_postgres_inventory_secret_never_printed(
     admin.execute(f"CREATE ROLE fs_secret_owner LOGIN PASSWORD '{password}'")
     admin.execute("GRANT ALL ON SCHEMA public TO fs_secret_owner")
     admin.execute("GRANT ALL ON fabric_inventory TO fs_secret_owner")
+    # a writer reads the schema version (it runs no DDL itself: the owner migrates)
+    admin.execute("GRANT SELECT ON fabric_inventory_schema TO fs_secret_owner")
     host_db = pg_url.rsplit("@", 1)[1]
     pg_url = f"postgresql://fs_secret_owner:{password}@{host_db}"
     proj = _stack(tmp_path, pulumi_env, 128, pg_url, secret=True)

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "plan": ("stack", "plan_cmd", "Preview the Pulumi stack: switches and cables to add, by role."),
     "apply": ("stack", "apply_cmd", "Apply the Pulumi stack: record the fabric in the inventory."),
     "recover": ("stack", "recover_cmd", "Bring a stack back after a killed `up`."),
+    "env": ("env", "env_cmd", "Print the Pulumi environment (backend, passphrase) for `pulumi`."),
     "inventory": ("inventory", "inventory_cmd", "List what `pulumi up` recorded in the inventory."),
     "drift": ("drift", "drift_cmd", "Compare the plan with the inventory and the live fabric."),
     "twin": (

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..drift import DriftReport, PlanIndex, combine, compute_drift, load_ignore
+from ..drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
 from ..drift.ignore import alias_rates
 from ..drift.readers import (
     EosReader,
@@ -91,6 +92,21 @@ def _size(path: Path) -> int:
     help="CSV device,port,mac[,ifname]: maps MAC port ids and host interface names.",
 )
 @click.option(
+    "--network",
+    "network",
+    type=click.Choice([*NETWORKS, "all"]),
+    default=None,
+    help="Network(s) to compare (default: the networks the input can see, stated in the report).",
+)
+@click.option(
+    "--min-coverage",
+    type=click.FloatRange(0.0, 1.0),
+    default=DEFAULT_MIN_COVERAGE,
+    show_default=True,
+    help="Share of planned devices that must be seen; below it the report warns at the "
+    "top and drift exits 1.",
+)
+@click.option(
     "--ignore",
     "ignore_file",
     type=_PATH,
@@ -108,6 +124,8 @@ def drift_cmd(
     netbox_json: Path | None,
     inventory: str | None,
     mac_table: Path | None,
+    network: str | None,
+    min_coverage: float,
     ignore_file: Path | None,
     **kwargs: Any,
 ) -> None:
@@ -116,7 +134,10 @@ def drift_cmd(
     Each finding says what was expected, what is there and how to fix it
     (missing, unexpected, wrong peer: swap / wrong port / wrong rail / wrong
     switch, speed mismatch, missing or extra device, changed attribute, link
-    up with no neighbour). Exit status: 0 no drift, 1 drift, 2 bad input.
+    up with no neighbour, a port the switch model cannot have). Every report
+    carries coverage: planned / seen / matched devices and links per network;
+    when fewer than --min-coverage of the planned devices were seen it says so
+    at the top. Exit status: 0 no drift, 1 drift or low coverage, 2 bad input.
 
     \b
     Examples:
@@ -125,6 +146,7 @@ def drift_cmd(
       fabric-stack drift --stack prod --inventory sqlite:///.state/inventory.db
       fabric-stack drift --config cluster.yaml --netbox-csv cables.csv --format markdown
       fabric-stack drift --eos eos/ --ignore drift-ignore.yaml --format json
+      fabric-stack drift --lldp lldp/ --network compute --min-coverage 0.9
       NETBOX_TOKEN=… fabric-stack drift --stack prod --netbox https://nb.example --netbox-site prod
 
     \b
@@ -185,7 +207,12 @@ def drift_cmd(
         snapshots = [r.load() for r in readers(None)]
     index = PlanIndex.from_topology(build_topology(size_fabric(spec)))
     snapshots = [alias_rates(s, rules) for s in snapshots]  # `rates:` of the ignore file
-    report: DriftReport = combine([compute_drift(index, s, rules) for s in snapshots])
+    networks = None
+    if network is not None:
+        networks = frozenset(NETWORKS) if network == "all" else frozenset({network})
+    report: DriftReport = combine(
+        [compute_drift(index, s, rules, networks, min_coverage) for s in snapshots]
+    )
     if fmt == "json":
         echo_json(report.to_json())
     elif fmt == "markdown":

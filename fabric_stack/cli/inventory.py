@@ -11,6 +11,7 @@ from rich.table import Table
 from ..inventory import mask_url
 from ..inventory.readonly import open_read_only
 from .common import console, echo_json, handle_errors, project_dir
+from .inventory_transfer import export_cmd, import_cmd, upgrade_cmd
 from .params import StackName
 
 KINDS = {
@@ -52,7 +53,7 @@ COLUMNS = {
 }
 
 
-@click.command("inventory")
+@click.group("inventory", invoke_without_command=True)
 @click.option(
     "--inventory",
     "url",
@@ -69,16 +70,23 @@ COLUMNS = {
     default="table",
     show_default=True,
 )
+@click.pass_context
 @handle_errors
-def inventory_cmd(url: str | None, kind: str, stack: str | None, fmt: str) -> None:
-    """List the records `pulumi up` wrote to the inventory.
+def inventory_cmd(
+    ctx: click.Context, url: str | None, kind: str, stack: str | None, fmt: str
+) -> None:
+    """List the records `pulumi up` wrote to the inventory (or export / import them).
 
     \b
     Examples:
       fabric-stack inventory                        # switches of every stack
       fabric-stack inventory --kind cable --format csv > cables.csv
       fabric-stack inventory --inventory postgresql://fab@db/inv --stack prod
+      fabric-stack inventory export --out backup.json
+      fabric-stack inventory import backup.json --inventory postgresql://fab@db/inv
     """
+    if ctx.invoked_subcommand is not None:
+        return
     if url is None:
         url = f"sqlite:///{project_dir() / '.state' / 'inventory.db'}"
     k = KINDS[kind]
@@ -102,3 +110,8 @@ def inventory_cmd(url: str | None, kind: str, stack: str | None, fmt: str) -> No
         if len(rows) > 500:
             t.add_row("…", f"{len(rows) - 500} more (use --format csv)", *[""] * (len(cols) - 1))
         console().print(t)
+
+
+inventory_cmd.add_command(export_cmd)
+inventory_cmd.add_command(import_cmd)
+inventory_cmd.add_command(upgrade_cmd)

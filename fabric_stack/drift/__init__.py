@@ -8,6 +8,7 @@ matched pairs and classifies the rest into findings with fixes.
 
 from __future__ import annotations
 
+from .coverage import NETWORKS, Coverage, CoverageReport
 from .engine import combine, compute_drift
 from .ignore import IgnoreRules, load_ignore, parse_ignore
 from .model import (
@@ -25,6 +26,9 @@ from .plan import PlanIndex, PortScheme
 
 __all__ = [
     "KINDS",
+    "NETWORKS",
+    "Coverage",
+    "CoverageReport",
     "DeviceSeen",
     "DriftReport",
     "Endpoint",

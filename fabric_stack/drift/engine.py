@@ -16,11 +16,15 @@
    planned cable whose lower-tier end is plugged elsewhere (wrong port, wrong
    rail, wrong switch), then planned ports that are up without a neighbour,
    then planned ports holding some other cable, and finally plain missing and
-   unexpected links.
+   unexpected links. A port the planned switch model cannot have is its own
+   ``unknown_port`` finding (folding the planned cable of its other end) and
+   is never turned into a move.
 
 Scope matters as much as matching: a source only vouches for what it can see
 (:class:`~fabric_stack.drift.model.Snapshot` coverage), so a planned storage
-cable is not "missing" from an ibnetdiscover dump.
+cable is not "missing" from an ibnetdiscover dump. Without ``networks`` the
+scope is what the source can see (:func:`~fabric_stack.drift.coverage.infer_networks`),
+and every report carries its coverage (:mod:`.coverage`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,14 @@ from typing import Any
 from ..intent import CABLE_SHARED
 from ..naming import switch_port_label
 from ..topology import Link
+from .coverage import (
+    DEFAULT_MIN_COVERAGE,
+    NETWORKS,
+    CoverageReport,
+    compute_coverage,
+    infer_networks,
+    merge_coverage,
+)
 from .identity import Identity
 from .ignore import IgnoreRules
 from .model import (
@@ -48,7 +60,8 @@ from .model import (
     SourceInfo,
     summarize,
 )
-from .plan import EP, Key, PlanIndex, link_key
+from .plan import EP, Key, PlanIndex, PortScheme, link_key
+from .ports import max_port
 
 ABSENT_STATUSES = frozenset(
     {"decommissioned", "decommissioning", "removed", "deleted", "retired", "failed", "offline"}
@@ -74,8 +87,9 @@ class _Obs:
     a: EP
     b: EP
     link: ObservedLink
-    speed: int | None
+    speed: float | None
     done: bool = False
+    hit: bool = False  # equal to a planned cable
 
 
 def _ep_text(ep: EP) -> str:
@@ -139,7 +153,13 @@ class _Rules:
 class _Drift:
     """One comparison of a plan with one snapshot (see the module docstring for the order)."""
 
-    def __init__(self, plan: PlanIndex, snap: Snapshot, ignore: IgnoreRules | None) -> None:
+    def __init__(
+        self,
+        plan: PlanIndex,
+        snap: Snapshot,
+        ignore: IgnoreRules | None,
+        networks: frozenset[str] | None = None,
+    ) -> None:
         self.plan = plan
         self.snap = snap
         self.ident = Identity(plan, snap)
@@ -148,6 +168,17 @@ class _Drift:
         self.physical = snap.physical
         self.target = _TARGET.get(snap.source, snap.source)
         self.observed: list[_Obs] = []
+        # Ends naming a port the planned switch model cannot have, and their observations.
+        self.unknown_eps: set[EP] = set()
+        self.unknown_obs: dict[Key, _Obs] = {}
+        self.scope_networks: frozenset[str] | None = networks
+        self.matched: set[Key] = set()
+        self.in_scope: list[tuple[Key, Link]] = []
+        self.scope_why = "--network"
+        self.scope: frozenset[str] = frozenset()
+        self.seen: set[str] = set()
+        self.planes: set[int] | None = None
+        self.matched_by_network: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -248,6 +279,8 @@ class _Drift:
         r = self.ident.endpoint(ep)
         if r.port_type == "name":
             return (r.device, r.port), True
+        if r.port_type == "unknown":
+            self.unknown_eps.add((r.device, r.port))
         port = f"mac {r.port}" if r.port_type == "mac" else r.port
         return (r.device, port), False
 
@@ -263,6 +296,7 @@ class _Drift:
         """
         plan, ident = self.plan, self.ident
         at, schemes, label = plan.at, plan.schemes, switch_port_label
+        tops = {d: _top(sch) for d, sch in schemes.items()}  # highest port of each switch
         devices = ident.device
         known = ident.known_devices
         rules = self.rules if self.rules.active else None
@@ -277,7 +311,7 @@ class _Drift:
             sch = schemes.get(dev) if pt == "number" else None
             if pt == "name" and (dev, la.port) in at:
                 a, ok_a = (dev, la.port), True
-            elif sch is not None and la.port.isdigit() and la.port != "0":
+            elif sch is not None and la.port.isdigit() and 0 < int(la.port) <= tops[dev]:
                 a, ok_a = (dev, label(sch.os_family, int(la.port), sch.ports_per_cage)), True
             else:
                 a, ok_a = self._resolve(la)
@@ -286,10 +320,17 @@ class _Drift:
             sch = schemes.get(dev) if pt == "number" else None
             if pt == "name" and (dev, lb.port) in at:
                 b, ok_b = (dev, lb.port), True
-            elif sch is not None and lb.port.isdigit() and lb.port != "0":
+            elif sch is not None and lb.port.isdigit() and 0 < int(lb.port) <= tops[dev]:
                 b, ok_b = (dev, label(sch.os_family, int(lb.port), sch.ports_per_cage)), True
             else:
                 b, ok_b = self._resolve(lb)
+            if (
+                not (ok_a and ok_b)
+                and self.unknown_eps
+                and (a in self.unknown_eps or b in self.unknown_eps)
+            ):
+                self.unknown_obs.setdefault(link_key(a, b), _Obs(a, b, link, link.speed_gbps))
+                continue
             if ok_a != ok_b:
                 good, bad = (a, b) if ok_a else (b, a)
                 peer = plan.peer(good)
@@ -372,17 +413,33 @@ class _Drift:
         seen: set[str] = {self.ident.device(n) for n in snap.devices}
         seen.update({o.a[0] for o in observed})
         seen.update({o.b[0] for o in observed})
+        for o in self.unknown_obs.values():
+            seen.update((o.a[0], o.b[0]))
         covered = None if snap.covered is None else {self.ident.device(n) for n in snap.covered}
         if covered is not None:
             seen |= covered
 
         # ---- scope: the planned links this source vouches for
         networks = snap.networks
+        if self.scope_networks is None and networks is None:
+            servers = {d for d, info in plan.devices.items() if info.is_server}
+            inferred, self.scope_why = infer_networks(plan.device_networks(), seen, servers)
+            networks = inferred
+        elif self.scope_networks is None:
+            self.scope_why = f"what {snap.source} can see"
+        if self.scope_networks is not None:
+            networks = self.scope_networks if networks is None else networks & self.scope_networks
         planes: set[int] | None = None
         if snap.one_plane:
             planes = {
                 plan.devices[d].plane for d in seen if d in plan.devices and plan.devices[d].plane
             }
+            # No planned switch seen at all: every plane is in scope (and coverage is low),
+            # rather than an empty scope that would look clean.
+            planes = planes or None
+        self.planes = planes
+        self.scope = networks if networks is not None else frozenset(NETWORKS)
+        self.seen = seen
         by_key = plan.by_key
         in_scope: list[tuple[Key, Link]] = []
         for key, link in by_key.items():
@@ -402,19 +459,25 @@ class _Drift:
 
         # ---- match by identity, compare attributes of matched pairs
         matched: set[Key] = set()
+        matched_nets = self.matched_by_network
         for key, o in obs_keys.items():
             hit = by_key.get(key)
             if hit is None:
                 continue
             matched.add(key)
-            o.done = True
+            o.done = o.hit = True
+            net = hit.network
+            matched_nets[net] = matched_nets.get(net, 0) + 1
             if not self.differs(hit, o):
                 continue  # the common case, kept cheap: deepdiff only explains differences
             if rules.active and (rules.state_only_ep(key[0]) or rules.state_only_ep(key[1])):
                 continue
             self.compare(hit, o)
 
+        self.matched, self.in_scope = matched, in_scope
         missing: list[Link] = [link for key, link in in_scope if key not in matched]
+        if self.unknown_obs:
+            missing = self.unknown_ports(missing)
         extra: list[_Obs] = [o for o in observed if not o.done]
 
         # ---- devices never seen / never planned: their links fold into one finding
@@ -731,6 +794,59 @@ class _Drift:
 
     # ------------------------------------------------------------------ findings
 
+    def unknown_ports(self, missing: list[Link]) -> list[Link]:
+        """One ``unknown_port`` finding per observed port the planned model cannot have.
+
+        The planned cable of the other end (when it is missing) folds into the
+        finding: one mistake, one finding, and no move instruction to a port
+        that does not exist. Returns the missing links left.
+        """
+        open_at: dict[EP, Link] = {}
+        for link in missing:
+            open_at[(link.a_device, link.a_port)] = link
+            open_at[(link.b_device, link.b_port)] = link
+        folded: set[str] = set()
+        for o in self.unknown_obs.values():
+            bad = o.a if o.a in self.unknown_eps else o.b
+            good = o.b if bad == o.a else o.a
+            if self.rules.ignored(bad) or self.rules.ignored(good):
+                continue
+            planned = open_at.get(good)
+            if planned is not None and planned.id in folded:
+                planned = None
+            if planned is not None:
+                folded.add(planned.id)
+            self.unknown_port(bad, good, o, planned)
+        return [link for link in missing if link.id not in folded]
+
+    def unknown_port(self, bad: EP, good: EP, o: _Obs, link: Link | None) -> None:
+        scheme = self.plan.schemes.get(bad[0])
+        model = scheme.model if scheme is not None and scheme.model else "switch"
+        top = _top(scheme) if scheme is not None else 0
+        size = f", {top} ports at the planned speed" if top else ""
+        planned = ""
+        if link is not None:
+            peer = self.plan.peer(good)
+            planned = f"; planned peer {self.port_text(peer)}" if peer is not None else ""
+        summary = (
+            f"{bad[0]} port {bad[1]!r} (seen with {_ep_text(good)}) cannot exist on the "
+            f"planned {model}{size}{planned}"
+        )
+        fix = (
+            f"check how {bad[0]} names its ports (OS, breakout mode, model) and that the "
+            f"plan has the right model; the raw name {bad[1]!r} is not moved anywhere"
+        )
+        self.add(
+            "unknown_port",
+            summary,
+            fix,
+            expected=[self.link_side(link)] if link is not None else [],
+            actual=[self.obs_side(o)],
+            link=link,
+            switch=bad[0],
+            identity=[f"unknown|{bad[0]}|{bad[1]}"],
+        )
+
     def missing_device(self, device: str, links: list[Link]) -> None:
         n = len(links)
         what = f"{n} planned link{'s' if n != 1 else ''} not seen" if n else "no links seen"
@@ -894,7 +1010,7 @@ class _Drift:
             cause=cause,
         )
 
-    def silent_port(self, ep: EP, link: Link | None, where: str, speed: int | None) -> None:
+    def silent_port(self, ep: EP, link: Link | None, where: str, speed: float | None) -> None:
         actual = Side(
             a_device=ep[0], a_port=ep[1], speed_gbps=speed, state="up, no neighbour", where=where
         )
@@ -970,6 +1086,11 @@ class _Drift:
         )
 
 
+def _top(scheme: PortScheme) -> int:
+    """Highest logical port of a planned switch (a huge number when the plan does not say)."""
+    return max_port(scheme) or 1 << 30
+
+
 def _ib_name(speed: int) -> str:
     return {800: "XDR", 400: "NDR", 200: "NDR", 100: "NDR"}.get(speed, "")
 
@@ -998,29 +1119,57 @@ def compute_drift(
     plan: Sequence[Link] | PlanIndex,
     snapshot: Snapshot,
     ignore: IgnoreRules | None = None,
+    networks: frozenset[str] | None = None,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> DriftReport:
     """Compare the planned links with one source's snapshot. Pure.
 
     ``plan`` is the topology's link list or a :class:`PlanIndex` (build one with
     :meth:`PlanIndex.from_topology` to get exact port schemes and switch
-    attributes, and reuse it across sources).
+    attributes, and reuse it across sources). ``networks`` limits the scope
+    (``None``: what the source can see); ``min_coverage`` is the share of
+    planned devices below which the report's coverage is low.
     """
     index = plan if isinstance(plan, PlanIndex) else PlanIndex(plan)
-    run = _Drift(index, snapshot, ignore)
+    run = _Drift(index, snapshot, ignore, networks)
     findings = run.run()
     devices = {run.ident.device(n) for n in snapshot.devices}
     obs_count = len(run.observed)
     for o in run.observed:
         devices.add(o.a[0])
         devices.add(o.b[0])
+    coverage = _coverage(run, devices, min_coverage)
     info = SourceInfo(
         source=snapshot.source,
         origin=snapshot.origin,
         links=obs_count,
         devices=len(devices),
         notes=[*snapshot.notes, *run.ident.notes()],
+        coverage=coverage,
     )
-    return DriftReport(summary=summarize(findings), sources=[info], findings=findings)
+    return DriftReport(
+        summary=summarize(findings), coverage=coverage, sources=[info], findings=findings
+    )
+
+
+def _coverage(run: _Drift, devices: set[str], min_coverage: float) -> CoverageReport:
+    """Coverage of one run: the planned links of the networks (and planes) in scope."""
+    planes = run.planes
+    planned = (
+        run.plan.links
+        if planes is None
+        else [link for link in run.plan.links if link.plane in planes]
+    )
+    matched = run.matched_by_network
+    unmatched = [(o.a[0], o.b[0]) for o in run.observed if not o.hit]
+    unmatched += [(o.a[0], o.b[0]) for o in run.unknown_obs.values()]
+    seen_links = len(run.observed) + len(run.unknown_obs)
+    scope = run.scope_why
+    if scope == "--network":
+        scope = "--network " + ",".join(sorted(run.scope))
+    return compute_coverage(
+        planned, devices, matched, unmatched, seen_links, run.scope, scope, min_coverage
+    )
 
 
 def combine(reports: Sequence[DriftReport]) -> DriftReport:
@@ -1032,6 +1181,7 @@ def combine(reports: Sequence[DriftReport]) -> DriftReport:
     )
     return DriftReport(
         summary=summarize(findings),
+        coverage=merge_coverage([r.coverage for r in reports if r.coverage is not None]),
         sources=[s for r in reports for s in r.sources],
         findings=findings,
     )

@@ -26,6 +26,7 @@ from typing import ClassVar
 from ..naming import switch_port_label
 from .model import Endpoint, PortType, Snapshot
 from .plan import PlanIndex, PortScheme
+from .ports import port_number
 
 _MF0 = re.compile(r"^MF0;([^:]+):")
 _HCA = re.compile(r"^(\S+?)[\s/:]+(mlx\d+_\d+)$")
@@ -72,6 +73,19 @@ def split_hca(desc: str) -> tuple[str, str | None]:
     if m:
         return m.group(1), m.group(2)
     return s, None
+
+
+def hca_to_ibdev(hca: str) -> str | None:
+    """``HCA-1`` → ``mlx5_0`` (MLNX_OFED counts adapters from 1, the mlx5 driver from 0).
+
+    UNVERIFIED: both number the adapters in PCI probe order on the hosts we
+    know of, but nothing guarantees the two orders agree; the drift report
+    says so whenever it uses this mapping.
+    """
+    m = re.match(r"^HCA-(\d+)$", hca, re.I)
+    if not m or int(m.group(1)) < 1:
+        return None
+    return f"mlx5_{int(m.group(1)) - 1}"
 
 
 def switch_port_number(raw: str, ports_per_cage: int) -> int | None:
@@ -146,6 +160,14 @@ class Identity:
         ),
         "unresolved": "{n} port name(s) could not be mapped onto the plan (e.g. {ex})",
         "case": "{n} device name(s) matched ignoring case (e.g. {ex})",
+        "hca": (
+            "{n} MLNX_OFED HCA-N port name(s) read as mlx5_(N-1) (e.g. {ex}); UNVERIFIED: "
+            "both count adapters in probe order, nothing guarantees they agree"
+        ),
+        "unknown": (
+            "{n} port name(s) cannot exist on the planned switch model (e.g. {ex}); "
+            "see the unknown_port findings"
+        ),
     }
 
     def notes(self) -> list[str]:
@@ -208,7 +230,11 @@ class Identity:
         scheme = self.plan.schemes.get(device)
         if scheme is not None and raw.isdigit() and int(raw):
             # ibnetdiscover's bare logical numbers: the common case of a big dump.
-            return switch_port_label(scheme.os_family, int(raw), scheme.ports_per_cage), "name"
+            n = port_number(raw, scheme)
+            if n is None:
+                self.note("unknown", f"{device} {raw}")
+                return raw, "unknown"
+            return switch_port_label(scheme.os_family, n, scheme.ports_per_cage), "name"
         s = unquote(raw)
         if s != raw.strip():
             self.note("quoted", f"{raw} → {s}")
@@ -217,9 +243,10 @@ class Identity:
             self.note("alias", f"{device} {s} → {alias}")
             return alias, "name"
         if scheme is not None:
-            n = switch_port_number(s, scheme.ports_per_cage)
+            n = port_number(s, scheme)
             if n is None:
-                return s, "unresolved"
+                self.note("unknown", f"{device} {s}")
+                return s, "unknown"
             return switch_port_label(scheme.os_family, n, scheme.ports_per_cage), "name"
         ports = self.plan.server_ports.get(device)
         if ports is not None:
@@ -227,6 +254,10 @@ class Identity:
                 return s, "name"
             if m := _MLX.match(s):
                 return f"mlx{m.group(1)}_{int(m.group(2))}", "name"
+            ibdev = hca_to_ibdev(s)
+            if ibdev is not None and ibdev in ports:
+                self.note("hca", f"{device} {s} → {ibdev}")
+                return ibdev, "name"
             lowered = s.lower()
             if lowered in ports:
                 return lowered, "name"

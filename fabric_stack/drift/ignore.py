@@ -129,7 +129,7 @@ def alias_rates(snap: Snapshot, rules: IgnoreRules | None) -> Snapshot:
     """``snap`` with the ``rates`` rules applied to every observed link (same object if none)."""
     if rules is None or not rules.rates:
         return snap
-    from .readers.ibnetdiscover import LANE_GBPS
+    from .speeds import LANE_GBPS
 
     lanes = {r.lane: r.means for r in rules.rates if r.lane}
     unknown = {r.gbps for r in rules.rates if r.gbps is not None and r.means == "unknown"}

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .coverage import CoverageReport
+
 FindingKind = Literal[
     "missing_link",
     "unexpected_link",
@@ -26,6 +28,7 @@ FindingKind = Literal[
     "unexpected_device",
     "attribute_changed",
     "link_up_no_neighbor",
+    "unknown_port",
 ]
 """What kind of drift a finding reports."""
 
@@ -38,12 +41,14 @@ KINDS: tuple[FindingKind, ...] = (
     "unexpected_device",
     "attribute_changed",
     "link_up_no_neighbor",
+    "unknown_port",
 )
 """Every finding kind, in report order."""
 
-PortType = Literal["name", "mac", "number", "unresolved"]
-"""How a source spelled a port: a name, a MAC address, a bare logical number, or
-something identity resolution could not map onto the plan."""
+PortType = Literal["name", "mac", "number", "unresolved", "unknown"]
+"""How a source spelled a port: a name, a MAC address, a bare logical number,
+something identity resolution could not map onto the plan, or (``unknown``) a
+port that cannot exist on the planned switch model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +84,7 @@ class ObservedLink:
 
     a: Endpoint
     b: Endpoint
-    speed_gbps: int | None = None
+    speed_gbps: float | None = None
     width: str | None = None
     rate: str | None = None
     state: str = "up"
@@ -93,7 +98,7 @@ class PortState:
 
     endpoint: Endpoint
     up: bool
-    speed_gbps: int | None = None
+    speed_gbps: float | None = None
     where: str = ""
 
 
@@ -154,7 +159,9 @@ class Side(_Out):
     a_port: str = Field(default="", description="Port at the a-end; empty for a device.")
     b_device: str = Field(default="", description="Device at the b-end; empty for a device.")
     b_port: str = Field(default="", description="Port at the b-end.")
-    speed_gbps: int | None = Field(default=None, description="Link speed, Gb/s, when known.")
+    speed_gbps: int | float | None = Field(
+        default=None, description="Link speed, Gb/s, when known (2.5 for 1xSDR)."
+    )
     rate: str | None = Field(
         default=None,
         description="InfiniBand width and speed as the fabric reports it, e.g. '4xNDR'.",
@@ -207,6 +214,9 @@ class SourceInfo(_Out):
     links: int = Field(description="Observed links (after merging both directions).")
     devices: int = Field(description="Devices the source mentions.")
     notes: list[str] = Field(default_factory=list, description="Identity notes and caveats.")
+    coverage: CoverageReport | None = Field(
+        default=None, description="How much of the plan in scope this source saw."
+    )
 
 
 class DriftReport(_Out):
@@ -215,16 +225,23 @@ class DriftReport(_Out):
     summary: dict[str, int] = Field(
         description="Findings per kind (every kind listed) and 'total'."
     )
+    coverage: CoverageReport | None = Field(
+        default=None,
+        description=(
+            "Planned / seen / matched devices and links, in total and per network; "
+            "'low' when fewer than min_ratio of the planned devices were seen."
+        ),
+    )
     sources: list[SourceInfo] = Field(default_factory=list, description="What was compared.")
     findings: list[Finding] = Field(default_factory=list, description="Every finding, sorted.")
 
     @property
     def clean(self) -> bool:
-        """True when nothing drifted."""
-        return not self.findings
+        """True when nothing drifted and coverage is not low."""
+        return not self.findings and not (self.coverage is not None and self.coverage.low)
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-compatible dict: ``{"summary", "sources", "findings"}``."""
+        """JSON-compatible dict: ``{"summary", "coverage", "sources", "findings"}``."""
         return self.model_dump(mode="json")
 
 

@@ -34,11 +34,14 @@ def link_key(a: EP, b: EP) -> Key:
 
 @dataclass(frozen=True, slots=True)
 class PortScheme:
-    """How a switch names its ports: OS family, logical ports per cage, and radix (0: unknown)."""
+    """How a switch names its ports: OS family, logical ports per cage, radix (0: unknown),
+    and the model's cages and catalog key (0 / empty when the plan does not say)."""
 
     os_family: str
     ports_per_cage: int
     radix: int = 0
+    cages: int = 0
+    model: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,9 @@ def port_schemes(topo: FabricTopology) -> dict[str, PortScheme]:
         try:
             model = lookup_switch(d.model)
             mode = port_mode(model, speed.get(d.name, model.native_speed_gbps))
-            out[d.name] = PortScheme(model.os_family, mode.ports_per_cage, d.radix)
+            out[d.name] = PortScheme(
+                model.os_family, mode.ports_per_cage, d.radix, model.cages, model.key
+            )
         except CatalogError:
             # A model the catalog no longer knows: read the scheme off the labels.
             if fallback is None:
@@ -132,7 +137,16 @@ class PlanIndex:
     schemes and device attributes) or from a bare link list.
     """
 
-    __slots__ = ("at", "by_key", "devices", "links", "schemes", "server_ports", "switch_attrs")
+    __slots__ = (
+        "_device_networks",
+        "at",
+        "by_key",
+        "devices",
+        "links",
+        "schemes",
+        "server_ports",
+        "switch_attrs",
+    )
 
     def __init__(
         self,
@@ -182,6 +196,20 @@ class PlanIndex:
         }
         for name in self.switch_attrs:
             devices.setdefault(name, DeviceInfo(str(self.switch_attrs[name].get("role", "switch"))))
+        self._device_networks: dict[str, frozenset[str]] | None = None
+
+    def device_networks(self) -> dict[str, frozenset[str]]:
+        """Each planned device → the networks of its planned links (built on first use)."""
+        if self._device_networks is None:
+            nets: dict[str, set[str]] = {}
+            for link in self.links:
+                for d in (link.a_device, link.b_device):
+                    s = nets.get(d)
+                    if s is None:
+                        s = nets[d] = set()
+                    s.add(link.network)
+            self._device_networks = {d: frozenset(s) for d, s in nets.items()}
+        return self._device_networks
 
     @classmethod
     def from_topology(cls, topo: FabricTopology) -> PlanIndex:

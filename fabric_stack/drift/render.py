@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from .coverage import Coverage, low_coverage_text
 from .model import KINDS, DriftReport, Finding
 
 _STYLE = {
@@ -19,6 +20,7 @@ _STYLE = {
     "unexpected_device": "bold magenta",
     "attribute_changed": "blue",
     "link_up_no_neighbor": "cyan",
+    "unknown_port": "bold yellow",
 }
 
 
@@ -44,13 +46,35 @@ def headline(report: DriftReport) -> str:
     return f"{total} finding{'s' if total != 1 else ''}: {counts}"
 
 
+def coverage_line(name: str, c: Coverage) -> str:
+    """``compute: devices 20 planned, 20 seen, 20 matched; links 64 planned, …``."""
+    return (
+        f"{name}: devices {c.planned_devices} planned, {c.seen_devices} seen, "
+        f"{c.matched_devices} matched; links {c.planned_links} planned, {c.seen_links} seen, "
+        f"{c.matched_links} matched"
+    )
+
+
+def coverage_lines(report: DriftReport) -> list[str]:
+    """The scope and one coverage line per network (empty without coverage)."""
+    c = report.coverage
+    if c is None:
+        return []
+    out = [f"scope: {', '.join(c.networks) or 'none'} ({c.scope})"]
+    out += [coverage_line(net, nc) for net, nc in c.by_network.items()]
+    return out
+
+
 def render_table(report: DriftReport) -> RenderableType:
-    """Rich renderable: sources, then one table grouped by switch and kind, then notes."""
+    """Rich renderable: a low-coverage warning, sources, coverage, the findings, then notes."""
     parts: list[RenderableType] = []
+    if report.coverage is not None and report.coverage.low:
+        parts.append(Text(low_coverage_text(report.coverage), style="bold red"))
     for s in report.sources:
         parts.append(
             Text(f"{s.source}: {s.origin} ({s.links} links, {s.devices} devices)", style="dim")
         )
+    parts.extend(Text(line, style="dim") for line in coverage_lines(report))
     parts.append(Text(headline(report), style="bold green" if report.clean else "bold"))
     if report.findings:
         table = Table(show_lines=False, expand=False, pad_edge=False)
@@ -84,11 +108,27 @@ def _md(text: str) -> str:
 
 def render_markdown(report: DriftReport) -> str:
     """Markdown for a ticket: summary, sources, then a task list per switch."""
-    out = ["# Fabric drift report", "", f"**{headline(report)}**", ""]
+    out = ["# Fabric drift report", ""]
+    c = report.coverage
+    if c is not None and c.low:
+        out += [f"> **{_md(low_coverage_text(c))}**", ""]
+    out += [f"**{headline(report)}**", ""]
     out += ["| Source | Read from | Links | Devices |", "|---|---|---:|---:|"]
     for s in report.sources:
         out.append(f"| {s.source} | `{s.origin}` | {s.links} | {s.devices} |")
     out.append("")
+    if c is not None:
+        out += [f"Scope: {', '.join(c.networks) or 'none'} ({_md(c.scope)})", ""]
+        out += [
+            "| Network | Devices planned | seen | matched | Links planned | seen | matched |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for net, nc in c.by_network.items():
+            out.append(
+                f"| {net} | {nc.planned_devices} | {nc.seen_devices} | {nc.matched_devices} "
+                f"| {nc.planned_links} | {nc.seen_links} | {nc.matched_links} |"
+            )
+        out.append("")
     if report.findings:
         out += ["| Kind | Count |", "|---|---:|"]
         out += [f"| {k} | {report.summary[k]} |" for k in KINDS if report.summary.get(k)]

@@ -4,13 +4,14 @@ Layout (both backends)::
 
     fabric_inventory(stack, kind, name, bundle, status, role, model, rack,
                      a_device, a_port, b_device, b_port, speed_gbps,
-                     props, updated_at)      PRIMARY KEY (stack, kind, name)
+                     props, updated_at, created_at)   PRIMARY KEY (stack, kind, name)
 
 ``kind`` is the intent record kind (Switch, Cable, RdmaNic, Rail, Vlan,
 Fabric). Cables are stored one row per cable even when Pulumi manages them in
 bundles (``bundle`` names the managing resource), because the datacenter team
 works cable by cable. Views ``inventory_switches`` and ``inventory_cables``
-give a human-friendly cut.
+give a human-friendly cut. The schema is versioned and migrated forward on
+first use (:mod:`.schema`).
 
 Connections are opened per call: the Pulumi dynamic providers that use this
 store must stay stateless (they are pickled into every resource's state).
@@ -29,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import InventoryError
+from .schema import migrate
 
 COLUMNS = (
     "stack",
@@ -49,33 +51,14 @@ COLUMNS = (
 )
 _TYPED = ("role", "model", "rack", "a_device", "a_port", "b_device", "b_port")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS fabric_inventory (
-    stack       TEXT NOT NULL,
-    kind        TEXT NOT NULL,
-    name        TEXT NOT NULL,
-    bundle      TEXT NOT NULL DEFAULT '',
-    status      TEXT NOT NULL DEFAULT 'planned',
-    role        TEXT NOT NULL DEFAULT '',
-    model       TEXT NOT NULL DEFAULT '',
-    rack        TEXT NOT NULL DEFAULT '',
-    a_device    TEXT NOT NULL DEFAULT '',
-    a_port      TEXT NOT NULL DEFAULT '',
-    b_device    TEXT NOT NULL DEFAULT '',
-    b_port      TEXT NOT NULL DEFAULT '',
-    speed_gbps  INTEGER NOT NULL DEFAULT 0,
-    props       TEXT NOT NULL,
-    updated_at  TEXT NOT NULL,
-    PRIMARY KEY (stack, kind, name)
-);
-CREATE INDEX IF NOT EXISTS fabric_inventory_bundle ON fabric_inventory (stack, kind, bundle);
-CREATE VIEW IF NOT EXISTS inventory_switches AS
-    SELECT stack, name, role, model, rack, status, updated_at
-    FROM fabric_inventory WHERE kind = 'Switch';
-CREATE VIEW IF NOT EXISTS inventory_cables AS
-    SELECT stack, name, role, a_device, a_port, b_device, b_port, speed_gbps, status, bundle
-    FROM fabric_inventory WHERE kind = 'Cable';
-"""
+# Columns written on insert; ``created_at`` is kept when a later write updates the row.
+_INSERT = (*COLUMNS, "created_at")
+_UPSERT = (
+    f"INSERT INTO fabric_inventory ({', '.join(_INSERT)}) "
+    f"VALUES ({', '.join(['?'] * len(_INSERT))}) "
+    "ON CONFLICT (stack, kind, name) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[3:])
+)
 
 
 def mask_url(url: str) -> str:
@@ -109,6 +92,7 @@ def _row(
     stack: str, kind: str, name: str, props: Mapping[str, Any], bundle: str, status: str
 ) -> tuple[Any, ...]:
     speed = props.get("a_speed_gbps") or props.get("speed_gbps") or props.get("port_gbps") or 0
+    now = _now()
     return (
         stack,
         kind,
@@ -118,7 +102,8 @@ def _row(
         *(str(props.get(c, "") or "") for c in _TYPED),
         int(speed),
         json.dumps(dict(props), sort_keys=True),
-        _now(),
+        now,
+        now,
     )
 
 
@@ -168,26 +153,30 @@ class InventoryStore:
             try:
                 with pg.transaction():
                     yield pg
+            except psycopg.OperationalError as exc:
+                # The server went away mid-transaction (restart, network): nothing of
+                # this call was committed. One line, not a driver traceback.
+                lines = str(exc).replace(self.url, mask_url(self.url)).strip().splitlines()
+                raise InventoryError(
+                    f"inventory {mask_url(self.url)}: connection lost "
+                    f"({lines[0] if lines else type(exc).__name__}); this write was not committed"
+                ) from None
             finally:
                 pg.close()
 
     def _ensure(self, conn: Any) -> None:
+        """Create or upgrade the schema on first use (see :mod:`.schema`); one check per store."""
         if self._ready:
             return
-        if self.dialect == "sqlite":
-            for stmt in _SCHEMA.split(";"):
-                if stmt.strip():
-                    conn.execute(stmt)
-        elif conn.execute("SELECT to_regclass('inventory_cables')").fetchone()[0] is None:
+
+        def lock() -> None:
             # A team database is often provisioned by its owner and written by a role
-            # that may not run DDL: only create the schema when it is missing, and
-            # serialise concurrent first-time creation across processes.
-            conn.execute("SELECT pg_advisory_xact_lock(727274)")
-            for stmt in _SCHEMA.replace(
-                "CREATE VIEW IF NOT EXISTS", "CREATE OR REPLACE VIEW"
-            ).split(";"):
-                if stmt.strip():
-                    conn.execute(stmt)
+            # that may not run DDL: DDL only runs when the schema is missing or old,
+            # and concurrent first-time creation is serialised across processes.
+            if self.dialect == "postgresql":
+                conn.execute("SELECT pg_advisory_xact_lock(727274)")
+
+        migrate(conn, self.dialect, lock)
         self._ready = True
 
     def _exec(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> Any:
@@ -218,20 +207,16 @@ class InventoryStore:
     ) -> None:
         """Insert or replace many records in one transaction."""
         rows = [_row(stack, kind, name, props, bundle, status) for name, props in records]
-        cols = ", ".join(COLUMNS)
-        marks = ", ".join(["?"] * len(COLUMNS))
-        update = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[3:])
-        sql = (
-            f"INSERT INTO fabric_inventory ({cols}) VALUES ({marks}) "
-            f"ON CONFLICT (stack, kind, name) DO UPDATE SET {update}"
-        )
         with self._conn() as conn:
             self._ensure(conn)
-            if self.dialect == "sqlite":
-                conn.executemany(sql, rows)
-            else:
-                with conn.cursor() as cur:
-                    cur.executemany(sql.replace("?", "%s"), rows)
+            self._upsert(conn, rows)
+
+    def _upsert(self, conn: Any, rows: Sequence[tuple[Any, ...]]) -> None:
+        if self.dialect == "sqlite":
+            conn.executemany(_UPSERT, rows)
+        else:
+            with conn.cursor() as cur:
+                cur.executemany(_UPSERT.replace("?", "%s"), rows)
 
     def replace_bundle(
         self,
@@ -262,19 +247,7 @@ class InventoryStore:
                     "DELETE FROM fabric_inventory WHERE stack = ? AND kind = ? AND name = ?",
                     (stack, kind, name),
                 )
-            rows = [_row(stack, kind, n, p, bundle, status) for n, p in recs]
-            cols = ", ".join(COLUMNS)
-            marks = ", ".join([self._ph] * len(COLUMNS))
-            update = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[3:])
-            sql = (
-                f"INSERT INTO fabric_inventory ({cols}) VALUES ({marks}) "
-                f"ON CONFLICT (stack, kind, name) DO UPDATE SET {update}"
-            )
-            if self.dialect == "sqlite":
-                conn.executemany(sql, rows)
-            else:
-                with conn.cursor() as cur:
-                    cur.executemany(sql, rows)
+            self._upsert(conn, [_row(stack, kind, n, p, bundle, status) for n, p in recs])
 
     def delete(self, stack: str, kind: str, name: str, *, unbundled_only: bool = False) -> None:
         """Remove one record (no error when it is already gone).

@@ -19,10 +19,11 @@ from typing import Any
 
 from ...errors import InputFileError
 from ..model import DeviceSeen, Endpoint, ObservedLink, PortState, PortType, Snapshot
+from ..speeds import Speed, bandwidth_speed, mau_speed
 from ._common import DirectoryReader, Progress, json_files, load_mac_table, read_json
 
 
-def _status(path: Path, progress: Progress | None) -> dict[str, tuple[bool, int | None, str]]:
+def _status(path: Path, progress: Progress | None) -> dict[str, tuple[bool, Speed | None, str]]:
     """Port → (up, speed Gb/s, JSON path) from ``show interfaces status | json``."""
     doc = read_json(path, progress)
     statuses = doc.get("interfaceStatuses") if isinstance(doc, dict) else None
@@ -32,13 +33,12 @@ def _status(path: Path, progress: Progress | None) -> dict[str, tuple[bool, int 
             "no 'interfaceStatuses' object (expected `show interfaces status | json`)",
             "$",
         )
-    out: dict[str, tuple[bool, int | None, str]] = {}
+    out: dict[str, tuple[bool, Speed | None, str]] = {}
     for intf, st in statuses.items():
         jp = f"$.interfaceStatuses.{intf}"
         if not isinstance(st, dict) or "linkStatus" not in st:
             raise InputFileError(str(path), "port without 'linkStatus'", jp)
-        bw = st.get("bandwidth")
-        speed = int(bw) // 1_000_000_000 if isinstance(bw, int | float) and bw else None
+        speed = bandwidth_speed(st.get("bandwidth"))
         out[intf] = (str(st["linkStatus"]) == "connected", speed, jp)
     return out
 
@@ -47,7 +47,7 @@ def parse_eos(
     doc: Any,
     hostname: str,
     path: Path,
-    status: dict[str, tuple[bool, int | None, str]] | None = None,
+    status: dict[str, tuple[bool, Speed | None, str]] | None = None,
 ) -> tuple[list[ObservedLink], list[PortState]]:
     """Observed links (and port states) of one EOS LLDP document from ``hostname``."""
     if not isinstance(doc, dict) or not isinstance(doc.get("lldpNeighbors"), dict):
@@ -87,11 +87,13 @@ def parse_eos(
                 )
             ptype: PortType = "mac" if nif.get("interfaceIdType") == "macAddress" else "name"
             hint = nif.get("interfaceDescription") or nif.get("portDescription") or ""
+            # The port's own speed (status file) wins; else the neighbour's MAU type TLV.
+            told = mau_speed(str(nif.get("operMauType") or ""))
             links.append(
                 ObservedLink(
                     a=Endpoint(hostname, intf),
                     b=Endpoint(str(device), str(port), ptype, str(hint)),
-                    speed_gbps=speed if up else None,
+                    speed_gbps=speed if up and speed is not None else told,
                     where=f"{path}:{ijp}",
                 )
             )

@@ -11,17 +11,16 @@ port description then usually holds the interface name and is kept as a hint.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputFileError
 from ..model import DeviceSeen, Endpoint, ObservedLink, PortType, Snapshot
+from ..speeds import Speed, mau_speed
 from ._common import DirectoryReader, json_files, load_mac_table, read_json
 
 _CHASSIS_KEYS = frozenset({"id", "name", "descr", "mgmt-ip", "mgmt-iface", "capability", "ttl"})
-_MAU = re.compile(r"(\d+)\s*(G|Gig)?\s*base", re.I)
 
 
 def _first(x: Any) -> Any:
@@ -89,17 +88,13 @@ def _chassis(entry: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
     return keys[0], _first(c[keys[0]].get("id"))
 
 
-def _speed(port: dict[str, Any]) -> int | None:
-    """Speed from the neighbour's advertised MAU type (``400GBASE-SR4`` → 400), if any."""
+def _speed(port: dict[str, Any]) -> Speed | None:
+    """Speed from the neighbour's MAU type (``2p5GigT`` → 2.5, ``100BaseTXFD`` → 0.1), if any."""
     an = _first(port.get("auto-negotiation"))
     if not isinstance(an, dict):
         return None
     cur = _value(an.get("current"))
-    m = _MAU.search(str(cur or ""))
-    if not m:
-        return None
-    n = int(m.group(1))
-    return n if m.group(2) else max(1, n // 1000)
+    return mau_speed(str(cur or ""))
 
 
 def parse_lldpd(doc: Any, hostname: str, path: Path) -> list[ObservedLink]:

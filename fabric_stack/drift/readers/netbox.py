@@ -24,6 +24,31 @@ from ._common import Progress, csv_table, read_json
 REQUIRED = ("side_a_device", "side_a_name", "side_b_device", "side_b_name")
 """CSV columns without which a row is not a cable."""
 
+HEADER_ALIASES = {
+    "device a": "side_a_device",
+    "termination a": "side_a_name",
+    "device b": "side_b_device",
+    "termination b": "side_b_name",
+    "side a": "side_a_device",
+    "side b": "side_b_device",
+    "status": "status",
+    "type": "type",
+    "label": "label",
+    "length": "length",
+    "length unit": "length_unit",
+}
+"""Column titles of NetBox's cable *list view* Export (the table's verbose names) → the
+import-format columns. UNVERIFIED against a real export (none was found; see
+../shared/realdata/SOURCES.md): taken from NetBox's CableTable column names."""
+
+
+def canonical_header(header: list[str]) -> list[str]:
+    """Map list-view Export titles (``Device A``, ``Termination A`` …) onto import columns."""
+    if any(h in REQUIRED for h in header):
+        return header
+    return [HEADER_ALIASES.get(h.strip().lower(), h) for h in header]
+
+
 _MEDIUM = (
     ("mmf", "mmf"),
     ("smf", "smf"),
@@ -72,7 +97,17 @@ class NetboxCsvReader:
     def load(self) -> Snapshot:
         """Read the CSV; a missing column or a ragged row raises InputFileError."""
         snap = Snapshot(source=self.source, origin=str(self.path), physical=False)
-        header, rows = csv_table(self.path, REQUIRED)
+        raw_header, rows = csv_table(self.path, ())
+        header = canonical_header(raw_header)
+        missing = [c for c in REQUIRED if c not in header]
+        if missing:
+            raise InputFileError(
+                str(self.path),
+                f"missing column {missing[0]!r} (the header has: {', '.join(raw_header)}; "
+                "expected NetBox's cable import columns or its list-view Export titles "
+                "Device A, Termination A, Device B, Termination B)",
+                1,
+            )
         col = {h: i for i, h in enumerate(header)}
         ia, ina, ib, inb = (col[c] for c in REQUIRED)
         optional = (
@@ -85,7 +120,7 @@ class NetboxCsvReader:
             "length_unit",
         )
         ita, itb, ist, ity, ila, ile, ilu = (col.get(c) for c in optional)
-        skipped = 0
+        skipped: list[str] = []
         path = str(self.path)
         medium_cache: dict[str, str] = {}
         devices = snap.devices
@@ -95,7 +130,7 @@ class NetboxCsvReader:
                 return row[i].strip() if i is not None else ""
 
             if not (_interface_type(cell(ita)) and _interface_type(cell(itb))):
-                skipped += 1
+                skipped.append(f"{path}:{lineno} ({cell(ita)} - {cell(itb)})")
                 continue
             a = Endpoint(row[ia].strip(), row[ina].strip())
             b = Endpoint(row[ib].strip(), row[inb].strip())
@@ -125,11 +160,72 @@ class NetboxCsvReader:
                 devices[a.device] = DeviceSeen(a.device, where=where)
             if b.device not in devices:
                 devices[b.device] = DeviceSeen(b.device, where=where)
-        if skipped:
-            snap.notes.append(f"{skipped} cable(s) not between two interfaces were not compared")
+        _note_skipped(snap, skipped)
         if self.progress is not None:
             self.progress(self.path.stat().st_size)
         return snap
+
+
+def _cables(doc: Any, path: str) -> tuple[list[Any], str]:
+    """The cables of a REST answer: a list, a page ``{"results": …}``, or one cable object."""
+    if isinstance(doc, list):
+        return doc, "$"
+    if isinstance(doc, dict) and isinstance(doc.get("results"), list):
+        return doc["results"], "$.results"
+    if isinstance(doc, dict) and any(
+        k in doc for k in ("a_terminations", "termination_a", "termination_a_type")
+    ):
+        return [doc], "$"
+    raise InputFileError(
+        path, "expected a list of cables, a page with 'results', or one cable object", "$"
+    )
+
+
+def _note_skipped(snap: Snapshot, skipped: list[str]) -> None:
+    """One warning line for the cables not compared, naming where the first ones are."""
+    if skipped:
+        shown = "; ".join(skipped[:3]) + ("; …" if len(skipped) > 3 else "")
+        snap.notes.append(
+            f"warning: {len(skipped)} cable(s) not between two interfaces were not compared: "
+            f"{shown}"
+        )
+
+
+def _sides(cable: dict[str, Any], path: str, jp: str) -> list[list[Endpoint]] | str:
+    """Both sides' interface ends, or the termination type of a cable that ends elsewhere.
+
+    NetBox ≥3.3 lists ``a_terminations`` / ``b_terminations`` (``object_type`` and
+    ``object``; the ansible module returns them without ``object``); NetBox ≤3.2 and
+    Nautobot have one ``termination_a`` / ``termination_b`` with ``termination_a_type``.
+    """
+    sides: list[list[Endpoint]] = []
+    for side in ("a", "b"):
+        if f"{side}_terminations" in cable:
+            terms = cable.get(f"{side}_terminations")
+            where = f"{jp}.{side}_terminations"
+            if not isinstance(terms, list) or not terms:
+                raise InputFileError(path, f"cable without {side}_terminations", where)
+            pairs = [
+                (t.get("object_type", "") if isinstance(t, dict) else "", t, f"{where}[{j}]")
+                for j, t in enumerate(terms)
+            ]
+        elif f"termination_{side}" in cable or f"termination_{side}_type" in cable:
+            t = cable.get(f"termination_{side}")
+            pairs = [(cable.get(f"termination_{side}_type", ""), t, f"{jp}.termination_{side}")]
+        else:
+            raise InputFileError(
+                path, f"cable without {side}_terminations or termination_{side}", jp
+            )
+        ends = []
+        for otype, t, tjp in pairs:
+            if not _interface_type(str(otype or "")):
+                return str(otype)  # a front/rear port, console port, circuit…: not compared
+            obj = t.get("object", t) if isinstance(t, dict) else None
+            if not isinstance(obj, dict) or not _name(obj) or not _name(obj.get("device")):
+                raise InputFileError(path, "interface termination without a name and device", tjp)
+            ends.append(Endpoint(_name(obj.get("device")), _name(obj)))
+        sides.append(ends)
+    return sides
 
 
 def _name(obj: Any) -> str:
@@ -150,37 +246,16 @@ class NetboxJsonReader:
     def load(self) -> Snapshot:
         """Read the JSON; a cable without terminations raises InputFileError with its path."""
         doc = read_json(self.path, self.progress)
-        items = doc.get("results") if isinstance(doc, dict) else doc
-        if not isinstance(items, list):
-            raise InputFileError(
-                str(self.path), "expected a list of cables or a page with 'results'", "$"
-            )
-        base = "$.results" if isinstance(doc, dict) else "$"
+        items, base = _cables(doc, str(self.path))
         snap = Snapshot(source=self.source, origin=str(self.path), physical=False)
-        skipped = 0
+        skipped: list[str] = []
         for i, cable in enumerate(items):
-            jp = f"{base}[{i}]"
+            jp = base if base == "$" and isinstance(doc, dict) else f"{base}[{i}]"
             if not isinstance(cable, dict):
                 raise InputFileError(str(self.path), "expected a cable object", jp)
-            sides: list[list[Endpoint]] = []
-            ok = True
-            for side in ("a_terminations", "b_terminations"):
-                terms = cable.get(side)
-                if not isinstance(terms, list) or not terms:
-                    raise InputFileError(str(self.path), f"cable without {side}", f"{jp}.{side}")
-                ends = []
-                for j, t in enumerate(terms):
-                    obj = t.get("object") if isinstance(t, dict) else None
-                    if not isinstance(obj, dict):
-                        raise InputFileError(
-                            str(self.path), "termination without an 'object'", f"{jp}.{side}[{j}]"
-                        )
-                    if not _interface_type(str(t.get("object_type", ""))):
-                        ok = False
-                    ends.append(Endpoint(_name(obj.get("device")), _name(obj)))
-                sides.append(ends)
-            if not ok:
-                skipped += 1
+            sides = _sides(cable, str(self.path), jp)
+            if isinstance(sides, str):
+                skipped.append(f"{self.path}:{jp} ({sides})")
                 continue
             status = cable.get("status")
             status_s = str(status.get("value") if isinstance(status, dict) else status or "")
@@ -208,6 +283,5 @@ class NetboxJsonReader:
                 )
                 for d in (a.device, b.device):
                     snap.devices.setdefault(d, DeviceSeen(d, where=f"{self.path}:{jp}"))
-        if skipped:
-            snap.notes.append(f"{skipped} cable(s) not between two interfaces were not compared")
+        _note_skipped(snap, skipped)
         return snap
