@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres test test-fast fuzz lint demo bench bench-preview goldens docs clean twin-deps twin-demo bench-twin
+.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo bench bench-preview goldens docs clean twin-deps twin-demo bench-twin
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ setup: venv engine .state/env.sh ## venv + Pulumi engine + .state/env.sh for pla
 postgres: ## install (Debian) PostgreSQL server binaries if missing
 	@bash scripts/postgres.sh install
 
+netbox: postgres ## install a throw-away NetBox (pinned, own venv), Redis, and its migrated database
+	@bash scripts/netbox.sh install
+
 twin-deps: ## install (Debian) ibsim, OpenSM, infiniband-diags, lldpd, FRR for the twin if missing
 	@bash scripts/twin-deps.sh
 
@@ -63,11 +66,16 @@ twin-demo: venv twin-deps ## build the seed cluster's twin, check it, drift it, 
 	  --node-name-map $(TWIN_OUT)/node-name-map --ignore $(TWIN_OUT)/drift-ignore.yaml || rc=$$?; \
 	test $$rc = 1 || { echo "twin-demo: drift after the swap should exit 1 (drift), got $$rc"; exit 1; }
 
-test: setup postgres ## set up, then run the whole suite
-	$(BIN)/pytest
+# The real-NetBox tests (issue 21) are not in `make test` yet: their destroy step still fails
+# on a delete race and one run takes minutes on 2 cores. `make test-netbox` runs them.
+test: setup postgres ## set up, then run the whole suite (without the real-NetBox tests)
+	$(BIN)/pytest -m "not netbox"
+
+test-netbox: setup netbox ## the real-NetBox inventory tests (work in progress, see README "NetBox")
+	$(BIN)/pytest -m netbox
 
 test-fast: venv ## unit, property and golden tests only (no Pulumi CLI, no PostgreSQL)
-	$(BIN)/pytest -m "not pulumi and not postgres"
+	$(BIN)/pytest -m "not pulumi and not postgres and not netbox"
 
 # The bad-input contract under a longer Hypothesis campaign (CI runs 25 examples per test,
 # derandomized). FUZZ_EXAMPLES sets the examples per fuzz test.

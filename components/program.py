@@ -15,6 +15,7 @@ from pulumi.runtime.config import get_config_env
 from fabric_stack.config import spec_from_stack_config, split_stack_config, stack_config_error
 from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.inventory import mask_url
+from fabric_stack.inventory.netbox_client import split_netbox_url, url_with_token
 from fabric_stack.pipeline import run_pipeline
 
 from .fabric import FabricComponent
@@ -30,6 +31,26 @@ def resolve_inventory(url: str, project_dir: Path) -> str:
     if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
         return f"sqlite:///{(project_dir / url[len('sqlite:///') :]).resolve()}"
     return url
+
+
+def netbox_inventory(url: str, cfg: pulumi.Config) -> tuple[pulumi.Input[str], str]:
+    """(inventory URL carrying the secret ``fabric:netboxToken``, URL to show) for NetBox."""
+    if mask_url(url) != url:
+        raise pulumi.RunError(
+            "fabric:inventory: keep the NetBox token out of the URL; store it as a secret "
+            "(pulumi config set --secret fabric:netboxToken TOKEN)"
+        )
+    try:
+        split_netbox_url(url)
+    except FabricStackError as exc:
+        raise pulumi.RunError(f"fabric:inventory: {exc.message}") from None
+    token = cfg.get_secret("netboxToken")
+    if token is None:
+        raise pulumi.RunError(
+            "fabric:netboxToken: not set; a NetBox inventory needs an API token that may write "
+            "(pulumi config set --secret fabric:netboxToken TOKEN)"
+        )
+    return pulumi.Output.secret(token.apply(lambda t: url_with_token(url, t))), url
 
 
 def run(project_dir: Path | None = None) -> None:
@@ -61,6 +82,8 @@ def run(project_dir: Path | None = None) -> None:
             else default_inventory_url(project_dir)
         )
         shown = "[secret]" if secret is not None else default_inventory_url(project_dir)
+    elif raw.startswith("netbox+"):
+        inventory, shown = netbox_inventory(raw, cfg)
     else:
         inventory = resolve_inventory(raw, project_dir)
         shown = mask_url(str(inventory))

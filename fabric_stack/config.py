@@ -18,7 +18,7 @@ from . import inputs
 from .errors import InputFileError, SpecError
 from .spec import FabricSpec, validate_spec
 
-STACK_ONLY_KEYS = ("inventory", "granularity")
+STACK_ONLY_KEYS = ("inventory", "granularity", "netbox_token")
 """``fabric:`` config keys that are not part of the spec."""
 
 

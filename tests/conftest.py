@@ -21,6 +21,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 POSTGRES_SH = REPO_ROOT / "scripts" / "postgres.sh"
+NETBOX_SH = REPO_ROOT / "scripts" / "netbox.sh"
 
 
 @pytest.fixture(scope="session")
@@ -68,6 +69,40 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         subprocess.run(
             ["bash", str(POSTGRES_SH), "stop", str(state)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+
+@pytest.fixture(scope="session")
+def netbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(URL, API token) of a throw-away NetBox on loopback, for the whole session.
+
+    Started and stopped with scripts/netbox.sh. Fails (does not skip) when NetBox is not
+    installed: `make test-netbox` installs it first (`make netbox`).
+    """
+    state = tmp_path_factory.mktemp("netbox")
+    started = subprocess.run(
+        ["bash", str(NETBOX_SH), "start", str(state)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    try:
+        if started.returncode != 0:
+            pytest.fail(
+                f"scripts/netbox.sh start failed (exit {started.returncode}); "
+                f"`make netbox` installs it.\n{started.stderr}",
+                pytrace=False,
+            )
+        url = started.stdout.strip().splitlines()[-1]
+        yield url, (state / "token").read_text().strip()
+    finally:
+        subprocess.run(
+            ["bash", str(NETBOX_SH), "stop", str(state)],
             capture_output=True,
             text=True,
             timeout=120,

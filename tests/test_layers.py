@@ -16,7 +16,7 @@ layer's modules and any lower layer, never a higher one):
 6. artifacts (render targets built from the views); twin (runs the rendered configs)
 7. cli
 
-Adapters (layer 4) do not import each other sideways; the one documented exception is
+Adapters (layer 4) do not import each other sideways; the documented exceptions are
 listed in :data:`SIDEWAYS`. Nothing in ``fabric_stack`` imports ``components`` or
 ``policies`` (they adapt fabric_stack, not the other way round), and layers 0-3 import
 no Pulumi, database, subprocess or terminal library.
@@ -78,6 +78,10 @@ ADAPTER_LAYER = 4
 SIDEWAYS: dict[tuple[str, str], str] = {
     ("fabric_stack.drift.readers.inventory", "fabric_stack.inventory"): (
         "the inventory's drift reader opens the store by URL (the adapter it reads)"
+    ),
+    ("fabric_stack.drift.readers.netbox_live", "fabric_stack.inventory.netbox_client"): (
+        "the live NetBox drift reader talks to the NetBox the inventory writes, through the "
+        "same REST client (one client: auth, paging and error lines written once)"
     ),
 }
 """Adapter → adapter imports allowed, and why."""

@@ -36,6 +36,7 @@ from ..drift.render import render_markdown, render_table
 from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+from .netbox import netbox_reader
 from .params import NonEmptyPath
 
 PROGRESS_MIN_BYTES = 2 << 20
@@ -80,6 +81,18 @@ def _size(path: Path) -> int:
 @click.option(
     "--inventory", metavar="URL", help="The stack's inventory: sqlite:///PATH or postgresql://…"
 )
+@click.option(
+    "--netbox",
+    "netbox_url",
+    metavar="URL",
+    help="A live NetBox (http(s)://HOST): its cables through the REST API "
+    "(token: NETBOX_TOKEN or --netbox-token-file).",
+)
+@click.option(
+    "--netbox-token-file", type=_PATH, metavar="FILE", help="File holding the NetBox API token."
+)
+@click.option("--netbox-site", metavar="SLUG", help="Only this NetBox site's cables.")
+@click.option("--netbox-tag", metavar="SLUG", help="Only cables with this NetBox tag.")
 @click.option(
     "--mac-table",
     type=_PATH,
@@ -142,6 +155,7 @@ def drift_cmd(
       fabric-stack drift --config cluster.yaml --netbox-csv cables.csv --format markdown
       fabric-stack drift --eos eos/ --ignore drift-ignore.yaml --format json
       fabric-stack drift --lldp lldp/ --network compute --min-coverage 0.9
+      NETBOX_TOKEN=… fabric-stack drift --stack prod --netbox https://nb.example --netbox-site prod
 
     \b
     Ignore file (YAML):
@@ -152,10 +166,11 @@ def drift_cmd(
     """
     if node_name_map is not None and ibnetdiscover is None:
         raise click.UsageError("--node-name-map needs --ibnetdiscover")
-    if not any((lldp, eos, ibnetdiscover, netbox_csv, netbox_json, inventory)):
+    netbox = netbox_reader(kwargs)
+    if not any((lldp, eos, ibnetdiscover, netbox_csv, netbox_json, inventory, netbox)):
         raise click.UsageError(
             "give at least one source: --lldp, --eos, --ibnetdiscover, --netbox-csv, "
-            "--netbox-json or --inventory"
+            "--netbox-json, --netbox or --inventory"
         )
     stack = kwargs.get("stack")
     spec = load_spec(kwargs)
@@ -179,6 +194,8 @@ def drift_cmd(
             out.append(NetboxJsonReader(netbox_json, advance))
         if inventory is not None:
             out.append(InventoryReader(inventory, stack))
+        if netbox is not None:
+            out.append(netbox)
         return out
 
     # Everything is read before anything is printed: a bad file stops the run with

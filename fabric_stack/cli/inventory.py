@@ -58,7 +58,8 @@ COLUMNS = {
     "--inventory",
     "url",
     metavar="URL",
-    help="sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]",
+    help="sqlite:///path.db, postgresql://… or netbox+https://HOST (token: NETBOX_TOKEN) "
+    "[default: the project's .state/inventory.db]",
 )
 @click.option("--kind", type=click.Choice(sorted(KINDS)), default="switch", show_default=True)
 @click.option("--stack", type=StackName(), help="Only this stack's records.")

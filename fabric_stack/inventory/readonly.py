@@ -83,6 +83,10 @@ class ReadOnlyStore(InventoryStore):
 
 def open_read_only(url: str) -> ReadOnlyStore:
     """Open the inventory at ``url`` for reading only (same URLs as ``open_store``)."""
+    if url.startswith("netbox+"):
+        from .netbox_store import open_netbox
+
+        return open_netbox(url)  # type: ignore[return-value]  # reads never write NetBox
     open_store(url)  # the same URL checks and messages
     return ReadOnlyStore(url)
 

@@ -330,10 +330,15 @@ _URL = re.compile(r"^(sqlite:///|postgres(ql)?://)")
 
 
 def open_store(url: str) -> InventoryStore:
-    """Open the inventory at ``url`` (``sqlite:///path.db`` or ``postgresql://…``)."""
+    """Open the inventory at ``url`` (``sqlite:///path.db``, ``postgresql://…`` or ``netbox+https://…``)."""
+    if url.startswith("netbox+"):
+        from .netbox_store import open_netbox  # NetBox as the inventory (its own module)
+
+        return open_netbox(url)
     if not url or not (_URL.match(url) or url.endswith((".db", ".sqlite", ".sqlite3"))):
         raise InventoryError(
             f"inventory URL {mask_url(url)!r} is not supported "
-            "(use sqlite:///path/to/inventory.db or postgresql://user:pass@host:port/db)"
+            "(use sqlite:///path/to/inventory.db, postgresql://user:pass@host:port/db "
+            "or netbox+https://HOST)"
         )
     return InventoryStore(url)

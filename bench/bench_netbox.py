@@ -1,0 +1,131 @@
+"""NetBox benchmark: ``pulumi up`` of a cluster into a real NetBox, then ``drift --netbox``.
+
+Starts a throw-away NetBox with scripts/netbox.sh (``make netbox`` installs it),
+runs ``pulumi up`` of the fabric stack with ``fabric:inventory`` pointing at it
+(every device, interface and cable written through the REST API), counts what
+NetBox then holds (through the API), times ``fabric-stack drift --netbox`` of
+the same site, destroys the stack and stops NetBox. Prints wall times and
+objects per second. Targets from issue 21: up < 5 min, drift read < 30 s at
+1,024 GPUs.
+
+    .venv/bin/python -m bench.bench_netbox [--gpus 1024]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PULUMI = str(REPO / ".venv" / "bin" / "pulumi")
+CLI = str(REPO / ".venv" / "bin" / "fabric-stack")
+
+
+def _run(
+    cmd: list[str], cwd: Path, env: dict[str, str]
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    t = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    return time.perf_counter() - t, r
+
+
+def _must(what: str, r: subprocess.CompletedProcess[str], ok: tuple[int, ...] = (0,)) -> None:
+    if r.returncode not in ok:
+        sys.exit(f"{what} failed ({r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+
+
+def bench(gpus: int, work: Path) -> None:
+    """Start NetBox, up, count, drift, destroy, stop; print the figures."""
+    from fabric_stack.inventory.netbox_client import NetBoxClient
+    from fabric_stack.stack.env import offline_env
+    from tests.pulumi_project import make_project
+
+    state = work / "netbox"
+    t0 = time.perf_counter()
+    started = subprocess.run(
+        ["bash", str(REPO / "scripts" / "netbox.sh"), "start", str(state)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    _must("scripts/netbox.sh start", started)
+    start_s = time.perf_counter() - t0
+    url = started.stdout.strip().splitlines()[-1]
+    token = (state / "token").read_text().strip()
+    try:
+        env = offline_env(REPO, state_dir=work / "pulumi-state")
+        env["PULUMI_HOME"] = str(work / "pulumi-home")
+        proj = make_project(work)
+        for args in (
+            ["stack", "init", "bench"],
+            ["config", "set", "fabric:gpus", str(gpus)],
+            ["config", "set", "fabric:inventory", f"netbox+{url}"],
+            ["config", "set", "--secret", "fabric:netboxToken", token],
+        ):
+            _must(f"pulumi {args[0]}", _run([PULUMI, *args, "--non-interactive"], proj, env)[1])
+        up_s, r = _run([PULUMI, "up", "--yes", "--skip-preview", "--non-interactive"], proj, env)
+        _must("pulumi up", r)
+        api = NetBoxClient(url, token)
+        site = api.select("dcim/sites", {"slug": "bench"})[0]["id"]
+        n = {
+            e: api.count(e, {"site_id": site})
+            for e in ("dcim/devices", "dcim/interfaces", "dcim/cables")
+        }
+        objects = sum(n.values())
+        drift_s, r = _run(
+            [
+                CLI,
+                "drift",
+                "--gpus",
+                str(gpus),
+                "--netbox",
+                url,
+                "--netbox-site",
+                "bench",
+                "--format",
+                "json",
+            ],
+            proj,
+            {**env, "NETBOX_TOKEN": token},
+        )
+        _must("fabric-stack drift --netbox", r, ok=(0, 1))
+        down_s, r = _run(
+            [PULUMI, "destroy", "--yes", "--skip-preview", "--non-interactive"], proj, env
+        )
+        _must("pulumi destroy", r)
+    finally:
+        subprocess.run(
+            ["bash", str(REPO / "scripts" / "netbox.sh"), "stop", str(state)],
+            capture_output=True,
+            check=False,
+        )
+    print(f"NetBox start (restore migrated dump, token, serve): {start_s:6.1f} s")
+    print(
+        f"pulumi up, {gpus} GPUs: {up_s:6.1f} s  ({n['dcim/devices']} devices, "
+        f"{n['dcim/interfaces']} interfaces, {n['dcim/cables']} cables = {objects} objects, "
+        f"{objects / up_s:.0f} objects/s)"
+    )
+    print(
+        f"drift --netbox (read {n['dcim/cables']} cables live + compare): {drift_s:6.1f} s  "
+        f"({n['dcim/cables'] / drift_s:.0f} cables/s)"
+    )
+    print(f"pulumi destroy: {down_s:6.1f} s  ({objects / down_s:.0f} objects/s)")
+
+
+def main() -> None:
+    """Parse arguments and run the benchmark in a temporary directory."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gpus", type=int, default=1024)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-netbox-") as tmp:
+        bench(args.gpus, Path(tmp))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PULUMI_SKIP_UPDATE_CHECK", "true")
+    main()

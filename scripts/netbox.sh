@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# Throw-away NetBox servers on loopback, for the tests, the benchmark and for trying the NetBox inventory.
+#
+#   scripts/netbox.sh install      NetBox (pinned, PyPI) in its own Python 3.12 venv, Redis (Debian) and
+#                                  PostgreSQL (scripts/postgres.sh); migrates once into a cached dump; idempotent
+#   scripts/netbox.sh start DIR    PostgreSQL + Redis + NetBox for DIR on free loopback ports; writes the API
+#                                  token to DIR/token and prints the URL as the only stdout line
+#   scripts/netbox.sh stop DIR     stop all three and delete their data
+#
+# The venv, the migrated database dump and the collected static files live under
+# ${XDG_CACHE_HOME:-~/.cache}/fabric-stack/netbox-VERSION (never in the repository). A start restores the
+# migrated dump (seconds) instead of running NetBox's ~200 migrations (minutes). NetBox is served by
+# Django's `runserver --insecure --noreload` (threaded; --insecure serves the static files with DEBUG off):
+# a test server, not a production deployment. Progress goes to stderr.
+set -euo pipefail
+
+NETBOX_VERSION=4.7.3
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/fabric-stack/netbox-$NETBOX_VERSION
+VENV=$CACHE/venv
+DUMP=$CACHE/migrated.dump
+ADMIN_USER=admin
+
+say() { printf 'netbox: %s\n' "$*" >&2; }
+die() {
+  local code=$1
+  shift
+  printf 'netbox: error: %s\n' "$*" >&2
+  exit "$code"
+}
+
+# A working Python >= 3.12: NETBOX_PYTHON, pyenv's installed versions (newest first; pyenv's shims may
+# exist without a version selected, so each candidate is run), then python3.12/python3.13 on PATH.
+find_python() {
+  local c
+  for c in "${NETBOX_PYTHON:-}" \
+    $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -V -r) \
+    "$(command -v python3.12 || true)" "$(command -v python3.13 || true)"; do
+    if [ -n "$c" ] && [ -x "$c" ] && "$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+      printf '%s\n' "$c"
+      return 0
+    fi
+  done
+  return 1
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+pg_bin() {
+  local d best=""
+  for d in /usr/lib/postgresql/*/bin; do
+    [ -x "$d/pg_restore" ] && best=$d
+  done
+  [ -n "$best" ] || die 2 "PostgreSQL client tools not found: run 'bash scripts/netbox.sh install'"
+  printf '%s\n' "$best"
+}
+
+install_venv() {
+  if [ -f "$VENV/.installed-$NETBOX_VERSION" ]; then
+    say "venv present: $VENV (netbox $NETBOX_VERSION)"
+    return 0
+  fi
+  local py
+  py=$(find_python) || die 2 "NetBox $NETBOX_VERSION needs Python >= 3.12: none on PATH or under pyenv;" \
+    "set NETBOX_PYTHON=/path/to/python3.12"
+  say "creating $VENV with $py ($("$py" --version 2>&1))"
+  rm -rf "$VENV"
+  mkdir -p "$CACHE"
+  "$py" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet --no-deps "netbox==$NETBOX_VERSION"
+  # NetBox pins psycopg[c], which compiles against libpq headers; the binary wheel of the same
+  # version needs no compiler and behaves the same for Django.
+  "$VENV/bin/python" - "$CACHE/requirements.txt" <<'EOF'
+import sys
+from importlib.metadata import requires
+reqs = [r.replace("psycopg[c,pool]", "psycopg[binary,pool]") for r in requires("netbox") or []
+        if "extra ==" not in r]
+open(sys.argv[1], "w").write("\n".join(reqs) + "\n")
+EOF
+  "$VENV/bin/python" -m pip install --quiet -r "$CACHE/requirements.txt"
+  touch "$VENV/.installed-$NETBOX_VERSION"
+  say "installed netbox $("$VENV/bin/netbox" version 2>/dev/null)"
+}
+
+install_redis() {
+  if command -v redis-server >/dev/null 2>&1; then
+    say "redis present: $(redis-server --version | cut -d' ' -f1-3)"
+    return 0
+  fi
+  [ "$(id -u)" = 0 ] || die 2 "redis-server not found; install it as root: sudo apt-get install redis-server"
+  command -v apt-get >/dev/null 2>&1 || die 2 "redis-server not found and no apt-get: install Redis"
+  say "installing redis-server with apt-get (the service is not started)"
+  local policy=/usr/sbin/policy-rc.d added_policy="" rc=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy"
+    chmod 0755 "$policy"
+    added_policy=1
+  fi
+  {
+    apt-get -o DPkg::Lock::Timeout=600 update -qq &&
+      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+        --no-install-recommends redis-server
+  } >&2 || rc=$?
+  [ -z "$added_policy" ] || rm -f "$policy"
+  [ "$rc" = 0 ] || die 1 "apt-get install redis-server failed (exit $rc)"
+}
+
+# NETBOX_ROOT for DIR: conf/configuration.py (this instance's ports), static/ linked to the cache.
+write_config() { # ROOT PG_PORT REDIS_PORT
+  local root=$1
+  mkdir -p "$root/conf" "$root/media" "$root/reports" "$root/scripts"
+  [ -e "$root/static" ] || ln -s "$CACHE/static" "$root/static"
+  : >"$root/conf/__init__.py"
+  cat >"$root/conf/configuration.py" <<EOF
+# Written by fabric-stack scripts/netbox.sh: a throw-away test instance on loopback.
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+DATABASES = {"default": {"NAME": "fabric", "USER": "fabric", "PASSWORD": "fabric",
+                         "HOST": "127.0.0.1", "PORT": "$2", "CONN_MAX_AGE": 300}}
+REDIS = {
+    "tasks": {"HOST": "127.0.0.1", "PORT": $3, "DATABASE": 0, "SSL": False},
+    "caching": {"HOST": "127.0.0.1", "PORT": $3, "DATABASE": 1, "SSL": False},
+}
+SECRET_KEY = "$(head -c 48 /dev/urandom | base64 | tr -d '\n/+=' | head -c 60)"
+API_TOKEN_PEPPERS = {1: "$(head -c 48 /dev/urandom | base64 | tr -d '\n/+=' | head -c 60)"}
+CENSUS_REPORTING_ENABLED = False
+RELEASE_CHECK_URL = None
+# The tests and the benchmark page through thousands of objects.
+MAX_PAGE_SIZE = 5000
+EOF
+}
+
+nb() { # ROOT ARGS...: the netbox management command for this instance
+  local root=$1
+  shift
+  NETBOX_ROOT=$root "$VENV/bin/netbox" "$@"
+}
+
+# A throw-away database needs no durability: no fsync/synchronous commit (changeable on reload)
+# makes NetBox's migrations and bulk writes several times faster on a busy disk.
+fast_pg() { # PG_PORT
+  PGPASSWORD=fabric "$(pg_bin)/psql" -h 127.0.0.1 -p "$1" -U fabric -d fabric -qAt \
+    -c "ALTER SYSTEM SET fsync = off" -c "ALTER SYSTEM SET synchronous_commit = off" \
+    -c "ALTER SYSTEM SET full_page_writes = off" -c "SELECT pg_reload_conf()" >/dev/null
+}
+
+start_redis() { # DIR PORT
+  redis-server --bind 127.0.0.1 --port "$2" --daemonize yes --pidfile "$1/redis.pid" --dir "$1" \
+    --logfile "$1/redis.log" --save '' --appendonly no >/dev/null
+  local i
+  for i in $(seq 50); do
+    [ -s "$1/redis.pid" ] && return 0
+    sleep 0.1
+  done
+  die 1 "redis did not start; log: $1/redis.log"
+}
+
+# The migrated database, once: a scratch PostgreSQL, `netbox migrate`, collectstatic, pg_dump.
+build_dump() {
+  if [ -s "$DUMP" ] && [ -d "$CACHE/static" ]; then
+    say "migrated dump present: $DUMP"
+    return 0
+  fi
+  local work url pgport rport
+  work=$(mktemp -d "${TMPDIR:-/tmp}/fabric-stack-nb-build.XXXXXX")
+  url=$(bash "$HERE/postgres.sh" start "$work/pg")
+  pgport=$(cat "$work/pg/port")
+  fast_pg "$pgport"
+  rport=$(free_port)
+  mkdir -p "$CACHE/static"
+  write_config "$work/root" "$pgport" "$rport"
+  start_redis "$work" "$rport"
+  local rc=0
+  {
+    say "running NetBox's migrations once (a few minutes)"
+    nb "$work/root" migrate --no-input >"$work/migrate.log" 2>&1 &&
+      nb "$work/root" collectstatic --no-input >"$work/static.log" 2>&1 &&
+      PGPASSWORD=fabric "$(pg_bin)/pg_dump" -Fc -h 127.0.0.1 -p "$pgport" -U fabric -f "$DUMP.tmp" fabric &&
+      mv "$DUMP.tmp" "$DUMP"
+  } || rc=$?
+  kill "$(cat "$work/redis.pid")" 2>/dev/null || true
+  bash "$HERE/postgres.sh" stop "$work/pg" >/dev/null 2>&1 || true
+  if [ "$rc" != 0 ]; then
+    tail -n 20 "$work"/*.log >&2 || true
+    rm -rf "$work"
+    die 1 "building the migrated NetBox database failed (exit $rc)"
+  fi
+  rm -rf "$work"
+  say "cached $DUMP ($url migrated)"
+}
+
+cmd_install() {
+  bash "$HERE/postgres.sh" install
+  install_redis
+  install_venv
+  build_dump
+}
+
+state_dir() {
+  [ -n "${1:-}" ] || die 64 "usage: $0 start|stop DIR"
+  mkdir -p "$1"
+  (cd "$1" && pwd)
+}
+
+wait_http() { # URL LOG PID
+  local i
+  for i in $(seq 240); do
+    if curl -fsS -o /dev/null "$1/login/" 2>/dev/null; then return 0; fi
+    kill -0 "$3" 2>/dev/null || {
+      tail -n 20 "$2" >&2
+      die 1 "NetBox exited during start; log: $2"
+    }
+    sleep 0.25
+  done
+  die 1 "NetBox did not answer on $1 within 60 s; log: $2"
+}
+
+cmd_start() {
+  local dir
+  dir=$(state_dir "${1:-}")
+  if [ -f "$dir/url" ] && [ -f "$dir/netbox.pid" ] && kill -0 "$(cat "$dir/netbox.pid")" 2>/dev/null; then
+    say "already running"
+    cat "$dir/url"
+    return 0
+  fi
+  [ -f "$VENV/.installed-$NETBOX_VERSION" ] && [ -s "$DUMP" ] ||
+    die 2 "NetBox $NETBOX_VERSION is not installed: run 'bash scripts/netbox.sh install' (or 'make netbox')"
+  command -v redis-server >/dev/null 2>&1 || die 2 "redis-server not found: run 'bash scripts/netbox.sh install'"
+
+  # A start that fails half-way stops what it started (no server left behind).
+  trap 'cmd_stop "$dir" >/dev/null 2>&1' EXIT
+  bash "$HERE/postgres.sh" start "$dir/pg" >/dev/null
+  local pgport rport port url
+  pgport=$(cat "$dir/pg/port")
+  fast_pg "$pgport"
+  rport=$(free_port)
+  start_redis "$dir" "$rport"
+  write_config "$dir/root" "$pgport" "$rport"
+  say "restoring the migrated database"
+  PGPASSWORD=fabric "$(pg_bin)/pg_restore" --no-owner -h 127.0.0.1 -p "$pgport" -U fabric -d fabric "$DUMP" ||
+    die 1 "pg_restore of $DUMP failed"
+  # One superuser and one v2 API token (write-enabled) for the tests; the token goes to DIR/token only.
+  nb "$dir/root" shell --no-imports -c "
+from users.models import Token, User
+u, _ = User.objects.get_or_create(username='$ADMIN_USER', defaults={'is_superuser': True})
+u.set_password('$ADMIN_USER-$ADMIN_USER'); u.is_superuser = True; u.save()
+t = Token(user=u, version=2, write_enabled=True, description='fabric-stack scripts/netbox.sh')
+t.clean(); t.save()
+open('$dir/token', 'w').write(t.get_auth_header_prefix().split()[-1] + t.token + chr(10))
+" >"$dir/shell.log" 2>&1 || {
+    cat "$dir/shell.log" >&2
+    die 1 "creating the API token failed"
+  }
+  chmod 0600 "$dir/token"
+  port=$(free_port)
+  url="http://127.0.0.1:$port"
+  say "serving on $url"
+  NETBOX_ROOT=$dir/root nohup "$VENV/bin/netbox" runserver --insecure --noreload "127.0.0.1:$port" \
+    >"$dir/netbox.log" 2>&1 </dev/null &
+  printf '%s\n' "$!" >"$dir/netbox.pid"
+  wait_http "$url" "$dir/netbox.log" "$(cat "$dir/netbox.pid")"
+  printf '%s\n' "$url" >"$dir/url"
+  trap - EXIT
+  printf '%s\n' "$url"
+}
+
+cmd_stop() {
+  local dir pid
+  dir=$(state_dir "${1:-}")
+  if [ -f "$dir/netbox.pid" ]; then
+    pid=$(cat "$dir/netbox.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  if [ -f "$dir/redis.pid" ]; then
+    kill "$(cat "$dir/redis.pid")" 2>/dev/null || true
+  fi
+  bash "$HERE/postgres.sh" stop "$dir/pg" >/dev/null 2>&1 || true
+  rm -rf "$dir/root" "$dir/pg"
+  rm -f "$dir/netbox.pid" "$dir/redis.pid" "$dir/url" "$dir/token" "$dir/netbox.log" "$dir/redis.log" \
+    "$dir/shell.log"
+  say "stopped ($dir)"
+}
+
+case ${1:-} in
+  install) cmd_install ;;
+  start) cmd_start "${2:-}" ;;
+  stop) cmd_stop "${2:-}" ;;
+  *)
+    printf 'usage: %s install | start DIR | stop DIR\n' "$0" >&2
+    exit 64
+    ;;
+esac
