@@ -202,6 +202,31 @@ def wait_bgp(ctx: RenderContext, state: TwinState, timeout: float) -> float:
     )
 
 
+def wait_routes(ctx: RenderContext, state: TwinState, timeout: float) -> float:
+    """Wait until every leaf's kernel holds a route to every other same-plane rail block.
+
+    Established sessions are not yet converged routing: zebra installs the learned
+    prefixes a moment later, and a probe sent in between is answered with ICMP net
+    unreachable by a leaf (seen in CI: 9 of 16 pairs right after "BGP sessions up").
+    """
+    want: dict[str, set[str]] = {}
+    for leaf in {b.leaf for b in ctx.underlay.blocks}:
+        plane = next(b.plane for b in ctx.underlay.blocks if b.leaf == leaf)
+        want[leaf] = {b.subnet for b in ctx.underlay.blocks if b.plane == plane and b.leaf != leaf}
+    pending = {leaf for leaf, nets in want.items() if nets}
+
+    def done() -> bool:
+        for leaf in sorted(pending):
+            res = run(["ip", "-4", "route", "show"], netns=_ns(state, leaf), timeout=20)
+            have = {line.split()[0] for line in res.stdout.splitlines() if line.strip()}
+            if not want[leaf] <= have:
+                return False  # poll the rest next round
+            pending.discard(leaf)
+        return True
+
+    return wait_until("route convergence", done, timeout, 0.5)
+
+
 def raise_neighbour_limits(links: int, say: Say) -> None:
     """Raise the kernel's neighbour-table limits when the twin needs more entries.
 
@@ -240,6 +265,7 @@ def up_routing(
             f"FRR did not stay up: {', '.join(bad[:5])} (logs in {state.runtime_dir})"
         )
     took = wait_bgp(ctx, state, 60 + len(ctx.underlay.links) / 10)
+    took += wait_routes(ctx, state, 60 + len(ctx.underlay.blocks) / 10)
     phases = {**state.phases, "bgp": round(time.monotonic() - t0, 2)}
     say(
         f"  FRR: {len(procs)} daemons, {2 * len(ctx.underlay.links)} BGP sessions up ({took:.1f} s)"
