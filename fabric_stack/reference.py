@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .site_names import NamingTemplates, SiteName
 from pydantic import BaseModel
 
 from .catalog import CATALOG, radix_at
@@ -57,6 +58,9 @@ def spec_reference() -> str:
         "(`fabric:gpusPerNode: 8`); nested structured config may use either case.",
         "Stack-only keys: `fabric:inventory` (inventory URL, a secret when it has a password)",
         "and `fabric:granularity` (`bundle` or `cable`).",
+        "`names` (YAML) / `fabric:names` (stack config) / `--names FILE` name a CSV names",
+        "file with header `planned,actual` and optional `rack,u,serial,guid,mac`",
+        "(a relative path is relative to the spec or stack file).",
         "",
         "## FabricSpec",
         "",
@@ -71,6 +75,8 @@ def spec_reference() -> str:
         ("networks.storage / inband / oob (AccessNetwork)", AccessNetwork),
         ("node_profile (NodeProfile)", NodeProfile),
         ("node_profile.pcie_switches[] (PcieSwitch)", PcieSwitch),
+        ("naming (NamingTemplates)", NamingTemplates),
+        ("names.rows[] (SiteName: one names-file row)", SiteName),
     ):
         out += [f"## {title}", "", *_table(model), ""]
     out += [

@@ -15,12 +15,22 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from .catalog import FabricKind
 from .errors import SpecError
 from .networks import Networks, check_networks
 from .nodes import PROFILES, NodeProfile, generic_profile
+from .site_names import NamingTemplates, SiteNames
 from .underlay_spec import UnderlaySettings, pool_overlaps
 
 SwitchRole = Literal["leaf", "spine", "core"]
@@ -269,6 +279,28 @@ class FabricSpec(BaseModel):
     infiniband: InfinibandSettings = Field(
         default_factory=InfinibandSettings, description="InfiniBand control-plane settings."
     )
+    naming: NamingTemplates = Field(
+        default_factory=NamingTemplates,
+        description="The site's naming templates per role (server: 'dgx{index:04d}', …).",
+    )
+    names: SiteNames = Field(
+        default_factory=SiteNames,
+        description=(
+            "The site's names per planned device: a names file (CSV planned,actual"
+            "[,rack,u,serial,guid,mac]) given as --names, 'names:' or fabric:names."
+        ),
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_default_names(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A plan without site names dumps as before (records, goldens, stack state).
+        data = handler(self)
+        if isinstance(data, dict):
+            if not self.naming.any():
+                data.pop("naming", None)
+            if not self.names.rows:
+                data.pop("names", None)
+        return data
 
     @field_validator("name")
     @classmethod

@@ -46,6 +46,7 @@ from .networks import (
     attach_carriers,
     rail_subnets,
 )
+from .rename import rename_topology
 from .sizing import SizingPlan
 from .topology_model import (
     COMPUTE_ROLES,
@@ -137,7 +138,9 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
        the fabric has three tiers;
     4. :func:`_add_access_networks` — storage, in-band and OOB access switches per SU
        and their cables;
-    5. :func:`_plan_networks` — VLANs, subnets and carrier switches of the four networks.
+    5. :func:`_plan_networks` — VLANs, subnets and carrier switches of the four networks;
+    6. :func:`~fabric_stack.rename.rename_topology` — the site's names (``naming:``
+       templates, names file), last so that every rule above works on positions.
 
     The spec checks a build relies on (attach chains, access switch models, the compute
     subnet) run in :func:`~fabric_stack.spec.validate_spec`.
@@ -149,7 +152,8 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
         _wire_plane(b, p)
     _add_access_networks(b)
     networks = _plan_networks(b)
-    return FabricTopology(plan, tuple(b.devices), tuple(b.nics), tuple(b.links), networks)
+    topo = FabricTopology(plan, tuple(b.devices), tuple(b.nics), tuple(b.links), networks)
+    return rename_topology(topo)
 
 
 def _place_servers(b: _Build) -> None:
