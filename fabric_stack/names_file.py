@@ -80,9 +80,7 @@ def load_names(path: str | Path) -> dict[str, Any]:
         if not raw or all(not c.strip() for c in raw):
             continue
         if len(raw) != len(cols):
-            raise InputFileError(
-                p, f"{len(raw)} fields where the header has {len(cols)}", line
-            )
+            raise InputFileError(p, f"{len(raw)} fields where the header has {len(cols)}", line)
         row = _row({c: v.strip() for c, v in zip(cols, raw, strict=True)}, line, p)
         for what, key in (("planned", row.planned), ("actual", row.actual)):
             if (what, key) in first:

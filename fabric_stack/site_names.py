@@ -206,7 +206,10 @@ class SiteNames(BaseModel):
         actual: dict[str, int] = {}
         for i, row in enumerate(self.rows):
             where = f"line {row.line}" if row.line else f"row {i + 1}"
-            for seen, key, what in ((planned, row.planned, "planned"), (actual, row.actual, "actual")):
+            for seen, key, what in (
+                (planned, row.planned, "planned"),
+                (actual, row.actual, "actual"),
+            ):
                 if key in seen:
                     raise ValueError(
                         f"{where}: {what} name {key!r} is listed twice "

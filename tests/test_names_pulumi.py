@@ -41,7 +41,13 @@ def test_renaming_every_device_previews_renames_and_no_delete(
     assert "create" not in ops, ops
     names = {resource_name(s["urn"]) for s in steps}
     # 16 servers, 8 leaves and one spine renamed: their records, bundles and NIC groups.
-    for new in ("dgx0001", "ib-leaf-su1-r3", "ib-spine-a", "gpu-b16/nics", "ib-leaf-su1-r3/downlinks"):
+    for new in (
+        "dgx0001/nics",
+        "ib-leaf-su1-r3",
+        "ib-spine-a",
+        "gpu-b16/nics",
+        "ib-leaf-su1-r3/downlinks",
+    ):
         assert new in names, new
     assert not {"su1-node01", "su1-r3-leaf", "spine-01"} & names
     # The switch records now carry the site names (the inventory gets them on `up`).
