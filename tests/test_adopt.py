@@ -1,0 +1,183 @@
+"""`fabric-stack adopt`: place a renamed, shuffled, miswired fabric on the plan, then drift.
+
+The property: generate a snapshot from a plan (ibnetdiscover or lldpd JSON), rename
+every device at random as a site would, shuffle, swap the leaf ends of k ≤ 5 pairs of
+server cables; adopt recovers the true planned position of every device, and drift
+with the names file it wrote reports exactly the k swaps (nothing else).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fabric_stack.cli import main
+from fabric_stack.drift.adopt import adopt, observation_from_snapshot
+from fabric_stack.drift.readers import IbnetdiscoverReader, LldpReader
+from fabric_stack.names_file import load_names, write_names
+from tests.adopt_fixtures import site_snapshot, write_ibnetdiscover, write_lldp
+
+REPO = Path(__file__).resolve().parent.parent
+REAL = next(
+    (
+        p
+        for p in (REPO.parent / "shared" / "realdata", REPO.parent.parent / "shared" / "realdata")
+        if p.is_dir()
+    ),
+    REPO.parent / "shared" / "realdata",
+)
+
+IB: dict[str, Any] = {}
+ROCE: dict[str, Any] = {"fabric": "roce", "switch": "sn5600"}
+
+
+def _flags(spec: dict[str, Any], gpus: int) -> list[str]:
+    out = ["--gpus", str(gpus)]
+    for k, v in spec.items():
+        out += [f"--{k}", str(v)]
+    return out
+
+
+def _run(args: list[str]) -> Any:
+    return CliRunner().invoke(main, args, catch_exceptions=False)
+
+
+def _adopt_and_drift(tmp: Path, source: str, gpus: int, seed: int, k: int) -> None:
+    spec = {**(ROCE if source == "lldp" else IB), "gpus": gpus}
+    topo, names, wires, moved = site_snapshot(spec, seed, k)
+    tmp.mkdir(parents=True, exist_ok=True)
+    if source == "lldp":
+        where = write_lldp(tmp / "lldp", topo, names, wires)
+        snap = LldpReader(where).load()
+        flag = "--lldp"
+    else:
+        where = write_ibnetdiscover(tmp / "ib.txt", topo, names, wires, hca_form=seed % 2 == 1)
+        snap = IbnetdiscoverReader(where).load()
+        flag = "--ibnetdiscover"
+    result = adopt(topo, observation_from_snapshot(snap))
+    truth = {actual: planned for planned, actual in names.items()}
+    assert result.placed == truth
+    assert not [u for u in result.unplaced if u.role != "switch"]
+    (tmp / "names.csv").write_text(write_names(result.rows), encoding="utf-8")
+    flags = _flags({k2: v for k2, v in spec.items() if k2 != "gpus"}, gpus)
+    r = _run(
+        ["drift", *flags, "--names", str(tmp / "names.csv"), flag, str(where), "--format", "json"]
+    )
+    report = json.loads(r.output)
+    kinds = [f["kind"] for f in report["findings"]]
+    assert kinds == ["wrong_peer"] * k, (moved, [f["summary"] for f in report["findings"]])
+    assert r.exit_code == (1 if k else 0)
+    if k:  # findings speak the site's names with the planned position beside
+        f = report["findings"][0]
+        assert "[planned: " in f["summary"]
+        assert not any(p in f["summary"].split("[planned")[0] for p in names)
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 10_000), k=st.integers(0, 5), source=st.sampled_from(["ib", "lldp"]))
+def test_adopt_recovers_every_device_at_128_gpus(
+    tmp_path: Path, seed: int, k: int, source: str
+) -> None:
+    _adopt_and_drift(tmp_path / f"{source}-{seed}-{k}", source, 128, seed, k)
+
+
+@settings(
+    max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 5), source=st.sampled_from(["ib", "lldp"]))
+def test_adopt_recovers_every_device_at_1024_gpus(
+    tmp_path: Path, seed: int, k: int, source: str
+) -> None:
+    _adopt_and_drift(tmp_path / f"{source}-{seed}-{k}", source, 1024, seed, k)
+
+
+@pytest.mark.parametrize("source", ["ib", "lldp"])
+def test_adopt_at_1024_gpus_both_sources_with_five_miswires(tmp_path: Path, source: str) -> None:
+    _adopt_and_drift(tmp_path, source, 1024, 7, 5)
+
+
+def test_adopt_cli_writes_the_names_file_with_guids_and_reports(tmp_path: Path) -> None:
+    topo, names, wires, _ = site_snapshot({}, 3, 2)
+    dump = write_ibnetdiscover(tmp_path / "ib.txt", topo, names, wires, hca_form=False)
+    out = tmp_path / "names.csv"
+    r = _run(["adopt", "--ibnetdiscover", str(dump), "--out", str(out), "--format", "json"])
+    assert r.exit_code == 1  # the two swaps contradict the plan (left to drift)
+    report = json.loads(r.output)
+    assert report["classes"]["server"]["placed"] == 16
+    assert report["classes"]["leaf"]["placed"] == 8
+    assert report["classes"]["spine"]["placed"] == 4
+    assert report["classes"]["leaf"]["contradictions"]
+    rows = load_names(out)["rows"]
+    assert len(rows) == 28
+    server = next(r for r in rows if r["planned"] == "su1-node01")
+    assert server["actual"] == names["su1-node01"]
+    assert len(server["guids"]) == 8  # one HCA GUID per rail port, as ibnetdiscover printed
+    md = _run(["adopt", "--ibnetdiscover", str(dump), "--format", "markdown"]).output
+    assert md.startswith("## adopt") and "| server | 16 | 16 | 0 | " in md
+
+
+def test_drift_binds_a_stale_nodedesc_by_the_names_file_guid(tmp_path: Path) -> None:
+    topo, names, wires, _ = site_snapshot({}, 11, 0)
+    dump = write_ibnetdiscover(tmp_path / "ib.txt", topo, names, wires, hca_form=False)
+    out = tmp_path / "names.csv"
+    assert _run(["adopt", "--ibnetdiscover", str(dump), "--out", str(out)]).exit_code == 0
+    host = names["su1-node03"]
+    # The host was re-imaged and reports its old hostname: only its GUIDs still say who it is.
+    dump.write_text(dump.read_text().replace(f'"{host} mlx5_', '"old-name mlx5_'))
+    clean = _run(["drift", "--names", str(out), "--ibnetdiscover", str(dump), "--format", "json"])
+    assert json.loads(clean.output)["summary"]["total"] == 0, clean.output
+    without = tmp_path / "no-guids.csv"
+    without.write_text(
+        "planned,actual\n" + "".join(f"{p},{a}\n" for p, a in sorted(names.items())),
+        encoding="utf-8",
+    )
+    stale = _run(
+        ["drift", "--names", str(without), "--ibnetdiscover", str(dump), "--format", "json"]
+    )
+    assert json.loads(stale.output)["summary"]["total"] > 0
+
+
+def test_adopt_needs_a_source_and_refuses_a_bad_file(tmp_path: Path) -> None:
+    r = CliRunner().invoke(main, ["adopt"])
+    assert r.exit_code == 2 and "give a source" in r.output
+    bad = tmp_path / "x.txt"
+    bad.write_text("Switch garbage\n")
+    r = CliRunner().invoke(main, ["adopt", "--ibnetdiscover", str(bad)])
+    assert r.exit_code == 2 and str(bad) in r.output and "Traceback" not in r.output
+
+
+# ------------------------------------------------------------------------------- real data
+
+pytestmark_real = pytest.mark.skipif(
+    not REAL.is_dir() and not os.environ.get("CI"), reason="../shared/realdata not found"
+)
+
+
+@pytestmark_real
+@pytest.mark.parametrize(
+    ("name", "servers", "ports"),
+    [
+        ("ltaulell-X5.topofile", 89, 1),
+        ("arthurtumanyan-small_topo_file.txt", 5, 4),
+        ("jabl-ibtopotool-1.topo", 4, 2),
+    ],
+)
+def test_real_non_rail_fabrics_say_why_they_cannot_be_placed(
+    name: str, servers: int, ports: int
+) -> None:
+    path = REAL / "ibnetdiscover" / name
+    r = CliRunner().invoke(main, ["adopt", "--ibnetdiscover", str(path)])
+    assert r.exit_code == 2
+    line = r.output.strip()
+    assert line.count("\n") == 0
+    assert f"{servers} server(s) with at most {ports} fabric port(s) each" in line
+    assert "servers have 8 rails" in line and "not a rail-optimized fabric" in line
