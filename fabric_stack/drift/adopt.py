@@ -32,8 +32,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from ..compat.pydantic_internals import trusted_instance
 from ..site_names import SiteName, check_label
 from ..topology import COMPUTE_ROLES, FabricTopology
 from .identity import hca_to_ibdev, normalize_guid, switch_port_number, unquote
@@ -67,6 +69,7 @@ class Observation:
     cables: list[tuple[str, str, str, str]] = field(default_factory=list)
 
 
+@lru_cache(maxsize=1 << 17)
 def short_name(raw: str) -> str:
     """The host name in a raw device name: MLNX-OS NodeDesc and FQDN stripped, lower case."""
     s = unquote(raw)
@@ -149,6 +152,22 @@ class AdoptResult:
         }
 
 
+_ATTRS = ("role", "plane", "pod", "su", "rail", "index")
+"""What identifies a planned switch position."""
+
+_TIER = {"leaf": 1, "spine": 2, "core": 3}
+_UP = {1: "leaf_spine", 2: "spine_core"}
+
+
+def _common(devices: list[Any]) -> tuple[tuple[int, Any], ...]:
+    out = []
+    for i, f in enumerate(_ATTRS):
+        values = {getattr(d, f) for d in devices}
+        if len(values) == 1:
+            out.append((i, values.pop()))
+    return tuple(out)
+
+
 class _Plan:
     """The plan's compute wiring keyed by port: (planned device, port key) → peer."""
 
@@ -158,73 +177,114 @@ class _Plan:
         back = {d.name: d.planned_name for d in topo.devices}
         self.schemes = {back[k]: v for k, v in port_schemes(topo).items()}
         self.peer: dict[tuple[str, Any], tuple[str, Any]] = {}
-        self.sig: dict[tuple[int, int], list[tuple[str, str]]] = {}
+        self.sig: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
         self.nic_names: set[str] = set()
+        peer, sig, nics = self.peer, self.sig, self.nic_names
         for link in topo.links:
-            if link.role not in COMPUTE_ROLES:
+            role = link.role
+            if role not in COMPUTE_ROLES:
                 continue
-            a, b = back[link.a_device], back[link.b_device]
-            ak: Any = link.a_port if link.role == "node_leaf" else link.a_port_number
-            self.peer[(a, ak)] = (b, link.b_port_number)
-            self.peer[(b, link.b_port_number)] = (a, ak)
-            if link.role == "node_leaf":
-                self.nic_names.add(link.a_port)
+            a, b, bn = back[link.a_device], back[link.b_device], link.b_port_number
+            if role == "node_leaf":
+                ak: Any = link.a_port
+                nics.add(ak)
             else:
-                self.sig.setdefault((link.a_port_number, link.b_port_number), []).append((a, b))
+                ak = link.a_port_number
+                key = (role, ak, bn)
+                pairs = sig.get(key)
+                if pairs is None:
+                    sig[key] = [(a, b)]
+                else:
+                    pairs.append((a, b))
+            peer[(a, ak)] = (b, bn)
+            peer[(b, bn)] = (a, ak)
+        self.position = {
+            tuple(getattr(d, f) for f in _ATTRS): d.planned_name
+            for d in topo.devices
+            if d.role in _TIER
+        }
+        """Switch attributes (role, plane, pod, su, rail, index) → planned name."""
+        self._common: dict[tuple[str, int, int], tuple[Any, Any] | None] = {}
         compute = [v for k, v in self.schemes.items() if self.role.get(k) in CLASSES]
         self.ppc = max((s.ports_per_cage for s in compute), default=1)
         """Logical ports per cage of the compute switches (how their port labels count)."""
 
+    def common(self, key: tuple[str, int, int]) -> tuple[Any, Any] | None:
+        """The attributes every planned a-end (b-end) of port-pair signature ``key`` shares."""
+        if key not in self._common:
+            pairs = self.sig.get(key)
+            self._common[key] = (
+                (
+                    _common([self.attrs[a] for a, _ in pairs]),
+                    _common([self.attrs[b] for _, b in pairs]),
+                )
+                if pairs
+                else None
+            )
+        return self._common[key]
+
 
 def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any], list[str]]:
     """Each observed (device, port) → the plan's port key: a number or a NIC name."""
-    notes: list[str] = []
-    servers = {n for n, d in obs.devices.items() if d.kind == "server"}
+    nic_of: dict[str, str | None] = {}
+    number_of: dict[str, int | None] = {}
+
+    def nic(port: str) -> str | None:
+        if port not in nic_of:
+            ib = port if port in plan.nic_names else hca_to_ibdev(port)
+            nic_of[port] = ib if ib in plan.nic_names else None
+        return nic_of[port]
+
+    def number(port: str) -> int | None:
+        if port not in number_of:
+            raw = port.split("/")[-1] if port.startswith("U") else port
+            number_of[port] = switch_port_number(raw, plan.ppc)
+        return number_of[port]
+
+    devices = obs.devices
+    servers = {n for n, d in devices.items() if d.kind == "server"}
     for a, pa, b, pb in obs.cables:
-        for dev, port in ((a, pa), (b, pb)):
-            if obs.devices[dev].kind == "" and (port in plan.nic_names or hca_to_ibdev(port)):
-                servers.add(dev)
+        if not devices[a].kind and nic(pa):
+            servers.add(a)
+        if not devices[b].kind and nic(pb):
+            servers.add(b)
     keys: dict[tuple[str, str], Any] = {}
     odd: dict[str, set[str]] = {}
     for a, pa, b, pb in obs.cables:
         for dev, port in ((a, pa), (b, pb)):
             if dev in servers:
-                ib = port if port in plan.nic_names else hca_to_ibdev(port)
-                if ib in plan.nic_names:
+                ib = nic(port)
+                if ib is not None:
                     keys[(dev, port)] = ib
                 else:
                     odd.setdefault(dev, set()).add(port)
             else:
-                n = switch_port_number(
-                    port.split("/")[-1] if port.startswith("U") else port, plan.ppc
-                )
+                n = number(port)
                 if n is not None:
                     keys[(dev, port)] = n
+    notes: list[str] = []
     nics = sorted(plan.nic_names, key=_natural)
     ranked = 0
     for dev, ports in odd.items():
         if len(ports) <= len(nics):
-            for port, nic in zip(sorted(ports, key=_natural), nics, strict=False):
-                keys[(dev, port)] = nic
+            for port, name in zip(sorted(ports, key=_natural), nics, strict=False):
+                keys[(dev, port)] = name
                 ranked += 1
     if ranked:
         notes.append(
             f"{ranked} server port name(s) are not NIC names (e.g. ens3np0): read by their rank "
             "among the server's ports (UNVERIFIED: give the plan's NIC names in the source)"
         )
-    if any(hca_to_ibdev(p) for (_, p) in keys if isinstance(p, str)):
+    if any(p not in plan.nic_names and v for p, v in nic_of.items()):
         notes.append("MLNX_OFED HCA-N ports read as mlx5_(N-1) (UNVERIFIED)")
     for dev in servers:
-        obs.devices[dev].kind = "server"
+        devices[dev].kind = "server"
     return keys, notes
 
 
 def _natural(text: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in _NUM.split(text)]
 
-
-_CAP = 64
-"""Skip a port-pair signature shared by more planned cables than this (no information)."""
 
 Adjacency = dict[str, list[tuple[Any, str, Any]]]
 
@@ -240,24 +300,64 @@ def _adjacency(obs: Observation, keys: dict[tuple[str, str], Any]) -> Adjacency:
     return adj
 
 
-def _anchors(obs: Observation, plan: _Plan, adj: Adjacency) -> dict[str, Counter[str]]:
-    """Step 1: votes of switch-to-switch cables by their pair of port numbers."""
+def tiers(obs: Observation, adj: Adjacency) -> dict[str, int]:
+    """Switch tiers by distance from the servers: 1 leaf, 2 spine, 3 core."""
+    out: dict[str, int] = {}
+    frontier = [d for d in adj if obs.devices[d].kind == "server"]
+    seen = set(frontier)
+    for tier in (1, 2, 3):
+        nxt = []
+        for dev in frontier:
+            for _, peer, _ in adj[dev]:
+                if peer not in seen:
+                    seen.add(peer)
+                    out[peer] = tier
+                    nxt.append(peer)
+        frontier = nxt
+    return out
+
+
+def _anchors(
+    obs: Observation, plan: _Plan, adj: Adjacency, tier: dict[str, int]
+) -> dict[str, Counter[str]]:
+    """Step 1: switch-to-switch cables vote for their ends' attributes by port-number pair.
+
+    A cable's pair of port numbers says what every planned cable with those numbers
+    shares (in two tiers: everything; in three, the rail of a leaf or the pod of a
+    spine); each attribute takes its majority, and a complete set names the position.
+    """
     out: dict[str, Counter[str]] = {}
+    common = plan.common
     for dev, links in adj.items():
-        if obs.devices[dev].kind == "server":
+        t = tier.get(dev)
+        if t is None:
             continue
-        c: Counter[str] = Counter()
+        votes: list[Counter[Any]] = [Counter() for _ in _ATTRS]
         for k, peer, pk in links:
-            if obs.devices[peer].kind == "server" or not isinstance(k, int):
+            pt = tier.get(peer)
+            if pt == t + 1 and t in _UP:
+                com = common((_UP[t], k, pk))
+                side = 0
+            elif pt == t - 1 and pt in _UP:
+                com = common((_UP[pt], pk, k))
+                side = 1
+            else:
                 continue
-            mine = plan.sig.get((k, pk))
-            if mine and len(mine) <= _CAP:
-                c.update({a for a, _ in mine})
-            theirs = plan.sig.get((pk, k))
-            if theirs and len(theirs) <= _CAP:
-                c.update({b for _, b in theirs})
-        if c:
-            out[dev] = c
+            if com is not None:
+                for i, v in com[side]:
+                    votes[i][v] += 1
+        tup: list[Any] = []
+        strength = 1 << 30
+        for c in votes:
+            if not c:
+                break
+            v, n = c.most_common(1)[0]
+            tup.append(v)
+            strength = min(strength, n)
+        else:
+            cand = plan.position.get(tuple(tup))
+            if cand is not None:
+                out[dev] = Counter({cand: strength})
     return out
 
 
@@ -280,7 +380,9 @@ def _votes(
 
 def _place(obs: Observation, plan: _Plan, adj: Adjacency) -> tuple[dict[str, str], dict[str, str]]:
     """Steps 2-3: propagate and place by majority. Returns (placements, why not)."""
-    anchors = _anchors(obs, plan, adj)
+    tier = tiers(obs, adj)
+    anchors = _anchors(obs, plan, adj, tier)
+    role_of = {1: "leaf", 2: "spine", 3: "core"}
     placed: dict[str, str] = {}
     taken: dict[str, str] = {}
     why: dict[str, str] = {}
@@ -291,7 +393,8 @@ def _place(obs: Observation, plan: _Plan, adj: Adjacency) -> tuple[dict[str, str
                 continue
             kind = obs.devices[dev].kind
             c, voters = _votes(dev, adj, plan, placed, anchors.get(dev))
-            for cand in [x for x in c if (plan.role.get(x) == "server") != (kind == "server")]:
+            want = "server" if kind == "server" else role_of.get(tier.get(dev, 0), "")
+            for cand in [x for x in c if plan.role.get(x) != want]:
                 del c[cand]
             best = c.most_common(2)
             if not best:
@@ -345,7 +448,13 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
             continue
         res.placed[dev] = p
         res.counts[role] = res.counts.get(role, 0) + 1
-        res.rows.append(SiteName(planned=p, actual=dev, guids=tuple(od.guids), macs=tuple(od.macs)))
+        # Values already checked: the name just above, GUIDs normalised by the reader.
+        res.rows.append(
+            trusted_instance(
+                SiteName,
+                {"planned": p, "actual": dev, "guids": tuple(od.guids), "macs": tuple(od.macs)},
+            )
+        )
     res.rows.sort(key=lambda r: _natural(r.planned))
     res.contradictions = _contradictions(plan, adj, res.placed)
     return res
