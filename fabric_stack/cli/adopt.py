@@ -131,6 +131,8 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
         click.echo(render_markdown(result), nl=False)
     else:
         console().print(render_table(result))
+        for line in detail_lines(result):
+            click.echo(line)
     clean = not result.contradictions and not any(u.role in CLASSES for u in result.unplaced)
     sys.exit(0 if clean else 1)
 
@@ -160,12 +162,19 @@ def render_table(result: AdoptResult) -> Table:
         t.add_row(c, *map(str, _row(result, c)))
     other = [u for u in result.unplaced if u.role not in CLASSES]
     t.add_row("other", "-", "-", str(len(other)), "-")
-    lines = [*(f"not placed: {u.device} ({u.role}): {u.why}" for u in result.unplaced)]
-    lines += [f"contradicts the plan: {d} ({k}): {w}" for k, d, w in result.contradictions]
-    lines += [f"note: {n}" for n in result.notes]
-    if lines:
-        t.caption = "\n".join(lines[:200])
     return t
+
+
+def detail_lines(result: AdoptResult, limit: int = 200) -> list[str]:
+    """Unplaced devices, contradictions and notes, one line each (the first ``limit``)."""
+    lines = [f"not placed: {u.device} ({u.role}): {u.why}" for u in result.unplaced]
+    lines += [
+        f"contradicts the plan: {d} ({k}): {w} — left to drift"
+        for k, d, w in result.contradictions
+    ]
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"… {len(lines) - limit} more (see --format json)"]
+    return lines + [f"note: {n}" for n in result.notes]
 
 
 def _row(result: AdoptResult, c: str) -> tuple[int, int, int, int]:
