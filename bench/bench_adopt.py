@@ -1,4 +1,4 @@
-"""Benchmark: ``fabric-stack adopt`` on a 32,768-GPU ibnetdiscover snapshot (target < 10 s, < 1.5 GB).
+"""Benchmark: `fabric-stack adopt` on a 32,768-GPU ibnetdiscover snapshot (< 10 s, < 1.5 GB).
 
 Run ``.venv/bin/python -m bench.bench_adopt``. The snapshot is the plan's compute
 fabric (4,096 servers × 8 rails, 512 leaves, 256 spines, 128 cores: three tiers,

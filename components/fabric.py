@@ -48,7 +48,9 @@ def renamed(opts: pulumi.ResourceOptions, name: str, old: str) -> pulumi.Resourc
     """
     if old == name:
         return opts
-    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(name=old)]))
+    return pulumi.ResourceOptions.merge(
+        opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(name=old)])
+    )
 
 
 class FabricComponent(pulumi.ComponentResource):

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .site_names import NamingTemplates, SiteName
 from pydantic import BaseModel
 
 from .catalog import CATALOG, radix_at
 from .intent import RESOURCE_KINDS
 from .networks import AccessNetwork, ComputeNetwork, Networks
 from .nodes import PROFILES, NodeProfile, PcieSwitch
+from .site_names import NamingTemplates, SiteName
 from .spec import FabricSpec, InfinibandSettings, RoceQos
 from .wire import CABLE_SHARED, NIC_SHARED, cable_line, nic_line
 

@@ -169,8 +169,7 @@ def detail_lines(result: AdoptResult, limit: int = 200) -> list[str]:
     """Unplaced devices, contradictions and notes, one line each (the first ``limit``)."""
     lines = [f"not placed: {u.device} ({u.role}): {u.why}" for u in result.unplaced]
     lines += [
-        f"contradicts the plan: {d} ({k}): {w} — left to drift"
-        for k, d, w in result.contradictions
+        f"contradicts the plan: {d} ({k}): {w} — left to drift" for k, d, w in result.contradictions
     ]
     if len(lines) > limit:
         lines = [*lines[:limit], f"… {len(lines) - limit} more (see --format json)"]

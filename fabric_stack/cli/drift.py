@@ -22,6 +22,7 @@ from ..drift import (
 )
 from ..drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
 from ..drift.ignore import alias_rates
+from ..drift.names import bind_macs, bindings, with_planned
 from ..drift.readers import (
     EosReader,
     IbnetdiscoverReader,
@@ -31,7 +32,6 @@ from ..drift.readers import (
     NetboxJsonReader,
     Reader,
 )
-from ..drift.names import bind_macs, bindings, with_planned
 from ..drift.readers._common import dir_size
 from ..drift.render import render_markdown, render_table
 from ..sizing import size_fabric
@@ -220,13 +220,18 @@ def drift_cmd(
     topo = build_topology(size_fabric(spec))
     index = PlanIndex.from_topology(topo)
     report = with_planned(_compare(index, snapshots, rules, network, min_coverage), topo)
+    _show(report, fmt)
+    sys.exit(0 if report.clean else 1)
+
+
+def _show(report: DriftReport, fmt: str) -> None:
+    """Print the report as a table, JSON or Markdown."""
     if fmt == "json":
         echo_json(report.to_json())
     elif fmt == "markdown":
         click.echo(render_markdown(report), nl=False)
     else:
         console().print(render_table(report))
-    sys.exit(0 if report.clean else 1)
 
 
 def _compare(
