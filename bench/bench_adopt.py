@@ -59,10 +59,13 @@ def stages(directory: Path) -> dict[str, float]:
 
     out: dict[str, float] = {}
 
+    cpu: dict[str, float] = {}
+
     def timed(stage: str, fn: Callable[[], Any]) -> Any:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         value = fn()
         out[stage] = time.perf_counter() - t
+        cpu[stage] = time.process_time() - c
         return value
 
     topo = timed(
@@ -73,6 +76,9 @@ def stages(directory: Path) -> dict[str, float]:
     res = timed("adopt (placement)", lambda: adopt(topo, obs))
     timed("names CSV", lambda: write_names(res.rows))
     out["end to end"] = sum(out.values())
+    out["end to end, CPU"] = sum(cpu.values())
+    out["adopt (placement), CPU"] = cpu["adopt (placement)"]
+    out["read ibnetdiscover, CPU"] = cpu["read ibnetdiscover"]
     truth = json.loads((directory / "truth.json").read_text(encoding="utf-8"))
     right = sum(1 for planned, actual in truth.items() if res.placed.get(actual) == planned)
     out["devices"] = float(len(truth))
