@@ -181,3 +181,36 @@ def test_real_non_rail_fabrics_say_why_they_cannot_be_placed(
     assert line.count("\n") == 0
     assert f"{servers} server(s) with at most {ports} fabric port(s) each" in line
     assert "servers have 8 rails" in line and "not a rail-optimized fabric" in line
+
+
+@pytest.mark.parametrize("gpus", [128, 1024])
+def test_another_spine_port_convention_is_never_guessed(tmp_path: Path, gpus: int) -> None:
+    """Spine ports cabled in another order than the plan's: the port map says nothing.
+
+    One SU: every leaf is the only leaf of its rail, so the NICs it serves place it and
+    everything follows. Four SUs: a leaf's SU is not knowable from its rail; those
+    leaves stay unplaced with the reason, and nothing is placed wrong.
+    """
+    import random
+    from dataclasses import replace
+
+    topo, names, wires, _ = site_snapshot({"gpus": gpus}, 5, 0)
+    rng = random.Random(1)
+    by_spine: dict[str, list[int]] = {}
+    for i, w in enumerate(wires):
+        if w.role == "leaf_spine":
+            by_spine.setdefault(w.b_dev, []).append(i)
+    for idx in by_spine.values():
+        ports = [wires[i].b_port for i in idx]
+        rng.shuffle(ports)
+        for i, p in zip(idx, ports, strict=True):
+            wires[i] = replace(wires[i], b_port=p)
+    dump = write_ibnetdiscover(tmp_path / "ib.txt", topo, names, wires, hca_form=False)
+    result = adopt(topo, observation_from_snapshot(IbnetdiscoverReader(dump).load()))
+    truth = {actual: planned for planned, actual in names.items()}
+    assert all(truth[o] == p for o, p in result.placed.items())
+    if gpus == 128:
+        assert result.placed == truth
+    else:
+        leaves = [u for u in result.unplaced if u.role == "leaf"]
+        assert leaves and all("agree on no single position" in u.why for u in leaves)

@@ -205,6 +205,13 @@ class _Plan:
         }
         """Switch attributes (role, plane, pod, su, rail, index) → planned name."""
         self._common: dict[tuple[str, int, int], tuple[Any, Any] | None] = {}
+        self.nic_rail: dict[str, tuple[int, int]] = {
+            link.a_port: (link.plane, link.rail) for link in topo.links_of("node_leaf")
+        }
+        """NIC name → (plane, rail) it serves."""
+        self.leaves: dict[tuple[int, int], list[str]] = {}
+        for d in topo.switches("leaf"):
+            self.leaves.setdefault((d.plane, d.rail), []).append(d.planned_name)
         compute = [v for k, v in self.schemes.items() if self.role.get(k) in CLASSES]
         self.ppc = max((s.ports_per_cage for s in compute), default=1)
         """Logical ports per cage of the compute switches (how their port labels count)."""
@@ -319,20 +326,21 @@ def tiers(obs: Observation, adj: Adjacency) -> dict[str, int]:
 
 def _anchors(
     obs: Observation, plan: _Plan, adj: Adjacency, tier: dict[str, int]
-) -> dict[str, Counter[str]]:
+) -> dict[str, tuple[str, int, int]]:
     """Step 1: switch-to-switch cables vote for their ends' attributes by port-number pair.
 
     A cable's pair of port numbers says what every planned cable with those numbers
     shares (in two tiers: everything; in three, the rail of a leaf or the pod of a
     spine); each attribute takes its majority, and a complete set names the position.
     """
-    out: dict[str, Counter[str]] = {}
+    out: dict[str, tuple[str, int, int]] = {}
     common = plan.common
     for dev, links in adj.items():
         t = tier.get(dev)
         if t is None:
             continue
         votes: list[Counter[Any]] = [Counter() for _ in _ATTRS]
+        voters = 0
         for k, peer, pk in links:
             pt = tier.get(peer)
             if pt == t + 1 and t in _UP:
@@ -343,6 +351,7 @@ def _anchors(
                 side = 1
             else:
                 continue
+            voters += 1  # a port pair the plan never cables votes against every position
             if com is not None:
                 for i, v in com[side]:
                     votes[i][v] += 1
@@ -357,16 +366,20 @@ def _anchors(
         else:
             cand = plan.position.get(tuple(tup))
             if cand is not None:
-                out[dev] = Counter({cand: strength})
+                out[dev] = (cand, strength, voters)
     return out
 
 
 def _votes(
-    dev: str, adj: Adjacency, plan: _Plan, placed: dict[str, str], anchor: Counter[str] | None
+    dev: str,
+    adj: Adjacency,
+    plan: _Plan,
+    placed: dict[str, str],
+    anchor: tuple[str, int, int] | None,
 ) -> tuple[Counter[str], int]:
     """(votes per planned position, cables that voted) for an unplaced device."""
-    c: Counter[str] = Counter(anchor or {})
-    voters = max(anchor.values()) if anchor else 0
+    c: Counter[str] = Counter({anchor[0]: anchor[1]} if anchor else {})
+    voters = anchor[2] if anchor else 0
     for _, peer, pk in adj[dev]:
         p = placed.get(peer)
         if p is None:
@@ -378,47 +391,93 @@ def _votes(
     return c, voters
 
 
-def _place(obs: Observation, plan: _Plan, adj: Adjacency) -> tuple[dict[str, str], dict[str, str]]:
-    """Steps 2-3: propagate and place by majority. Returns (placements, why not)."""
-    tier = tiers(obs, adj)
-    anchors = _anchors(obs, plan, adj, tier)
-    role_of = {1: "leaf", 2: "spine", 3: "core"}
-    placed: dict[str, str] = {}
-    taken: dict[str, str] = {}
-    why: dict[str, str] = {}
-    for _ in range(16):
-        offers: list[tuple[int, str, str]] = []
-        for dev in adj:
-            if dev in placed:
-                continue
-            kind = obs.devices[dev].kind
-            c, voters = _votes(dev, adj, plan, placed, anchors.get(dev))
-            want = "server" if kind == "server" else role_of.get(tier.get(dev, 0), "")
-            for cand in [x for x in c if plan.role.get(x) != want]:
-                del c[cand]
-            best = c.most_common(2)
-            if not best:
-                continue
-            (cand, n), second = best[0], (best[1][1] if len(best) > 1 else 0)
-            if n < 2 or n * 2 < voters or n == second:
-                why[dev] = (
-                    f"its cables agree on no single position (best {cand}: {n} of {voters})"
-                    if n == second or n * 2 < voters
-                    else f"only {n} cable(s) say where it is"
-                )
-                continue
-            offers.append((n, dev, cand))
+class _Placer:
+    """Steps 2-3: propagate and place by majority (state shared by the rounds)."""
+
+    def __init__(self, obs: Observation, plan: _Plan, adj: Adjacency) -> None:
+        self.obs, self.plan, self.adj = obs, plan, adj
+        self.tier = tiers(obs, adj)
+        self.anchors = _anchors(obs, plan, adj, self.tier)
+        self.placed: dict[str, str] = {}
+        self.taken: dict[str, str] = {}
+        self.why: dict[str, str] = {}
+
+    def want(self, dev: str) -> str:
+        """The planned role an observed device can take (by kind and tier)."""
+        if self.obs.devices[dev].kind == "server":
+            return "server"
+        return {1: "leaf", 2: "spine", 3: "core"}.get(self.tier.get(dev, 0), "")
+
+    def rounds(self) -> None:
+        """Place by votes until nothing changes (each round sees the last one's placements)."""
+        for _ in range(16):
+            offers: list[tuple[int, str, str]] = []
+            for dev in self.adj:
+                if dev in self.placed:
+                    continue
+                offer = self._offer(dev)
+                if offer is not None:
+                    offers.append(offer)
+            if not self._accept(offers):
+                break
+
+    def _offer(self, dev: str) -> tuple[int, str, str] | None:
+        c, voters = _votes(dev, self.adj, self.plan, self.placed, self.anchors.get(dev))
+        want = self.want(dev)
+        for cand in [x for x in c if self.plan.role.get(x) != want]:
+            del c[cand]
+        best = c.most_common(2)
+        if not best:
+            return None
+        (cand, n), second = best[0], (best[1][1] if len(best) > 1 else 0)
+        if n < 2 or n * 2 < voters or n == second:
+            self.why[dev] = (
+                f"its cables agree on no single position (best {cand}: {n} of {voters})"
+                if n == second or n * 2 < voters
+                else f"only {n} cable(s) say where it is"
+            )
+            return None
+        return n, dev, cand
+
+    def _accept(self, offers: list[tuple[int, str, str]]) -> bool:
         changed = False
         for _n, dev, cand in sorted(offers, key=lambda o: (-o[0], o[1])):
-            if cand in taken:
-                why[dev] = f"position {cand} is held by {taken[cand]} (more cables agree)"
+            if cand in self.taken:
+                self.why[dev] = f"position {cand} is held by {self.taken[cand]} (more cables agree)"
                 continue
-            placed[dev], taken[cand] = cand, dev
-            why.pop(dev, None)
+            self.placed[dev], self.taken[cand] = cand, dev
+            self.why.pop(dev, None)
             changed = True
-        if not changed:
-            break
-    return placed, why
+        return changed
+
+    def by_rail(self) -> bool:
+        """Leaves the port map could not place, by the rail of the NICs they serve, when
+        one planned leaf of that plane and rail is left (a site cabled differently above
+        the leaves, or a single SU). Returns whether any was placed."""
+        offers: list[tuple[int, str, str]] = []
+        for dev in self.adj:
+            if dev in self.placed or self.want(dev) != "leaf":
+                continue
+            rails: Counter[tuple[int, int]] = Counter()
+            for _, peer, pk in self.adj[dev]:
+                if self.obs.devices[peer].kind == "server" and isinstance(pk, str):
+                    rails[self.plan.nic_rail.get(pk, (0, 0))] += 1
+            if not rails:
+                continue
+            (key, n) = rails.most_common(1)[0]
+            free = [x for x in self.plan.leaves.get(key, ()) if x not in self.taken]
+            if len(free) == 1 and n * 2 > sum(rails.values()):
+                offers.append((n, dev, free[0]))
+        return self._accept(offers)
+
+
+def _place(obs: Observation, plan: _Plan, adj: Adjacency) -> _Placer:
+    """Propagate from the anchors; then leaves by rail; then propagate again."""
+    p = _Placer(obs, plan, adj)
+    p.rounds()
+    while p.by_rail():
+        p.rounds()
+    return p
 
 
 def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
@@ -426,7 +485,8 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     plan = _Plan(topo)
     keys, notes = _port_keys(obs, plan)
     adj = _adjacency(obs, keys)
-    placed, why = _place(obs, plan, adj)
+    placer = _place(obs, plan, adj)
+    placed, why = placer.placed, placer.why
     res = AdoptResult(notes=notes)
     for d in topo.devices:
         if d.role in CLASSES:
@@ -434,7 +494,12 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     for dev in sorted(obs.devices):
         od = obs.devices[dev]
         p = placed.get(dev)
-        role = plan.role.get(p, "") if p else ("server" if od.kind == "server" else "switch")
+        role = (
+            plan.role.get(p, "")
+            if p
+            else (placer.want(dev) if dev in adj else "")
+            or ("server" if od.kind == "server" else "switch")
+        )
         if p is None:
             if dev not in adj:
                 reason = "no cable on a port the plan has (not a compute-fabric device?)"
