@@ -1,7 +1,7 @@
 """Benchmark: `fabric-stack adopt` on a 32,768-GPU ibnetdiscover snapshot (< 10 s, < 1.5 GB).
 
 Run ``.venv/bin/python -m bench.bench_adopt``. The snapshot is the plan's compute
-fabric (4,096 servers × 8 rails, 512 leaves, 256 spines, 128 cores: three tiers,
+fabric (4,096 servers × 8 rails, 1,024 leaves, 1,024 spines, 512 cores: three tiers,
 ~98k cables, ~400k lines) with every device renamed as a site would name it
 (``dgx0312``-style servers, ``MF0;ib-leaf-07:MQM9700/U1`` switches), the order
 shuffled and 5 cable swaps injected (:mod:`tests.adopt_fixtures`).
