@@ -95,6 +95,15 @@ def _plan_names(
         rows[row.planned] = row
     mapping = {p: n for p, (n, _) in templated.items()}
     mapping.update({p: r.actual for p, r in rows.items()})
+    for p, n in mapping.items():
+        if n != p and n in known:
+            # A swap of plan names (su1-r1-leaf ↔ su1-r2-leaf) would make every planned-name
+            # reference (drift's "planned:", the policies' leaf-name rule) ambiguous.
+            problem = f"{p} cannot take {n!r}: that is the plan's name of another device"
+            if p in rows:
+                raise _row_error(names, rows[p], problem)
+            key = templated[p][1]
+            raise SpecError(f"naming.{key}", problem, "give names that are not plan names")
     owner: dict[str, str] = {}
     for d in topo.devices:
         name = mapping.get(d.name, d.name)

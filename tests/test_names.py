@@ -144,7 +144,7 @@ def test_bad_templates_are_one_line_naming_the_field(
         ("su9-node01,a,,,,,\n", "names.csv:2: planned name 'su9-node01' is not in the plan"),
         (
             "su1-node01,spine-02,,,,,\n",
-            "names.csv:2: actual name 'spine-02' is also the name of spine-02",
+            "names.csv:2: su1-node01 cannot take 'spine-02': that is the plan's name of another",
         ),
         ("su1-node01,a,,,,0xZZ,\n", "names.csv:2: guid: '0xZZ' is not a GUID"),
         ("su1-node01,a,,,,,0c:42\n", "names.csv:2: mac: '0c:42' is not a MAC address"),
@@ -177,3 +177,13 @@ def test_stack_config_names_and_naming(tmp_path: Path) -> None:
     )
     topo = build_topology(size_fabric(spec))
     assert {"s1", "n001", "n016"} <= {d.name for d in topo.devices}
+
+
+def test_a_swap_of_plan_names_is_refused(tmp_path: Path) -> None:
+    """A site calling su1-r1-leaf 'su1-r2-leaf' (and back) would make every planned-name
+    reference ambiguous (drift's planned column, the rail-alignment rule's leaf names)."""
+    names = tmp_path / "swap.csv"
+    names.write_text("planned,actual\nsu1-r1-leaf,su1-r2-leaf\nsu1-r2-leaf,su1-r1-leaf\n")
+    r = CliRunner().invoke(main, ["check", "--names", str(names)])
+    assert r.exit_code == 2
+    assert "swap.csv:2: su1-r1-leaf cannot take 'su1-r2-leaf'" in r.output
