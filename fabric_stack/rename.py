@@ -112,9 +112,9 @@ def _plan_names(
             raise _collision(names, naming, rows, templated, name, first, d.name)
         owner[name] = d.name
     for p, (n, key) in templated.items():
-        problem = check_label(n)
-        if problem and p not in rows:
-            raise SpecError(f"naming.{key}", f"gives {problem} for {p}", LABEL_TEXT)
+        bad = check_label(n)
+        if bad and p not in rows:
+            raise SpecError(f"naming.{key}", f"gives {bad} for {p}", LABEL_TEXT)
     return {p: n for p, n in mapping.items() if n != p}, rows
 
 

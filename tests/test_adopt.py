@@ -214,3 +214,37 @@ def test_another_spine_port_convention_is_never_guessed(tmp_path: Path, gpus: in
     else:
         leaves = [u for u in result.unplaced if u.role == "leaf"]
         assert leaves and all("agree on no single position" in u.why for u in leaves)
+
+
+def test_drift_binds_a_nameless_lldp_neighbour_by_the_names_file_mac(tmp_path: Path) -> None:
+    from fabric_stack.drift import PlanIndex
+    from tests.drift_fixtures import lldp_entries, lldpd_json0
+
+    topo, names, wires, _ = site_snapshot(ROCE, 13, 0)
+    lldp = write_lldp(tmp_path / "lldp", topo, names, wires)
+    out = tmp_path / "names.csv"
+    flags = ["--fabric", "roce", "--switch", "sn5600"]
+    assert _run(["adopt", *flags, "--lldp", str(lldp), "--out", str(out)]).exit_code == 0
+    host = names["su1-node05"]
+    row = next(r for r in load_names(out)["rows"] if r["actual"] == host)
+    assert len(row["macs"]) == 1  # its chassis MAC, learned from the switches' LLDP
+    # The host's lldpd stops sending its system name: the switches see only its chassis MAC.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    index = PlanIndex.from_topology(topo)
+    for d in topo.switches("leaf", "spine"):
+        entries = lldp_entries(index, names[d.name], wires)
+        for e in entries:
+            if e["name"] == host:
+                e["name"] = ""
+        doc = lldpd_json0(entries)
+        (bare / f"{names[d.name]}.json").write_text(json.dumps(doc), encoding="utf-8")
+    clean = _run(["drift", *flags, "--names", str(out), "--lldp", str(bare), "--format", "json"])
+    assert json.loads(clean.output)["summary"]["total"] == 0, clean.output
+    plain = tmp_path / "no-macs.csv"
+    plain.write_text(
+        "planned,actual\n" + "".join(f"{p},{a}\n" for p, a in sorted(names.items())),
+        encoding="utf-8",
+    )
+    stale = _run(["drift", *flags, "--names", str(plain), "--lldp", str(bare), "--format", "json"])
+    assert json.loads(stale.output)["summary"]["total"] > 0

@@ -38,7 +38,14 @@ from typing import Any
 from ..compat.pydantic_internals import trusted_instance
 from ..site_names import SiteName, check_label
 from ..topology import COMPUTE_ROLES, FabricTopology
-from .identity import hca_to_ibdev, normalize_guid, switch_port_number, unquote
+from .identity import (
+    hca_to_ibdev,
+    is_mac,
+    normalize_guid,
+    normalize_mac,
+    switch_port_number,
+    unquote,
+)
 from .model import Snapshot
 from .plan import port_schemes
 
@@ -92,9 +99,10 @@ def observation_from_snapshot(snap: Snapshot) -> Observation:
             val = seen.attrs.get(key)
             for g in val if isinstance(val, list) else [val] if val else []:
                 dev.guids.append(normalize_guid(str(g)))
-        mac = seen.attrs.get("chassis_mac")
-        if mac:
-            dev.macs.append(str(mac))
+    for raw, mac in snap.chassis_macs.items():
+        dev = obs.devices.setdefault(short_name(raw), ObservedDevice(short_name(raw)))
+        if is_mac(mac) and normalize_mac(mac) not in dev.macs:
+            dev.macs.append(normalize_mac(mac))
     for link in snap.links:
         a, b = short_name(link.a.device), short_name(link.b.device)
         for name in (a, b):

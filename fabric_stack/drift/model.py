@@ -166,6 +166,9 @@ class Snapshot:
     macs: dict[str, Endpoint] = field(default_factory=dict)
     aliases: dict[tuple[str, str], str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    chassis_macs: dict[str, str] = field(default_factory=dict)
+    """Device (as the source names it) → its chassis MAC, when the source reports one (LLDP
+    chassis id): ``adopt`` writes it to the names file."""
 
 
 # --------------------------------------------------------------------------- findings
