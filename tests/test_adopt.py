@@ -77,6 +77,7 @@ def _adopt_and_drift(tmp: Path, source: str, gpus: int, seed: int, k: int) -> No
     if k:  # findings speak the site's names with the planned position beside
         f = report["findings"][0]
         assert "[planned: " in f["summary"]
+        assert f["planned"] and all(truth[a] == p for a, p in f["planned"].items())
         assert not any(p in f["summary"].split("[planned")[0] for p in names)
 
 

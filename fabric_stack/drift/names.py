@@ -65,9 +65,12 @@ def with_planned(report: DriftReport, topo: FabricTopology) -> DriftReport:
         names: list[str] = [f.switch] if f.switch else []
         for side in (*f.expected, *f.actual):
             names += [side.a_device, side.b_device]
-        beside = [f"{n} = {planned[n]}" for n in dict.fromkeys(names) if n in planned]
-        if beside:
-            f = f.model_copy(update={"summary": f"{f.summary} [planned: {', '.join(beside)}]"})
+        mine = {n: planned[n] for n in dict.fromkeys(names) if n in planned}
+        if mine:
+            beside = ", ".join(f"{n} = {p}" for n, p in mine.items())
+            f = f.model_copy(
+                update={"summary": f"{f.summary} [planned: {beside}]", "planned": mine}
+            )
         out.append(f)
     return report.model_copy(update={"findings": out})
 
