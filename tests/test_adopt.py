@@ -249,3 +249,34 @@ def test_drift_binds_a_nameless_lldp_neighbour_by_the_names_file_mac(tmp_path: P
     )
     stale = _run(["drift", *flags, "--names", str(plain), "--lldp", str(bare), "--format", "json"])
     assert json.loads(stale.output)["summary"]["total"] > 0
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_adopt_from_a_netbox_export(tmp_path: Path, fmt: str) -> None:
+    """A DCIM that already holds the site's names and cables: adopt maps them onto the plan."""
+    from tests.drift_fixtures import netbox_csv, netbox_rest, netbox_rows
+
+    topo, names, wires, _ = site_snapshot(ROCE, 17, 2)
+    rows = netbox_rows(topo, wires)
+    path = tmp_path / f"cables.{fmt}"
+    text = netbox_csv(rows) if fmt == "csv" else json.dumps(netbox_rest(rows))
+    path.write_text(text, encoding="utf-8")
+    r = _run(
+        [
+            "adopt",
+            "--fabric",
+            "roce",
+            "--switch",
+            "sn5600",
+            f"--netbox-{fmt}",
+            str(path),
+            "--out",
+            str(tmp_path / "names.csv"),
+            "--format",
+            "json",
+        ]
+    )
+    assert r.exit_code == 1  # the two swaps contradict the plan
+    truth = {actual: planned for planned, actual in names.items()}
+    got = {row["actual"]: row["planned"] for row in json.loads(r.output)["mapping"]}
+    assert got == truth
