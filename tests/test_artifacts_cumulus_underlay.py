@@ -1,4 +1,4 @@
-"""`render cumulus` underlay: the NVUE BGP, addresses and lossless extras follow the underlay plan."""
+"""`render cumulus` underlay: NVUE BGP, addresses and lossless extras follow the underlay plan."""
 
 from __future__ import annotations
 

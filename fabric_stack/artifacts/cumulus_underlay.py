@@ -136,11 +136,11 @@ def _bgp(u: UnderlayPlan, s: SwitchUnderlay) -> Group:
         )
         + ".",
         f"Source: {sources.CUMULUS_BGP} (neighbor swp51 remote-as external, network)",
-        f"Source: {sources.NVUE_BGP} (neighbor type, multipath aspath-ignore, multipaths ebgp 1-128,",
-        "  redistribute connected enable, aggregate-route)",
+        f"Source: {sources.NVUE_BGP} (neighbor type, multipath aspath-ignore,",
+        "  multipaths ebgp 1-128, redistribute connected enable, aggregate-route)",
     ]
     if st.host_addressing == "p2p31" and blocks:
-        notes.append("aggregate-route ... summary-only on: UNVERIFIED (the 5.12 reference lists")
+        notes.append("aggregate-route ... summary-only on: UNVERIFIED (the NVUE reference lists")
         notes.append("  aggregate-route; the summary-only leaf was seen only in NVIDIA examples).")
     if st.bfd:
         notes.append("neighbor ... bfd enable on: UNVERIFIED (the reference documents bfd enable")
