@@ -78,7 +78,9 @@ SONIC_CONFIG_DB = "https://github.com/sonic-net/SONiC/wiki/Configuration"
 LOOPBACK_INTERFACE, BGP_NEIGHBOR, DSCP_TO_TC_MAP, TC_TO_QUEUE_MAP, PORT_QOS_MAP, WRED_PROFILE,
 QUEUE, BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG …)."""
 
-SONIC_YANG = "https://github.com/sonic-net/sonic-buildimage/tree/master/src/sonic-yang-models/yang-models"
+SONIC_YANG = (
+    "https://github.com/sonic-net/sonic-buildimage/tree/master/src/sonic-yang-models/yang-models"
+)
 """SONiC's YANG models of config_db (sonic-port.yang, sonic-interface.yang, sonic-bgp-neighbor.yang,
 sonic-port-qos-map.yang, sonic-buffer-*.yang, sonic-wred-profile.yang …)."""
 
