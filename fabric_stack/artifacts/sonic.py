@@ -55,7 +55,8 @@ HWSKU = {
     ("sn5600", 100): ("x86_64-nvidia_sn5600-r0", "Mellanox-SN5600-C256S1"),
 }
 """(model, port speed) → (platform, HwSKU): sonic-buildimage
-device/mellanox/x86_64-nvidia_sn5600-r0/ (O128 = 128 × 400G, port_config.ini read; V256 / C256S1 / ACS-SN5600 by directory name only)."""
+device/mellanox/x86_64-nvidia_sn5600-r0/ (O128 = 128 × 400G, port_config.ini read;
+V256 / C256S1 / ACS-SN5600 by directory name only)."""
 
 DEVICE_TYPE = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
 """Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names: the server-facing tier is 'ToR')."""
