@@ -148,6 +148,12 @@ def _check_refs(name: str, db: dict[str, Any]) -> None:
     for key, row in db["QUEUE"].items():
         assert key.split("|")[0] in ports and row["scheduler"] in db["SCHEDULER"]
         assert row.get("wred_profile", "ROCE_ECN") in db["WRED_PROFILE"]
+    for port in ports:  # BUFFER_QUEUE ranges cover queues 0-7 exactly once
+        covered = []
+        for key in (k for k in db["BUFFER_QUEUE"] if k.split("|")[0] == port):
+            lo, _, hi = key.split("|")[1].partition("-")
+            covered += range(int(lo), int(hi or lo) + 1)
+        assert sorted(covered) == list(range(8)), (name, port)
     for prof in db["BUFFER_PROFILE"].values():
         assert prof["pool"] in db["BUFFER_POOL"]
     for table in ("BUFFER_PG", "BUFFER_QUEUE"):
@@ -219,6 +225,8 @@ def test_underlay_and_qos_values_come_from_the_plan() -> None:
             "green_max_threshold"]) == ("150000", "1500000")  # fmt: skip
         port = next(iter(db["PORT"]))
         assert db["BUFFER_PG"][f"{port}|3"] == {"profile": "NULL"}
+        assert db["BUFFER_QUEUE"][f"{port}|3"] == {"profile": "egress_lossless_profile"}
+        assert db["BUFFER_QUEUE"][f"{port}|4-7"] == {"profile": "egress_lossy_profile"}
         assert db["QUEUE"][f"{port}|3"]["wred_profile"] == "ROCE_ECN"
         assert db["SCHEDULER"][db["QUEUE"][f"{port}|6"]["scheduler"]]["type"] == "STRICT"
 

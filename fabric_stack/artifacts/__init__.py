@@ -48,7 +48,9 @@ TARGETS: dict[str, Target] = {
         roce_qos.render, roce_qos.files, "Per-switch lossless RoCEv2 QoS intent (YAML)."
     ),
     "cumulus": Target(
-        cumulus.render, cumulus.files, "The RoCE QoS as Cumulus Linux NVUE commands, per switch."
+        cumulus.render,
+        cumulus.files,
+        "RoCE QoS and BGP underlay as Cumulus Linux NVUE commands, per switch.",
     ),
     "frr": Target(frr.render, frr.files, "FRR (zebra + bgpd) underlay config per leaf/spine/core."),
     "sonic": Target(

@@ -258,21 +258,31 @@ def _qos(
         "BUFFER_PG": {},
         "BUFFER_QUEUE": {},
     }
+    lossless = set(q["pfc_priorities"])
     for p in ports:
-        for queue in range(8):
-            role = "cnp" if queue == cnp else "roce" if queue == tc else "other"
-            entry = {"scheduler": f"scheduler.{role}"}
-            if queue == tc:
-                entry["wred_profile"] = "ROCE_ECN"
-            out["QUEUE"][f"{p}|{queue}"] = entry
+        # Queues left out keep SONiC's default scheduling; only the three classes are set.
+        out["QUEUE"][f"{p}|0"] = {"scheduler": "scheduler.other"}
+        out["QUEUE"][f"{p}|{tc}"] = {"scheduler": "scheduler.roce", "wred_profile": "ROCE_ECN"}
+        out["QUEUE"][f"{p}|{cnp}"] = {"scheduler": "scheduler.cnp"}
         out["BUFFER_PG"][f"{p}|0"] = {"profile": "ingress_lossy_profile"}
-        for prio in q["pfc_priorities"]:
+        for prio in sorted(lossless):
             out["BUFFER_PG"][f"{p}|{prio}"] = {"profile": "NULL"}  # dynamic headroom
-        for queue in range(8):
-            lossless = queue in q["pfc_priorities"]
-            prof = "egress_lossless_profile" if lossless else "egress_lossy_profile"
-            out["BUFFER_QUEUE"][f"{p}|{queue}"] = {"profile": prof}
+        for lo, hi, is_lossless in _runs(lossless):
+            prof = "egress_lossless_profile" if is_lossless else "egress_lossy_profile"
+            out["BUFFER_QUEUE"][f"{p}|{lo}" + (f"-{hi}" if hi > lo else "")] = {"profile": prof}
     return out
+
+
+def _runs(lossless: set[int]) -> list[tuple[int, int, bool]]:
+    """Queues 0-7 as maximal runs of the same kind: (first, last, lossless), e.g. 0-2, 3, 4-7."""
+    runs: list[tuple[int, int, bool]] = []
+    for queue in range(8):
+        kind = queue in lossless
+        if runs and runs[-1][2] == kind:
+            runs[-1] = (runs[-1][0], queue, kind)
+        else:
+            runs.append((queue, queue, kind))
+    return runs
 
 
 README = f"""# SONiC CONFIG_DB per switch
@@ -321,7 +331,18 @@ def render(ctx: RenderContext) -> list[Artifact]:
     by_name = {sw.name: sw for sw in ctx.compute_switches()}
     out = [Artifact(TARGET, "sonic/README.md", README)]
     for name in ctx.underlay.switches:
-        db = render_switch(ctx, by_name[name])
-        text = json.dumps(db, indent=4) + "\n"
+        text = dump_config_db(render_switch(ctx, by_name[name]))
         out.append(Artifact(TARGET, f"sonic/{name}/config_db.json", text))
     return out
+
+
+def dump_config_db(db: dict[str, Any]) -> str:
+    """JSON with one line per table row: diffable per port, a fraction of ``indent=4``'s size."""
+    tables = []
+    for table, rows in db.items():
+        body = ",\n".join(
+            f"        {json.dumps(key)}: {json.dumps(row, separators=(', ', ': '))}"
+            for key, row in rows.items()
+        )
+        tables.append(f"    {json.dumps(table)}: {{\n{body}\n    }}")
+    return "{\n" + ",\n".join(tables) + "\n}\n"
