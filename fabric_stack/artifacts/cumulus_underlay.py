@@ -152,10 +152,9 @@ def _pfc_classes(ctx: RenderContext, sw: SwitchIntent, q: dict[str, Any]) -> Gro
     """A PFC profile per port class (hosts, leaf-spine, spine-core) with its cable length."""
     prio = ",".join(map(str, q["pfc_priorities"]))
     by_class: dict[str, tuple[int, list[str]]] = {}
-    for link in ctx.topo.links:
-        if link.role not in PORT_CLASSES or sw.name not in (link.a_device, link.b_device):
+    for link, port, _ in ctx.compute_links.get(sw.name, []):
+        if link.role not in PORT_CLASSES:
             continue
-        port = link.a_port if link.a_device == sw.name else link.b_port
         name = f"pfc-{PORT_CLASSES[link.role]}"
         length = CABLE_LENGTH_M.get(link.medium, 50)
         by_class.setdefault(name, (length, []))[1].append(port)

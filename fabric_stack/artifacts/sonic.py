@@ -90,13 +90,7 @@ def sonic_port(model: str, number: int, ppc: int) -> tuple[str, str, str]:
 
 def _ports(ctx: RenderContext, sw: SwitchIntent) -> list[tuple[Link, str, int]]:
     """(link, local port label, local port number) of every compute port of ``sw``."""
-    out = []
-    for link in ctx.topo.links:
-        if link.b_device == sw.name and link.role in ("node_leaf", "leaf_spine", "spine_core"):
-            out.append((link, link.b_port, link.b_port_number))
-        elif link.a_device == sw.name and link.role in ("leaf_spine", "spine_core"):
-            out.append((link, link.a_port, link.a_port_number))
-    return sorted(out, key=lambda t: t[2])
+    return ctx.compute_links.get(sw.name, [])
 
 
 def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
@@ -337,12 +331,15 @@ def render(ctx: RenderContext) -> list[Artifact]:
 
 
 def dump_config_db(db: dict[str, Any]) -> str:
-    """JSON with one line per table row: diffable per port, a fraction of ``indent=4``'s size."""
+    """JSON with one line per table row: diffable per port, a fraction of ``indent=4``'s size.
+
+    Each table is encoded by one ``json.dumps`` call (C encoder) and split after every
+    row: rows are flat string maps, so ``}, "`` only occurs between two rows (inside a
+    JSON string a quote is escaped, and a value's closing quote follows any ``}``).
+    """
     tables = []
     for table, rows in db.items():
-        body = ",\n".join(
-            f"        {json.dumps(key)}: {json.dumps(row, separators=(', ', ': '))}"
-            for key, row in rows.items()
-        )
+        inner = json.dumps(rows)[1:-1]
+        body = "        " + inner.replace('}, "', '},\n        "') if inner else ""
         tables.append(f"    {json.dumps(table)}: {{\n{body}\n    }}")
     return "{\n" + ",\n".join(tables) + "\n}\n"
