@@ -149,7 +149,7 @@ def _check_refs(name: str, db: dict[str, Any]) -> None:
         assert key.split("|")[0] in ports and row["scheduler"] in db["SCHEDULER"]
         assert row.get("wred_profile", "ROCE_ECN") in db["WRED_PROFILE"]
     for port in ports:  # BUFFER_QUEUE ranges cover queues 0-7 exactly once
-        covered = []
+        covered: list[int] = []
         for key in (k for k in db["BUFFER_QUEUE"] if k.split("|")[0] == port):
             lo, _, hi = key.split("|")[1].partition("-")
             covered += range(int(lo), int(hi or lo) + 1)

@@ -95,9 +95,7 @@ def applies(target: str, ctx: RenderContext) -> bool:
     if target in ("frr", "hosts"):
         return ctx.fabric != "infiniband"
     if target == "sonic":
-        return (
-            ctx.fabric != "infiniband" and ctx.plan.switch_model.key in sonic.SONIC_LANES_PER_CAGE
-        )
+        return ctx.fabric != "infiniband" and sonic.has_lane_table(ctx)
     return True
 
 

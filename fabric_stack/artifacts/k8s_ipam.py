@@ -95,10 +95,11 @@ def render(
         rail = rails[(block.rail, block.plane)]
         name, resource = rail_key(ctx, rail)
         name = f"{name}-su{block.su}"
-        conf = {"cniVersion": "1.0.0", "name": name, "type": "sriov", "vlan": 0}
+        pool = ipam(ctx, block)
+        conf: dict[str, Any] = {"cniVersion": "1.0.0", "name": name, "type": "sriov", "vlan": 0}
         conf["link_state"] = "enable"
-        conf["ipam"] = ipam(ctx, block)
-        servers = len(conf["ipam"]["exclude"]) - 1
+        conf["ipam"] = pool
+        servers = len(pool["exclude"]) - 1
         free = capacity(ctx, block)
         note = [f"{name}: {block.subnet} behind {block.leaf} (gateway {block.gateway}), {free}"]
         note.append(f"pod addresses for {servers} servers x {vfs} VFs.")

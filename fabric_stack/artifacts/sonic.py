@@ -62,6 +62,11 @@ DEVICE_TYPE = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"
 """Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names: the server-facing tier is 'ToR')."""
 
 
+def has_lane_table(ctx: RenderContext) -> bool:
+    """Whether the plan's switch model has a known SONiC port table (what ``all`` checks)."""
+    return ctx.plan.switch_model.key in SONIC_LANES_PER_CAGE
+
+
 def require_sonic(ctx: RenderContext) -> None:
     """A routed plan on a switch whose SONiC port table we know, else TargetMismatchError."""
     require_routed(ctx)
@@ -145,7 +150,7 @@ def _addressing(
         peer_dev = link.b_device
         if link.a_device != sw.name:
             mine, peer, peer_dev = peer, mine, link.a_device
-        if mine is None:
+        if mine is None or peer is None:  # both ends unnumbered (the plan never mixes them)
             intf[name] = {"ipv6_use_link_local_only": "enable"}
             continue
         intf[name] = {}
