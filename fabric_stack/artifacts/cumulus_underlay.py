@@ -93,7 +93,8 @@ def _interfaces(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> Group
                 else "."
             ),
             "Same addresses as frr/" + s.name + ".conf (both read the underlay plan).",
-            f"Source: {sources.CUMULUS_BGP} (Configure BGP Unnumbered: lo, vlan10, access 10)",
+            f"Source: {sources.CUMULUS_BGP} (interface lo ip address)",
+            f"Source: {sources.CUMULUS_BRIDGE} (br_default vlan, access port, vlan<vid> SVI)",
         ],
         cmds,
     )

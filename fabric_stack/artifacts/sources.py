@@ -44,6 +44,13 @@ CUMULUS_BGP = (
 `nv set vrf default router bgp neighbor swp51 remote-as external` (unnumbered), `... network`,
 the leaf example with `bridge domain br_default access 10` and `interface vlan10 ip address`."""
 
+CUMULUS_BRIDGE = (
+    "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/"
+    "Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/"
+)
+"""Cumulus Linux 5.12 'VLAN-aware Bridge Mode': the default bridge `br_default`, `nv set bridge
+domain br_default vlan <vid>`, access ports, and the VLAN interface (SVI) `interface vlan<vid>`."""
+
 NVUE_BGP = (
     "https://docs.nvidia.com/networking-ethernet-software/nvue-reference/"
     "Set-and-Unset-Commands/BGP/"

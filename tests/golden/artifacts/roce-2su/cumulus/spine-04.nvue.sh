@@ -499,7 +499,8 @@ nv set interface swp64s1 link mtu 9216
 
 # Underlay interfaces: loopback 10.255.0.20/32 (= router-id); fabric links unnumbered;
 # hosts leaf-subnet. Same addresses as frr/spine-04.conf (both read the underlay plan).
-# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (Configure BGP Unnumbered: lo, vlan10, access 10)
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (interface lo ip address)
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/ (br_default vlan, access port, vlan<vid> SVI)
 nv set interface lo ip address 10.255.0.20/32
 
 # eBGP underlay: AS 4200000000 (spine; RFC 7938 plan), one external neighbour per fabric

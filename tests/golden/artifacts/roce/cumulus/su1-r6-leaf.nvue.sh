@@ -332,7 +332,8 @@ nv set interface swp64s1 link mtu 9216
 # Underlay interfaces: loopback 10.255.0.6/32 (= router-id); fabric links unnumbered;
 # hosts leaf-subnet (the rail gateway on a VLAN local to this leaf: it never leaves the
 # leaf). Same addresses as frr/su1-r6-leaf.conf (both read the underlay plan).
-# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (Configure BGP Unnumbered: lo, vlan10, access 10)
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (interface lo ip address)
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/ (br_default vlan, access port, vlan<vid> SVI)
 nv set interface lo ip address 10.255.0.6/32
 nv set bridge domain br_default vlan 106
 nv set interface swp1s0 bridge domain br_default access 106
