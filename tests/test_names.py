@@ -187,3 +187,22 @@ def test_a_swap_of_plan_names_is_refused(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["check", "--names", str(names)])
     assert r.exit_code == 2
     assert "swap.csv:2: su1-r1-leaf cannot take 'su1-r2-leaf'" in r.output
+
+
+def test_roce_artifacts_use_the_site_names(tmp_path: Path) -> None:
+    """The RoCE renderers (FRR, hosts, Cumulus, SONiC, QoS, Kubernetes) too."""
+    spec = tmp_path / "roce.yaml"
+    spec.write_text(
+        "gpus: 256\nfabric: roce\nswitch: sn5600\nsu_nodes: 16\nnaming:\n"
+        '  server: "gpu{index:03d}"\n  leaf: "tor-su{su}-r{rail}"\n  spine: "spn-{index:02d}"\n'
+        '  access: "{network}-su{su}-{side}{index:02d}"\n  rack: "r{index:03d}"\n',
+        encoding="utf-8",
+    )
+    build = tmp_path / "build"
+    _out(["render", "all", "--config", str(spec), "--out", str(build)])
+    files = [p for p in sorted(build.rglob("*")) if p.is_file()]
+    assert len(files) > 20
+    for p in files:
+        hit = DEFAULT.search(p.read_text(encoding="utf-8", errors="replace"))
+        assert hit is None, f"{p.relative_to(build)}: default name {hit.group(0)!r} left"
+    assert any("tor-su1-r1" in p.name or "tor-su1-r1" in p.read_text() for p in files)
