@@ -17,13 +17,15 @@ from tests.pulumi_project import make_project, preview_steps, pulumi, resource_n
 pytestmark = [pytest.mark.pulumi, pytest.mark.slow]
 
 
+@pytest.mark.parametrize("granularity", ["bundle", "cable"])
 def test_renaming_every_device_previews_renames_and_no_delete(
-    tmp_path: Path, pulumi_env: dict[str, str]
+    tmp_path: Path, pulumi_env: dict[str, str], granularity: str
 ) -> None:
     proj = make_project(tmp_path)
     db = tmp_path / "inventory.db"
     pulumi(proj, pulumi_env, "stack", "init", "it")
     pulumi(proj, pulumi_env, "config", "set", "fabric:gpus", "128")
+    pulumi(proj, pulumi_env, "config", "set", "fabric:granularity", granularity)
     pulumi(proj, pulumi_env, "config", "set", "fabric:inventory", f"sqlite:///{db}")
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
 
@@ -41,13 +43,12 @@ def test_renaming_every_device_previews_renames_and_no_delete(
     assert "create" not in ops, ops
     names = {resource_name(s["urn"]) for s in steps}
     # 16 servers, 8 leaves and one spine renamed: their records, bundles and NIC groups.
-    for new in (
-        "dgx0001/nics",
-        "ib-leaf-su1-r3",
-        "ib-spine-a",
-        "gpu-b16/nics",
-        "ib-leaf-su1-r3/downlinks",
-    ):
+    expect = (
+        ("dgx0001/nics", "gpu-b16/nics", "ib-leaf-su1-r3/downlinks")
+        if granularity == "bundle"
+        else ("dgx0001:mlx5_0", "gpu-b16:mlx5_7", "ib-leaf-su1-r3:1/17/1")
+    )
+    for new in ("ib-leaf-su1-r3", "ib-spine-a", *expect):
         assert new in names, new
     assert not {"su1-node01", "su1-r3-leaf", "spine-01"} & names
     # The switch records now carry the site names (the inventory gets them on `up`).
