@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .catalog import FabricKind
 from .errors import SpecError
 from .networks import Networks, check_networks
-from .nodes import PROFILES, NodeProfile, generic_profile
+from .nodes import NodeProfile
+from .server_profiles import PROFILES, default_profile
 from .underlay_spec import UnderlaySettings, pool_overlaps
 
 SwitchRole = Literal["leaf", "spine", "core"]
@@ -257,8 +258,11 @@ class FabricSpec(BaseModel):
     )
     planes: int = Field(default=1, ge=1, le=2, description="Independent fabric planes (1 or 2).")
     node_profile: NodeProfile = Field(
-        default_factory=lambda: PROFILES["dgx-h100"],
-        description="Server model: a built-in (dgx-h100, dgx-b200, hgx-b300) or a full profile.",
+        default_factory=lambda: PROFILES["hgx-8gpu"],
+        description=(
+            "Server model: a built-in name (" + ", ".join(PROFILES) + ") or a full profile; "
+            "unset: hgx-8gpu (hgx-8gpu-cx8 above 400G) for 8 GPUs and 8 rails, else generic."
+        ),
     )
     networks: Networks = Field(default_factory=Networks, description="Separate-networks plan.")
     roce: RoceQos = Field(default_factory=RoceQos, description="RoCEv2 lossless settings.")
@@ -287,9 +291,6 @@ class FabricSpec(BaseModel):
         if not isinstance(data, dict):
             return data
         data = coerce_ints(dict(data))
-        gpn = data.get("gpus_per_node", 8)
-        if not data.get("rails"):
-            data["rails"] = gpn
         prof = data.get("node_profile")
         if isinstance(prof, str):
             key = prof.strip().lower()
@@ -298,16 +299,20 @@ class FabricSpec(BaseModel):
                     f"node_profile: unknown profile {prof!r} (built-in: {', '.join(PROFILES)}; "
                     "or give a full profile with pcie_switches)"
                 )
-            data["node_profile"] = PROFILES[key]
-        elif prof is None:
+            data["node_profile"] = prof = PROFILES[key]
+            # A named server says how many GPUs it has: gpus_per_node defaults to it.
+            data.setdefault("gpus_per_node", prof.gpus)
+        gpn = data.get("gpus_per_node", 8)
+        if not data.get("rails"):
+            data["rails"] = gpn
+        if prof is None:
             try:
                 gpn_i, rails_i = int(gpn), int(data["rails"])
+                gbps = int(data.get("nic_gbps", 400))
             except (TypeError, ValueError):
                 return data  # field validation reports the bad value
-            if gpn_i == 8 and rails_i == 8:
-                data["node_profile"] = PROFILES["dgx-h100"]
-            elif 1 <= gpn_i <= 64 and 1 <= rails_i <= 64:  # bounds first: the profile scales
-                data["node_profile"] = generic_profile(gpn_i, rails_i)
+            if 1 <= gpn_i <= 64 and 1 <= rails_i <= 64:  # bounds first: the profile scales
+                data["node_profile"] = default_profile(gpn_i, rails_i, gbps)
         return data
 
     @field_validator("switch", mode="before")
@@ -363,6 +368,7 @@ class FabricSpec(BaseModel):
                 f"node_profile: profile {prof.name!r} has {prof.rdma_nics} RDMA NICs for "
                 f"{self.rails} rails (one NIC per rail is needed)"
             )
+        _check_nic(self, prof)
         for net_name, net in self.networks.access().items():
             hosts = max(0, net.subnet.num_addresses - 2)
             if hosts < self.nodes:
@@ -406,6 +412,22 @@ class FabricSpec(BaseModel):
                 )
         vlans = self.networks.compute.rail_vlans
         return vlans[rail - 1] if vlans is not None else 100 + rail
+
+
+def _check_nic(spec: FabricSpec, prof: NodeProfile) -> None:
+    """The NIC runs the asked speed, and a port list names a port for every plane."""
+    if spec.nic_gbps > prof.nic_max_gbps:
+        raise ValueError(
+            f"nic_gbps: {spec.nic_gbps} Gb/s is more than the {prof.nic_model} of node profile "
+            f"{prof.name!r} runs (at most {prof.nic_max_gbps} Gb/s; lower nic_gbps or pick a "
+            "profile with a faster NIC, e.g. hgx-b300 for 800G)"
+        )
+    named = len(prof.compute_ports)
+    if named and named < prof.rdma_nics * spec.planes:
+        raise ValueError(
+            f"planes: profile {prof.name!r} names {named} compute ports, {spec.planes} planes "
+            f"need {prof.rdma_nics * spec.planes} (one per rail and plane; or planes: 1)"
+        )
 
 
 def _prefix_for(hosts: int) -> int:

@@ -20,7 +20,6 @@ import yaml
 
 from ..errors import FabricStackError, InputFileError
 from ..intent import FabricIntent, SwitchIntent, derive_intent
-from ..naming import nic_name
 from ..sizing import SizingPlan
 from ..spec import FabricSpec
 from ..topology import COMPUTE_ROLES, FabricTopology, Link
@@ -114,7 +113,13 @@ class RenderContext:
     def rail_nics(self) -> list[str]:
         """RDMA device names of one server's compute NICs, in rail order (plane 1 first)."""
         rails, planes = self.plan.rails, self.plan.planes
-        return [nic_name(r, p, rails) for p in range(1, planes + 1) for r in range(1, rails + 1)]
+        prof = self.spec.node_profile
+        return [prof.rdma_name(r, p) for p in range(1, planes + 1) for r in range(1, rails + 1)]
+
+    def profile_notes(self) -> list[str]:
+        """``UNVERIFIED: …`` lines for what the server profile could not confirm (or none)."""
+        prof = self.spec.node_profile
+        return [f"UNVERIFIED ({prof.name}): {note}" for note in prof.unverified_notes()]
 
     def inband_port(self) -> str:
         """The server's in-band management port name as the plan labels it (``mgmt1``)."""
@@ -230,13 +235,18 @@ def yaml_documents(
 def netdev_of(ctx: RenderContext, nic: str) -> str:
     """Linux netdev of the physical function behind RDMA device ``nic`` (``mlx5_3``).
 
-    From ``--netdevs`` when given; otherwise the plan's per-rail name (``rail4``,
-    ``p2-rail4`` on plane 2): the plan cannot know how the OS names the port, and
-    naming rail interfaces after their rail (udev/netplan) is the usual practice.
+    From ``--netdevs`` when given; else the server profile's netdev (``ibp64s0`` on a
+    DGX H100); otherwise the plan's per-rail name (``rail4``, ``p2-rail4`` on plane 2):
+    the plan cannot know how the OS names the port, and naming rail interfaces after
+    their rail (udev/netplan) is the usual practice.
     """
     if nic in ctx.netdevs:
         return ctx.netdevs[nic]
-    idx = int(nic.rsplit("_", 1)[1])
+    named = ctx.spec.node_profile.netdev(nic)
+    if named:
+        return named
+    nics = ctx.rail_nics()
+    idx = nics.index(nic) if nic in nics else int(nic.rsplit("_", 1)[1])
     plane, rail = divmod(idx, ctx.plan.rails)
     prefix = f"p{plane + 1}-" if ctx.plan.planes > 1 else ""
     return f"{prefix}rail{rail + 1}"
