@@ -117,9 +117,11 @@ class RenderContext:
         return [prof.rdma_name(r, p) for p in range(1, planes + 1) for r in range(1, rails + 1)]
 
     def profile_notes(self) -> list[str]:
-        """``UNVERIFIED: …`` lines for what the server profile could not confirm (or none)."""
+        """One ``UNVERIFIED (<profile>): …`` sentence for what the server profile could not
+        confirm (none when it confirmed everything)."""
         prof = self.spec.node_profile
-        return [f"UNVERIFIED ({prof.name}): {note}" for note in prof.unverified_notes()]
+        notes = prof.unverified_notes()
+        return [f"UNVERIFIED ({prof.name}): {'; '.join(notes)}."] if notes else []
 
     def inband_port(self) -> str:
         """The server's in-band management port name as the plan labels it (``mgmt1``)."""

@@ -323,7 +323,7 @@ def topo_file(topo: FabricTopology) -> str:
 def _profile_notes(topo: FabricTopology) -> list[str]:
     """``UNVERIFIED (<profile>): …`` for what the server profile could not confirm."""
     prof = topo.plan.spec.node_profile
-    return [f"UNVERIFIED ({prof.name}): {note}" for note in prof.unverified_notes()]
+    return [f"UNVERIFIED ({prof.name}): {note}." for note in prof.unverified_notes()]
 
 
 def _p2p_port(
