@@ -246,10 +246,10 @@ def _count_links(topo: FabricTopology) -> _LinkCounts:
                 continue
             if by_name[dev].role == "server":
                 # One module per server cage: the profile's twin-port OSFP serves two rails.
-                cage = prof.cage_of(port) if k.role == "node_leaf" else ""
-                if cage and (dev, cage) in server_cages:
+                scage = prof.cage_of(port) if k.role == "node_leaf" else ""
+                if scage and (dev, scage) in server_cages:
                     continue
-                server_cages.add((dev, cage))
+                server_cages.add((dev, scage))
                 counts.server_optics[(optic, k.network)] += 1
                 continue
             cage = cage_of(number, ports_per_cage(dev, k.speed_gbps))[0]

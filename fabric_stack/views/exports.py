@@ -275,15 +275,15 @@ def topo_file(topo: FabricTopology) -> str:
     # Per system: (sort key, line). Servers sort by HCA index, switches by port number.
     lines: dict[str, list[tuple[int, str]]] = defaultdict(list)
     nics = _rail_nics(topo)
-    order = {n: mlx_index(n) or 0 for n in nics}
+    hca_order = {n: mlx_index(n) or 0 for n in nics}
     if any(mlx_index(n) is None for n in nics):
-        order = {n: i for i, n in enumerate(nics)}
+        hca_order = {n: i for i, n in enumerate(nics)}
     for k in topo.links_of(*COMPUTE_ROLES):
         b_port = f"P{k.b_port_number}"
         if k.role == "node_leaf":
             a_port = f"{k.a_port}/P1"
             a_type = hca_type
-            a_key = order.get(k.a_port, len(order))
+            a_key = hca_order.get(k.a_port, len(hca_order))
         else:
             a_port = f"P{k.a_port_number}"
             a_type = sw_type
