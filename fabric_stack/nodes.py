@@ -23,6 +23,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .naming import nic_name
+
 _MLX = re.compile(r"^mlx\d+_(\d+)$")
 
 
@@ -207,7 +209,7 @@ class NodeProfile(BaseModel):
     def rdma_name(self, rail: int, plane: int = 1) -> str:
         """RDMA device name of the rail-``rail`` NIC port on ``plane`` (``mlx5_3``)."""
         port = self.compute_port(rail, plane)
-        return port.rdma if port is not None else f"mlx5_{(plane - 1) * self.rdma_nics + rail - 1}"
+        return port.rdma if port is not None else nic_name(rail, plane, self.rdma_nics)
 
     def compute_cages(self, planes: int = 1) -> int:
         """Server-side compute transceivers per server: one per named cage, else per port."""

@@ -414,14 +414,26 @@ class FabricSpec(BaseModel):
         return vlans[rail - 1] if vlans is not None else 100 + rail
 
 
-def _check_nic(spec: FabricSpec, prof: NodeProfile) -> None:
-    """The NIC runs the asked speed, and a port list names a port for every plane."""
+def check_nic_speed(spec: FabricSpec) -> None:
+    """The NIC of the server profile runs the asked line rate (ConnectX-7: 400G at most).
+
+    Checked by :func:`validate_spec` (every command, every stack) rather than by the model,
+    so that a record that already holds such a spec can still be read and judged by the
+    ``link-speed-match`` policy instead of failing to load.
+    """
+    prof = spec.node_profile
     if spec.nic_gbps > prof.nic_max_gbps:
-        raise ValueError(
-            f"nic_gbps: {spec.nic_gbps} Gb/s is more than the {prof.nic_model} of node profile "
-            f"{prof.name!r} runs (at most {prof.nic_max_gbps} Gb/s; lower nic_gbps or pick a "
-            "profile with a faster NIC, e.g. hgx-b300 for 800G)"
+        raise SpecError(
+            "nic_gbps",
+            f"{spec.nic_gbps} Gb/s is more than the {prof.nic_model} of node profile "
+            f"{prof.name!r} runs",
+            f"at most {prof.nic_max_gbps} Gb/s; lower nic_gbps or pick a profile with a faster "
+            "NIC, e.g. hgx-b300 for 800G",
         )
+
+
+def _check_nic(spec: FabricSpec, prof: NodeProfile) -> None:
+    """A port list names a port for every plane."""
     named = len(prof.compute_ports)
     if named and named < prof.rdma_nics * spec.planes:
         raise ValueError(
@@ -551,5 +563,6 @@ def validate_spec(data: Mapping[str, Any] | None = None, **overrides: Any) -> Fa
         raise _first_error(exc) from None
     # Rules that span the networks, the node profile and the catalog: checked here so that
     # every command (size included) refuses such a spec with the line the build would print.
+    check_nic_speed(spec)
     check_networks(spec.networks, spec.node_profile, spec.rails * spec.planes)
     return spec

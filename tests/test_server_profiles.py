@@ -27,6 +27,7 @@ from fabric_stack.config import spec_from_stack_config
 from fabric_stack.drift import PlanIndex, compute_drift
 from fabric_stack.drift.readers import IbnetdiscoverReader
 from fabric_stack.errors import SpecError
+from fabric_stack.policy.evaluate import evaluate
 from fabric_stack.policy.rules.link_speed_match import check_link_speed
 from fabric_stack.server_profiles import PROFILES
 from fabric_stack.topology import FabricTopology
@@ -154,6 +155,15 @@ def test_800g_on_connectx7_fails_link_speed_match() -> None:
     (v,) = list(check_link_speed(bad))
     assert (v.rule, v.kind, v.level) == ("link-speed-match", "Fabric", "mandatory")
     assert "800G" in v.message and "ConnectX-7" in v.message and "400G" in v.message
+    # The whole policy run reads such a record (no rule trips over re-validating it).
+    report = evaluate(bad)
+    assert {r.id for r in report.rules if r.status == "fail"} == {"link-speed-match"}
+
+
+def test_800g_on_connectx7_in_stack_config_names_the_key() -> None:
+    with pytest.raises(SpecError) as e:
+        spec_from_stack_config({"fabric:nodeProfile": "dgx-h100", "fabric:nicGbps": "800"})
+    assert e.value.field == "fabric:nicGbps" and "ConnectX-7" in e.value.message
 
 
 def test_the_default_picks_a_nic_that_runs_the_asked_speed() -> None:
