@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -35,7 +36,12 @@ from fabric_stack.twin import ibnet
 from fabric_stack.twin.wiring import assign_guids, plan_wiring
 from fabric_stack.views.bom import bill_of_materials
 from fabric_stack.views.exports import links_csv, topo_file, ufm_p2p
-from tests.drift_fixtures import clean_wires, ibnetdiscover_text, node_name_map_text
+from tests.drift_fixtures import (
+    clean_wires,
+    ibnetdiscover_text,
+    node_name_map_text,
+    snapshot_of,
+)
 
 DGX_H100_RAILS = [
     "mlx5_0",
@@ -287,3 +293,17 @@ def _ibnet_snapshot(idx: PlanIndex, wires: list[Any]) -> Any:
         dump.write_text(ibnetdiscover_text(idx, wires))
         nnm.write_text(node_name_map_text(idx.schemes))
         return IbnetdiscoverReader(dump, nnm).load()
+
+
+def test_drift_reads_the_profiles_netdevs_as_its_rail_ports() -> None:
+    t = topo(node_profile="dgx-h100", gpus=64)
+    idx = PlanIndex.from_topology(t)
+    netdev = {p.rdma: p.netdev for p in PROFILES["dgx-h100"].compute_ports}
+    wires = [
+        replace(w, a_port=netdev[w.a_port]) if w.role == "node_leaf" else w
+        for w in clean_wires(t, ("node_leaf", "leaf_spine"))
+    ]
+    assert wires[1].a_port == "ibp24s0"
+    report = compute_drift(idx, snapshot_of(wires))
+    assert report.findings == []
+    assert any("netdev" in n and "ibp" in n for n in report.sources[0].notes)
