@@ -307,3 +307,12 @@ def test_drift_reads_the_profiles_netdevs_as_its_rail_ports() -> None:
     report = compute_drift(idx, snapshot_of(wires))
     assert report.findings == []
     assert any("netdev" in n and "ibp" in n for n in report.sources[0].notes)
+
+
+def test_the_card_names_a_real_servers_rails_and_what_is_unverified() -> None:
+    r = CliRunner().invoke(main, ["size", "--node-profile", "dgx-b200", "--format", "markdown"])
+    assert r.exit_code == 0, r.output
+    assert "Servers: dgx-b200: 8 × ConnectX-7 (max 400G); rails mlx5_0, mlx5_3," in r.stdout
+    assert "UNVERIFIED: " in r.stdout and "network-ports table not found" in r.stdout
+    default = CliRunner().invoke(main, ["size", "--format", "markdown"])
+    assert "Servers:" not in default.stdout and "UNVERIFIED" not in default.stdout
