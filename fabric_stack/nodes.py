@@ -58,7 +58,10 @@ class ServerPort(BaseModel):
     netdev: str = Field(
         default="",
         pattern=r"^[A-Za-z0-9_.-]*$",
-        description="Linux netdev of the port, e.g. 'ibp64s0'; empty when not known.",
+        description=(
+            "Linux netdev of the port in its default mode (InfiniBand for DGX compute ports), "
+            "e.g. 'ibp64s0'; empty when not known."
+        ),
     )
     pcie_switch: str = Field(
         default="", description="PCIe switch (or network module) the port's NIC hangs off."

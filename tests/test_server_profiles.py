@@ -316,3 +316,13 @@ def test_the_card_names_a_real_servers_rails_and_what_is_unverified() -> None:
     assert "UNVERIFIED: " in r.stdout and "network-ports table not found" in r.stdout
     default = CliRunner().invoke(main, ["size", "--format", "markdown"])
     assert "Servers:" not in default.stdout and "UNVERIFIED" not in default.stdout
+
+
+def test_roce_does_not_reuse_the_infiniband_netdev_names() -> None:
+    t = topo(node_profile="dgx-h100", fabric="roce", switch="sn5600")
+    pol = _artifacts(t)["kubernetes/sriov-node-policies.yaml"]
+    assert "ibp24s0" not in pol and "- rail1#0-" in pol
+    assert (
+        "\nNCCL_IB_HCA==" + ",".join(f"{n}:1" for n in DGX_H100_RAILS) + "\n"
+        in _artifacts(t)["nccl/roce.env"]
+    )

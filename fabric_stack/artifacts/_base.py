@@ -237,15 +237,17 @@ def yaml_documents(
 def netdev_of(ctx: RenderContext, nic: str) -> str:
     """Linux netdev of the physical function behind RDMA device ``nic`` (``mlx5_3``).
 
-    From ``--netdevs`` when given; else the server profile's netdev (``ibp64s0`` on a
-    DGX H100); otherwise the plan's per-rail name (``rail4``, ``p2-rail4`` on plane 2):
-    the plan cannot know how the OS names the port, and naming rail interfaces after
-    their rail (udev/netplan) is the usual practice.
+    From ``--netdevs`` when given; else, on InfiniBand, the server profile's netdev
+    (``ibp64s0`` on a DGX H100); otherwise the plan's per-rail name (``rail4``,
+    ``p2-rail4`` on plane 2): the plan cannot know how the OS names the port, and naming
+    rail interfaces after their rail (udev/netplan) is the usual practice.
     """
     if nic in ctx.netdevs:
         return ctx.netdevs[nic]
     named = ctx.spec.node_profile.netdev(nic)
-    if named:
+    # The profiles give the netdev of a compute port in InfiniBand mode (ibp24s0): the same
+    # port in Ethernet mode (RoCE) has another name, which no source here gives.
+    if named and ctx.fabric == "infiniband":
         return named
     nics = ctx.rail_nics()
     idx = nics.index(nic) if nic in nics else int(nic.rsplit("_", 1)[1])

@@ -231,7 +231,7 @@ def render(ctx: RenderContext) -> list[Artifact]:
             "pfNames is the netdev of the rail's physical function (from --netdevs, else the",
             (
                 f"{ctx.spec.node_profile.name} profile's names)."
-                if ctx.spec.node_profile.netdev(ctx.rail_nics()[0])
+                if ctx.fabric == "infiniband" and ctx.spec.node_profile.netdev(ctx.rail_nics()[0])
                 else "plan's per-rail name: rename to what `rdma link` / `ip link` show on the "
                 "servers)."
             ),
