@@ -326,3 +326,15 @@ def test_roce_does_not_reuse_the_infiniband_netdev_names() -> None:
         "\nNCCL_IB_HCA==" + ",".join(f"{n}:1" for n in DGX_H100_RAILS) + "\n"
         in _artifacts(t)["nccl/roce.env"]
     )
+
+
+def test_comparing_nic_speeds_follows_a_default_profile_but_not_a_chosen_one() -> None:
+    ok = CliRunner().invoke(
+        main,
+        ["estimate", "--compare", "nic_gbps=400,800", "--fabric", "roce", "--switch", "sn5600"],
+    )
+    assert ok.exit_code == 0, ok.output
+    chosen = CliRunner().invoke(
+        main, ["estimate", "--node-profile", "dgx-h100", "--compare", "nic_gbps=400,800"]
+    )
+    assert chosen.exit_code == 2 and "nic_gbps: 800 Gb/s" in chosen.stderr
