@@ -23,6 +23,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .errors import SpecError
 from .naming import nic_name
 
 _MLX = re.compile(r"^mlx\d+_(\d+)$")
@@ -307,6 +308,33 @@ def generic_profile(gpus: int, nics: int, nic_gbps: int = 400) -> NodeProfile:
         nic_max_gbps=800 if cx8 else 400,
         pcie_switches=paired_layout(gpus, nics, 1),
     )
+
+
+def check_nic_speed(profile: NodeProfile, nic_gbps: int) -> None:
+    """The profile's NIC runs ``nic_gbps`` (ConnectX-7: 400G at most), else a SpecError.
+
+    :func:`fabric_stack.spec.validate_spec` calls it (every command, every stack) rather
+    than the spec model, so a record that already holds such a spec still loads and the
+    ``link-speed-match`` policy judges it.
+    """
+    if nic_gbps > profile.nic_max_gbps:
+        raise SpecError(
+            "nic_gbps",
+            f"{nic_gbps} Gb/s is more than the {profile.nic_model} of node profile "
+            f"{profile.name!r} runs",
+            f"at most {profile.nic_max_gbps} Gb/s; lower nic_gbps or pick a profile with a "
+            "faster NIC, e.g. hgx-b300 for 800G",
+        )
+
+
+def check_plane_ports(profile: NodeProfile, planes: int) -> None:
+    """A profile that names its ports names one per rail and plane (a ValueError on planes)."""
+    named = len(profile.compute_ports)
+    if named and named < profile.rdma_nics * planes:
+        raise ValueError(
+            f"planes: profile {profile.name!r} names {named} compute ports, {planes} planes "
+            f"need {profile.rdma_nics * planes} (one per rail and plane; or planes: 1)"
+        )
 
 
 def mlx_index(rdma: str) -> int | None:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .catalog import FabricKind
 from .errors import SpecError
 from .networks import Networks, check_networks
-from .nodes import NodeProfile
+from .nodes import NodeProfile, check_nic_speed, check_plane_ports
 from .server_profiles import PROFILES, default_profile
 from .underlay_spec import UnderlaySettings, pool_overlaps
 
@@ -368,7 +368,7 @@ class FabricSpec(BaseModel):
                 f"node_profile: profile {prof.name!r} has {prof.rdma_nics} RDMA NICs for "
                 f"{self.rails} rails (one NIC per rail is needed)"
             )
-        _check_nic(self, prof)
+        check_plane_ports(prof, self.planes)
         for net_name, net in self.networks.access().items():
             hosts = max(0, net.subnet.num_addresses - 2)
             if hosts < self.nodes:
@@ -412,34 +412,6 @@ class FabricSpec(BaseModel):
                 )
         vlans = self.networks.compute.rail_vlans
         return vlans[rail - 1] if vlans is not None else 100 + rail
-
-
-def check_nic_speed(spec: FabricSpec) -> None:
-    """The NIC of the server profile runs the asked line rate (ConnectX-7: 400G at most).
-
-    Checked by :func:`validate_spec` (every command, every stack) rather than by the model,
-    so that a record that already holds such a spec can still be read and judged by the
-    ``link-speed-match`` policy instead of failing to load.
-    """
-    prof = spec.node_profile
-    if spec.nic_gbps > prof.nic_max_gbps:
-        raise SpecError(
-            "nic_gbps",
-            f"{spec.nic_gbps} Gb/s is more than the {prof.nic_model} of node profile "
-            f"{prof.name!r} runs",
-            f"at most {prof.nic_max_gbps} Gb/s; lower nic_gbps or pick a profile with a faster "
-            "NIC, e.g. hgx-b300 for 800G",
-        )
-
-
-def _check_nic(spec: FabricSpec, prof: NodeProfile) -> None:
-    """A port list names a port for every plane."""
-    named = len(prof.compute_ports)
-    if named and named < prof.rdma_nics * spec.planes:
-        raise ValueError(
-            f"planes: profile {prof.name!r} names {named} compute ports, {spec.planes} planes "
-            f"need {prof.rdma_nics * spec.planes} (one per rail and plane; or planes: 1)"
-        )
 
 
 def _prefix_for(hosts: int) -> int:
@@ -563,6 +535,6 @@ def validate_spec(data: Mapping[str, Any] | None = None, **overrides: Any) -> Fa
         raise _first_error(exc) from None
     # Rules that span the networks, the node profile and the catalog: checked here so that
     # every command (size included) refuses such a spec with the line the build would print.
-    check_nic_speed(spec)
+    check_nic_speed(spec.node_profile, spec.nic_gbps)
     check_networks(spec.networks, spec.node_profile, spec.rails * spec.planes)
     return spec
