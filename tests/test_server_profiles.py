@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from dataclasses import replace
 from functools import cache
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,7 +37,7 @@ from fabric_stack.topology import FabricTopology
 from fabric_stack.twin import ibnet
 from fabric_stack.twin.wiring import assign_guids, plan_wiring
 from fabric_stack.views.bom import bill_of_materials
-from fabric_stack.views.exports import links_csv, topo_file, ufm_p2p
+from fabric_stack.views.exports import links_csv, links_json, topo_file, ufm_p2p
 from tests.drift_fixtures import (
     clean_wires,
     ibnetdiscover_text,
@@ -225,6 +227,18 @@ def _rail_names_in_exports(t: FabricTopology) -> list[set[str]]:
         set(PlanIndex.from_topology(t).server_ports["su1-node01"])
         & {lk.a_port for lk in t.links if lk.role == "node_leaf"},
     ]
+    out.append(
+        {
+            lk["a_port"]
+            for lk in json.loads(links_json(t))["links"]
+            if lk["role"] == "node_leaf" and lk["a_device"] == "su1-node01"
+        }
+    )
+    pol = arts["kubernetes/sriov-node-policies.yaml"]
+    out.append(set(re.findall(r"^# rail-\d+: (\S+) on every server", pol, re.M)))
+    if t.plan.spec.fabric == "roce":
+        netplan = yaml.safe_load(arts["hosts/su1-node01.netplan.yaml"])
+        out.append(set(netplan["network"]["ethernets"]))
     env = next(v for k, v in arts.items() if k.startswith("nccl/"))
     if t.plan.spec.fabric != "ethernet":
         hca = re.search(r"^NCCL_IB_HCA==(.*)$", env, re.M)
