@@ -16,6 +16,7 @@ from ..catalog import known_switch_names
 from ..config import load_yaml, spec_from_file, split_stack_config, stack_file
 from ..errors import FabricStackError, InputFileError, SpecError
 from ..names_file import load_names
+from ..server_profiles import PROFILES
 from ..spec import FabricSpec, validate_spec
 from .params import NonEmptyPath, StackName, one_line
 
@@ -75,6 +76,14 @@ def spec_options(fn: F) -> F:
         ),
         click.option("--planes", type=int, help="Fabric planes, 1 or 2. [default: 1]"),
         click.option(
+            "--node-profile",
+            "node_profile",
+            metavar="NAME",
+            help="Server profile: "
+            + ", ".join(PROFILES)
+            + ". [default: hgx-8gpu for 8 GPUs and 8 rails]",
+        ),
+        click.option(
             "--names",
             "names_file",
             type=NonEmptyPath(dir_okay=False, path_type=Path),
@@ -98,6 +107,7 @@ SPEC_FLAG_NAMES = (
     "oversubscription",
     "su_nodes",
     "planes",
+    "node_profile",
 )
 
 
