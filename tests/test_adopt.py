@@ -41,7 +41,7 @@ ROCE: dict[str, Any] = {"fabric": "roce", "switch": "sn5600"}
 def _flags(spec: dict[str, Any], gpus: int) -> list[str]:
     out = ["--gpus", str(gpus)]
     for k, v in spec.items():
-        out += [f"--{k}", str(v)]
+        out += [f"--{k.replace('_', '-')}", str(v)]
     return out
 
 
@@ -49,8 +49,8 @@ def _run(args: list[str]) -> Any:
     return CliRunner().invoke(main, args, catch_exceptions=False)
 
 
-def _adopt_and_drift(tmp: Path, source: str, gpus: int, seed: int, k: int) -> None:
-    spec = {**(ROCE if source == "lldp" else IB), "gpus": gpus}
+def _adopt_and_drift(tmp: Path, source: str, gpus: int, seed: int, k: int, **extra: Any) -> None:
+    spec = {**(ROCE if source == "lldp" else IB), "gpus": gpus, **extra}
     topo, names, wires, moved = site_snapshot(spec, seed, k)
     tmp.mkdir(parents=True, exist_ok=True)
     if source == "lldp":
@@ -104,6 +104,15 @@ def test_adopt_recovers_every_device_at_1024_gpus(
 @pytest.mark.parametrize("source", ["ib", "lldp"])
 def test_adopt_at_1024_gpus_both_sources_with_five_miswires(tmp_path: Path, source: str) -> None:
     _adopt_and_drift(tmp_path, source, 1024, 7, 5)
+
+
+@pytest.mark.parametrize(("source", "seed"), [("ib", 4), ("ib", 5), ("lldp", 4)])
+def test_adopt_a_dgx_h100_fabric_by_its_real_device_names(
+    tmp_path: Path, source: str, seed: int
+) -> None:
+    """DGX H100 compute ports are mlx5_0,3,4,5,6,9,10,11 (issue 13a's profile); odd seeds
+    spell them HCA-N as MLNX_OFED does."""
+    _adopt_and_drift(tmp_path, source, 1024, seed, 3, node_profile="dgx-h100")
 
 
 def test_adopt_cli_writes_the_names_file_with_guids_and_reports(tmp_path: Path) -> None:
