@@ -20,7 +20,6 @@ import yaml
 
 from ..errors import FabricStackError, InputFileError
 from ..intent import FabricIntent, SwitchIntent, derive_intent
-from ..naming import nic_name
 from ..sizing import SizingPlan
 from ..spec import FabricSpec
 from ..topology import COMPUTE_ROLES, FabricTopology, Link
@@ -129,7 +128,15 @@ class RenderContext:
     def rail_nics(self) -> list[str]:
         """RDMA device names of one server's compute NICs, in rail order (plane 1 first)."""
         rails, planes = self.plan.rails, self.plan.planes
-        return [nic_name(r, p, rails) for p in range(1, planes + 1) for r in range(1, rails + 1)]
+        prof = self.spec.node_profile
+        return [prof.rdma_name(r, p) for p in range(1, planes + 1) for r in range(1, rails + 1)]
+
+    def profile_notes(self) -> list[str]:
+        """One ``UNVERIFIED (<profile>): …`` sentence for what the server profile could not
+        confirm (none when it confirmed everything)."""
+        prof = self.spec.node_profile
+        notes = prof.unverified_notes()
+        return [f"UNVERIFIED ({prof.name}): {'; '.join(notes)}."] if notes else []
 
     def inband_port(self) -> str:
         """The server's in-band management port name as the plan labels it (``mgmt1``)."""
@@ -245,13 +252,20 @@ def yaml_documents(
 def netdev_of(ctx: RenderContext, nic: str) -> str:
     """Linux netdev of the physical function behind RDMA device ``nic`` (``mlx5_3``).
 
-    From ``--netdevs`` when given; otherwise the plan's per-rail name (``rail4``,
-    ``p2-rail4`` on plane 2): the plan cannot know how the OS names the port, and
-    naming rail interfaces after their rail (udev/netplan) is the usual practice.
+    From ``--netdevs`` when given; else, on InfiniBand, the server profile's netdev
+    (``ibp64s0`` on a DGX H100); otherwise the plan's per-rail name (``rail4``,
+    ``p2-rail4`` on plane 2): the plan cannot know how the OS names the port, and naming
+    rail interfaces after their rail (udev/netplan) is the usual practice.
     """
     if nic in ctx.netdevs:
         return ctx.netdevs[nic]
-    idx = int(nic.rsplit("_", 1)[1])
+    named = ctx.spec.node_profile.netdev(nic)
+    # The profiles give the netdev of a compute port in InfiniBand mode (ibp24s0): the same
+    # port in Ethernet mode (RoCE) has another name, which no source here gives.
+    if named and ctx.fabric == "infiniband":
+        return named
+    nics = ctx.rail_nics()
+    idx = nics.index(nic) if nic in nics else int(nic.rsplit("_", 1)[1])
     plane, rail = divmod(idx, ctx.plan.rails)
     prefix = f"p{plane + 1}-" if ctx.plan.planes > 1 else ""
     return f"{prefix}rail{rail + 1}"

@@ -229,8 +229,14 @@ def render(ctx: RenderContext) -> list[Artifact]:
             f"{_num_vfs(ctx)} VFs each.",
             gen,
             "pfNames is the netdev of the rail's physical function (from --netdevs, else the",
-            "plan's per-rail name: rename to what `rdma link` / `ip link` show on the servers).",
+            (
+                f"{ctx.spec.node_profile.name} profile's names)."
+                if ctx.fabric == "infiniband" and ctx.spec.node_profile.netdev(ctx.rail_nics()[0])
+                else "plan's per-rail name: rename to what `rdma link` / `ip link` show on the "
+                "servers)."
+            ),
             f"CRD: {sources.SRIOV_OPERATOR} (config/crd/bases)",
+            *ctx.profile_notes(),
         ],
         [
             (
