@@ -10,17 +10,18 @@ import click
 from rich.table import Table
 
 from ..artifacts import TARGET_NAMES, TARGETS, RenderContext, render_artifacts, write_artifacts
-from ..artifacts._base import K8S_RDMA_MODES, parse_netdev_csv
+from ..artifacts._base import K8S_RDMA_MODES, Artifact, parse_netdev_csv
 from ..artifacts.banner import with_banners
 from ..artifacts.document import document_info
 from ..artifacts.infiniband import known_guid_names, parse_guid_csv
-from ..errors import InputFileError
+from ..errors import InputFileError, SpecError
 from ..inputs import MAX_CONFIG_BYTES, read_text
 from ..policy import PolicyConfig, Violation, evaluate, load_policy_config
 from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
 from .params import NonEmptyPath
+from .render_pdf import print_pdf
 
 
 def _read(path: Path) -> str:
@@ -70,6 +71,11 @@ def _read(path: Path) -> str:
     help="Software baseline entry for the design document (repeat), e.g. nccl=2.23.4.",
 )
 @click.option(
+    "--pdf",
+    is_flag=True,
+    help="Also print report/design-report.html to design-report.pdf (headless Chromium).",
+)
+@click.option(
     "--policy-config",
     type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="Rule levels and thresholds for the render gate (same file as `check`).",
@@ -94,6 +100,7 @@ def render_cmd(
     doc_date: str | None,
     authors: tuple[str, ...],
     software: tuple[str, ...],
+    pdf: bool,
     policy_config: Path | None,
     allow_violations: bool,
     fmt: str,
@@ -153,12 +160,19 @@ def render_cmd(
     except OSError as exc:
         where = exc.filename or out_dir
         raise InputFileError(str(where), f"cannot write: {exc.strerror or exc}") from None
+    if pdf:
+        html = [p for a, p in zip(artifacts, paths, strict=True) if a.target == "report"]
+        if not html:
+            raise SpecError("--pdf", f"target {target} writes no report", "render report or all")
+        made = print_pdf(html[0])
+        artifacts = [*artifacts, Artifact("report", "report/design-report.pdf", "")]
+        paths = [*paths, made]
     rows = [
         {
             "target": a.target,
             "path": str(p),
             "file": a.path,
-            "bytes": len(a.content.encode("utf-8")),
+            "bytes": p.stat().st_size,
         }
         for a, p in zip(artifacts, paths, strict=True)
     ]
