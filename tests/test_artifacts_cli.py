@@ -297,8 +297,14 @@ def test_banner_styles_and_json() -> None:
     from fabric_stack.policy import Violation
 
     v = Violation(
-        rule="r", level="mandatory", kind="Switch", resource="s1", measured="m",
-        allowed="a", message="s1: broken", fix="f",
+        rule="r",
+        level="mandatory",
+        kind="Switch",
+        resource="s1",
+        measured="m",
+        allowed="a",
+        message="s1: broken",
+        fix="f",
     )
     assert banner_style("frr/spine-01.conf") == "bang"
     assert banner_style("infiniband/opensm-ufm-1.conf") == "hash"
@@ -316,3 +322,25 @@ def test_passing_plan_has_no_banner(tmp_path: Path) -> None:
     code, _, err = _run("nccl", "--out", str(tmp_path))
     assert code == 0, err
     assert "POLICY VIOLATIONS" not in (tmp_path / "nccl/infiniband.env").read_text()
+
+
+def test_pdf_without_report_target_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, _, err = _run("nccl", "--pdf", "--out", str(out))
+    assert code == 2 and "--pdf" in err and "writes no report" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "needle"),
+    [
+        ("--doc-date", "30/11/2026", "--doc-date"),
+        ("--software", "nccl", "NAME=VERSION"),
+        ("--software", "frobnicator=1.0", "unknown component"),
+    ],
+)
+def test_bad_document_inputs_are_exit_2(tmp_path: Path, flag: str, value: str, needle: str) -> None:
+    out = tmp_path / "out"
+    code, _, err = _run("report", flag, value, "--out", str(out))
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

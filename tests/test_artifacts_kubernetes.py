@@ -65,7 +65,9 @@ def validator(kind: str) -> jsonschema.protocols.Validator:
     """A strict validator for ``kind`` from its CRD's v1 openAPIV3Schema."""
     loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the MPIJob CRD is 650 KB
     crd = yaml.load((CRD_DIR / CRD_FILES[kind]).read_text(encoding="utf-8"), Loader=loader)
-    want = {"MPIJob": "v2beta1"}.get(kind, "v1alpha1" if ".mellanox.com" in crd["metadata"]["name"] else "v1")
+    want = {"MPIJob": "v2beta1"}.get(
+        kind, "v1alpha1" if ".mellanox.com" in crd["metadata"]["name"] else "v1"
+    )
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == want]
     schema = _strict(version["schema"]["openAPIV3Schema"])
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
@@ -350,7 +352,9 @@ def test_acceptance_check_fails_below_the_floor(tmp_path: Path) -> None:
         out = tmp_path / "nccl.out"
         out.write_text(f"# Avg bus bandwidth    : {got:.3f} \n", encoding="utf-8")
         res = subprocess.run(
-            ["bash", "-c", tail.replace("/tmp/nccl.out", str(out))], capture_output=True, check=False
+            ["bash", "-c", tail.replace("/tmp/nccl.out", str(out))],
+            capture_output=True,
+            check=False,
         )
         assert res.returncode == code, res.stderr
 
@@ -359,7 +363,13 @@ def test_readme_names_the_prerequisites() -> None:
     text = {a.path: a.content for a in kubernetes_bundle.render(seed_context("infiniband"))}[
         "kubernetes/README.md"
     ]
-    for needle in ("Multus", "SR-IOV Network Operator", "GPU Operator", "GPUDirect RDMA", "MPI Operator"):
+    for needle in (
+        "Multus",
+        "SR-IOV Network Operator",
+        "GPU Operator",
+        "GPUDirect RDMA",
+        "MPI Operator",
+    ):
         assert needle in text
     assert "placeholders" in text  # no --netdevs: the README says the names are not real
     base = seed_context("infiniband")

@@ -163,7 +163,13 @@ def test_ethernet_report_has_no_lossless_section_claims() -> None:
 
 
 DOCUMENT_SECTIONS = (
-    "control", "scope", "assumptions", "software", "acceptance", "risks", "overbuild",
+    "control",
+    "scope",
+    "assumptions",
+    "software",
+    "acceptance",
+    "risks",
+    "overbuild",
 )
 
 
@@ -207,7 +213,9 @@ def test_document_control_from_inputs() -> None:
     from fabric_stack.artifacts.document import document_info
 
     base = seed_context("infiniband")
-    doc = document_info("Fabric B", "C", "2026-12-01", ["A. Architect", "B. Reviewer"], ["nccl=2.23.4"])
+    doc = document_info(
+        "Fabric B", "C", "2026-12-01", ["A. Architect", "B. Reviewer"], ["nccl=2.23.4"]
+    )
     html = report_html(RenderContext(base.topo, base.intent, {}, {}, "sriov", doc))
     for needle in ("Fabric B — rev. C", "2026-12-01", "A. Architect, B. Reviewer", "2.23.4"):
         assert escape(needle) in html, needle

@@ -62,8 +62,7 @@ TARGETS: dict[str, Target] = {
     "kubernetes": Target(
         kubernetes_bundle.render,
         kubernetes_bundle.files,
-        "RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, "
-        "README.",
+        "RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, README.",
     ),
     "report": Target(
         lambda ctx: report.render(ctx, target_listing(ctx)),

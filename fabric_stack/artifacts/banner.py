@@ -65,7 +65,9 @@ def banner_style(path: str) -> str:
     styles = {".html": "html", ".md": "markdown", ".json": "json"}
     if p.suffix in styles:
         return styles[p.suffix]
-    raise BannerError(f"no comment syntax known for {path}: add it to fabric_stack/artifacts/banner.py")
+    raise BannerError(
+        f"no comment syntax known for {path}: add it to fabric_stack/artifacts/banner.py"
+    )
 
 
 def _commented(content: str, lines: list[str], prefix: str, gap: str = "") -> str:

@@ -27,31 +27,54 @@ class SoftwareItem:
 
 
 SOFTWARE: tuple[SoftwareItem, ...] = (
-    SoftwareItem("switch-os", "Switch OS/firmware (MLNX-OS on Quantum, Cumulus Linux on Spectrum)",
-                 ("infiniband", "roce", "ethernet")),
+    SoftwareItem(
+        "switch-os",
+        "Switch OS/firmware (MLNX-OS on Quantum, Cumulus Linux on Spectrum)",
+        ("infiniband", "roce", "ethernet"),
+    ),
     SoftwareItem("opensm", "Subnet manager (UFM Enterprise, or OpenSM on hosts)", ("infiniband",)),
     SoftwareItem("ibdiagnet", "ibutils2 / ibdiagnet (acceptance: topology check)", ("infiniband",)),
     SoftwareItem("frr", "FRR on switches and hosts (routed underlay)", ("roce", "ethernet")),
-    SoftwareItem("doca-ofed", "Host RDMA stack: DOCA-OFED / MLNX_OFED or inbox rdma-core",
-                 ("infiniband", "roce")),
+    SoftwareItem(
+        "doca-ofed",
+        "Host RDMA stack: DOCA-OFED / MLNX_OFED or inbox rdma-core",
+        ("infiniband", "roce"),
+    ),
     SoftwareItem("nic-firmware", "ConnectX firmware", ("infiniband", "roce", "ethernet")),
-    SoftwareItem("cuda-driver", "NVIDIA GPU driver (with the GPUDirect RDMA peer-memory module)",
-                 ("infiniband", "roce", "ethernet")),
+    SoftwareItem(
+        "cuda-driver",
+        "NVIDIA GPU driver (with the GPUDirect RDMA peer-memory module)",
+        ("infiniband", "roce", "ethernet"),
+    ),
     SoftwareItem("nccl", "NCCL (in the training image)", ("infiniband", "roce", "ethernet")),
-    SoftwareItem("nccl-tests", "nccl-tests (acceptance: bus bandwidth)",
-                 ("infiniband", "roce", "ethernet")),
-    SoftwareItem("perftest", "perftest: ib_write_bw (acceptance: per-rail bandwidth)",
-                 ("infiniband", "roce")),
+    SoftwareItem(
+        "nccl-tests", "nccl-tests (acceptance: bus bandwidth)", ("infiniband", "roce", "ethernet")
+    ),
+    SoftwareItem(
+        "perftest", "perftest: ib_write_bw (acceptance: per-rail bandwidth)", ("infiniband", "roce")
+    ),
     SoftwareItem("kubernetes", "Kubernetes", ("infiniband", "roce", "ethernet")),
     SoftwareItem("multus", "Multus CNI", ("infiniband", "roce", "ethernet")),
-    SoftwareItem("sriov-network-operator", "SR-IOV Network Operator (k8s_rdma sriov)",
-                 ("infiniband", "roce", "ethernet")),
-    SoftwareItem("network-operator", "NVIDIA Network Operator (k8s_rdma host-device / ipoib)",
-                 ("infiniband", "roce", "ethernet")),
-    SoftwareItem("gpu-operator", "NVIDIA GPU Operator (GPUDirect RDMA enabled)",
-                 ("infiniband", "roce", "ethernet")),
-    SoftwareItem("mpi-operator", "Kubeflow MPI Operator (MPIJob v2beta1, acceptance job)",
-                 ("infiniband", "roce", "ethernet")),
+    SoftwareItem(
+        "sriov-network-operator",
+        "SR-IOV Network Operator (k8s_rdma sriov)",
+        ("infiniband", "roce", "ethernet"),
+    ),
+    SoftwareItem(
+        "network-operator",
+        "NVIDIA Network Operator (k8s_rdma host-device / ipoib)",
+        ("infiniband", "roce", "ethernet"),
+    ),
+    SoftwareItem(
+        "gpu-operator",
+        "NVIDIA GPU Operator (GPUDirect RDMA enabled)",
+        ("infiniband", "roce", "ethernet"),
+    ),
+    SoftwareItem(
+        "mpi-operator",
+        "Kubeflow MPI Operator (MPIJob v2beta1, acceptance job)",
+        ("infiniband", "roce", "ethernet"),
+    ),
     SoftwareItem("whereabouts", "Whereabouts IPAM", ("infiniband", "roce", "ethernet")),
 )
 """The software baseline rows of the design document, in order."""
@@ -93,14 +116,18 @@ def document_info(
         if not sep or not version or not _KEY.match(key):
             raise SpecError("--software", f"{item[:60]!r} is not NAME=VERSION", "e.g. nccl=2.23.4")
         if key not in known:
-            raise SpecError("--software", f"unknown component {key!r}", "one of " + ", ".join(sorted(known)))
+            raise SpecError(
+                "--software", f"unknown component {key!r}", "one of " + ", ".join(sorted(known))
+            )
         versions[key] = version
     for what, text in (("--doc-title", title), ("--doc-revision", revision)):
         if text is not None and not (0 < len(text.strip()) <= 120):
             raise SpecError(what, "empty or longer than 120 characters", "a short line of text")
     for a in authors:
         if not (0 < len(a.strip()) <= 80):
-            raise SpecError("--author", f"{a[:40]!r} is empty or too long", "a name, at most 80 characters")
+            raise SpecError(
+                "--author", f"{a[:40]!r} is empty or too long", "a name, at most 80 characters"
+            )
     return DocumentInfo(
         title=(title or "").strip(),
         revision=(revision or "draft").strip(),

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import sources
+from ._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError, yaml_documents
 from .acceptance import (
     ACCEPTANCE_SHARE,
     ACCEPTANCE_SIZE,
@@ -31,7 +32,6 @@ from .acceptance import (
     acceptance_image,
     pass_floor,
 )
-from ._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError, yaml_documents
 from .kubernetes import (
     SRIOV_FILES,
     TARGET,
@@ -44,6 +44,7 @@ from .kubernetes import (
 from .kubernetes_netop import netop_file, netop_files, netop_pod_networks
 from .kubernetes_readme import readme
 from .nccl import ROCE_V2_IPV4_GID_INDEX, traffic_class
+
 
 def pod_networks(ctx: RenderContext) -> tuple[list[str], dict[str, int]]:
     """(Multus network names, device resources) a full-node pod asks for on the chosen path."""
@@ -132,7 +133,7 @@ def _launcher_script(ctx: RenderContext, expected: float | None) -> str:
         f"{run}\n"
         "got=$(awk '/# Avg bus bandwidth/ {print $NF}' /tmp/nccl.out)\n"
         f'echo "bus bandwidth $got GB/s; expected {expected:g}, pass at >= {floor:g}"\n'
-        f'awk -v got="$got" \'BEGIN {{ exit (got + 0 >= {floor:g}) ? 0 : 1 }}\'\n'
+        f"awk -v got=\"$got\" 'BEGIN {{ exit (got + 0 >= {floor:g}) ? 0 : 1 }}'\n"
     )
 
 
@@ -140,9 +141,7 @@ def mpijob(ctx: RenderContext) -> dict[str, Any]:
     """The nccl-tests acceptance MPIJob: one worker per server, one rank per GPU."""
     expected = acceptance_busbw(ctx)
     image = acceptance_image(ctx)
-    annotations, worker = full_node_pod_spec(
-        ctx, "worker", image, ["/usr/sbin/sshd", "-De"]
-    )
+    annotations, worker = full_node_pod_spec(ctx, "worker", image, ["/usr/sbin/sshd", "-De"])
     meta_ann = {"fabric-stack/expected-busbw-gbs": f"{expected:g}" if expected else "n/a"}
     launcher = {
         "name": "launcher",
@@ -199,7 +198,8 @@ def _common_files(ctx: RenderContext) -> list[tuple[str, str]]:
     )
     job = yaml_documents(
         [
-            f"nccl-tests acceptance for {ctx.spec.name}: all_reduce_perf at {ACCEPTANCE_SIZE} on all",
+            f"nccl-tests acceptance for {ctx.spec.name}: all_reduce_perf at {ACCEPTANCE_SIZE}",
+            "on all",
             f"{ctx.plan.nodes:,} servers x {ctx.spec.gpus_per_node} GPUs; bus bandwidth {target}",
             gen,
             f"The image ({acceptance_image(ctx)}) is yours to build: OpenMPI + sshd and",
@@ -224,8 +224,15 @@ def render(ctx: RenderContext) -> list[Artifact]:
 
 def files(ctx: RenderContext) -> list[str]:
     """The paths :func:`render` writes."""
-    path = list(SRIOV_FILES) if ctx.k8s_rdma == "sriov" else ["nic-cluster-policy.yaml", netop_file(ctx)]
-    return [f"kubernetes/{n}" for n in [*path, "training-pod.yaml", "nccl-tests-mpijob.yaml", "README.md"]]
+    path = (
+        list(SRIOV_FILES)
+        if ctx.k8s_rdma == "sriov"
+        else ["nic-cluster-policy.yaml", netop_file(ctx)]
+    )
+    return [
+        f"kubernetes/{n}"
+        for n in [*path, "training-pod.yaml", "nccl-tests-mpijob.yaml", "README.md"]
+    ]
 
 
 __all__ = ["acceptance_busbw", "files", "mpijob", "pod_env", "render", "training_pod"]

@@ -198,4 +198,4 @@ def netop_file(ctx: RenderContext) -> str:
     return "ipoib-networks.yaml" if ctx.k8s_rdma == "ipoib" else "host-device-networks.yaml"
 
 
-__all__ = ["nic_cluster_policy", "netop_files", "netop_pod_networks", "rail_network"]
+__all__ = ["netop_files", "netop_pod_networks", "nic_cluster_policy", "rail_network"]

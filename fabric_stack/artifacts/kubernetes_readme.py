@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from . import sources
-from .acceptance import ACCEPTANCE_SHARE, acceptance_busbw, acceptance_image, pass_floor
 from ._base import GENERATED_BY, RenderContext, netdev_of, netdevs_are_placeholders
+from .acceptance import ACCEPTANCE_SHARE, acceptance_busbw, acceptance_image, pass_floor
 from .kubernetes import OPERATOR_NAMESPACE, TARGET, nic_of
 
 
@@ -21,7 +21,10 @@ def _prereqs(ctx: RenderContext) -> list[str]:
             "SR-IOV enabled in the server BIOS and NIC firmware (`SRIOV_EN`, `NUM_OF_VFS`)."
         )
         if rdma:
-            out.append(f"- **RDMA CNI** (the `rdma` meta-plugin, shipped with the operator): {sources.RDMA_CNI}")
+            out.append(
+                "- **RDMA CNI** (the `rdma` meta-plugin, shipped with the operator): "
+                + sources.RDMA_CNI
+            )
         if ctx.fabric == "infiniband":
             out.append(
                 "- InfiniBand VFs need virtualization enabled in the subnet manager "
@@ -29,7 +32,9 @@ def _prereqs(ctx: RenderContext) -> list[str]:
                 "`infiniband-guid` network annotation."
             )
     else:
-        out.append(f"- **NVIDIA Network Operator** ({ctx.k8s_rdma} path): {sources.NETWORK_OPERATOR}")
+        out.append(
+            f"- **NVIDIA Network Operator** ({ctx.k8s_rdma} path): {sources.NETWORK_OPERATOR}"
+        )
     out.append(
         "- **NVIDIA GPU Operator with GPUDirect RDMA** (`driver.rdma.enabled=true`: "
         "nvidia-peermem, or DMA-BUF on recent kernels), so NCCL moves data GPU↔NIC without a "
@@ -37,7 +42,10 @@ def _prereqs(ctx: RenderContext) -> list[str]:
     )
     if rdma:
         out.append("- Host RDMA stack (DOCA-OFED / MLNX_OFED or inbox rdma-core) on every server.")
-    out.append(f"- **Kubeflow MPI Operator** (MPIJob `kubeflow.org/v2beta1`) for the acceptance job: {sources.MPI_OPERATOR}")
+    out.append(
+        "- **Kubeflow MPI Operator** (MPIJob `kubeflow.org/v2beta1`) for the acceptance job: "
+        + sources.MPI_OPERATOR
+    )
     return out
 
 

@@ -25,10 +25,10 @@ from ..policy import evaluate
 from ..views.bom import bill_of_materials
 from ..views.card import card_markdown, fabric_line, headline, model_line, oversub_line
 from ..views.diagram import diagram_svg
+from . import report_document as doc
 from ._base import Artifact, RenderContext
 from .infiniband import IB_MTU_CODES, MASTER_PRIORITY, subnet_managers
 from .nccl import traffic_class
-from . import report_document as doc
 from .report_estimate import render_collectives_section
 from .roce_qos import qos_values
 

@@ -21,7 +21,7 @@ from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
 from .params import NonEmptyPath
-from .render_pdf import print_pdf
+from .render_pdf import chromium, print_pdf
 
 
 def _read(path: Path) -> str:
@@ -155,6 +155,11 @@ def render_cmd(
     artifacts = render_artifacts(target, ctx)  # raises before anything is written
     if blocking:
         artifacts = with_banners(artifacts, blocking)
+    if pdf:  # every --pdf refusal comes before anything is written
+        if not any(a.target == "report" for a in artifacts):
+            raise SpecError("--pdf", f"target {target} writes no report", "render report or all")
+        if chromium() is None:
+            raise SpecError("--pdf", "chromium is not installed", "run scripts/pdf-deps.sh")
     try:
         paths = write_artifacts(artifacts, out_dir)
     except OSError as exc:
@@ -162,8 +167,6 @@ def render_cmd(
         raise InputFileError(str(where), f"cannot write: {exc.strerror or exc}") from None
     if pdf:
         html = [p for a, p in zip(artifacts, paths, strict=True) if a.target == "report"]
-        if not html:
-            raise SpecError("--pdf", f"target {target} writes no report", "render report or all")
         made = print_pdf(html[0])
         artifacts = [*artifacts, Artifact("report", "report/design-report.pdf", "")]
         paths = [*paths, made]
@@ -176,6 +179,11 @@ def render_cmd(
         }
         for a, p in zip(artifacts, paths, strict=True)
     ]
+    _print_rows(fmt, out_dir, rows)
+
+
+def _print_rows(fmt: str, out_dir: Path, rows: list[dict[str, Any]]) -> None:
+    """What was written, as JSON, Markdown or a table."""
     if fmt == "json":
         echo_json([{k: r[k] for k in ("target", "path", "bytes")} for r in rows])
     elif fmt == "markdown":

@@ -31,7 +31,9 @@ def print_pdf(html: Path) -> Path:
     exe = chromium()
     if exe is None:
         raise SpecError(
-            "--pdf", "chromium is not installed", "run scripts/pdf-deps.sh (apt-get install chromium)"
+            "--pdf",
+            "chromium is not installed",
+            "run scripts/pdf-deps.sh (apt-get install chromium)",
         )
     pdf = html.with_suffix(".pdf")
     tmp = pdf.with_name(f".{pdf.name}.tmp")
@@ -52,7 +54,7 @@ def print_pdf(html: Path) -> Path:
         except subprocess.TimeoutExpired:
             tmp.unlink(missing_ok=True)
             raise SpecError("--pdf", f"chromium did not finish in {PDF_TIMEOUT_S} s") from None
-    if proc.returncode != 0 or not tmp.exists() or not tmp.read_bytes()[:4] == b"%PDF":
+    if proc.returncode != 0 or not tmp.exists() or tmp.read_bytes()[:4] != b"%PDF":
         tmp.unlink(missing_ok=True)
         tail = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         raise SpecError("--pdf", f"chromium failed (exit {proc.returncode}): {tail[0][:200]}")
