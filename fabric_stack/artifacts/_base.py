@@ -18,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from ..errors import FabricStackError, InputFileError
+from ..errors import FabricStackError, InputFileError, SpecError
+from ..estimate import Estimate, estimate_collective, parse_sizes
 from ..intent import FabricIntent, SwitchIntent, derive_intent
 from ..naming import nic_name
 from ..sizing import SizingPlan
@@ -26,6 +27,9 @@ from ..spec import FabricSpec
 from ..topology import COMPUTE_ROLES, FabricTopology, Link
 from ..underlay import UnderlayPlan, plan_underlay
 from .document import DocumentInfo
+
+ACCEPTANCE_SIZE = "8G"
+"""Message size of the acceptance all-reduce (large: bandwidth-bound, not latency-bound)."""
 
 K8S_RDMA_MODES = ("sriov", "host-device", "ipoib")
 """How training pods get the rails: SR-IOV VFs (SR-IOV Network Operator, RDMA exclusive),
@@ -100,6 +104,16 @@ class RenderContext:
     def compute_switches(self) -> list[SwitchIntent]:
         """Leaf, spine and core switch intents, in plan order."""
         return [s for s in self.intent.switches if s.role in ("leaf", "spine", "core")]
+
+    @cached_property
+    def acceptance_estimate(self) -> Estimate | None:
+        """All-reduce estimate on the whole cluster at the acceptance size (computed once per
+        context: the Kubernetes job, its README and the report all quote it); None below 2
+        GPUs."""
+        try:
+            return estimate_collective(self.topo, "all_reduce", parse_sizes(ACCEPTANCE_SIZE))
+        except SpecError:
+            return None
 
     @cached_property
     def underlay(self) -> UnderlayPlan:

@@ -8,12 +8,8 @@
 
 from __future__ import annotations
 
-from ..errors import SpecError
-from ..estimate import ModelParams, estimate_collective, parse_sizes
-from ._base import RenderContext
-
-ACCEPTANCE_SIZE = "8G"
-"""Message size of the acceptance all-reduce (large: bandwidth-bound, not latency-bound)."""
+from ..estimate import ModelParams
+from ._base import ACCEPTANCE_SIZE, RenderContext
 
 ACCEPTANCE_SHARE = 0.9
 """A test passes at this share of the expected figure or more: the estimate is a model
@@ -26,11 +22,8 @@ NCCL_TESTS_PATH = "/opt/nccl-tests/build"
 def acceptance_busbw(ctx: RenderContext) -> float | None:
     """Expected all-reduce bus bandwidth (GB/s) at :data:`ACCEPTANCE_SIZE` on the whole
     cluster, from the plan's estimate; None when the cluster has fewer than 2 GPUs."""
-    try:
-        est = estimate_collective(ctx.topo, "all_reduce", parse_sizes(ACCEPTANCE_SIZE))
-    except SpecError:
-        return None
-    return est.points[-1].busbw_gbs
+    est = ctx.acceptance_estimate
+    return est.points[-1].busbw_gbs if est is not None else None
 
 
 def pass_floor(expected: float) -> float:

@@ -15,7 +15,6 @@ from html import escape
 
 from .. import __version__
 from ..catalog import CATALOG, SwitchModel, unverified_figures
-from ..estimate import estimate_collective, parse_sizes
 from ..interconnect import nvlink_for
 from ..views.bom import bill_of_materials
 from ._base import RenderContext, netdevs_are_placeholders
@@ -63,12 +62,15 @@ def document_control(ctx: RenderContext, status: str) -> str:
     )
 
 
+_FABRIC = {"infiniband": "InfiniBand", "roce": "RoCEv2", "ethernet": "Ethernet"}
+
+
 def scope(ctx: RenderContext) -> str:
     """What this design covers and what it leaves to other documents."""
     plan = ctx.plan
     nets = ", ".join(sorted({v.network for v in ctx.intent.vlans if v.network != "compute"}))
     inside = [
-        f"The {ctx.fabric} compute fabric: {plan.nodes:,} servers, {plan.rails} rails, "
+        f"The {_FABRIC[ctx.fabric]} compute fabric: {plan.nodes:,} servers, {plan.rails} rails, "
         f"{plan.tiers} tiers, {plan.planes} plane(s), every switch, cable and optic of it.",
         f"The separate networks as planned: {nets or 'none'} (VLANs, subnets, carriers).",
         "Fabric control plane and lossless settings (the rendered infiniband/, roce-qos/, "
@@ -92,10 +94,8 @@ def _ul(items: Sequence[str]) -> str:
 
 
 def _estimate_assumptions(ctx: RenderContext) -> list[str]:
-    if ctx.spec.gpus < 2:
-        return []
-    est = estimate_collective(ctx.topo, "all_reduce", parse_sizes(ACCEPTANCE_SIZE))
-    return list(est.assumptions)
+    est = ctx.acceptance_estimate
+    return list(est.assumptions) if est is not None else []
 
 
 def assumptions(ctx: RenderContext) -> str:
