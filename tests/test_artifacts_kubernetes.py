@@ -386,3 +386,18 @@ def test_yaml_round_trip(variant: str) -> None:
         loaded = [d for d in yaml.safe_load_all(art.content) if d is not None]
         again = list(yaml.safe_load_all(yaml.safe_dump_all(loaded, sort_keys=False)))
         assert again == loaded, art.path
+
+
+def test_profile_netdevs_feed_the_one_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Server profiles that record their ports' netdevs (NodeProfile.netdev) name the PFs;
+    # --netdevs still wins over the profile.
+    from fabric_stack.artifacts._base import netdev_of
+    from fabric_stack.nodes import NodeProfile
+
+    monkeypatch.setattr(NodeProfile, "netdev", lambda self, rdma: f"ibp{rdma[-1]}s0", raising=False)
+    ctx = context({})
+    policies = docs(ctx)["sriov-node-policies.yaml"]
+    assert policies[2]["spec"]["nicSelector"]["pfNames"] == ["ibp2s0#0-7"]
+    assert "placeholders" not in kubernetes_bundle.render(ctx)[-1].content
+    given = RenderContext(ctx.topo, ctx.intent, {}, {"mlx5_2": "ens9f0"})
+    assert netdev_of(given, "mlx5_2") == "ens9f0" and netdev_of(given, "mlx5_3") == "ibp3s0"

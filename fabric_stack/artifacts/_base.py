@@ -264,9 +264,12 @@ def netdev_of(ctx: RenderContext, nic: str) -> str:
     """
     if nic in ctx.netdevs:
         return ctx.netdevs[nic]
-    profile_names = getattr(ctx.spec.node_profile, "netdevs", None)  # profile hook
-    if isinstance(profile_names, Mapping) and nic in profile_names:
-        return str(profile_names[nic])
+    # Profile hook: server profiles that record their ports' netdevs expose
+    # ``NodeProfile.netdev(rdma) -> str`` ('' when unknown); older profiles have none.
+    lookup = getattr(ctx.spec.node_profile, "netdev", None)
+    name = lookup(nic) if callable(lookup) else ""
+    if isinstance(name, str) and name:
+        return name
     return _placeholder(ctx, nic)
 
 

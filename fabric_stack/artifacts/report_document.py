@@ -204,6 +204,9 @@ def open_items(ctx: RenderContext) -> list[str]:
             f"UNVERIFIED profile figure: {ctx.spec.node_profile.name} NVLink "
             f"{nv.bidirectional_gbs:g} GB/s per GPU ({nv.source})"
         )
+    notes = getattr(ctx.spec.node_profile, "unverified_notes", None)  # profiles with port data
+    if callable(notes):
+        items += [f"UNVERIFIED profile figure: {ctx.spec.node_profile.name}: {n}" for n in notes()]
     items += [
         f"UNVERIFIED estimate assumption: {a}"
         for a in _estimate_assumptions(ctx)
