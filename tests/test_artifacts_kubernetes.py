@@ -100,7 +100,7 @@ SPECS = [
 
 
 @pytest.mark.parametrize(
-    "spec", SPECS, ids=["ib", "roce", "roce-2su", "ib-2planes", "ethernet", "ib-pkey"]
+    "spec", SPECS, ids=["ib", "roce", "roce-2su", "dgx-h100", "ib-2planes", "ethernet", "ib-pkey"]
 )
 def test_every_manifest_validates_against_its_crd(spec: dict[str, Any]) -> None:
     ctx = context(spec)
@@ -208,7 +208,13 @@ def test_one_policy_network_and_attachment_per_rail(variant: str) -> None:
     networks = d["sriov-networks.yaml"]
     nads = d["network-attachment-definitions.yaml"]
     assert len(policies) == len(networks) == len(nads) == len(rails) == 8
-    is_ib = variant == "infiniband"
+    is_ib = ctx.fabric == "infiniband"
+    # A DGX H100's PF netdevs from its user guide (rail order); otherwise the per-rail names.
+    pfs = (
+        ["ibp24s0", "ibp64s0", "ibp79s0", "ibp94s0", "ibp154s0", "ibp192s0", "ibp206s0", "ibp220s0"]
+        if variant == "dgx-h100"
+        else [f"rail{r}" for r in range(1, 9)]
+    )
     for rail, pol, net, nad in zip(rails, policies, networks, nads, strict=True):
         name = f"rail{rail.rail}"
         assert pol["metadata"]["name"] == net["metadata"]["name"] == nad["metadata"]["name"] == name
@@ -218,7 +224,7 @@ def test_one_policy_network_and_attachment_per_rail(variant: str) -> None:
         assert spec["deviceType"] == "netdevice"
         assert spec["linkType"] == ("ib" if is_ib else "eth")
         assert spec["numVfs"] == ctx.spec.gpus_per_node
-        assert spec["nicSelector"]["pfNames"] == [f"rail{rail.rail}#0-{spec['numVfs'] - 1}"]
+        assert spec["nicSelector"]["pfNames"] == [f"{pfs[rail.rail - 1]}#0-{spec['numVfs'] - 1}"]
         assert ("mtu" in spec) is (not is_ib)
         assert net["kind"] == ("SriovIBNetwork" if is_ib else "SriovNetwork")
         assert net["spec"]["resourceName"] == name

@@ -21,7 +21,6 @@ import yaml
 from ..errors import FabricStackError, InputFileError, SpecError
 from ..estimate import Estimate, estimate_collective, parse_sizes
 from ..intent import FabricIntent, SwitchIntent, derive_intent
-from ..naming import nic_name
 from ..sizing import SizingPlan
 from ..spec import FabricSpec
 from ..topology import COMPUTE_ROLES, FabricTopology, Link
@@ -136,10 +135,33 @@ class RenderContext:
                 )
         return {name: sorted(p) for name, p in ports.items()}
 
+    @cached_property
+    def compute_links(self) -> dict[str, list[tuple[Link, str, int]]]:
+        """Per compute switch: (link, local port label, local port number) sorted by number.
+
+        Built once: per-switch renderers that scan every link are quadratic at scale.
+        """
+        out: dict[str, list[tuple[Link, str, int]]] = {}
+        for link in self.topo.links:
+            if link.role not in COMPUTE_ROLES:
+                continue
+            out.setdefault(link.b_device, []).append((link, link.b_port, link.b_port_number))
+            if link.role != "node_leaf":
+                out.setdefault(link.a_device, []).append((link, link.a_port, link.a_port_number))
+        return {name: sorted(v, key=lambda t: t[2]) for name, v in out.items()}
+
     def rail_nics(self) -> list[str]:
         """RDMA device names of one server's compute NICs, in rail order (plane 1 first)."""
         rails, planes = self.plan.rails, self.plan.planes
-        return [nic_name(r, p, rails) for p in range(1, planes + 1) for r in range(1, rails + 1)]
+        prof = self.spec.node_profile
+        return [prof.rdma_name(r, p) for p in range(1, planes + 1) for r in range(1, rails + 1)]
+
+    def profile_notes(self) -> list[str]:
+        """One ``UNVERIFIED (<profile>): …`` sentence for what the server profile could not
+        confirm (none when it confirmed everything)."""
+        prof = self.spec.node_profile
+        notes = prof.unverified_notes()
+        return [f"UNVERIFIED ({prof.name}): {'; '.join(notes)}."] if notes else []
 
     def inband_port(self) -> str:
         """The server's in-band management port name as the plan labels it (``mgmt1``)."""
@@ -256,20 +278,19 @@ def netdev_of(ctx: RenderContext, nic: str) -> str:
     """Linux netdev of the physical function behind RDMA device ``nic`` (``mlx5_3``).
 
     The one lookup every renderer uses (Kubernetes pfNames/ifNames/master, the
-    report). In order: ``--netdevs`` (CSV); then the server profile's own netdev
-    names once profiles carry them (the merge point for real profile names);
-    otherwise the plan's per-rail placeholder (``rail4``, ``p2-rail4`` on plane 2),
-    which only matches if the servers rename their rail interfaces that way
-    (udev/netplan): :func:`netdevs_are_placeholders` tells the outputs to say so.
+    report). In order: ``--netdevs`` (CSV); else, on InfiniBand, the server profile's
+    netdev (``ibp64s0`` on a DGX H100); otherwise the plan's per-rail placeholder
+    (``rail4``, ``p2-rail4`` on plane 2), which only matches if the servers rename
+    their rail interfaces that way (udev/netplan): :func:`netdevs_are_placeholders`
+    tells the outputs to say so.
     """
     if nic in ctx.netdevs:
         return ctx.netdevs[nic]
-    # Profile hook: server profiles that record their ports' netdevs expose
-    # ``NodeProfile.netdev(rdma) -> str`` ('' when unknown); older profiles have none.
-    lookup = getattr(ctx.spec.node_profile, "netdev", None)
-    name = lookup(nic) if callable(lookup) else ""
-    if isinstance(name, str) and name:
-        return name
+    named = ctx.spec.node_profile.netdev(nic)
+    # The profiles give the netdev of a compute port in InfiniBand mode (ibp24s0): the same
+    # port in Ethernet mode (RoCE) has another name, which no source here gives.
+    if named and ctx.fabric == "infiniband":
+        return named
     return _placeholder(ctx, nic)
 
 
@@ -279,7 +300,8 @@ def netdevs_are_placeholders(ctx: RenderContext) -> bool:
 
 
 def _placeholder(ctx: RenderContext, nic: str) -> str:
-    idx = int(nic.rsplit("_", 1)[1])
+    nics = ctx.rail_nics()
+    idx = nics.index(nic) if nic in nics else int(nic.rsplit("_", 1)[1])
     plane, rail = divmod(idx, ctx.plan.rails)
     prefix = f"p{plane + 1}-" if ctx.plan.planes > 1 else ""
     return f"{prefix}rail{rail + 1}"

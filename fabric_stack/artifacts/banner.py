@@ -99,8 +99,7 @@ def _json(path: str, content: str, violations: Sequence[Violation]) -> str:
     data = json.loads(content)
     if not isinstance(data, dict):
         raise BannerError(f"{path}: JSON that is not an object cannot carry a banner")
-    items = [f"{v.rule}: {v.message}" for v in violations]
-    out = {"_violations": items, **data}
+    out = {"_violations": violation_lines(violations), **data}
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from ..intent import RailIntent
-from . import sources
+from . import k8s_ipam, sources
 from ._base import GENERATED_BY, RenderContext, netdev_of, netdevs_are_placeholders, yaml_documents
 
 TARGET = "kubernetes"
@@ -229,6 +229,7 @@ def sriov_files(ctx: RenderContext) -> list[tuple[str, str]]:
             gen,
             *pf_names_note(ctx),
             f"CRD: {sources.SRIOV_OPERATOR} (config/crd/bases)",
+            *ctx.profile_notes(),
         ],
         [
             (
@@ -280,6 +281,12 @@ def sriov_pod_networks(ctx: RenderContext) -> tuple[list[str], dict[str, int]]:
     """(Multus network names, device resources) a full-node pod asks for: one VF per rail."""
     names = [rail_key(ctx, r) for r in ctx.intent.rails]
     return [n for n, _ in names], {f"{RESOURCE_PREFIX}/{res}": 1 for _, res in names}
+
+
+def sriov_ipam_files(ctx: RenderContext) -> list[tuple[str, str]]:
+    """Routed-rail pod IPAM (per rail per leaf, issue 16's :mod:`.k8s_ipam`): SR-IOV path only."""
+    arts = k8s_ipam.render(ctx, rail_key, WORKLOAD_NAMESPACE, RESOURCE_PREFIX)
+    return [(a.path.removeprefix("kubernetes/"), a.content) for a in arts]
 
 
 SRIOV_FILES = (

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import sources
+from . import k8s_ipam, sources
 from ._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError, yaml_documents
 from .acceptance import (
     ACCEPTANCE_SHARE,
@@ -39,6 +39,7 @@ from .kubernetes import (
     WORKLOAD_NAMESPACE,
     nic_of,
     sriov_files,
+    sriov_ipam_files,
     sriov_pod_networks,
 )
 from .kubernetes_netop import netop_file, netop_files, netop_pod_networks
@@ -218,17 +219,17 @@ def render(ctx: RenderContext) -> list[Artifact]:
         raise TargetMismatchError(
             TARGET, f"--k8s-rdma ipoib needs InfiniBand, not {ctx.fabric}", "sriov or host-device"
         )
-    path = sriov_files(ctx) if ctx.k8s_rdma == "sriov" else netop_files(ctx)
+    path = (
+        [*sriov_files(ctx), *sriov_ipam_files(ctx)] if ctx.k8s_rdma == "sriov" else netop_files(ctx)
+    )
     return [Artifact(TARGET, f"kubernetes/{n}", c) for n, c in [*path, *_common_files(ctx)]]
 
 
 def files(ctx: RenderContext) -> list[str]:
     """The paths :func:`render` writes."""
-    path = (
-        list(SRIOV_FILES)
-        if ctx.k8s_rdma == "sriov"
-        else ["nic-cluster-policy.yaml", netop_file(ctx)]
-    )
+    ipam = [p.removeprefix("kubernetes/") for p in k8s_ipam.files(ctx)]
+    sriov = [*SRIOV_FILES, *ipam]
+    path = sriov if ctx.k8s_rdma == "sriov" else ["nic-cluster-policy.yaml", netop_file(ctx)]
     return [
         f"kubernetes/{n}"
         for n in [*path, "training-pod.yaml", "nccl-tests-mpijob.yaml", "README.md"]
