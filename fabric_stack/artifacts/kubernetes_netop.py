@@ -183,6 +183,15 @@ def netop_files(ctx: RenderContext) -> list[tuple[str, str]]:
             f"named after the rail in namespace {WORKLOAD_NAMESPACE}.",
             gen,
             f"IPAM: whereabouts on the rail's planned subnet ({sources.WHEREABOUTS}).",
+            *(
+                [
+                    "WARNING: on the routed underlay each leaf owns one block of a rail subnet;",
+                    "per-leaf pod IPAM (rail-ipam.yaml) is rendered for --k8s-rdma sriov only,",
+                    "so these whole-rail ranges need splitting per leaf before use.",
+                ]
+                if ctx.fabric != "infiniband"
+                else []
+            ),
             f"CRD: {sources.NETWORK_OPERATOR} (config/crd/bases)",
         ],
         [
