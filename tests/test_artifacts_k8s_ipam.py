@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from fabric_stack.artifacts import kubernetes
+from fabric_stack.artifacts import kubernetes_bundle as kubernetes
 from fabric_stack.artifacts.k8s_ipam import PATH
 from tests.golden_artifacts import context, seed_context
 from tests.test_artifacts_kubernetes import validator
