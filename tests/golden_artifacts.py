@@ -47,10 +47,27 @@ def seed_artifacts(variant: str) -> dict[str, str]:
     return {a.path: a.content for a in render_artifacts("all", seed_context(variant))}
 
 
+K8S_PATHS: dict[str, tuple[str, str]] = {
+    "k8s-ipoib": ("infiniband", "ipoib"),
+    "k8s-host-device": ("roce", "host-device"),
+}
+"""Network Operator variants of the Kubernetes target: name → (seed variant, --k8s-rdma)."""
+
+
+def k8s_context(name: str) -> RenderContext:
+    """The seed variant's context with the Kubernetes path of :data:`K8S_PATHS` ``name``."""
+    variant, mode = K8S_PATHS[name]
+    base = seed_context(variant)
+    return RenderContext(base.topo, base.intent, {}, {}, mode)
+
+
 def generate() -> dict[str, str]:
     """Golden files: ``<variant>/<artifact path>`` → content."""
     out: dict[str, str] = {}
     for variant in VARIANTS:
         for path, content in seed_artifacts(variant).items():
             out[f"{variant}/{path}"] = content
+    for name in K8S_PATHS:
+        for art in render_artifacts("kubernetes", k8s_context(name)):
+            out[f"{name}/{art.path}"] = art.content
     return out
