@@ -265,9 +265,9 @@ def audit_gpu_reachability(topo: FabricTopology) -> CheckResult:
         for g in gpus:
             roots[uf[g]].append(g)
         gpus_total = max(gpus_total, len(gpus))
-        if len(gpus) != plan.spec.gpus:
+        if len(gpus) != plan.gpus:
             problems.append(
-                f"plane {plane}: {len(gpus):,} GPUs attached, spec has {plan.spec.gpus:,}"
+                f"plane {plane}: {len(gpus):,} GPUs attached, plan has {plan.gpus:,}"
             )
         if len(roots) > 1:
             parts = sorted(roots.values(), key=len, reverse=True)
@@ -375,7 +375,7 @@ def verify_topology(topo: FabricTopology, *, mincut_max_nodes: int = 512) -> Ver
     )
     return VerifyReport(
         name=topo.plan.spec.name,
-        gpus=topo.plan.spec.gpus,
+        gpus=topo.plan.gpus,
         nodes=topo.plan.nodes,
         links=len(topo.links),
         checks=checks,

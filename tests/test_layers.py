@@ -47,6 +47,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.underlay_spec": 1,
     "fabric_stack": 2,
     "fabric_stack.sizing": 2,
+    "fabric_stack.managers": 2,
     "fabric_stack.sizing_model": 2,
     "fabric_stack.topology_model": 2,
     "fabric_stack.topology": 2,
