@@ -16,17 +16,19 @@ The rule, applied by :func:`fabric_stack.sizing.size_fabric`:
 1. ``hosts`` managers per plane (``infiniband.subnet_managers``), each with
    ``sm_links`` cables into each plane; none when they run on the switches
    (``sm_location: switch``) or the fabric is not InfiniBand.
-2. Their cables land on the rail leaves of one SU (``sm_attach``: the last SU by
-   default, as in the RA), slot ``s`` on the rail-``(s mod rails) + 1`` leaf, at
+2. Their cables land on the rail leaves of one SU (``sm_attach``: the first SU by
+   default — it is the one SU growth never touches, so adding SUs re-cables no
+   manager; the RA's counts do not depend on which SU gives the position), slot
+   ``s`` on the rail-``(s mod rails) + 1`` leaf, at
    the top of the downlink range (port ``down - s div rails``): manager 1 (the
    master) and manager 2 (the standby) land on different leaves whenever there
    are two rails or more.
 3. That takes ``ceil(hosts × links / rails)`` server positions of the SU. Where
    the SU has that many free downlinks (a partial SU, or ``su_nodes`` below the
    leaf's downlinks) nothing else changes; otherwise the SU holds fewer servers
-   and the servers that no longer fit are dropped from the plan (the RA's
-   choice: one DGX fewer), never moved to a new SU that would cost a full set of
-   leaves and spine ports.
+   and the servers that no longer fit move to the last SU when it has free
+   positions, else are dropped from the plan (the RA's choice: one DGX fewer),
+   never moved to a new SU that would cost a full set of leaves and spine ports.
 """
 
 from __future__ import annotations

@@ -209,11 +209,12 @@ class InfinibandSettings(BaseModel):
             "running OpenSM; 'host' is accepted) or 'switch' (the switches' embedded SM)."
         ),
     )
-    sm_attach: Literal["last-su", "first-su"] = Field(
-        default="last-su",
+    sm_attach: Literal["first-su", "last-su"] = Field(
+        default="first-su",
         description=(
             "Scalable unit whose rail leaves take the managers' cables (manager i's port "
-            "on the rail-(i+1) leaf, so master and standby land on different leaves)."
+            "on the rail-i leaf, so master and standby land on different leaves). The "
+            "first SU never changes when the cluster grows, so the managers stay cabled."
         ),
     )
     sm_links: int = Field(

@@ -134,14 +134,18 @@ def guid_names(ctx: RenderContext) -> list[tuple[str, str]]:
         for sw in ctx.compute_switches()
     ]
     model = ctx.spec.node_profile.nic_model
-    for link in ctx.topo.links_of("node_leaf", MANAGER_ROLE):
-        what = "fabric manager" if link.role == MANAGER_ROLE else f"rail {link.rail}"
-        out.append(
-            (
-                f"{link.a_device} {link.a_port}",
-                f"{model} HCA, {what}, {link.b_device} P{link.b_port_number}",
-            )
-        )
+    port = {
+        (k.a_device, k.a_port): f"{k.b_device} P{k.b_port_number}"
+        for k in ctx.topo.links_of("node_leaf", MANAGER_ROLE)
+    }
+    out += [
+        (f"{n.node} {n.nic}", f"{model} HCA, rail {n.rail}, {port[(n.node, n.nic)]}")
+        for n in ctx.intent.nics
+    ]
+    out += [
+        (f"{k.a_device} {k.a_port}", f"{model} HCA, fabric manager, {port[(k.a_device, k.a_port)]}")
+        for k in ctx.topo.links_of(MANAGER_ROLE)
+    ]
     return out
 
 

@@ -56,8 +56,8 @@ class DeviceInfo:
 
     @property
     def is_server(self) -> bool:
-        """True for servers (their ports are NICs, not switch ports)."""
-        return self.role == "server"
+        """True for hosts — GPU servers and fabric managers (their ports are NICs)."""
+        return self.role in ("server", "manager")
 
 
 _MLNX = re.compile(r"^1/(\d+)(?:/(\d+))?$")

@@ -72,15 +72,19 @@ def diag(
     return run(full, netns=ns, env=sim_env(state, attach), timeout=timeout).stdout
 
 
-def plan_sms(ctx: RenderContext, guids: dict[str, str]) -> list[dict[str, Any]]:
-    """SM instances of plane 1: name, rendered priority, the node whose port it runs on.
+def plan_sms(
+    ctx: RenderContext, guids: dict[str, str], planes: Iterable[int] = (1,)
+) -> list[dict[str, Any]]:
+    """SM instances of ``planes`` (``twin up``: plane 1, the subnet it models): name,
+    rendered priority, master or standby, the node whose port it runs on.
 
     UFM / OpenSM hosts are cabled in the plan: each SM runs on its manager's HCA
     (``SIM_HOST`` = that HCA, ``guid`` bound in the rendered config). Switch-hosted
     SMs run on port 0 of their planned switch. A plan whose SMs have no cable (none
     planned) falls back to port 0 of the top-tier switches.
     """
-    sms = [sm for sm in opensm.sm_instances(ctx) if sm.plane == 1][:MAX_SMS]
+    every = opensm.sm_instances(ctx)
+    sms = [sm for p in sorted(set(planes)) for sm in [s for s in every if s.plane == p][:MAX_SMS]]
     out = []
     for sm in sms:
         if sm.port:
@@ -95,6 +99,8 @@ def plan_sms(ctx: RenderContext, guids: dict[str, str]) -> list[dict[str, Any]]:
                 "node": node,
                 "guid": guid,
                 "port": sm.port,
+                "plane": sm.plane,
+                "master": sm.index == 0,
             }
         )
     return out
@@ -166,8 +172,9 @@ def start_fabric(
     say(f"  ibsim: {len(wiring.devices)} devices, {len(wiring.cables)} links ({_took(t0)})")
     for i, sm in enumerate(state.sm["instances"]):
         t1 = time.monotonic()
-        state, needle, tries = _start_sm(directory, state, sm, i, len(wiring.devices))
-        role = "master" if i == 0 else "standby"
+        master = bool(sm.get("master", i == 0))
+        state, needle, tries = _start_sm(directory, state, sm, master, len(wiring.devices))
+        role = "master" if master else "standby"
         again = f", {tries} starts" if tries > 1 else ""
         say(
             f"  OpenSM {sm['name']} ({role}, priority {sm['priority']}) on {sm['attach']}: "
@@ -198,7 +205,7 @@ def kick(procs: Iterable[Process]) -> None:
 
 
 def _start_sm(
-    directory: Path, state: TwinState, sm: dict[str, Any], index: int, devices: int
+    directory: Path, state: TwinState, sm: dict[str, Any], master: bool, devices: int
 ) -> tuple[TwinState, str, int]:
     """Start one OpenSM and wait for SUBNET UP (master) or STANDBY; bounded restarts."""
     d = ib_dirs(directory)
@@ -208,8 +215,8 @@ def _start_sm(
     cache.mkdir(exist_ok=True)
     env = {**sim_env(state, sm["node"]), "OSM_CACHE_DIR": str(cache)}
     argv = ["env", "-C", str(d["work"]), "opensm", "-F", str(d["ib"] / f"opensm-{name}.conf")]
-    needle = "SUBNET UP" if index == 0 else "Entering STANDBY state"
-    where = d["logs"] / (f"opensm-{name}.log" if index == 0 else f"opensm-{name}.out")
+    needle = "SUBNET UP" if master else "Entering STANDBY state"
+    where = d["logs"] / (f"opensm-{name}.log" if master else f"opensm-{name}.out")
     for attempt in range(1, SM_STARTS + 1):
         offset = _size(where)
         out = d["logs"] / f"opensm-{name}.out"
