@@ -152,7 +152,9 @@ def test_upstream_opensm_with_ar_updn_is_refused(tmp_path: Path) -> None:
         "infiniband:\n  sm_location: host\n  opensm: upstream\n  routing_engine: ar_updn\n"
     )
     out = tmp_path / "out"
-    res = CliRunner().invoke(main, ["render", "infiniband", "--config", str(cfg), "--out", str(out)])
+    res = CliRunner().invoke(
+        main, ["render", "infiniband", "--config", str(cfg), "--out", str(out)]
+    )
     assert res.exit_code == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "infiniband.routing_engine" in lines[0], res.stderr
@@ -226,6 +228,7 @@ def test_one_port_naming_convention_stated_in_every_ib_file() -> None:
     # and the files follow it: the P33 uplink of su1-r1-leaf is 17/1 in the P2P sheet
     assert "    P33 -4x-100G-> MQM9700 spine-01 P1" in topo_file(topo)
     assert "su1-r1-leaf,Switch,17/1,spine-01,Switch,1/1" in ufm_p2p(topo)
-    assert '"su1-node01 mlx5_0"  # ConnectX-7 HCA, rail 1, su1-r1-leaf P1' in files[
-        "infiniband/ib-node-name-map"
-    ]
+    assert (
+        '"su1-node01 mlx5_0"  # ConnectX-7 HCA, rail 1, su1-r1-leaf P1'
+        in files["infiniband/ib-node-name-map"]
+    )

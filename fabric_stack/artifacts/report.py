@@ -27,8 +27,8 @@ from ..views.card import card_markdown, fabric_line, headline, model_line, overs
 from ..views.diagram import diagram_svg
 from ._base import Artifact, RenderContext
 from .infiniband import IB_MTU_CODES
-from .opensm import sm_instances
 from .nccl import traffic_class
+from .opensm import sm_instances
 from .report_estimate import render_collectives_section
 from .roce_qos import qos_values
 
