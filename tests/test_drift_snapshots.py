@@ -34,7 +34,7 @@ from tests.drift_fixtures import (
 Q3400 = {"gpus": 64, "su_nodes": 4, "nic_gbps": 800, "switch": "q3400"}
 SN5600_400 = {"fabric": "roce", "switch": "sn5600", "gpus": 64, "su_nodes": 4}
 SN5600_800 = {**SN5600_400, "nic_gbps": 800}
-COMPUTE = ("node_leaf", "leaf_spine")
+COMPUTE = ("node_leaf", "manager_leaf", "leaf_spine")  # UFM HCAs are in the subnet too
 
 
 def spelled_snapshot(wires: list[Wire], spell: Any) -> Snapshot:
@@ -241,7 +241,8 @@ def _rewrite_cas(text: str, new: Any) -> str:
 
 
 def test_every_nodedesc_form_matches_the_plan(tmp_path: Path) -> None:
-    topo = topology({})
+    # GPU-server HCAs only (switch-hosted SMs: no UFM HCA in the subnet)
+    topo = topology({"infiniband": {"sm_location": "switch"}})
     index = PlanIndex.from_topology(topo)
     wires = clean_wires(topo, COMPUTE)
     plain = ibnetdiscover_text(index, wires)
