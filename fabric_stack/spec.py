@@ -202,6 +202,8 @@ class InfinibandSettings(BaseModel):
         le=8,
         description="Subnet managers per plane (one master + standbys); ≥ 2 for HA.",
     )
+    # Default ufm (as before): the seed's SU has 16 free downlinks per leaf, so its card
+    # figures stay; only cable/optic totals gain the UFM cables (fabric_stack.managers).
     sm_location: Literal["ufm", "opensm-host", "switch"] = Field(
         default="ufm",
         description=(
