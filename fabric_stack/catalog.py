@@ -55,7 +55,7 @@ class SwitchModel(BaseModel):
     power_w: int | None = Field(description="Power draw in W without optics (see power_basis).")
     power_basis: str = Field(description="What power_w means (typical/max, with what cables).")
     cooling: str = Field(description="Air or liquid cooled, airflow.")
-    os_family: Literal["mlnx-os", "cumulus", "generic"] = Field(
+    os_family: Literal["mlnx-os", "nvos", "cumulus", "generic"] = Field(
         description="Port-naming convention of the switch OS."
     )
     source: str = Field(description="Where the figures come from.")
@@ -109,7 +109,9 @@ CATALOG: dict[str, SwitchModel] = {
             power_w=5000,
             power_basis=_UNVERIFIED.format("approximate maximum"),
             cooling="air",
-            os_family="mlnx-os",
+            # Q3400-RA runs NVOS, not MLNX-OS: Q3200-RA/Q3400-RA XDR Switch Systems User Manual,
+            # section "NVOS" (docs.nvidia.com/networking/display/xdrswitcheshwum/nvos).
+            os_family="nvos",
             source="NVIDIA Quantum-X800 Q3400 InfiniBand Switch datasheet",
         ),
         SwitchModel(

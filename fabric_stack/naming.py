@@ -76,6 +76,11 @@ def switch_port_label(os_family: str, number: int, ports_per_cage: int) -> str:
         return f"1/{cage}/{lane + 1}" if ports_per_cage > 1 else f"1/{cage}"
     if os_family == "cumulus":
         return f"swp{cage}s{lane}" if ports_per_cage > 1 else f"swp{cage}"
+    if os_family == "nvos":
+        # NVOS: ``sw<cage>p<logical port>`` (NVOS User Manual for NVLink Switches, "NVLink
+        # Interface"). The same spelling on NVOS InfiniBand switches (Q3400) is taken from
+        # UFM tooling and is UNVERIFIED (see drift/ports.py).
+        return f"sw{cage}p{lane + 1}"
     return f"p{number}"
 
 

@@ -44,7 +44,9 @@ def test_all_roce_includes_qos_and_nvue(tmp_path: Path) -> None:
     code, out, err = _run("all", *ROCE, "--out", str(tmp_path), "--format", "json")
     assert code == 0, err
     targets = {r["target"] for r in json.loads(out)}
-    assert targets == {"roce-qos", "cumulus", "frr", "hosts", "nccl", "kubernetes", "report"}
+    assert targets == {
+        "roce-qos", "cumulus", "frr", "sonic", "hosts", "nccl", "kubernetes", "report"
+    }  # fmt: skip
     files = _tree(tmp_path)
     assert files == sorted(seed_artifacts("roce"))
     assert sum(f.startswith("cumulus/") for f in files) == 12
@@ -114,8 +116,8 @@ def test_bad_spec_is_exit_2(tmp_path: Path) -> None:
 
 
 def test_unknown_target_is_a_usage_error(tmp_path: Path) -> None:
-    code, _, err = _run("sonic", "--out", str(tmp_path))
-    assert code == 2 and "TARGET: 'sonic' is not one of" in err
+    code, _, err = _run("juniper", "--out", str(tmp_path))
+    assert code == 2 and "TARGET: 'juniper' is not one of" in err
 
 
 def test_rerender_replaces_files_atomically(tmp_path: Path) -> None:
@@ -209,6 +211,7 @@ def test_all_renders_what_applies() -> None:
     eth = context({"fabric": "ethernet", "switch": "sn5600"})
     assert {a.target for a in render_artifacts("all", eth)} == {
         "frr",
+        "sonic",
         "hosts",
         "nccl",
         "kubernetes",
@@ -216,6 +219,7 @@ def test_all_renders_what_applies() -> None:
     }
     generic = context({"fabric": "roce", "switch": "generic-64x400"})
     assert not applies("cumulus", generic) and applies("roce-qos", generic)
+    assert not applies("sonic", generic)  # no SONiC lane table for a generic switch
     ib = seed_context("infiniband")
     assert [t for t in TARGETS if applies(t, ib)] == ["infiniband", "nccl", "kubernetes", "report"]
 

@@ -111,6 +111,21 @@ class RenderContext:
                 )
         return {name: sorted(p) for name, p in ports.items()}
 
+    @cached_property
+    def compute_links(self) -> dict[str, list[tuple[Link, str, int]]]:
+        """Per compute switch: (link, local port label, local port number) sorted by number.
+
+        Built once: per-switch renderers that scan every link are quadratic at scale.
+        """
+        out: dict[str, list[tuple[Link, str, int]]] = {}
+        for link in self.topo.links:
+            if link.role not in COMPUTE_ROLES:
+                continue
+            out.setdefault(link.b_device, []).append((link, link.b_port, link.b_port_number))
+            if link.role != "node_leaf":
+                out.setdefault(link.a_device, []).append((link, link.a_port, link.a_port_number))
+        return {name: sorted(v, key=lambda t: t[2]) for name, v in out.items()}
+
     def rail_nics(self) -> list[str]:
         """RDMA device names of one server's compute NICs, in rail order (plane 1 first)."""
         rails, planes = self.plan.rails, self.plan.planes

@@ -26,7 +26,7 @@ import json
 from typing import Any
 
 from ..intent import RailIntent
-from . import sources
+from . import k8s_ipam, sources
 from ._base import GENERATED_BY, Artifact, RenderContext, netdev_of, yaml_documents
 from .nccl import ROCE_V2_IPV4_GID_INDEX, traffic_class
 
@@ -285,12 +285,16 @@ def render(ctx: RenderContext) -> list[Artifact]:
         [(["The pod."], training_pod(ctx))],
     )
     contents = (policies, networks, nads, pod)
-    return [Artifact(TARGET, p, c) for p, c in zip(files(ctx), contents, strict=True)]
+    out = [
+        Artifact(TARGET, f"kubernetes/{n}", c) for n, c in zip(FILE_NAMES, contents, strict=True)
+    ]
+    # Routed-rail pod IPAM (per rail per leaf), kept in its own module.
+    return out + k8s_ipam.render(ctx, rail_key, WORKLOAD_NAMESPACE, RESOURCE_PREFIX)
 
 
 def files(ctx: RenderContext) -> list[str]:
     """The paths :func:`render` writes."""
-    return [f"kubernetes/{name}" for name in FILE_NAMES]
+    return [f"kubernetes/{name}" for name in FILE_NAMES] + k8s_ipam.files(ctx)
 
 
 FILE_NAMES = (

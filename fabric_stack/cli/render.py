@@ -62,8 +62,9 @@ def render_cmd(
     \b
     Targets (fabric):
       roce-qos     per-switch lossless QoS intent, YAML            (RoCEv2)
-      cumulus      the same as Cumulus Linux NVUE commands         (RoCEv2, Cumulus)
+      cumulus      QoS + BGP underlay as Cumulus Linux NVUE        (RoCEv2, Cumulus)
       frr          FRR bgpd/zebra underlay config per switch       (RoCEv2, Ethernet)
+      sonic        SONiC config_db.json per switch                 (RoCEv2, Ethernet; SN5600)
       hosts        netplan + ip script per server: rail tables/rules (RoCEv2, Ethernet)
       infiniband   opensm.conf per SM, partitions, node map, .topo (InfiniBand)
       nccl         NCCL env file: HCAs, socket ifname, GID/TC      (all)
@@ -79,6 +80,7 @@ def render_cmd(
       fabric-stack render all --out build/                     # seed cluster, InfiniBand
       fabric-stack render cumulus --fabric roce --switch sn5600 --out build/
       fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 --out build/
+      fabric-stack render sonic --fabric roce --switch sn5600 --out build/
       fabric-stack render infiniband --guids guids.csv --out build/
       fabric-stack render report --config cluster.yaml --out build/ --format json
     """

@@ -33,6 +33,7 @@ _HCA = re.compile(r"^(\S+?)[\s/:]+(mlx\d+_\d+)$")
 _MLX = re.compile(r"^mlx(\d+)_(\d+)$", re.I)
 _EOS = re.compile(r"^(?:ethernet|et)(\d+)(?:/(\d+))?(?:/(\d+))?$", re.I)
 _MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
+_NVOS = re.compile(r"^sw(\d+)p(\d+)$", re.I)
 _GENERIC = re.compile(r"^(?:p|port)\s*(\d+)$", re.I)
 _MAC = re.compile(r"^[0-9a-f]{2}([:.-]?[0-9a-f]{2}){5}$", re.I)
 
@@ -107,6 +108,9 @@ def switch_port_number(raw: str, ports_per_cage: int) -> int | None:
     elif m := _MLNX.match(s):
         # MLNX-OS: 1/<cage>[/<lane>] (the leading 1 is the chassis slot).
         cage, lane = int(m.group(2)), int(m.group(3) or 1)
+    elif m := _NVOS.match(s):
+        # NVOS (Q3400): sw<cage>p<lane> (UNVERIFIED on InfiniBand, see drift/ports.py).
+        cage, lane = int(m.group(1)), int(m.group(2))
     elif m := _GENERIC.match(s):
         return int(m.group(1)) or None
     else:

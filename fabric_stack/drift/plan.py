@@ -62,6 +62,7 @@ class DeviceInfo:
 
 _MLNX = re.compile(r"^1/(\d+)(?:/(\d+))?$")
 _GEN = re.compile(r"^p(\d+)$")
+_NVOS = re.compile(r"^sw(\d+)p(\d+)$")
 
 
 def infer_schemes(links: Iterable[Link]) -> dict[str, PortScheme]:
@@ -84,6 +85,8 @@ def infer_schemes(links: Iterable[Link]) -> dict[str, PortScheme]:
             cage = lane = 0
             if m := _MLNX.match(label):
                 os_family, cage, lane = "mlnx-os", int(m.group(1)), int(m.group(2) or 1)
+            elif n := _NVOS.match(label):
+                os_family, cage, lane = "nvos", int(n.group(1)), int(n.group(2))
             elif swp := cumulus_cage_lane(label):
                 os_family = "cumulus"
                 cage, lane = swp
