@@ -180,6 +180,8 @@ def card_markdown(plan: SizingPlan, explain: bool = False) -> str:
     lines.append("| " + " | ".join(f"**{v}** {c}" for v, c, _ in headline(plan)) + " |")
     lines += ["", f"**{fabric_line(plan)}**", "", oversub_line(plan), ""]
     lines.append(f"Cables: {_cable_text(plan)}. Optics: {plan.transceivers.total:,}.")
+    if plan.managers:
+        lines += ["", f"Managers: {managers_line(plan)}."]
     lines.append("")
     lines += [f"- {e}" for e in g.essentials]
     lines += [f"- ⚠ {w}" for w in g.warnings]
