@@ -47,7 +47,11 @@ def _run(proj: Path, env: dict[str, str], *args: str, stdin: str | None = None) 
     )
     dt = time.perf_counter() - t
     if r.returncode != 0:
-        sys.exit(f"pulumi {' '.join(args)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+        where = env.get("PULUMI_BACKEND_URL", "file://").split(":", 1)[0]
+        sys.exit(
+            f"pulumi {' '.join(args)} on the {where} backend failed (rc {r.returncode}):\n"
+            f"{r.stdout[-3000:]}\n{r.stderr[-6000:]}"
+        )
     return dt
 
 
@@ -182,7 +186,7 @@ def main() -> None:
                     b.time_preview()
             f, p = backends
             _report("preview", f.previews, p.previews)  # printed now: the target figure
-            for b in backends:
+            for b in backends if args.sites else ():
                 wall = b.parallel(args.sites, args.workers)
                 print(
                     f"{args.sites} stacks by {args.workers} workers, {b.kind + '://':<12} "

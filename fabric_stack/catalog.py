@@ -225,3 +225,21 @@ def port_mode(model: SwitchModel, speed_gbps: int) -> PortMode:
 def radix_at(model: SwitchModel, speed_gbps: int) -> int:
     """Number of logical ports ``model`` has at ``speed_gbps``."""
     return model.cages * port_mode(model, speed_gbps).ports_per_cage
+
+
+def unverified_figures(model: SwitchModel) -> list[tuple[str, str]]:
+    """(figure, value as printed) of ``model`` that the catalog marks UNVERIFIED.
+
+    Today that is the power figure of every named model (see the module docstring);
+    the design report lists each one as an open item.
+    """
+    out: list[tuple[str, str]] = []
+    if model.power_w is not None and "UNVERIFIED" in model.power_basis:
+        out.append(("power", f"{model.power_w:,} W"))
+    return out
+
+
+UNVERIFIED_FIGURES: dict[str, list[tuple[str, str]]] = {
+    key: figs for key, m in CATALOG.items() if (figs := unverified_figures(m))
+}
+"""Catalog key → its unverified figures: the catalog's unverified list."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from fabric_stack.artifacts import kubernetes
+from fabric_stack.artifacts import kubernetes_bundle as kubernetes
 from fabric_stack.artifacts.k8s_ipam import PATH
 from tests.golden_artifacts import context, seed_context
 from tests.test_artifacts_kubernetes import validator
@@ -49,12 +49,19 @@ def test_one_attachment_per_rail_per_leaf_matching_the_underlay() -> None:
             for a in IPv4Network(block.subnet).hosts()
             if str(a) not in hosts and a != IPv4Address(block.gateway)
         ]
-        assert len(free) == 13  # /27 minus gateway and 16 servers
+        # /26: 16 servers + 16 reserved pod addresses + gateway + network + broadcast > 32.
+        assert len(free) == 45  # /26 minus gateway and 16 servers
+        assert len(free) >= len(hosts) * u.settings.pod_addresses_per_port
 
 
-def test_capacity_warning_is_stated() -> None:
+def test_capacity_notes_follow_the_reserved_pod_addresses() -> None:
     art = next(a for a in kubernetes.render(seed_context("roce")) if a.path == PATH)
-    assert "WARNING: 13 < 128" in art.content  # 16 servers x 8 VFs do not fit a /27
+    # 16 servers x 1 reserved address fit the /26 (45 free); 16 x 8 VFs do not, said as a note.
+    assert "45 < 128: not every VF" in art.content and "WARNING" not in art.content
+    ctx = context({"fabric": "roce", "switch": "sn5600", "underlay": {"pod_addresses_per_port": 8}})
+    art = next(a for a in kubernetes.render(ctx) if a.path == PATH)
+    # /24 per leaf: 16 x (1 + 8) + 3 = 147 addresses.
+    assert "< 128" not in art.content and "WARNING" not in art.content
 
 
 def test_p2p31_leaves_no_pod_addresses_and_infiniband_has_no_file() -> None:

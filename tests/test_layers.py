@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.errors": 0,
     "fabric_stack.catalog": 0,
     "fabric_stack.nodes": 0,
+    "fabric_stack.server_profiles": 0,
     "fabric_stack.naming": 0,
     "fabric_stack.wire": 0,
     "fabric_stack.fmt": 0,

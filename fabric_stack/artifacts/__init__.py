@@ -13,7 +13,7 @@ target          files                                                  fabrics
 ``infiniband``  ``infiniband/``: opensm.conf per SM, partitions,        infiniband
                 node-name-map, ``.topo``
 ``nccl``        ``nccl/<fabric>.env``                                   all
-``kubernetes``  ``kubernetes/``: SR-IOV policies, networks, NADs, pod   all
+``kubernetes``  ``kubernetes/``: rail networks, pod, MPIJob, README   all
 ``report``      ``report/design-report.html``                           all
 ``all``         every target that applies to the fabric
 ==============  =====================================================  ===================
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..outputs import write_files
-from . import cumulus, frr, hosts, infiniband, kubernetes, nccl, report, roce_qos, sonic
+from . import cumulus, frr, hosts, infiniband, kubernetes_bundle, nccl, report, roce_qos, sonic
 from ._base import Artifact, RenderContext, TargetMismatchError
 
 
@@ -68,9 +68,9 @@ TARGETS: dict[str, Target] = {
     ),
     "nccl": Target(nccl.render, nccl.files, "NCCL environment file for the fabric."),
     "kubernetes": Target(
-        kubernetes.render,
-        kubernetes.files,
-        "SR-IOV policies, rail networks, NADs and a sample training pod.",
+        kubernetes_bundle.render,
+        kubernetes_bundle.files,
+        "RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, README.",
     ),
     "report": Target(
         lambda ctx: report.render(ctx, target_listing(ctx)),

@@ -249,6 +249,7 @@ def _node_name_map(ctx: RenderContext) -> str:
         ),
         f"Format: {sources.NODE_NAME_MAP}",
         f"GUIDs known: {known} of {len(names)}.",
+        *ctx.profile_notes(),
         "",
         *port_naming_header(ctx.topo),
         "",

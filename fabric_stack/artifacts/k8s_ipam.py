@@ -13,6 +13,10 @@ plus ``gateway`` and ``routes`` (whereabouts ``IPAMConfig``: range, exclude,
 gateway, routes; https://github.com/k8snetworkplumbingwg/whereabouts
 ``pkg/types/types.go``).
 
+The block has room for ``underlay.pod_addresses_per_port`` pod addresses per
+server besides the host's own (default 1: one full-node pod per server); when the
+VFs outnumber that, the file says so per attachment.
+
 With ``underlay.host_addressing: p2p31`` every host port owns a /31 and there is
 no spare address for a pod: the file says so and carries no ranges.
 
@@ -90,6 +94,7 @@ def render(
         return [Artifact("kubernetes", PATH, yaml_documents(head, []))]
     rails = {(r.rail, r.plane): r for r in ctx.intent.rails}
     vfs = ctx.spec.gpus_per_node  # VFs per rail NIC (one per GPU), as in the node policies
+    reserved = ctx.underlay.settings.pod_addresses_per_port
     docs = []
     for block in ctx.underlay.blocks:
         rail = rails[(block.rail, block.plane)]
@@ -105,8 +110,8 @@ def render(
         note.append(f"pod addresses for {servers} servers x {vfs} VFs.")
         if free < servers * vfs:
             note.append(
-                f"WARNING: {free} < {servers * vfs}: not every VF can get an address; the "
-                "underlay block is sized for the hosts only (a larger block per leaf is needed)."
+                f"{free} < {servers * vfs}: not every VF can hold an address at once; the "
+                f"block reserves {reserved} per server (underlay.pod_addresses_per_port)."
             )
         nad = {
             "apiVersion": "k8s.cni.cncf.io/v1",

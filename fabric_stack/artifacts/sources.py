@@ -151,3 +151,38 @@ UFM_PARTITIONS = (
 """UFM Enterprise manual, 'Appendix: Partitioning': UFM generates partitions.conf (not to be
 edited); custom lines go in /opt/ufm/files/conf/partitions.conf.user_ext, merged by UFM
 (or /opt/ufm/scripts/sync_partitions_conf.sh)."""
+
+SRIOV_RDMA_GUIDE = (
+    "https://github.com/k8snetworkplumbingwg/sriov-network-operator/blob/master/doc/"
+    "rdma-configuration.md"
+)
+"""SR-IOV Network Operator RDMA guide: SriovNetworkPoolConfig ``rdmaMode: exclusive``, isRdma
+node policy, the rdma meta-plugin on the network (the CRD field is ``metaPlugins``)."""
+
+RDMA_CNI = "https://github.com/k8snetworkplumbingwg/rdma-cni"
+"""RDMA CNI meta-plugin (``{"type": "rdma"}``): moves an RDMA device into the pod netns."""
+
+NETWORK_OPERATOR = "https://github.com/Mellanox/network-operator"
+"""NVIDIA Network Operator: NicClusterPolicy, HostDeviceNetwork, IPoIBNetwork CRDs and the
+example CRs (example/crs/…_nicclusterpolicy_cr-ipoib.yaml, …_cr-ocp-hostdev.yaml)."""
+
+RDMA_SHARED_DP = "https://github.com/Mellanox/k8s-rdma-shared-dev-plugin"
+"""RDMA shared device plugin: configList of resourceName, rdmaHcaMax, selectors (ifNames …)."""
+
+SRIOV_DP = "https://github.com/k8snetworkplumbingwg/sriov-network-device-plugin"
+"""SR-IOV network device plugin: resourceList of resourceName, selectors (vendors, pfNames,
+isRdma …); the Network Operator's host-device path hands out whole PFs with it."""
+
+MPI_OPERATOR = "https://github.com/kubeflow/mpi-operator"
+"""Kubeflow MPI Operator: MPIJob kubeflow.org/v2beta1 (Launcher/Worker replica specs)."""
+
+NCCL_TESTS = "https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md"
+"""nccl-tests: bus bandwidth definition, ``# Avg bus bandwidth`` summary line."""
+
+GPU_OPERATOR_RDMA = (
+    "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html"
+)
+"""GPU Operator: GPUDirect RDMA (driver.rdma.enabled / nvidia-peermem, or DMA-BUF)."""
+
+MULTUS = "https://github.com/k8snetworkplumbingwg/multus-cni"
+"""Multus CNI: attaches the NetworkAttachmentDefinitions named in a pod's networks annotation."""

@@ -15,6 +15,7 @@ from rich.console import Console
 from ..catalog import known_switch_names
 from ..config import load_yaml, spec_from_file, split_stack_config, stack_file
 from ..errors import FabricStackError, InputFileError, SpecError
+from ..server_profiles import PROFILES
 from ..spec import FabricSpec, validate_spec
 from .params import NonEmptyPath, StackName, one_line
 
@@ -73,6 +74,14 @@ def spec_options(fn: F) -> F:
             "--su-nodes", type=int, help="Servers per scalable unit. [default: leaf downlinks]"
         ),
         click.option("--planes", type=int, help="Fabric planes, 1 or 2. [default: 1]"),
+        click.option(
+            "--node-profile",
+            "node_profile",
+            metavar="NAME",
+            help="Server profile: "
+            + ", ".join(PROFILES)
+            + ". [default: hgx-8gpu for 8 GPUs and 8 rails]",
+        ),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -89,6 +98,7 @@ SPEC_FLAG_NAMES = (
     "oversubscription",
     "su_nodes",
     "planes",
+    "node_profile",
 )
 
 

@@ -146,6 +146,7 @@ class PlanIndex:
         "by_key",
         "devices",
         "links",
+        "netdevs",
         "schemes",
         "server_ports",
         "switch_attrs",
@@ -156,8 +157,12 @@ class PlanIndex:
         links: Iterable[Link],
         schemes: Mapping[str, PortScheme] | None = None,
         switch_attrs: Mapping[str, Mapping[str, Any]] | None = None,
+        netdevs: Mapping[str, str] | None = None,
     ) -> None:
         self.links: tuple[Link, ...] = tuple(links)
+        self.netdevs: dict[str, str] = dict(netdevs or {})
+        """Server netdev → the plan's port name (the profile's RDMA device), e.g. ibp64s0 →
+        mlx5_3: what a host-side source reports for a rail port."""
         self.by_key: dict[Key, Link] = {}
         self.at: dict[EP, Link] = {}
         self.server_ports: dict[str, set[str]] = {}
@@ -217,7 +222,9 @@ class PlanIndex:
     @classmethod
     def from_topology(cls, topo: FabricTopology) -> PlanIndex:
         """Index ``topo``'s links with exact port schemes and switch attributes."""
-        return cls(topo.links, port_schemes(topo), device_expectations(topo))
+        prof = topo.plan.spec.node_profile
+        netdevs = {p.netdev: p.rdma for p in prof.compute_ports if p.netdev}
+        return cls(topo.links, port_schemes(topo), device_expectations(topo), netdevs)
 
     def peer(self, ep: EP) -> EP | None:
         """The planned far end of the cable at ``ep``, if the plan has one."""

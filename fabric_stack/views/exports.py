@@ -49,7 +49,7 @@ from ..catalog import lookup_switch, port_mode
 from ..errors import FabricStackError, SpecError
 from ..naming import cage_of
 from ..topology import FABRIC_ROLES, HOST_ROLES, Device, FabricTopology, Link
-from .ib_naming import host_hcas, host_types, port_naming_header
+from .ib_naming import host_hcas, host_types, interface_numbers, port_naming_header
 
 RoleFilter = Literal["compute", "storage", "inband", "oob", "all"]
 """Which cables an export holds: one network, or all of them."""
@@ -287,6 +287,7 @@ def topo_file(topo: FabricTopology) -> str:
         "# (render infiniband writes the HCA ones under infiniband/ibnl/).",
         "# Hosts (GPU servers, fabric managers) are systems named by host name.",
         *(f"# {line}" for line in port_naming_header(topo)),
+        *(f"# {n}" for n in _profile_notes(topo)),
         "",
     ]
     order = [d for d in topo.devices if d.role in ("leaf", "spine", "core")]
@@ -303,6 +304,12 @@ def topo_file(topo: FabricTopology) -> str:
 
 
 # --------------------------------------------------------------------------- UFM P2P
+
+
+def _profile_notes(topo: FabricTopology) -> list[str]:
+    """``UNVERIFIED (<profile>): …`` for what the server profile could not confirm."""
+    prof = topo.plan.spec.node_profile
+    return [f"UNVERIFIED ({prof.name}): {note}." for note in prof.unverified_notes()]
 
 
 def _p2p_port(
@@ -325,7 +332,7 @@ def ufm_p2p(topo: FabricTopology, role: str = "compute") -> str:
     ppc: dict[str, int] = {}
     fam: dict[str, str] = {}
     access_cache: dict[tuple[str, int], tuple[int, str]] = {}
-    ifaces = {h: {dev: i for i, dev in enumerate(devs, 1)} for h, devs in host_hcas(topo).items()}
+    ifaces = {h: interface_numbers(devs) for h, devs in host_hcas(topo).items()}
     for link in select_links(topo, role):
         for dev_name in (link.a_device, link.b_device):
             d = by_name[dev_name]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from ..nodes import mlx_index
 from ..topology import MANAGER_ROLE, FabricTopology
 
 IBNL_GRAMMAR = (
@@ -61,11 +62,22 @@ def host_hcas(topo: FabricTopology) -> dict[str, list[str]]:
 
 
 def hca_type(devices: list[str]) -> str:
-    """ibdm system type of a host with these HCA devices: ``HCA_mlx5_7`` when they are
-    ``mlx5_0`` … ``mlx5_7``, else ``HCA_`` and the device names (``HCA_mlx5_0_3_4``)."""
-    if devices == [f"mlx5_{i}" for i in range(len(devices))]:
-        return f"HCA_mlx5_{len(devices) - 1}"
-    return "HCA_" + "_".join([devices[0], *(str(_dev_key(d)[1]) for d in devices[1:])])
+    """ibdm system type of a host with these HCA devices: ``HCA_mlx5_<last index>``
+    (``HCA_mlx5_7``; a DGX H100, whose last rail NIC is mlx5_11, ``HCA_mlx5_11``), else
+    ``HCA_<count>`` for other device names."""
+    idx = [mlx_index(d) for d in devices]
+    if idx and all(i is not None for i in idx):
+        return f"HCA_mlx5_{max(i for i in idx if i is not None)}"
+    return f"HCA_{len(devices)}"
+
+
+def interface_numbers(devices: list[str]) -> dict[str, int]:
+    """A host's interface number per HCA device, as the P2P sheet and hca_mapping.csv use
+    it: ``mlx5_N`` is N + 1 (the CVT's default map, 1 → mlx5_0), other names count up."""
+    idx = [mlx_index(d) for d in devices]
+    if all(i is not None for i in idx):
+        return {d: (i or 0) + 1 for d, i in zip(devices, idx, strict=True)}
+    return {d: n for n, d in enumerate(devices, start=1)}
 
 
 def host_types(topo: FabricTopology) -> dict[str, str]:
@@ -100,7 +112,8 @@ def server_hcas(topo: FabricTopology) -> list[str]:
 
 def hca_mapping_csv(devices: list[str]) -> str:
     """CVT ``hca_mapping``: interface number (the P2P file's host port) → RDMA device."""
-    return "port,hca-name\n" + "".join(f"{i},{d}\n" for i, d in enumerate(devices, start=1))
+    nums = interface_numbers(devices)
+    return "port,hca-name\n" + "".join(f"{nums[d]},{d}\n" for d in devices)
 
 
 def _cage(n: int, per_cage: int) -> str:
@@ -116,14 +129,15 @@ def port_naming_header(topo: FabricTopology) -> list[str]:
     cage = _cage(n, ppc)
     lane = f", lane = (n - 1) mod {ppc} + 1" if ppc > 1 else ""
     first = server_hcas(topo)
+    nums = interface_numbers(first)
     return [
         "Port naming (one convention for the .topo, ib-node-name-map and ufm-p2p.csv):",
         f"  switch port = logical port n (1-{plan.radix}, as ibnetdiscover prints it):",
         f"    .topo 'P<n>'; P2P '<cage>/<lane>' with cage = (n - 1) div {ppc} + 1{lane};",
         f"    switch CLI '1/<cage>/<lane>'. Example: P{n} = {cage} = 1/{cage}.",
         "  HCA port = RDMA device name: .topo '<device>/P1' (node description",
-        "    '<host> <device>'); P2P interface number i = line i of hca_mapping.csv",
-        f"    (this plan: 1 = {first[0]}"
-        + (f", {len(first)} = {first[-1]}" if len(first) > 1 else "")
+        "    '<host> <device>'); P2P interface number as hca_mapping.csv maps it",
+        f"    (this plan: {nums[first[0]]} = {first[0]}"
+        + (f", {nums[first[-1]]} = {first[-1]}" if len(first) > 1 else "")
         + ").",
     ]

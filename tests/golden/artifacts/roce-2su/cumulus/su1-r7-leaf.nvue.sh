@@ -352,7 +352,7 @@ nv set interface swp7s0 bridge domain br_default access 107
 nv set interface swp7s1 bridge domain br_default access 107
 nv set interface swp8s0 bridge domain br_default access 107
 nv set interface swp8s1 bridge domain br_default access 107
-nv set interface vlan107 ip address 10.76.0.1/27
+nv set interface vlan107 ip address 10.76.0.1/26
 
 # eBGP underlay: AS 4200000007 (leaf; RFC 7938 plan), one external neighbour per fabric
 # port, ECMP across spine ASNs (as-path multipath relax), 64 eBGP paths.
@@ -492,7 +492,7 @@ nv set vrf default router bgp neighbor swp64s1 type unnumbered
 nv set vrf default router bgp path-selection multipath aspath-ignore on
 nv set vrf default router bgp address-family ipv4-unicast multipaths ebgp 64
 nv set vrf default router bgp address-family ipv4-unicast network 10.255.0.7/32
-nv set vrf default router bgp address-family ipv4-unicast network 10.76.0.0/27
+nv set vrf default router bgp address-family ipv4-unicast network 10.76.0.0/26
 
 # PFC headroom per port class: the buffer reserved for in-flight data after a pause
 # grows with the cable, so each class gets its own profile (pfc-hosts 50 m,
