@@ -34,6 +34,7 @@ from .naming import (
     access_switch_name,
     core_name,
     leaf_name,
+    nic_name,
     node_name,
     spine_name,
     switch_port_label,
