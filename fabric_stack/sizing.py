@@ -534,9 +534,7 @@ def _plan_of(s: _Shape) -> SizingPlan:
         switches=_count_switches(s),
         cables=cables,
         # Server side: one module per cage (a DGX twin-port OSFP serves two rails).
-        transceivers=_count_optics(
-            s, s.spec.nodes * s.spec.node_profile.compute_cages(s.spec.planes)
-        ),
+        transceivers=_count_optics(s, s.nodes * s.spec.node_profile.compute_cages(s.spec.planes)),
         bandwidth=_bandwidth(s),
         oversubscription=f"{a}:{b}",
         tier_plans=_tier_plans(s),
