@@ -232,3 +232,26 @@ def test_one_port_naming_convention_stated_in_every_ib_file() -> None:
         '"su1-node01 mlx5_0"  # ConnectX-7 HCA, rail 1, su1-r1-leaf P1'
         in files["infiniband/ib-node-name-map"]
     )
+
+
+def test_dgx_h100_device_names_agree_across_topo_ibnl_mapping_and_p2p() -> None:
+    from fabric_stack.artifacts import render_artifacts
+
+    ctx = context({"node_profile": "dgx-h100"})
+    files = {a.path: a.content for a in render_artifacts("infiniband", ctx)}
+    devices = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
+    mapping = dict(
+        ln.split(",")[::-1] for ln in files["infiniband/hca_mapping.csv"].splitlines()[1:]
+    )
+    assert list(mapping) == devices and mapping["mlx5_11"] == "12"
+    ibnl = files["infiniband/ibnl/HCA_mlx5_11.ibnl"]
+    assert re.findall(r"^NODE CA 1 \S+ (\S+)$", ibnl, re.M) == devices
+    topo_text = files["infiniband/gpu-cluster.topo"]
+    assert "HCA_mlx5_11 su1-node01 mlx5_11/P1" in topo_text
+    # the P2P sheet numbers each host port as the mapping does
+    p2p = ufm_p2p(ctx.topo)
+    node01 = [ln.split(",") for ln in p2p.splitlines() if ln.startswith("su1-node01,Host,")]
+    leaf_of = {f"su1-r{r}-leaf": devices[r - 1] for r in range(1, 9)}
+    assert {row[2]: mapping[leaf_of[row[3]]] for row in node01} == {
+        mapping[d]: mapping[d] for d in devices
+    }
