@@ -187,13 +187,9 @@ class RoceQos(BaseModel):
 
 
 class InfinibandSettings(BaseModel):
-    """InfiniBand control plane: the fabric managers (subnet managers), routing, SHARP.
-
-    The fabric managers are part of the plan: ``subnet_managers`` of them per plane,
-    of kind ``sm_location``; unless they run on switches, each is a host with one HCA
-    port per plane cabled to a leaf (see :mod:`fabric_stack.managers` for the rule
-    that frees those leaf ports).
-    """
+    """InfiniBand control plane: fabric managers (cabled hosts unless on switches: the port
+    rule is :mod:`fabric_stack.managers`; the ufm default keeps the seed card's figures,
+    its SU has free downlinks), routing, SHARP."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -203,8 +199,6 @@ class InfinibandSettings(BaseModel):
         le=8,
         description="Subnet managers per plane (one master + standbys); ≥ 2 for HA.",
     )
-    # Default ufm (as before): the seed's SU has 16 free downlinks per leaf, so its card
-    # figures stay; only cable/optic totals gain the UFM cables (fabric_stack.managers).
     sm_location: Literal["ufm", "opensm-host", "switch"] = Field(
         default="ufm",
         description=(
