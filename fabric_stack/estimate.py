@@ -188,7 +188,7 @@ def place_job(
             out.append(d)
         return out
     servers = [d for d in topo.devices if d.role == "server" and d.name not in avoid]
-    want = topo.plan.spec.gpus if gpus is None else gpus
+    want = topo.plan.gpus if gpus is None else gpus
     if want <= 0 or want % gpn:
         raise SpecError("--job-gpus", f"{want} is not a positive multiple of {gpn} GPUs per node")
     if want // gpn > len(servers):

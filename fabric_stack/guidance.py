@@ -144,7 +144,14 @@ def guidance_for(plan: SizingPlan) -> Guidance:
             f"Leaves are {ratio} oversubscribed: synchronous collectives will queue; 1:1 is "
             "recommended for training."
         )
-    if plan.last_su_nodes < plan.su_nodes:
+    if plan.servers_removed:
+        warns.append(
+            f"{plan.servers_removed} server position(s) in SU {plan.manager_su} given to the "
+            f"fabric managers (NVIDIA DGX SuperPOD RA rule): {plan.nodes:,} servers, "
+            f"{plan.gpus:,} of the {spec.gpus:,} GPUs asked."
+        )
+    taken = plan.manager_positions if plan.manager_su == plan.sus else 0
+    if plan.last_su_nodes + taken < plan.su_nodes:
         warns.append(
             f"The last SU holds {plan.last_su_nodes} of {plan.su_nodes} servers; its leaves and "
             "uplinks are built in full so it can fill up without re-cabling the spines."

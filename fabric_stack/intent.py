@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .compat.pydantic_internals import trusted_instance
 from .rename import planned_names
 from .spec import FabricSpec
-from .topology import COMPUTE_ROLES, FabricTopology, NetworkPlan
+from .topology import FABRIC_ROLES, FabricTopology, NetworkPlan
 from .wire import decode_cables, decode_nics
 
 
@@ -159,8 +159,18 @@ class FabricSummary(_Record):
     oversubscription: str = Field(description="Leaf oversubscription.")
     switches: dict[str, int] = Field(description="Compute switches per tier.")
     cables: dict[str, int] = Field(description="Cables per role (from the link list).")
-    subnet_managers: int = Field(default=0, description="InfiniBand subnet managers planned.")
+    subnet_managers: int = Field(
+        default=0, description="InfiniBand subnet managers planned per plane."
+    )
     sm_location: str = Field(default="", description="Where the subnet managers run.")
+    planes: int = Field(default=1, description="Fabric planes (one subnet, one SM set each).")
+    managers: list[str] = Field(
+        default_factory=list,
+        description="Fabric-manager hosts cabled into the fabric (ufm-1 …), master first.",
+    )
+    servers_removed: int = Field(
+        default=0, description="Server positions given to the fabric managers (RA rule)."
+    )
 
 
 class FabricIntent(BaseModel):
@@ -247,12 +257,16 @@ def _carried_networks(topo: FabricTopology) -> tuple[dict[str, list[str]], dict[
 
 
 def _subnet_manager_hosts(topo: FabricTopology) -> set[str]:
-    """InfiniBand with switch-hosted subnet managers: the first spines run them."""
+    """InfiniBand with switch-hosted subnet managers: the first spines of each plane run
+    them (every plane is its own subnet and needs its own master and standby)."""
     spec = topo.plan.spec
     if spec.fabric != "infiniband" or spec.infiniband.sm_location != "switch":
         return set()
-    spines = [d.name for d in topo.switches("spine")]
-    return set(spines[: spec.infiniband.subnet_managers])
+    out: set[str] = set()
+    for p in range(1, topo.plan.planes + 1):
+        spines = [d.name for d in topo.switches("spine") if d.plane == p]
+        out.update(spines[: spec.infiniband.subnet_managers])
+    return out
 
 
 def _switch_records(topo: FabricTopology) -> tuple[SwitchIntent, ...]:
@@ -466,15 +480,18 @@ def _summary(topo: FabricTopology) -> FabricSummary:
         fabric=spec.fabric,
         spec=spec.model_dump(mode="json"),
         tiers=plan.tiers,
-        gpus=spec.gpus,
+        gpus=plan.gpus,
         link_gbps=plan.link_gbps,
         bisection_tbps=plan.bandwidth.bisection_tbps,
         injection_tbps=plan.bandwidth.injection_tbps,
         oversubscription=plan.oversubscription,
         switches={r: sum(1 for _ in topo.switches(r)) for r in ("leaf", "spine", "core")},
-        cables={r: counts.get(r, 0) for r in (*COMPUTE_ROLES, "storage", "inband", "oob")},
+        cables={r: counts.get(r, 0) for r in (*FABRIC_ROLES, "storage", "inband", "oob")},
         subnet_managers=spec.infiniband.subnet_managers if is_ib else 0,
         sm_location=spec.infiniband.sm_location if is_ib else "",
+        planes=plan.planes,
+        managers=[d.name for d in topo.devices if d.role == "manager"],
+        servers_removed=plan.servers_removed,
     )
 
 

@@ -38,11 +38,12 @@ The rules, in the order they are applied
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from .catalog import CATALOG, Protocol, SwitchModel, lookup_switch, port_mode, radix_at
 from .errors import CapacityError, CatalogError, SpecError
+from .managers import ManagerShape, manager_ports_on_rail, place_managers
 from .sizing_model import (
     Bandwidth,
     CableCounts,
@@ -228,6 +229,10 @@ class _Shape:
     su_nodes: int = 0
     sus: int = 0
     last: int = 0
+    sizes: list[int] = field(default_factory=list)
+    """Servers per SU once the fabric managers have their leaf ports."""
+    nodes: int = 0
+    mgr: ManagerShape = field(default_factory=lambda: ManagerShape(0, 1, 0, 0, 0))
     leaves: int = 0
     """Leaves per plane."""
     two_max: int = 0
@@ -302,6 +307,10 @@ def _form_sus(s: _Shape) -> None:
     rails = spec.rails
     s.sus = math.ceil(spec.nodes / s.su_nodes)
     s.last = spec.nodes - (s.sus - 1) * s.su_nodes
+    # The fabric managers take leaf ports of one SU (fabric_stack.managers, the RA's rule).
+    sizes = [s.su_nodes] * (s.sus - 1) + [s.last]
+    s.sizes, s.mgr = place_managers(spec, sizes, s.su_nodes, down)
+    s.last, s.nodes = s.sizes[-1], sum(s.sizes)
     s.leaves = s.sus * rails
     two_tier_sus = radix // rails if spine_count(radix // rails * rails, s.up, radix) else 0
     s.two_max = two_tier_sus * s.su_nodes * spec.gpus_per_node
@@ -362,12 +371,14 @@ def _spread_links(s: _Shape) -> None:
 
 def _count_cables(s: _Shape) -> CableCounts:
     """Compute-fabric cables per tier, all planes."""
-    nodes, rails, p = s.spec.nodes, s.spec.rails, s.spec.planes
+    nodes, rails, p = s.nodes, s.spec.rails, s.spec.planes
+    mgr = s.mgr.ports_per_plane
     return CableCounts(
         node_leaf=nodes * rails * p,
         leaf_spine=s.leaves * s.up * p,
         spine_core=s.spine_total * s.spu * p,
-        total=(nodes * rails + s.leaves * s.up + s.spine_total * s.spu) * p,
+        manager_leaf=mgr * p,
+        total=(nodes * rails + s.leaves * s.up + s.spine_total * s.spu + mgr) * p,
     )
 
 
@@ -391,8 +402,11 @@ def _count_optics(s: _Shape, nic_modules: int) -> Transceivers:
     rails, ppc = s.spec.rails, s.ppc
     sw_optics = 0
     for su in range(1, s.sus + 1):
-        n = s.last if su == s.sus else s.su_nodes
-        sw_optics += rails * cages_used([(1, n), (s.down + 1, s.down + s.up)], ppc)
+        n = s.sizes[su - 1]
+        for rail in range(1, rails + 1):
+            mgr = manager_ports_on_rail(s.mgr, rail, rails, s.down) if su == s.mgr.attach_su else []
+            ranges = [(1, n), (s.down + 1, s.down + s.up), *((q, q) for q in mgr)]
+            sw_optics += cages_used(ranges, ppc)
     for pod in range(1, s.pods + 1):
         lp = (min(s.per_pod, s.sus - (pod - 1) * s.per_pod)) * rails
         ranges = [(t * s.stride + 1, t * s.stride + lp) for t in range(s.ls_links)]
@@ -405,6 +419,7 @@ def _count_optics(s: _Shape, nic_modules: int) -> Transceivers:
         ]
         sw_optics += s.cores_per_plane * cages_used(core_ranges, ppc)
     p = s.spec.planes
+    nic_modules += s.mgr.ports_per_plane * p  # one module in each manager HCA port
     return Transceivers(nic=nic_modules, switch=sw_optics * p, total=nic_modules + sw_optics * p)
 
 
@@ -412,19 +427,27 @@ def _bandwidth(s: _Shape) -> Bandwidth:
     """Rule 6: per-GPU, per-node, injection and bisection bandwidth."""
     spec, rails, link = s.spec, s.spec.rails, s.spec.link_gbps
     bis = bisection_gbps(
-        [s.last if su == s.sus else s.su_nodes for su in range(1, s.sus + 1) for _ in range(rails)],
+        [s.sizes[su - 1] for su in range(1, s.sus + 1) for _ in range(rails)],
         s.up,
         link,
     )
     if spec.ratio == (1, 1):
-        bis = spec.nodes * rails * link  # non-blocking: every GPU at line rate, whatever the parity
+        bis = s.nodes * rails * link  # non-blocking: every GPU at line rate, whatever the parity
     return Bandwidth(
         link_gbps=link,
         per_gpu_gbps=spec.nic_gbps * rails // spec.gpus_per_node,
         per_node_gbps=spec.nic_gbps * rails,
-        injection_tbps=spec.nodes * rails * spec.nic_gbps / 1000,
+        injection_tbps=s.nodes * rails * spec.nic_gbps / 1000,
         bisection_tbps=bis * spec.planes / 1000,
     )
+
+
+def _leaf_ports_used_max(s: _Shape) -> int:
+    """Most ports cabled on one leaf: servers and uplinks, plus the managers on their SU."""
+    most = max(s.sizes) + s.up
+    if s.mgr.hosts:
+        most = max(most, s.sizes[s.mgr.attach_su - 1] + s.up + s.mgr.positions)
+    return most
 
 
 def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
@@ -438,7 +461,7 @@ def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
             per_plane=s.leaves,
             ports_down=s.down,
             ports_up=s.up,
-            ports_used_max=max(min(s.su_nodes, s.spec.nodes) + s.up, 0),
+            ports_used_max=_leaf_ports_used_max(s),
             radix=s.radix,
             oversubscription=f"{a}:{b}",
         ),
@@ -480,12 +503,18 @@ def _plan_of(s: _Shape) -> SizingPlan:
         link_gbps=spec.link_gbps,
         radix=s.radix,
         ports_per_cage=s.ppc,
-        nodes=spec.nodes,
+        nodes=s.nodes,
         rails=spec.rails,
         planes=spec.planes,
         su_nodes=s.su_nodes,
         sus=s.sus,
         last_su_nodes=s.last,
+        su_sizes=tuple(s.sizes),
+        managers=s.mgr.hosts,
+        manager_links=s.mgr.links,
+        manager_su=s.mgr.attach_su,
+        manager_positions=s.mgr.positions,
+        servers_removed=s.mgr.removed,
         tiers=s.tiers,
         leaf_down=s.down,
         leaf_up=s.up,
@@ -505,9 +534,7 @@ def _plan_of(s: _Shape) -> SizingPlan:
         switches=_count_switches(s),
         cables=cables,
         # Server side: one module per cage (a DGX twin-port OSFP serves two rails).
-        transceivers=_count_optics(
-            s, s.spec.nodes * s.spec.node_profile.compute_cages(s.spec.planes)
-        ),
+        transceivers=_count_optics(s, s.nodes * s.spec.node_profile.compute_cages(s.spec.planes)),
         bandwidth=_bandwidth(s),
         oversubscription=f"{a}:{b}",
         tier_plans=_tier_plans(s),

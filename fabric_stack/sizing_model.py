@@ -31,6 +31,9 @@ class CableCounts(_Frozen):
     node_leaf: int = Field(description="Server NIC to rail leaf.")
     leaf_spine: int = Field(description="Leaf to spine.")
     spine_core: int = Field(description="Spine to core; 0 in two tiers.")
+    manager_leaf: int = Field(
+        default=0, description="InfiniBand fabric-manager host (UFM/OpenSM) to leaf."
+    )
     total: int = Field(description="All compute-fabric cables.")
 
 
@@ -81,6 +84,21 @@ class SizingPlan(_Frozen):
     su_nodes: int = Field(description="Servers per full scalable unit.")
     sus: int = Field(description="Scalable units (the last may be partial).")
     last_su_nodes: int = Field(description="Servers in the last SU.")
+    su_sizes: tuple[int, ...] = Field(
+        default=(), description="Servers in each SU, first to last (sums to nodes)."
+    )
+    managers: int = Field(
+        default=0, description="Fabric-manager hosts cabled per plane (0: on switches / none)."
+    )
+    manager_links: int = Field(default=1, description="Cables from each manager into each plane.")
+    manager_su: int = Field(default=0, description="SU whose rail leaves take the managers.")
+    manager_positions: int = Field(
+        default=0, description="Server positions of that SU given to the managers."
+    )
+    servers_removed: int = Field(
+        default=0,
+        description="Servers the spec asked for that the managers' ports displaced (RA rule).",
+    )
     tiers: int = Field(description="2 (leaf/spine) or 3 (leaf/spine/core).")
     leaf_down: int = Field(description="Leaf ports budgeted for servers.")
     leaf_up: int = Field(description="Leaf ports budgeted for spines.")
@@ -113,8 +131,15 @@ class SizingPlan(_Frozen):
         """True when every tier has at least as much up as down capacity."""
         return self.oversubscription == "1:1"
 
+    @property
+    def gpus(self) -> int:
+        """GPUs the plan cables: the spec's, less any server positions given to managers."""
+        return self.nodes * self.spec.gpus_per_node
+
     def nodes_in_su(self, su: int) -> int:
         """Servers in SU ``su`` (1-based)."""
+        if self.su_sizes:
+            return self.su_sizes[su - 1]
         return self.last_su_nodes if su == self.sus else self.su_nodes
 
     def sus_in_pod(self, pod: int) -> int:

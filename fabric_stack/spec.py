@@ -197,15 +197,45 @@ class RoceQos(BaseModel):
 
 
 class InfinibandSettings(BaseModel):
-    """InfiniBand control-plane settings: subnet managers, routing, SHARP."""
+    """InfiniBand control plane: fabric managers (cabled hosts unless on switches: the port
+    rule is :mod:`fabric_stack.managers`; the ufm default keeps the seed card's figures,
+    its SU has free downlinks), routing, SHARP."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     subnet_managers: int = Field(
-        default=2, ge=0, le=16, description="Subnet managers (one master + standbys); ≥ 2 for HA."
+        default=2,
+        ge=0,
+        le=8,
+        description="Subnet managers per plane (one master + standbys); ≥ 2 for HA.",
     )
-    sm_location: Literal["ufm", "switch", "host"] = Field(
-        default="ufm", description="Where the SMs run: UFM appliances, managed switches, or hosts."
+    sm_location: Literal["ufm", "opensm-host", "switch"] = Field(
+        default="ufm",
+        description=(
+            "Kind of fabric manager: 'ufm' (UFM appliances/hosts), 'opensm-host' (hosts "
+            "running OpenSM; 'host' is accepted) or 'switch' (the switches' embedded SM)."
+        ),
+    )
+    sm_attach: Literal["first-su", "last-su"] = Field(
+        default="first-su",
+        description=(
+            "Scalable unit whose rail leaves take the managers' cables (manager i's port "
+            "on the rail-i leaf, so master and standby land on different leaves). The "
+            "first SU never changes when the cluster grows, so the managers stay cabled."
+        ),
+    )
+    sm_links: int = Field(
+        default=1,
+        ge=1,
+        le=4,
+        description="Cables from each manager host into each plane (one HCA port each).",
+    )
+    opensm: Literal["nvidia", "upstream"] = Field(
+        default="nvidia",
+        description=(
+            "OpenSM build: 'nvidia' (UFM / MLNX_OFED / DOCA OpenSM) or 'upstream' "
+            "(linux-rdma/opensm, e.g. Debian's opensm; only with sm_location opensm-host)."
+        ),
     )
     routing_engine: Literal["ftree", "updn", "ar_updn", "ar_ftree", "minhop"] = Field(
         default="ftree",
@@ -215,6 +245,33 @@ class InfinibandSettings(BaseModel):
         default=False, description="SHARP in-network reduction (Aggregation Manager)."
     )
     mtu: int = Field(default=4096, description="IB MTU (256..4096).")
+
+    @field_validator("sm_location", mode="before")
+    @classmethod
+    def _host_alias(cls, v: Any) -> Any:
+        return "opensm-host" if v == "host" else v
+
+    @model_validator(mode="after")
+    def _nvidia_only(self) -> InfinibandSettings:
+        # Upstream OpenSM's option table (osm_subnet.c) has no ar_* engines and no
+        # sharp_enabled: it would fall back to minhop / ignore SHARP without an error.
+        if self.opensm == "upstream":
+            if self.sm_location != "opensm-host":
+                raise ValueError(
+                    f"opensm: 'upstream' runs only on hosts, not with sm_location "
+                    f"{self.sm_location!r} (use opensm: nvidia, or sm_location: opensm-host)"
+                )
+            if self.routing_engine.startswith("ar_"):
+                raise ValueError(
+                    f"routing_engine: {self.routing_engine!r} is an NVIDIA OpenSM engine; "
+                    "upstream OpenSM has ftree, updn or minhop (or set opensm: nvidia)"
+                )
+            if self.sharp:
+                raise ValueError(
+                    "sharp: sharp_enabled is an NVIDIA OpenSM option; upstream OpenSM has "
+                    "no SHARP support (set sharp: false, or opensm: nvidia)"
+                )
+        return self
 
 
 class FabricSpec(BaseModel):

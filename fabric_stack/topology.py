@@ -29,10 +29,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .managers import manager_name, manager_slot
 from .naming import (
     access_switch_name,
     core_name,
     leaf_name,
+    nic_name,
     node_name,
     spine_name,
     switch_port_label,
@@ -49,6 +51,9 @@ from .rename import rename_topology
 from .sizing import SizingPlan
 from .topology_model import (
     COMPUTE_ROLES,
+    FABRIC_ROLES,
+    HOST_ROLES,
+    MANAGER_ROLE,
     SERVERS_PER_RACK,
     Device,
     FabricTopology,
@@ -60,6 +65,9 @@ from .topology_model import (
 
 __all__ = [
     "COMPUTE_ROLES",
+    "FABRIC_ROLES",
+    "HOST_ROLES",
+    "MANAGER_ROLE",
     "SERVERS_PER_RACK",
     "Device",
     "FabricTopology",
@@ -132,6 +140,7 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
 
     1. :func:`_place_servers` — servers in their racks, their RDMA NICs and PCIe placement;
     2. :func:`_wire_rails` — one leaf per (plane, SU, rail), server-to-leaf cables;
+       :func:`_wire_managers` — the fabric-manager hosts and their leaf cables;
     3. :func:`_wire_plane` — per plane: :func:`_add_spines` and :func:`_wire_spines`
        (even spreading) per pod, then :func:`_wire_cores` and :func:`_add_cores` when
        the fabric has three tiers;
@@ -147,6 +156,7 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
     b = _Build(plan)
     _place_servers(b)
     _wire_rails(b)
+    _wire_managers(b)
     for p in range(1, plan.planes + 1):
         _wire_plane(b, p)
     _add_access_networks(b)
@@ -257,6 +267,63 @@ def _wire_rails(b: _Build) -> None:
                             cable_type=_cable("mmf"),
                         )
                     )
+
+
+def _wire_managers(b: _Build) -> None:
+    """Fabric-manager hosts (UFM / OpenSM) and their cables to the attach SU's rail leaves.
+
+    Manager *i* (1-based; 1 is the master) has ``manager_links`` HCA ports per plane,
+    named like a server's RDMA devices (:func:`~fabric_stack.naming.nic_name`);
+    slot ``(i - 1) × links + k`` lands where :func:`~fabric_stack.managers.manager_slot`
+    says: the top free downlinks, master and standby on different rail leaves.
+    """
+    plan = b.plan
+    if not plan.managers:
+        return
+    spec, su, links = plan.spec, plan.manager_su, plan.manager_links
+    pod = (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 0
+    nic_opt, leaf_opt = _optic(plan.link_gbps, 1, "SR", False), b.compute_optic("SR")
+    kind = "UFM appliance" if spec.infiniband.sm_location == "ufm" else "OpenSM host"
+    for i in range(1, plan.managers + 1):
+        name = manager_name(spec, i)
+        b.devices.append(
+            Device(
+                name,
+                "manager",
+                kind,
+                "compute",
+                su=su,
+                index=i,
+                rack="mgmt-rack01",
+                position=1 + (i - 1) * 2,
+            )
+        )
+        for p in range(1, plan.planes + 1):
+            for k in range(links):
+                rail, port = manager_slot((i - 1) * links + k, plan.rails, plan.leaf_down)
+                hca = nic_name(k + 1, p, links)
+                b.links.append(
+                    Link(
+                        id=f"{name}:{hca}",
+                        role=MANAGER_ROLE,
+                        network="compute",
+                        a_device=name,
+                        a_port=hca,
+                        a_port_number=1,
+                        b_device=b.leaf_names[(p, su, rail)],
+                        b_port=b.label(port),
+                        b_port_number=port,
+                        speed_gbps=plan.link_gbps,
+                        plane=p,
+                        rail=rail,
+                        su=su,
+                        pod=pod,
+                        medium="mmf",
+                        a_optic=nic_opt,
+                        b_optic=leaf_opt,
+                        cable_type=_cable("mmf"),
+                    )
+                )
 
 
 def _wire_plane(b: _Build, p: int) -> None:

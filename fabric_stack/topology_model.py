@@ -20,11 +20,23 @@ from .sizing import SizingPlan
 if TYPE_CHECKING:
     import networkx as nx
 
-LinkRole = Literal["node_leaf", "leaf_spine", "spine_core", "storage", "inband", "oob"]
+LinkRole = Literal[
+    "node_leaf", "leaf_spine", "spine_core", "manager_leaf", "storage", "inband", "oob"
+]
 """What a cable connects. The first three are the compute fabric."""
 
 COMPUTE_ROLES: tuple[str, ...] = ("node_leaf", "leaf_spine", "spine_core")
-"""Link roles that belong to the compute fabric."""
+"""Link roles of the compute fabric's GPU servers and switches."""
+
+MANAGER_ROLE = "manager_leaf"
+"""Link role of an InfiniBand fabric-manager host (UFM / OpenSM) to leaf cable."""
+
+FABRIC_ROLES: tuple[str, ...] = (*COMPUTE_ROLES, MANAGER_ROLE)
+"""Every link role of the compute fabric, fabric-manager cables included (what an
+InfiniBand subnet holds: the .topo, P2P and twin read these)."""
+
+HOST_ROLES: tuple[str, ...] = ("server", "manager")
+"""Device roles that are hosts, not switches: GPU servers and fabric-manager hosts."""
 
 SERVERS_PER_RACK = 4
 """Servers per rack: four 8-GPU servers (~40 kW) is the common air-cooled density."""
@@ -32,7 +44,8 @@ SERVERS_PER_RACK = 4
 
 @dataclass(frozen=True, slots=True)
 class Device:
-    """A switch or server. ``role`` is leaf/spine/core, server, or storage/inband/oob."""
+    """A switch or host. ``role`` is leaf/spine/core, server, manager (a UFM/OpenSM host),
+    or storage/inband/oob."""
 
     name: str
     role: str
@@ -131,7 +144,7 @@ class FabricTopology:
     def switches(self, *roles: str) -> Iterator[Device]:
         """Switches, optionally only those of the given roles."""
         for d in self.devices:
-            if d.role != "server" and (not roles or d.role in roles):
+            if d.role not in HOST_ROLES and (not roles or d.role in roles):
                 yield d
 
     def links_of(self, *roles: str) -> Iterator[Link]:
@@ -151,7 +164,7 @@ class FabricTopology:
         """Switches per role, counted from the device list."""
         out: dict[str, int] = {}
         for d in self.devices:
-            if d.role != "server":
+            if d.role not in HOST_ROLES:
                 out[d.role] = out.get(d.role, 0) + 1
         return out
 

@@ -34,7 +34,7 @@ import networkx as nx
 from networkx.utils import UnionFind
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from .topology import COMPUTE_ROLES, FabricTopology
+from .topology import COMPUTE_ROLES, HOST_ROLES, FabricTopology
 
 CheckStatus = Literal["pass", "fail", "skip"]
 """Outcome of one check: ``skip`` means it did not apply (never a failure)."""
@@ -128,7 +128,7 @@ def audit_port_budget(topo: FabricTopology) -> CheckResult:
                 problems.append(f"{dev} port {port} is used by {other} and {link.id}")
             else:
                 seen[key] = link.id
-            if d.role != "server":
+            if d.role not in HOST_ROLES:
                 if not 1 <= number <= d.radix:
                     problems.append(
                         f"{dev} port {port} is logical port {number}, outside 1..{d.radix}"
@@ -138,7 +138,7 @@ def audit_port_budget(topo: FabricTopology) -> CheckResult:
         radix = by_name[dev].radix
         if len(numbers) > radix:
             problems.append(f"{dev} uses {len(numbers)} ports but has {radix}")
-    switches = sum(1 for d in topo.devices if d.role != "server")
+    switches = sum(1 for d in topo.devices if d.role not in HOST_ROLES)
     fullest = max(
         (len(v) / by_name[k].radix for k, v in used.items() if by_name[k].radix), default=0.0
     )
@@ -265,10 +265,8 @@ def audit_gpu_reachability(topo: FabricTopology) -> CheckResult:
         for g in gpus:
             roots[uf[g]].append(g)
         gpus_total = max(gpus_total, len(gpus))
-        if len(gpus) != plan.spec.gpus:
-            problems.append(
-                f"plane {plane}: {len(gpus):,} GPUs attached, spec has {plan.spec.gpus:,}"
-            )
+        if len(gpus) != plan.gpus:
+            problems.append(f"plane {plane}: {len(gpus):,} GPUs attached, plan has {plan.gpus:,}")
         if len(roots) > 1:
             parts = sorted(roots.values(), key=len, reverse=True)
             problems.append(
@@ -375,7 +373,7 @@ def verify_topology(topo: FabricTopology, *, mincut_max_nodes: int = 512) -> Ver
     )
     return VerifyReport(
         name=topo.plan.spec.name,
-        gpus=topo.plan.spec.gpus,
+        gpus=topo.plan.gpus,
         nodes=topo.plan.nodes,
         links=len(topo.links),
         checks=checks,

@@ -370,7 +370,7 @@ def analyze_failures(
     rows = n_minus_1(index, n_minus_1_scope, dead) if n_minus_1_scope else []
     return WhatIfResult(
         name=topo.plan.spec.name,
-        gpus=topo.plan.spec.gpus,
+        gpus=topo.plan.gpus,
         failed=_applied(index, failures),
         bisection_tbps=BeforeAfter(
             before=measure_bisection_tbps(index, frozenset()),

@@ -607,7 +607,7 @@ def ib_fixture_wires() -> tuple[PlanIndex, list[Wire]]:
     """IB seed wires with the ibnetdiscover faults injected (see FAULTS_IB)."""
     topo = topology(SEED_IB)
     index = PlanIndex.from_topology(topo)
-    w = clean_wires(topo, ("node_leaf", "leaf_spine"))
+    w = clean_wires(topo, ("node_leaf", "manager_leaf", "leaf_spine"))  # UFM HCAs too
     w = drop(w, "su1-node16:mlx5_7")
     w = add(w, Wire("su1-r1-leaf", "1/10/2", "su1-r2-leaf", "1/10/2", 400, "extra", "extra-1"))
     w = swap_b(w, "su1-node03:mlx5_1", "su1-node04:mlx5_1")

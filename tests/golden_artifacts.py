@@ -28,6 +28,15 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 """Seed-cluster variants: name → spec overrides."""
 
+IB_VARIANTS: dict[str, dict[str, Any]] = {
+    "infiniband-dual-host": {
+        "planes": 2,
+        "infiniband": {"sm_location": "opensm-host", "opensm": "upstream"},
+    },
+}
+"""InfiniBand control-plane variants rendered with `render infiniband` only: two planes
+(one SM pair per plane) on upstream-OpenSM hosts (partitions.conf, no NVIDIA keys)."""
+
 
 def context(spec: dict[str, Any] | None = None, **kw: Any) -> RenderContext:
     """A render context for ``spec`` (plain data, as a YAML file would give it)."""
@@ -67,6 +76,9 @@ def generate() -> dict[str, str]:
     for variant in VARIANTS:
         for path, content in seed_artifacts(variant).items():
             out[f"{variant}/{path}"] = content
+    for variant, spec in IB_VARIANTS.items():
+        for a in render_artifacts("infiniband", context(spec)):
+            out[f"{variant}/{a.path}"] = a.content
     for name in K8S_PATHS:
         for art in render_artifacts("kubernetes", k8s_context(name)):
             out[f"{name}/{art.path}"] = art.content

@@ -141,7 +141,7 @@ def test_guids_file(tmp_path: Path) -> None:
     text = (tmp_path / "o" / "infiniband" / "ib-node-name-map").read_text(encoding="utf-8")
     assert '\n0x0002c90300a1b2c3 "su1-r1-leaf"\n' in text
     assert '\n0xb8cef60300123456 "su1-node01 mlx5_0"\n' in text
-    assert "GUIDs known: 2 of 140." in text
+    assert "GUIDs known: 2 of 142." in text
 
 
 def test_bad_guids_file_names_file_and_line(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from tests.golden_artifacts import context, seed_context
 # this renderer may write, plus NVIDIA OpenSM's sharp_enabled. A misspelt key would
 # be ignored by opensm with a log line: catch it here instead.
 UPSTREAM_OPTIONS = {
+    "guid",  # osm_subnet.c opt_tbl, linux-rdma/opensm fa74b98c line 763
     "routing_engine",
     "lmc",
     "sm_priority",
@@ -29,7 +30,7 @@ UPSTREAM_OPTIONS = {
     "qos",
     "log_file",
 }
-NVIDIA_OPTIONS = {"sharp_enabled"}
+NVIDIA_OPTIONS = {"sharp_enabled", "virt_enabled"}  # virt_enabled: UNVERIFIED key (see opensm.py)
 NAME_MAP_LINE = re.compile(r'^0x[0-9a-f]{16} "[^"]+"$')
 
 
@@ -52,10 +53,13 @@ def test_seed_files() -> None:
     files = _files(seed_context("infiniband"))
     assert sorted(files) == [
         "infiniband/gpu-cluster.topo",
+        "infiniband/hca_mapping.csv",
         "infiniband/ib-node-name-map",
+        "infiniband/ibnl/HCA_mlx5_0.ibnl",
+        "infiniband/ibnl/HCA_mlx5_7.ibnl",
         "infiniband/opensm-ufm-1.conf",
         "infiniband/opensm-ufm-2.conf",
-        "infiniband/partitions.conf",
+        "infiniband/partitions.conf.user_ext",
     ]
 
 
@@ -68,13 +72,14 @@ def test_one_conf_per_sm_with_distinct_priorities() -> None:
         "routing_engine": "ftree",
         "lmc": "0",
         "sm_priority": "15",
-        "partition_config_file": "/etc/opensm/partitions.conf",
-        "node_name_map_name": "/etc/opensm/ib-node-name-map",
+        "partition_config_file": "/opt/ufm/files/conf/opensm/partitions.conf",
+        "node_name_map_name": "/opt/ufm/files/conf/opensm/ib-node-name-map",
+        "virt_enabled": "2",  # pods get IB VFs; NVIDIA OpenSM key (UFM)
     }
     assert standby == {**master, "sm_priority": "14"}
     assert "(master, 1 of 2)" in files["infiniband/opensm-ufm-1.conf"]
     assert "(standby, 2 of 2)" in files["infiniband/opensm-ufm-2.conf"]
-    assert set(master) <= UPSTREAM_OPTIONS
+    assert set(master) - {"virt_enabled"} <= UPSTREAM_OPTIONS
 
 
 @pytest.mark.parametrize("engine", ["ftree", "updn", "ar_updn", "ar_ftree", "minhop"])
@@ -109,23 +114,36 @@ def test_sm_on_switches_is_named_after_them() -> None:
 def test_no_sm_planned_means_no_opensm_files() -> None:
     files = _files(context({"infiniband": {"subnet_managers": 0}}))
     assert not [k for k in files if "opensm-" in k]
-    assert "infiniband/partitions.conf" in files
+    assert "infiniband/partitions.conf.user_ext" in files
 
 
 def test_partitions() -> None:
-    text = _files(seed_context("infiniband"))["infiniband/partitions.conf"]
+    host = {"sm_location": "opensm-host"}
+    text = _files(context({"infiniband": host}))["infiniband/partitions.conf"]
     rules = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
     assert rules == [
         "Default=0x7fff, ipoib, mtu=5, defmember=full : ALL, ALL_SWITCHES=full, SELF=full ;"
     ]
-    text = _files(
-        context({"networks": {"compute": {"pkey": "0x8011"}}, "infiniband": {"mtu": 2048}})
-    )["infiniband/partitions.conf"]
+    pkey = {"networks": {"compute": {"pkey": "0x8011"}}}
+    text = _files(context({**pkey, "infiniband": {**host, "mtu": 2048}}))[
+        "infiniband/partitions.conf"
+    ]
     rules = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
     assert rules == [
         "Default=0x7fff : ALL=limited, ALL_SWITCHES=full, SELF=full ;",
         "compute=0x8011, ipoib, mtu=4, defmember=full : ALL_CAS, SELF=full ;",
     ]
+    # UFM: only the compute partition, as the user extension UFM merges (never the
+    # Default partition, which UFM writes itself); nothing at all for the default P_Key
+    ufm = _files(context({**pkey, "infiniband": {"mtu": 2048}}))
+    rules = [
+        ln
+        for ln in ufm["infiniband/partitions.conf.user_ext"].splitlines()
+        if ln and not ln.startswith("#")
+    ]
+    assert rules == ["compute=0x8011, ipoib, mtu=4, defmember=full : ALL_CAS, SELF=full ;"]
+    seed = _files(seed_context("infiniband"))["infiniband/partitions.conf.user_ext"]
+    assert [ln for ln in seed.splitlines() if ln and not ln.startswith("#")] == []
 
 
 def test_bad_ib_mtu_is_a_spec_error() -> None:
@@ -145,9 +163,10 @@ def test_node_name_map_placeholders_cover_every_switch_and_hca() -> None:
     placeholders = re.findall(r'^# 0x_{16} "([^"]+)"', text, re.M)
     switches = [s.name for s in ctx.intent.switches if s.role in ("leaf", "spine", "core")]
     hcas = [f"{n.node} {n.nic}" for n in ctx.intent.nics]
-    assert placeholders == switches + hcas
+    managers = ["ufm-1 mlx5_0", "ufm-2 mlx5_0"]  # the UFM HCAs are in the fabric too
+    assert placeholders == switches + hcas + managers
     assert len(hcas) == 128 and len(switches) == 12
-    assert "GUIDs known: 0 of 140." in text
+    assert "GUIDs known: 0 of 142." in text
 
 
 def test_guids_fill_the_map_and_pin_the_ftree_roots() -> None:
@@ -157,23 +176,23 @@ def test_guids_fill_the_map_and_pin_the_ftree_roots() -> None:
         f"{n},{0x0002C90300000000 + i:#x}\n" for i, n in enumerate(names)
     )
     guids = infiniband.parse_guid_csv(csv_text, "guids.csv", set(names))
-    assert len(guids) == 140 and all(re.fullmatch(r"0x[0-9a-f]{16}", g) for g in guids.values())
+    # 12 switches, 128 server HCAs, 2 UFM HCAs
+    assert len(guids) == 142 and all(re.fullmatch(r"0x[0-9a-f]{16}", g) for g in guids.values())
     files = _files(RenderContext(base.topo, base.intent, guids, {}))
     live = [
         ln
         for ln in files["infiniband/ib-node-name-map"].splitlines()
         if ln and not ln.startswith("#")
     ]
-    assert len(live) == 140 and all(NAME_MAP_LINE.match(ln) for ln in live)
+    assert len(live) == 142 and all(NAME_MAP_LINE.match(ln) for ln in live)
     assert f'{guids["su1-node03 mlx5_5"]} "su1-node03 mlx5_5"' in live
     roots = [
         ln for ln in files["infiniband/root-guids.conf"].splitlines() if not ln.startswith("#")
     ]
     assert roots == [guids[f"spine-0{i}"] for i in range(1, 5)]
-    assert (
-        _conf(files["infiniband/opensm-ufm-1.conf"])["root_guid_file"]
-        == "/etc/opensm/root-guids.conf"
-    )
+    master = _conf(files["infiniband/opensm-ufm-1.conf"])
+    assert master["root_guid_file"] == "/opt/ufm/files/conf/opensm/root-guids.conf"
+    assert master["guid"] == guids["ufm-1 mlx5_0"]  # bound to its own HCA port
 
 
 @pytest.mark.parametrize(

@@ -51,11 +51,12 @@ def test_link_list_counts_equal_the_sizing_counts(key: Spec) -> None:
 
 
 def test_switch_optics_are_one_per_used_cage() -> None:
-    # seed: 8 leaves × (16 servers on 8 cages + 32 uplinks on 16 cages) + 4 spines × 64 ports
+    # seed: 8 leaves × (16 servers on 8 cages + 32 uplinks on 16 cages) + 4 spines × 64 ports,
+    # plus cage 16 lit on the rail-1 and rail-2 leaves by the two UFMs (port 32)
     bom = bill_of_materials(topo())
     lines = {(o.optic, o.side, o.network): o.count for o in bom.optics}
-    assert lines[("OSFP 2×400G SR twin-port", "switch", "compute")] == 8 * (8 + 16) + 4 * 32
-    assert lines[("OSFP 400G SR", "server", "compute")] == 128
+    assert lines[("OSFP 2×400G SR twin-port", "switch", "compute")] == 8 * (8 + 16) + 4 * 32 + 2
+    assert lines[("OSFP 400G SR", "server", "compute")] == 128 + 2
     # RJ45 OOB ends take no module
     assert not any("RJ45" in o.optic for o in bom.optics)
 
@@ -98,7 +99,7 @@ def test_renderings() -> None:
     assert data["totals"]["switches"] == 16
     md = bom_markdown(bom)
     assert "| NVIDIA Quantum-2 QM9700 | 8 leaf, 4 spine | 12 | 1 | 12 | 747 | 8,964 |" in md
-    assert "Compute counts match the sizing card: 12 switches, 384 cables, 448 transceivers." in md
+    assert "Compute counts match the sizing card: 12 switches, 386 cables, 452 transceivers." in md
     console = Console(width=100, record=True, color_system=None)
     console.print(bom_table(bom))
     text = console.export_text()

@@ -67,7 +67,7 @@ def test_cabling_csv_to_stdout() -> None:
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     assert lines[0].startswith("cable_id,role,network,a_device,a_port,")
-    assert len(lines) == 1 + 448
+    assert len(lines) == 1 + 448 + 2  # + the two UFM-to-leaf cables
 
 
 def test_cabling_json_to_a_file_atomically(tmp_path: Path) -> None:
@@ -76,7 +76,9 @@ def test_cabling_json_to_a_file_atomically(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert r.stdout == "" and f"wrote {out}" in r.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert len([k for k in data["links"] if k["role"] == "node_leaf"]) == 256
+    # one SU, full: one server position goes to the two UFMs (the DGX SuperPOD RA rule)
+    assert len([k for k in data["links"] if k["role"] == "node_leaf"]) == 248
+    assert len([k for k in data["links"] if k["role"] == "manager_leaf"]) == 2
     assert [p.name for p in out.parent.iterdir()] == ["plan.json"]  # no temp file left behind
 
 
@@ -85,8 +87,9 @@ def test_cabling_topo_and_p2p_default_to_compute() -> None:
     assert topo.exit_code == 0
     assert "MQM9700 su1-r1-leaf" in topo.stdout and "storage" not in topo.stdout
     p2p = run("cabling", "--format", "p2p")
-    assert p2p.stdout.splitlines()[0] == "A-Node Name,A-Type,A-Port,Z-Node Name,Z-Type,Z-Port"
-    assert len(p2p.stdout.splitlines()) == 1 + 384
+    rows = [ln for ln in p2p.stdout.splitlines() if not ln.startswith("#")]  # naming header
+    assert rows[0] == "A-Node Name,A-Type,A-Port,Z-Node Name,Z-Type,Z-Port"
+    assert len(rows) == 1 + 384 + 2
     storage = run("cabling", "--format", "p2p", "--role", "storage")
     assert len(storage.stdout.splitlines()) == 1 + 32
 

@@ -47,11 +47,14 @@ def test_size_json_contract() -> None:
     assert (
         d["switches"]["leaf"] == 32 and d["switches"]["spine"] == 16 and d["switches"]["core"] == 0
     )
-    assert d["cables"]["node_leaf"] == 1024 and d["cables"]["leaf_spine"] == 1024
-    assert d["cables"]["spine_core"] == 0
+    # 4 full SUs: one server position of SU 1 goes to the two UFMs (the DGX SuperPOD RA
+    # rule), so 127 servers are cabled; the JSON says so.
+    assert d["cables"]["node_leaf"] == 1016 and d["cables"]["leaf_spine"] == 1024
+    assert d["cables"]["spine_core"] == 0 and d["cables"]["manager_leaf"] == 2
+    assert (d["nodes"], d["servers_removed"], d["manager_su"]) == (127, 1, 1)
     assert d["bandwidth"]["per_gpu_gbps"] == 400
     assert d["bandwidth"]["per_node_gbps"] == 3200
-    assert d["bandwidth"]["bisection_tbps"] == pytest.approx(409.6)
+    assert d["bandwidth"]["bisection_tbps"] == pytest.approx(406.4)
     assert d["oversubscription"] == "1:1"
 
 

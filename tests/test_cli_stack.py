@@ -44,14 +44,16 @@ def test_plan_apply_and_refused_plan(project: Path, tmp_path: Path) -> None:
     r = runner.invoke(main, ["plan", "--stack", "t", "--format", "json"])
     assert r.exit_code == 0, r.output
     plan = json.loads(r.stdout)
-    assert plan["headline"] == "Plan for stack t: 16 switches to add, 448 cables to add."
+    assert plan["headline"] == "Plan for stack t: 16 switches to add, 450 cables to add."
     assert plan["switches_by_model"]["create"] == {"qm9700": 12, "sn2201": 1, "sn5600": 3}
     assert plan["cable_counts"]["leaf_spine"] == {"add": 256}
     assert not db.exists() or open_store(f"sqlite:///{db}").counts() == {}  # preview wrote nothing
 
     r = runner.invoke(main, ["apply", "--stack", "t", "--yes", "--format", "json"])
     assert r.exit_code == 0, r.output
-    assert open_store(f"sqlite:///{db}").counts("t")["Cable"] == 448
+    assert (
+        open_store(f"sqlite:///{db}").counts("t")["Cable"] == 450
+    )  # 448 + the two UFM-to-leaf cables
 
     _config(project, "t", oversubscription="2:1", gpus=512)
     r = runner.invoke(main, ["plan", "--stack", "t", "--format", "markdown"])

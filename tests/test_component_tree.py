@@ -51,7 +51,8 @@ def test_bundle_tree(mocks: Mocks) -> Any:
         assert types[p + "Switch"] == len(intent.switches) == 16 + 8 + 8
         assert types[p + "Fabric"] == 1
         assert types[p + "Rail"] == 8 and types[p + "Vlan"] == 4
-        assert types[p + "RdmaNicGroup"] == 64  # one per server
+        # one per server: 64 positions, one given to the two UFMs (the RA rule)
+        assert types[p + "RdmaNicGroup"] == 63
         # one bundle per switch side: 16 leaves x (down, up) + 8 access switches x down
         assert types[p + "CableBundle"] == 16 * 2 + 8
         assert types["fabric-stack:index:ScalableUnit"] == 2
@@ -81,7 +82,7 @@ def test_cable_granularity_tree(mocks: Mocks) -> Any:
     def check(_: Any) -> None:
         types = Counter(t for t, *_ in mocks.resources)
         p = "pulumi-python:dynamic/fabric:"
-        assert types[p + "Cable"] == len(intent.cables) == 448
+        assert types[p + "Cable"] == len(intent.cables) == 448 + 2  # + UFM-to-leaf cables
         assert types[p + "RdmaNic"] == 128
         names = {n for t, n, *_ in mocks.resources if t == p + "Cable"}
         assert "su1-node07:mlx5_3" in names and "su1-r1-leaf:1/17/1" in names

@@ -61,7 +61,7 @@ def test_drift_is_registered_and_its_help_teaches() -> None:
 def test_clean_fabric_exits_0(tmp_path: Path) -> None:
     topo = topology(SEED_ROCE)
     index = PlanIndex.from_topology(topo)
-    wires = clean_wires(topo, ("node_leaf", "leaf_spine"))
+    wires = clean_wires(topo, ("node_leaf", "manager_leaf", "leaf_spine"))
     for dev in index.schemes:
         if dev.endswith("-leaf") or dev.startswith("spine-"):
             doc = eos_doc(index, dev, wires, fqdn=lambda d: f"{d}.example.net")
@@ -76,7 +76,7 @@ def test_drift_exits_1_with_a_table_grouped_by_switch() -> None:
     assert r.exit_code == 1, r.output
     lines = r.output.splitlines()
     assert lines[1] == "scope: compute (what ibnetdiscover can see)"
-    assert lines[2].startswith("compute: devices 28 planned, 27 seen, 27 matched; links ")
+    assert lines[2].startswith("compute: devices 30 planned, 29 seen, 29 matched; links ")
     assert lines[3].startswith("8 findings: 1 missing_link, 1 unexpected_link, 2 wrong_peer")
     assert all(len(line) <= 100 for line in lines)
     # Grouped: each switch is named once, in the first column, in order.
@@ -305,7 +305,9 @@ def test_clean_run_with_enough_coverage_exits_0_and_network_scopes(tmp_path: Pat
     from tests.drift_fixtures import ibnetdiscover_text
 
     dump = tmp_path / "ib.txt"
-    dump.write_text(ibnetdiscover_text(index, clean_wires(topo, ("node_leaf", "leaf_spine"))))
+    dump.write_text(
+        ibnetdiscover_text(index, clean_wires(topo, ("node_leaf", "manager_leaf", "leaf_spine")))
+    )
     r = run("--ibnetdiscover", str(dump))
     assert r.exit_code == 0, r.output
     assert "scope: compute (what ibnetdiscover can see)" in r.output

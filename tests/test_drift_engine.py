@@ -287,7 +287,9 @@ def test_coverage_limits_missing_links_to_covered_devices() -> None:
 def test_one_plane_snapshot_is_not_blamed_for_the_other_plane() -> None:
     topo, index = plan("ib-2plane")
     plane1 = [
-        w for w in clean_wires(topo, ("node_leaf", "leaf_spine")) if not w.b_dev.startswith("p2-")
+        w
+        for w in clean_wires(topo, ("node_leaf", "manager_leaf", "leaf_spine"))
+        if not w.b_dev.startswith("p2-")
     ]
     snap = snapshot_of(plane1, networks=frozenset({"compute"}), one_plane=True)
     assert compute_drift(index, snap).findings == []
@@ -295,7 +297,7 @@ def test_one_plane_snapshot_is_not_blamed_for_the_other_plane() -> None:
 
 def test_networks_scope_ignores_other_networks() -> None:
     topo, index = plan("ib-2su")
-    compute = clean_wires(topo, ("node_leaf", "leaf_spine"))
+    compute = clean_wires(topo, ("node_leaf", "manager_leaf", "leaf_spine"))
     snap = snapshot_of(compute, networks=frozenset({"compute"}))
     assert compute_drift(index, snap).findings == []
     # Without a scope the input's own reach is inferred: only compute switches were seen,

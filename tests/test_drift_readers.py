@@ -323,7 +323,7 @@ def test_netbox_csv_and_rest_json_agree() -> None:
     (note,) = a.notes
     assert note == (
         "warning: 1 cable(s) not between two interfaces were not compared: "
-        f"{FIXTURES / 'ib/netbox-cables.csv'}:450 (dcim.interface - dcim.frontport)"
+        f"{FIXTURES / 'ib/netbox-cables.csv'}:452 (dcim.interface - dcim.frontport)"
     )
     assert b.notes[0].startswith("warning: 1 cable(s) not between two interfaces")
     assert not a.physical and a.covered is None

@@ -34,7 +34,7 @@ from tests.drift_fixtures import (
 Q3400 = {"gpus": 64, "su_nodes": 4, "nic_gbps": 800, "switch": "q3400"}
 SN5600_400 = {"fabric": "roce", "switch": "sn5600", "gpus": 64, "su_nodes": 4}
 SN5600_800 = {**SN5600_400, "nic_gbps": 800}
-COMPUTE = ("node_leaf", "leaf_spine")
+COMPUTE = ("node_leaf", "manager_leaf", "leaf_spine")  # UFM HCAs are in the subnet too
 
 
 def spelled_snapshot(wires: list[Wire], spell: Any) -> Snapshot:
@@ -188,13 +188,15 @@ def test_q3400_plan_numbers_ports_as_nvos_reports_them() -> None:
     labels = 0
     for link in compute:
         ends = [(link.b_device, link.b_port, link.b_port_number)]
-        if link.role != "node_leaf":
+        if link.role not in ("node_leaf", "manager_leaf"):  # the a-end is a host's HCA
             ends.append((link.a_device, link.a_port, link.a_port_number))
         for dev, label, number in ends:
             assert re.fullmatch(r"sw\d+p[12]", label), (dev, label)
             assert port_number(label, index.schemes[dev]) == number, (dev, label)
             labels += 1
-    assert labels == sum(1 + (link.role != "node_leaf") for link in compute) > 0
+    assert (
+        labels == sum(1 + (link.role not in ("node_leaf", "manager_leaf")) for link in compute) > 0
+    )
     inferred = infer_schemes(compute)
     assert {(s.os_family, s.ports_per_cage) for s in inferred.values()} == {("nvos", 2)}
 
@@ -265,7 +267,8 @@ def _rewrite_cas(text: str, new: Any) -> str:
 
 
 def test_every_nodedesc_form_matches_the_plan(tmp_path: Path) -> None:
-    topo = topology({})
+    # GPU-server HCAs only (switch-hosted SMs: no UFM HCA in the subnet)
+    topo = topology({"infiniband": {"sm_location": "switch"}})
     index = PlanIndex.from_topology(topo)
     wires = clean_wires(topo, COMPUTE)
     plain = ibnetdiscover_text(index, wires)

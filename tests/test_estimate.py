@@ -30,7 +30,9 @@ def topo_of(
             "gpus": gpus,
             "oversubscription": ratio,
             "nic_gbps": nic,
-            "infiniband": {"sharp": sharp},
+            # Switch-hosted SMs take no server port: the collective model's properties are
+            # checked on whole SUs (UFM hosts would give one server position away).
+            "infiniband": {"sharp": sharp, "sm_location": "switch"},
             "su_nodes": su_nodes,
         }
     )
@@ -278,7 +280,13 @@ def test_no_live_path_is_null_time_not_infinity() -> None:
 def three_tier(ratio: str = "1:1") -> FabricTopology:
     """3 pods of 2 SUs of 8 four-GPU servers (16-port switches)."""
     gpus = 192 if ratio == "1:1" else 288
-    spec = {"gpus": gpus, "gpus_per_node": 4, "switch": "generic-16x400", "oversubscription": ratio}
+    spec = {
+        "gpus": gpus,
+        "gpus_per_node": 4,
+        "switch": "generic-16x400",
+        "oversubscription": ratio,
+        "infiniband": {"sm_location": "switch"},  # whole SUs (see topo_of)
+    }
     return build_topology(size_fabric(validate_spec(spec)))
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from fabric_stack.errors import FabricStackError, SpecError
-from fabric_stack.topology import COMPUTE_ROLES
+from fabric_stack.topology import FABRIC_ROLES, MANAGER_ROLE
 from fabric_stack.views.exports import (
     AVD_COLUMNS,
     CSV_COLUMNS,
@@ -66,7 +66,9 @@ def parse_topo(text: str) -> dict[str, tuple[str, dict[str, tuple[str, str, str,
 
 
 def rows(text: str) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(text)))
+    # '#' lines are the InfiniBand P2P sheet's port-naming header.
+    body = "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("#"))
+    return list(csv.DictReader(io.StringIO(body)))
 
 
 # --------------------------------------------------------------------------- CSV / JSON
@@ -112,7 +114,8 @@ def test_csv_columns_and_places() -> None:
 
 def test_role_filter() -> None:
     t = topo()
-    assert len(rows(links_csv(t, "compute"))) == sum(1 for _ in t.links_of(*COMPUTE_ROLES))
+    # the compute fabric includes the fabric managers' leaf cables
+    assert len(rows(links_csv(t, "compute"))) == sum(1 for _ in t.links_of(*FABRIC_ROLES))
     assert {row["role"] for row in rows(links_csv(t, "storage"))} == {"storage"}
     assert {row["role"] for row in rows(links_csv(t, "oob"))} == {"oob"}
     with pytest.raises(SpecError, match=r"--role: unknown role 'spine'"):
@@ -158,20 +161,23 @@ def test_topo_file_parses_and_lists_every_compute_cable_from_both_ends(
 ) -> None:
     t = topo(**kw)
     systems = parse_topo(topo_file(t))
-    compute = list(t.links_of(*COMPUTE_ROLES))
+    compute = list(t.links_of(*FABRIC_ROLES))
     width = ib_width(t)
     for k in compute:
-        a_port = f"{k.a_port}/P1" if k.role == "node_leaf" else f"P{k.a_port_number}"
+        host = k.role in ("node_leaf", MANAGER_ROLE)
+        a_port = f"{k.a_port}/P1" if host else f"P{k.a_port_number}"
         b_port = f"P{k.b_port_number}"
         a_type, a_ports = systems[k.a_device]
         b_type, b_ports = systems[k.b_device]
         assert a_ports[a_port] == (width, b_type, k.b_device, b_port)
         assert b_ports[b_port] == (width, a_type, k.a_device, a_port)
     assert sum(len(p) for _, p in systems.values()) == 2 * len(compute)
-    # servers are HCA systems named by host name; switches are MQM9700 / Q3400
+    # servers and fabric managers are HCA systems named by host name (a manager has one
+    # HCA port per plane); switches are MQM9700 / Q3400
     types = {typ for typ, _ in systems.values()}
     assert types == {
         f"HCA_mlx5_{t.plan.rails * t.plan.planes - 1}",
+        f"HCA_mlx5_{t.plan.planes - 1}",
         "MQM9700" if t.plan.switch_model.key == "qm9700" else "Q3400",
     }
 
@@ -210,9 +216,19 @@ def test_topo_is_infiniband_only() -> None:
 def test_ufm_p2p_columns_and_ports() -> None:
     t = topo()
     text = ufm_p2p(t)
-    assert text.splitlines()[0] == ",".join(P2P_COLUMNS)
+    lines = text.splitlines()
+    head = [ln for ln in lines if ln.startswith("#")]
+    assert lines[len(head)] == ",".join(P2P_COLUMNS)
+    assert any("P33 = 17/1 = 1/17/1" in ln for ln in head)
     r = rows(text)
-    assert len(r) == sum(1 for _ in t.links_of(*COMPUTE_ROLES))
+    assert len(r) == sum(1 for _ in t.links_of(*FABRIC_ROLES))
+    ufm = next(x for x in r if x["A-Node Name"] == "ufm-2")
+    assert (ufm["A-Type"], ufm["A-Port"], ufm["Z-Node Name"], ufm["Z-Port"]) == (
+        "Host",
+        "1",
+        "su1-r2-leaf",
+        "16/2",
+    )
     assert r[0] == {
         "A-Node Name": "su1-node01",
         "A-Type": "Host",

@@ -49,6 +49,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.site_names": 1,
     "fabric_stack": 2,
     "fabric_stack.sizing": 2,
+    "fabric_stack.managers": 2,
     "fabric_stack.sizing_model": 2,
     "fabric_stack.topology_model": 2,
     "fabric_stack.topology": 2,

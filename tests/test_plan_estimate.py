@@ -33,7 +33,8 @@ def test_summary_keeps_both_specs_out_of_its_json() -> None:
 def test_estimate_change_grows_with_the_cluster() -> None:
     data = estimate_change(summarize_changes([_fabric_step("update", 128, 1024)]))
     assert data["before"]["job"] == {"gpus": 128, "nodes": 16, "sus": 1, "pods": 1}
-    assert data["after"]["job"]["gpus"] == 1024 and data["after"]["job"]["sus"] == 4
+    # 4 full SUs: one server position of SU 1 goes to the UFMs (the RA rule)
+    assert data["after"]["job"]["gpus"] == 1016 and data["after"]["job"]["sus"] == 4
     first = estimate_change(summarize_changes([_fabric_step("create", None, 128)]))
     assert first["before"] is None and first["after"]["job"]["gpus"] == 128
 
@@ -49,9 +50,11 @@ def test_plan_estimate_on_a_real_capacity_change(project: Path, tmp_path: Path) 
     r = runner.invoke(main, ["plan", "--stack", "t", "--estimate", "--format", "json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert data["cable_counts"]["node_leaf"] == {"add": 384}
+    # 16 → 63 servers (SU 1 keeps a position for the UFMs, whose cables do not move)
+    assert data["cable_counts"]["node_leaf"] == {"add": 376}
+    assert "manager_leaf" not in data["cable_counts"]
     est = data["estimate"]
-    assert est["before"]["job"]["gpus"] == 128 and est["after"]["job"]["gpus"] == 512
+    assert est["before"]["job"]["gpus"] == 128 and est["after"]["job"]["gpus"] == 504
     assert est["after"]["job"]["sus"] == 2
     r = runner.invoke(main, ["plan", "--stack", "t", "--estimate"])
     assert r.exit_code == 0 and "Full-cluster all-reduce estimate" in r.stdout

@@ -113,7 +113,7 @@ def test_pack_has_a_policy_per_rule_with_levels_and_schemas() -> None:
     assert kinds["oversubscription-1-to-1"] == "StackValidationPolicy"
     for name in ("oversubscription-1-to-1", "gpudirect-pcie-locality", "network-separation"):
         assert POLICIES[name].enforcement_level == EnforcementLevel.MANDATORY
-    assert POLICIES["ib-subnet-manager-redundancy"].enforcement_level == EnforcementLevel.ADVISORY
+    assert POLICIES["ib-subnet-manager-redundancy"].enforcement_level == EnforcementLevel.MANDATORY
     schema = POLICIES["oversubscription-1-to-1"].config_schema
     assert schema is not None and schema.properties["max_ratio"]["default"] == "1:1"
     assert "enforcementLevel" not in schema.properties
@@ -190,8 +190,8 @@ def test_policy_config_arrives_from_crossguard() -> None:
     got = stack("ib-subnet-manager-redundancy", sm, {"min_subnet_managers": 3.0})
     assert got.reports == [
         (
-            "gpu-cluster: 2 subnet managers (on UFM); ≥ 3 required so a standby takes over when "
-            "the master fails — set infiniband.subnet_managers: 3\n"
+            "gpu-cluster: 2 subnet managers cabled (on UFM); ≥ 3 required so a standby takes "
+            "over when the master fails — set infiniband.subnet_managers: 3\n"
             "fix: set infiniband.subnet_managers: 3 (one master, standbys on other hosts/UFMs)",
             urn("Fabric", "gpu-cluster"),
         )

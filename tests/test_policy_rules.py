@@ -77,7 +77,7 @@ def test_registry_lists_the_eight_rules_with_metadata() -> None:
     assert levels["oversubscription-1-to-1"] == "mandatory"
     assert levels["gpudirect-pcie-locality"] == "mandatory"
     assert levels["network-separation"] == "mandatory"
-    assert levels["ib-subnet-manager-redundancy"] == "advisory"
+    assert levels["ib-subnet-manager-redundancy"] == "mandatory"  # issue 17: a must, per plane
     assert "max_ratio" in RULES["oversubscription-1-to-1"].config_schema()
     assert "enforcementLevel" not in RULES["oversubscription-1-to-1"].config_schema()
 
@@ -384,18 +384,18 @@ def test_roce_rule_is_skipped_on_infiniband() -> None:
 # --------------------------------------------------------------------------- subnet managers
 
 
-def test_one_subnet_manager_is_advisory_unless_configured_mandatory() -> None:
+def test_one_subnet_manager_is_mandatory_unless_configured_advisory() -> None:
     intent = intent_for(infiniband={"subnet_managers": 1})
     vs = run(check_ib_subnet_managers, intent)
     assert [v.message for v in vs] == [
-        "gpu-cluster: 1 subnet manager (on UFM); ≥ 2 required so a standby takes over when "
-        "the master fails — set infiniband.subnet_managers: 2"
+        "gpu-cluster: 1 subnet manager cabled (on UFM); ≥ 2 required so a standby takes over "
+        "when the master fails — set infiniband.subnet_managers: 2"
     ]
-    assert vs[0].level == "advisory"
-    report = evaluate(intent)
+    assert vs[0].level == "mandatory"
+    assert evaluate(intent).blocking
+    relaxed = policy_config_from_data({"ib-subnet-manager-redundancy": "advisory"})
+    report = evaluate(intent, relaxed)
     assert report.status == "warn" and not report.blocking
-    strict = policy_config_from_data({"ib-subnet-manager-redundancy": "mandatory"})
-    assert evaluate(intent, strict).blocking
     assert run(check_ib_subnet_managers, SEED, SubnetManagerConfig(min_subnet_managers=3))
     assert (
         run(check_ib_subnet_managers, intent_for(**ROCE, infiniband={"subnet_managers": 0})) == []

@@ -100,7 +100,7 @@ def test_dgx_h100_node_name_map_and_topo_lines() -> None:
     arts = _artifacts(topo(node_profile="dgx-h100"))
     nnm = arts["infiniband/ib-node-name-map"]
     assert (
-        '# 0x________________ "su1-node01 mlx5_3"  # ConnectX-7 HCA, rail 2, su1-r2-leaf 1/1/1\n'
+        '# 0x________________ "su1-node01 mlx5_3"  # ConnectX-7 HCA, rail 2, su1-r2-leaf P1\n'
         in nnm
     )
     assert '"su1-node01 mlx5_1"' not in nnm  # a storage port, not a rail
@@ -131,14 +131,17 @@ def test_dgx_h100_orders_four_twin_port_optics_per_server() -> None:
     t = topo(node_profile="dgx-h100")
     bom = bill_of_materials(t)
     server = [o for o in bom.optics if o.side == "server" and o.network == "compute"]
-    assert [(o.optic, o.count) for o in server] == [("OSFP 2×400G SR twin-port", 4 * 16)]
-    assert bom.compute.matches_sizing and t.plan.transceivers.nic == 64
+    assert [(o.optic, o.count) for o in server] == [
+        ("OSFP 2×400G SR twin-port", 4 * 16),
+        ("OSFP 400G SR", 2),  # the two UFM hosts' HCA ports
+    ]
+    assert bom.compute.matches_sizing and t.plan.transceivers.nic == 64 + 2  # + the UFM ports
 
 
 def test_a_server_without_cages_of_record_takes_one_optic_per_port() -> None:
     bom = bill_of_materials(topo(node_profile="hgx-b300", nic_gbps=800, switch="q3400"))
     (server,) = [o for o in bom.optics if o.side == "server" and o.network == "compute"]
-    assert server.count == 16 * 8 and bom.compute.matches_sizing
+    assert server.count == 16 * 8 + 2 and bom.compute.matches_sizing  # + 2 UFM ports
 
 
 # --------------------------------------------------------------------------- NIC speed
@@ -290,7 +293,7 @@ def test_the_twin_and_drift_use_the_profiles_names() -> None:
     net = ibnet.render_netfile(w, guids, t.plan.link_gbps, t.plan.switch_model.key)
     assert '# "su1-node01 mlx5_11"' in net and '"su1-node01 mlx5_7"' not in net
     idx = PlanIndex.from_topology(t)
-    wires = clean_wires(t, ("node_leaf", "leaf_spine"))
+    wires = clean_wires(t, ("node_leaf", "manager_leaf", "leaf_spine"))
     report = compute_drift(idx, _ibnet_snapshot(idx, wires))
     assert report.findings == [] and report.sources[0].links == len(wires)
     # The same fabric against the neutral-names plan: every rail NIC but mlx5_0 is wrong.
@@ -315,7 +318,7 @@ def test_drift_reads_the_profiles_netdevs_as_its_rail_ports() -> None:
     netdev = {p.rdma: p.netdev for p in PROFILES["dgx-h100"].compute_ports}
     wires = [
         replace(w, a_port=netdev[w.a_port]) if w.role == "node_leaf" else w
-        for w in clean_wires(t, ("node_leaf", "leaf_spine"))
+        for w in clean_wires(t, ("node_leaf", "manager_leaf", "leaf_spine"))
     ]
     assert wires[1].a_port == "ibp24s0"
     report = compute_drift(idx, snapshot_of(wires))

@@ -368,7 +368,7 @@ def test_postgres_inventory_secret_never_printed(
     ).stdout
     assert password not in state
     store = open_store(pg_url)
-    assert store.counts("it")["Cable"] == 448
+    assert store.counts("it")["Cable"] == 450  # 448 + the two UFM-to-leaf cables
     pulumi(proj, pulumi_env, "destroy", "--yes", "--skip-preview")
     assert store.counts("it") == {}
 

@@ -164,9 +164,10 @@ def test_ib_128_gpus(twin_dir: Path, tmp_path: Path) -> None:
     assert [s["state"] for s in report["sm"]] == ["MASTER", "STANDBY"]
     assert [s["priority"] for s in report["sm"]] == [15, 14]
     q = report["reachability"]
-    assert q["pairs"] == 128 * 127 == q["ok"]
+    assert q["pairs"] == 130 * 129 == q["ok"]  # 128 GPU HCAs + the two UFM HCAs
     assert set(q["hops"]) == {"1", "3"}  # same leaf, or through a spine
-    assert report["links"]["agree"] == report["links"]["planned"] == 384
+    assert report["links"]["agree"] == report["links"]["planned"] == 386  # + 2 UFM cables
+    assert [s["attach"] for s in report["sm"]] == ["ufm-1", "ufm-2"]  # on their own HCAs
     out = tmp_path / "seen"
     assert collect_and_drift(twin_dir, out)["summary"]["total"] == 0
     assert "4xHDR" in (out / "ibnetdiscover.txt").read_text()  # the real tool's output
@@ -197,13 +198,18 @@ def test_given_guids_are_used_and_a_second_up_is_refused(twin_dir: Path, tmp_pat
     guids = tmp_path / "guids.csv"
     guids.write_text(
         "name,guid\nspine-01,0x0002c90300a1b2c0\nsu1-node01 mlx5_0,0x0002c90300a1b300\n"
+        "ufm-1 mlx5_0,0x0002c90300a1b3f0\n"
     )
     ok(twin("up", "--gpus", "16", "--guids", str(guids), "--dir", str(twin_dir)))
     assert state_of(twin_dir)["guids"]["spine-01"] == "0x0002c90300a1b2c0"
     roots = (twin_dir / "ib" / "etc" / "root-guids.conf").read_text()
     assert "0x0002c90300a1b2c0" in roots  # the rendered ftree roots carry the given GUID
     report = json.loads(ok(twin("check", "--dir", str(twin_dir), "--format", "json")))
-    assert report["sm"][0]["guid"] == "0x0002c90300a1b2c0"  # the master SM on spine-01
+    # the master SM answers on ufm-1's HCA port: sminfo reports the port GUID, which ibsim
+    # numbers node GUID + 1 (the rendered config binds the given node GUID, adapted the same)
+    assert report["sm"][0]["guid"] == "0x0002c90300a1b3f1"
+    conf = (twin_dir / "ib" / "etc" / "opensm-ufm-1.conf").read_text()
+    assert "\nguid 0x0002c90300a1b3f0\n" in conf  # rendered bound to that port
     res = twin("up", "--gpus", "16", "--dir", str(twin_dir))
     assert res.returncode == 2
     assert res.stderr.startswith("error: ") and "a twin is already there" in res.stderr
@@ -227,7 +233,9 @@ def test_ib_1024_gpus(twin_dir: Path, tmp_path: Path) -> None:
     ok(twin("up", "--gpus", "1024", "--dir", str(twin_dir)))
     state = state_of(twin_dir)
     report = json.loads(ok(twin("check", "--dir", str(twin_dir), "--format", "json")))
-    assert report["reachability"]["ok"] == report["reachability"]["pairs"] == 1024 * 1023
+    # 127 servers (one position went to the UFMs) + 2 UFM HCAs, 8 HCAs per server
+    hcas = 127 * 8 + 2
+    assert report["reachability"]["ok"] == report["reachability"]["pairs"] == hcas * (hcas - 1)
     assert report["routing"]["engine"] == "ftree"
     out = tmp_path / "seen"
     assert collect_and_drift(twin_dir, out)["summary"]["total"] == 0

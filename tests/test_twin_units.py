@@ -19,7 +19,7 @@ from fabric_stack.drift.ignore import alias_rates, parse_ignore
 from fabric_stack.drift.model import Endpoint, ObservedLink, Snapshot
 from fabric_stack.sizing import size_fabric
 from fabric_stack.spec import validate_spec
-from fabric_stack.topology import COMPUTE_ROLES, FabricTopology, build_topology
+from fabric_stack.topology import FABRIC_ROLES, MANAGER_ROLE, FabricTopology, build_topology
 from fabric_stack.twin import ibnet
 from fabric_stack.twin.model import Fault
 from fabric_stack.twin.wiring import (
@@ -47,9 +47,12 @@ def roce() -> FabricTopology:
 
 def test_ib_wiring_is_the_compute_subnet(ib: FabricTopology) -> None:
     w = plan_wiring(ib)
-    compute = [lk for lk in ib.links if lk.role in COMPUTE_ROLES]
+    # the InfiniBand subnet: compute cables and the fabric managers' (UFM) leaf cables
+    compute = [lk for lk in ib.links if lk.role in FABRIC_ROLES]
     assert len(w.cables) == len(compute)
-    assert sum(len(d.hcas) for d in w.devices) == sum(1 for lk in compute if lk.role == "node_leaf")
+    hosts = sum(1 for lk in compute if lk.role in ("node_leaf", MANAGER_ROLE))
+    assert sum(len(d.hcas) for d in w.devices) == hosts
+    assert {"ufm-1", "ufm-2"} <= {d.name for d in w.devices if d.kind == "server"}
     assert {d.name for d in w.devices if d.kind == "switch"} == {
         d.name for d in ib.devices if d.role in ("leaf", "spine", "core")
     }
@@ -93,7 +96,7 @@ def test_netfile_describes_the_plan_as_gear_reports_it(ib: FabricTopology) -> No
         r'^Switch (\d+) "S-([0-9a-f]{16})" # "([^"]+)" enhanced port 0', text, re.M
     )
     hcas = re.findall(r'^Hca 1 "H-([0-9a-f]{16})" # "([^"]+)"$', text, re.M)
-    assert len(switches) == 12 and len(hcas) == 128
+    assert len(switches) == 12 and len(hcas) == 128 + 2  # + the two UFM HCAs
     assert ("64", guids["spine-01"][2:], "MF0;spine-01:MQM9700/U1") in switches
     assert (guids["su1-node07 mlx5_3"][2:], "su1-node07 mlx5_3") in hcas
     port_lines = re.findall(r"^\[\d+\] .* (\d)x([A-Z]+)$", text, re.M)
@@ -111,7 +114,7 @@ def test_netfile_applies_speed_and_down_faults(ib: FabricTopology) -> None:
     text = ibnet.render_netfile(w2, guids, ib.plan.link_gbps, ib.plan.switch_model.key)
     assert len(re.findall(r" 2xHDR$", text, re.M)) == 2  # both ends of the one slow cable
     assert "su1-node03" not in text
-    assert len(re.findall(r"^Hca ", text, re.M)) == 128 - 8
+    assert len(re.findall(r"^Hca ", text, re.M)) == 128 + 2 - 8
 
 
 def test_rates() -> None:
@@ -137,10 +140,16 @@ def test_rendered_opensm_conf_is_kept_except_paths(ib: FabricTopology) -> None:
     assert "partition_config_file /tw/etc/partitions.conf" in settings
     assert "node_name_map_name /tw/etc/ib-node-name-map" in settings
     assert "log_file /tw/logs/o.log" in settings
-    # Every rendered setting survives; only /etc/opensm/ paths changed.
+    # Every rendered setting survives; only the UFM/opensm paths changed, the port GUID is
+    # ibsim's for that HCA (node GUID + 1) and virt_enabled (NVIDIA) is commented out.
+    ufm = "/opt/ufm/files/conf/opensm/"
     for ln in rendered.splitlines():
-        if ln and not ln.startswith("#"):
-            assert ln.replace("/etc/opensm/", "/tw/etc/") in settings
+        if ln.startswith("guid "):
+            assert f"guid 0x{int(ln.split()[1], 16) + 1:016x}" in settings
+        elif ln.startswith("virt_enabled"):
+            assert f"# twin: upstream OpenSM has no virt_enabled (NVIDIA option): {ln}" in out
+        elif ln and not ln.startswith("#"):
+            assert ln.replace(ufm, "/tw/etc/") in settings
 
 
 def test_sharp_option_upstream_lacks_is_commented() -> None:

@@ -138,7 +138,9 @@ def test_random_cable_failures_match_networkx(name: str, seed: int, k: int) -> N
 
 @pytest.mark.parametrize("gpus", [512, 1024, 2048])
 def test_one_of_s_spines_lowers_the_cross_su_cut_by_one_over_s(gpus: int) -> None:
-    topo = build_topology(size_fabric(validate_spec({"gpus": gpus})))
+    # whole SUs: switch-hosted SMs (UFM hosts would take a server position from SU 1)
+    spec = {"gpus": gpus, "infiniband": {"sm_location": "switch"}}
+    topo = build_topology(size_fabric(validate_spec(spec)))
     spines = list(topo.switches("spine"))
     r = analyze_failures(topo, [Failure(device=spines[0].name)])
     before, after = r.bisection_tbps.before, r.bisection_tbps.after

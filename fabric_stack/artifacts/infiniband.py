@@ -1,33 +1,40 @@
-"""`render infiniband`: subnet-manager settings, partitions, node-name-map and the planned `.topo`.
+"""`render infiniband`: subnet managers, partitions, node-name map, `.topo`, IBNL and CVT files.
 
 Files (under ``infiniband/``):
 
-* ``opensm-<sm>.conf`` — one OpenSM configuration fragment per planned subnet
-  manager: the routing engine from ``spec.infiniband.routing_engine``, a distinct
-  ``sm_priority`` per instance (the first is the master: OpenSM elects the highest
-  priority), LMC, the partition and node-name-map files, and SHARP
-  (``sharp_enabled``) when ``spec.infiniband.sharp`` is on.
-* ``partitions.conf`` — the compute partition (P_Key from the spec) with the IPoIB
-  multicast group at the fabric's IB MTU.
-* ``ib-node-name-map`` — ``<guid> "<name>"`` per switch and per HCA so
-  ``ibnetdiscover``/``ibdiagnet`` print plan names. GUIDs are unknown at plan
-  time: without ``--guids`` every entry is a commented placeholder to fill in.
+* ``opensm-<sm>.conf`` — one per subnet-manager instance, per plane (master and
+  standby of every plane, bound to its plane's port with ``guid``): see
+  :mod:`fabric_stack.artifacts.opensm`.
+* ``partitions.conf`` (OpenSM hosts, switches) or ``partitions.conf.user_ext``
+  (UFM, which generates partitions.conf itself) — the compute partition (P_Key from
+  the spec) with the IPoIB multicast group at the fabric's IB MTU.
+* ``ib-node-name-map`` — ``<guid> "<name>"`` per switch, per GPU-server HCA and per
+  fabric-manager HCA so ``ibnetdiscover``/``ibdiagnet`` print plan names. GUIDs are
+  unknown at plan time: without ``--guids`` every entry is a commented placeholder.
 * ``root-guids.conf`` — the fat-tree roots (top tier) for ``ftree``, only when
   their GUIDs are known.
-* ``<cluster>.topo`` — the planned topology for ``ibdiagnet``, from
+* ``<cluster>.topo`` — the planned topology for ``ibdiagnet -t``, from
   :func:`fabric_stack.views.exports.topo_file` (the one `.topo` writer).
+* ``ibnl/<HCA system type>.ibnl`` — one IBNL per HCA system type the `.topo` names
+  (GPU servers, fabric managers), for ``ibdiagnet --out_ibnl_dir``.
+* ``hca_mapping.csv`` — UFM Cable Validation Tool ``hca_mapping`` (interface number →
+  RDMA device) from the GPU server's real device names.
 
-Parameter names are upstream OpenSM's option table (``osm_subnet.c``) except
-``sharp_enabled``, an NVIDIA OpenSM (MLNX_OFED / UFM) extension.
+The `.topo`, the name map and the P2P sheet share one port-naming convention, stated
+in each file's header (:func:`fabric_stack.views.ib_naming.port_naming_header`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 
 from ..errors import InputFileError, SpecError
 from ..inputs import csv_reader
+from ..topology import MANAGER_ROLE
 from ..views.exports import topo_file  # the single .topo writer
+from ..views.ib_naming import hca_mapping_csv, hca_systems, ibnl, port_naming_header, server_hcas
 from . import sources
 from ._base import (
     GENERATED_BY,
@@ -37,17 +44,12 @@ from ._base import (
     comment_block,
     safe_name,
 )
+from .opensm import CONF_DIRS, UFM_CONF_DIR, opensm_conf, root_names, sm_instances
 
 TARGET = "infiniband"
 
 IB_MTU_CODES: dict[int, int] = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
 """IBTA MTU encoding used by partitions.conf (``mtu=5`` is 4096)."""
-
-SHARP_ROUTING_ENGINES = ("updn", "ar_updn", "ftree", "ar_ftree")
-"""Routing engines NVIDIA's SHARP guide supports for tree topologies."""
-
-MASTER_PRIORITY = 15
-"""Highest OpenSM sm_priority (range 0-15): the master; standbys count down from 14."""
 
 _GUID = re.compile(r"^(?:0x)?([0-9a-fA-F]{1,16})$")
 
@@ -119,7 +121,9 @@ def parse_guid_csv(text: str, source: str, known: set[str]) -> dict[str, str]:
 
 
 def guid_names(ctx: RenderContext) -> list[tuple[str, str]]:
-    """(name, description) of every IB node the map covers: compute switches, then HCAs."""
+    """(name, description) of every IB node the map covers: switches, then HCAs of the
+    GPU servers and of the fabric managers. Ports are named by the one convention
+    (``P<n>``, see the file header)."""
     out = [
         (
             sw.name,
@@ -129,12 +133,18 @@ def guid_names(ctx: RenderContext) -> list[tuple[str, str]]:
         )
         for sw in ctx.compute_switches()
     ]
+    model = ctx.spec.node_profile.nic_model
+    port = {
+        (k.a_device, k.a_port): f"{k.b_device} P{k.b_port_number}"
+        for k in ctx.topo.links_of("node_leaf", MANAGER_ROLE)
+    }
     out += [
-        (
-            f"{n.node} {n.nic}",
-            f"{ctx.spec.node_profile.nic_model} HCA, rail {n.rail}, {n.leaf} {n.leaf_port}",
-        )
+        (f"{n.node} {n.nic}", f"{model} HCA, rail {n.rail}, {port[(n.node, n.nic)]}")
         for n in ctx.intent.nics
+    ]
+    out += [
+        (f"{k.a_device} {k.a_port}", f"{model} HCA, fabric manager, {port[(k.a_device, k.a_port)]}")
+        for k in ctx.topo.links_of(MANAGER_ROLE)
     ]
     return out
 
@@ -143,132 +153,8 @@ def guid_names(ctx: RenderContext) -> list[tuple[str, str]]:
 
 
 def subnet_managers(ctx: RenderContext) -> list[str]:
-    """Names of the planned SM instances, master first."""
-    ib = ctx.spec.infiniband
-    if ib.sm_location == "switch":
-        return [s.name for s in ctx.intent.switches if s.subnet_manager]
-    prefix = "ufm" if ib.sm_location == "ufm" else "sm-host"
-    return [f"{prefix}-{i}" for i in range(1, ib.subnet_managers + 1)]
-
-
-def _opensm_conf(ctx: RenderContext, sm: str, index: int, count: int) -> str:
-    """opensm.conf of one subnet manager: the core settings, then the fat-tree roots
-    (:func:`_opensm_roots`) and SHARP (:func:`_opensm_sharp`)."""
-    ib = ctx.spec.infiniband
-    role = "master" if index == 0 else "standby"
-    prio = max(0, MASTER_PRIORITY - index)
-    where = {
-        "ufm": "UFM: merge into /opt/ufm/files/conf/opensm/opensm.conf (or set through UFM)",
-        "host": "a host running opensm: merge into /etc/opensm/opensm.conf",
-        "switch": "a managed switch's embedded SM: apply the same values in its SM configuration",
-    }[ib.sm_location]
-    lines = [
-        comment_block(
-            [
-                f"OpenSM settings for subnet manager {sm} ({role}, {index + 1} of {count}) "
-                f"— {ctx.spec.name}",
-                GENERATED_BY.format(target=TARGET),
-                f"Target: {where}.",
-                "Only the settings the plan decides are here; the rest keeps OpenSM's default.",
-                f"Parameter names: {sources.OPENSM_OPTIONS} (opt_tbl)",
-            ]
-        ),
-        "\n"
-        + comment_block(
-            [
-                f"Routing: '{ib.routing_engine}' from spec.infiniband.routing_engine.",
-                "Fat-tree aware engines (ftree, updn and their adaptive-routing variants) keep",
-                "a rail-optimized leaf/spine fabric deadlock-free and spread flows evenly",
-                "over the spines.",
-                f"Source: {sources.OPENSM_ROUTING}",
-            ]
-        )
-        + f"routing_engine {ib.routing_engine}\n",
-        "\n"
-        + comment_block(
-            [
-                "One LID per port (LMC 0): rail-optimized traffic needs no multipath LIDs, and",
-                "LMC > 0 multiplies the LID space the SM must program.",
-            ]
-        )
-        + "lmc 0\n",
-        "\n"
-        + comment_block(
-            [
-                f"Redundancy: {count} subnet manager(s); the highest sm_priority (0-15)",
-                "becomes master, the others stay standby and take over when the master",
-                "stops answering SMInfo polls.",
-                f"This instance: {role}.",
-            ]
-        )
-        + f"sm_priority {prio}\n",
-        "\n"
-        + comment_block(
-            [
-                f"Partitions (compute P_Key {ctx.spec.networks.compute.pkey}, IPoIB MTU {ib.mtu}):",
-                "see partitions.conf.",
-                f"Source: {sources.OPENSM_PARTITIONS}",
-            ]
-        )
-        + "partition_config_file /etc/opensm/partitions.conf\n",
-        "\n"
-        + comment_block(
-            ["Plan names in the SM's logs and dumps (fill in the GUIDs in ib-node-name-map)."]
-        )
-        + "node_name_map_name /etc/opensm/ib-node-name-map\n",
-    ]
-    lines.extend(_opensm_roots(ctx))
-    lines.append(_opensm_sharp(ctx))
-    return "".join(lines)
-
-
-def _opensm_roots(ctx: RenderContext) -> list[str]:
-    """ftree engines: the root GUID file (commented out until the GUIDs are known)."""
-    ib = ctx.spec.infiniband
-    roots = _roots(ctx)
-    have_roots = all(r in ctx.guids for r in roots)
-    lines: list[str] = []
-    if ib.routing_engine in ("ftree", "ar_ftree"):
-        root_comment = [
-            f"Fat-tree roots: the {'core' if ctx.plan.tiers == 3 else 'spine'} switches. ftree",
-            "detects them from the topology; pinning them avoids a wrong guess while the",
-            "fabric is half cabled.",
-        ]
-        if have_roots and roots:
-            lines.append(
-                "\n" + comment_block(root_comment) + "root_guid_file /etc/opensm/root-guids.conf\n"
-            )
-        else:
-            lines.append(
-                "\n"
-                + comment_block(
-                    [*root_comment, "Enable once the root GUIDs are known (render with --guids):"]
-                )
-                + "# root_guid_file /etc/opensm/root-guids.conf\n"
-            )
-    return lines
-
-
-def _opensm_sharp(ctx: RenderContext) -> str:
-    """SHARP on or off, with the routing-engine warning when the trees cannot form."""
-    ib = ctx.spec.infiniband
-    sharp_lines = [
-        "SHARP in-network reduction (spec.infiniband.sharp). `sharp_enabled` is an NVIDIA OpenSM",
-        "(MLNX_OFED/UFM) option: 0 ignore, 1 disable on all switches, 2 enable on all switches.",
-        "The SHARP Aggregation Manager runs next to the master SM (UFM starts it itself).",
-        f"Source: {sources.SHARP_OPENSM}",
-        f"Source: {sources.SHARP_SETUP}",
-    ]
-    if ib.sharp:
-        if ib.routing_engine not in SHARP_ROUTING_ENGINES:
-            sharp_lines.append(
-                f"WARNING: SHARP trees need one of {', '.join(SHARP_ROUTING_ENGINES)}; "
-                f"routing_engine is {ib.routing_engine}."
-            )
-        return "\n" + comment_block(sharp_lines) + "sharp_enabled 2\n"
-    return "\n" + comment_block(
-        [*sharp_lines, "SHARP is off in the plan: the option is left unset."]
-    )
+    """Names of the planned SM instances, plane by plane, master first."""
+    return [sm.name for sm in sm_instances(ctx)]
 
 
 def _partitions(ctx: RenderContext) -> str:
@@ -281,46 +167,62 @@ def _partitions(ctx: RenderContext) -> str:
             "one of 256, 512, 1024, 2048, 4096",
         )
     pkey = ctx.spec.networks.compute.pkey.lower()
-    head = comment_block(
-        [
-            f"OpenSM partitions for {ctx.spec.name}",
-            GENERATED_BY.format(target=TARGET),
-            f"IPoIB multicast group MTU uses the IBTA code: mtu={code} is {ib.mtu} bytes.",
-            f"Format: {sources.OPENSM_PARTITIONS}",
+    ufm = ib.sm_location == "ufm"
+    head_lines = [
+        f"OpenSM partitions for {ctx.spec.name}",
+        GENERATED_BY.format(target=TARGET),
+        f"IPoIB multicast group MTU uses the IBTA code: mtu={code} is {ib.mtu} bytes.",
+        f"Format: {sources.OPENSM_PARTITIONS}",
+    ]
+    if ufm:
+        head_lines[0] = f"UFM partition extension for {ctx.spec.name}"
+        head_lines += [
+            f"Install as {UFM_CONF_DIR}/partitions.conf.user_ext: UFM generates",
+            f"{CONF_DIRS['ufm']}/partitions.conf (Default partition included) and merges",
+            "this file into it; run /opt/ufm/scripts/sync_partitions_conf.sh to apply now.",
+            f"Source: {sources.UFM_PARTITIONS}",
         ]
+    head = comment_block(head_lines)
+    compute = (
+        "\n"
+        + comment_block(
+            [f"Compute partition (spec.networks.compute.pkey {pkey}): every HCA a full member."]
+        )
+        + f"compute={pkey}, ipoib, mtu={code}, defmember=full : ALL_CAS, SELF=full ;\n"
     )
     if int(pkey, 16) & 0x7FFF == 0x7FFF:
-        body = (
-            "\n"
+        if ufm:
+            return (
+                head
+                + "\n"
+                + comment_block(
+                    ["The compute traffic runs in UFM's default partition: nothing to add."]
+                )
+            )
+        return (
+            head
+            + "\n"
             + comment_block(
                 ["The compute traffic runs in the default partition: every port a full member."]
             )
             + f"Default=0x7fff, ipoib, mtu={code}, defmember=full : "
             "ALL, ALL_SWITCHES=full, SELF=full ;\n"
         )
-    else:
-        body = (
-            "\n"
-            + comment_block(
-                ["Default partition: switches and the SM full, hosts limited (OpenSM's rule)."]
-            )
-            + "Default=0x7fff : ALL=limited, ALL_SWITCHES=full, SELF=full ;\n"
-            + "\n"
-            + comment_block(
-                [f"Compute partition (spec.networks.compute.pkey {pkey}): every HCA a full member."]
-            )
-            + f"compute={pkey}, ipoib, mtu={code}, defmember=full : ALL_CAS, SELF=full ;\n"
+    if ufm:
+        return head + compute
+    return (
+        head
+        + "\n"
+        + comment_block(
+            ["Default partition: switches and the SM full, hosts limited (OpenSM's rule)."]
         )
-    return head + body
-
-
-def _roots(ctx: RenderContext) -> list[str]:
-    top = "core" if ctx.plan.tiers == 3 else "spine"
-    return [s.name for s in ctx.compute_switches() if s.role == top]
+        + "Default=0x7fff : ALL=limited, ALL_SWITCHES=full, SELF=full ;\n"
+        + compute
+    )
 
 
 def _root_guids(ctx: RenderContext) -> str | None:
-    roots = _roots(ctx)
+    roots = root_names(ctx)
     if not roots or not all(r in ctx.guids for r in roots):
         return None
     head = comment_block(
@@ -339,10 +241,18 @@ def _node_name_map(ctx: RenderContext) -> str:
     header = [
         f'InfiniBand node-name-map for {ctx.spec.name}: <guid> "<name>" per line, # comments.',
         GENERATED_BY.format(target=TARGET),
-        "Use: ibnetdiscover --node-name-map <this file>; OpenSM node_name_map_name.",
+        "Use: ibnetdiscover --node-name-map <this file>; OpenSM node_name_map_name"
+        + (
+            f" ({CONF_DIRS['ufm']}/ib-node-name-map on UFM)."
+            if ctx.spec.infiniband.sm_location == "ufm"
+            else "."
+        ),
         f"Format: {sources.NODE_NAME_MAP}",
         f"GUIDs known: {known} of {len(names)}.",
         *ctx.profile_notes(),
+        "",
+        *port_naming_header(ctx.topo),
+        "",
     ]
     if known < len(names):
         header += [
@@ -367,27 +277,35 @@ def _node_name_map(ctx: RenderContext) -> str:
 
 def files(ctx: RenderContext) -> list[str]:
     """The paths :func:`render` writes, without rendering them."""
-    out = [f"infiniband/opensm-{sm}.conf" for sm in subnet_managers(ctx)]
-    out += ["infiniband/partitions.conf", "infiniband/ib-node-name-map"]
-    roots = _roots(ctx)
-    if roots and all(r in ctx.guids for r in roots):
-        out.append("infiniband/root-guids.conf")
-    out.append(f"infiniband/{safe_name(ctx.spec.name)}.topo")
+    return [path for path, _ in _renderers(ctx)]
+
+
+def _renderers(ctx: RenderContext) -> list[tuple[str, Callable[[], str]]]:
+    """(path, how to render it) of every file, in the order they are written."""
+    out: list[tuple[str, Callable[[], str]]] = [
+        (f"infiniband/opensm-{sm.name}.conf", partial(opensm_conf, ctx, sm))
+        for sm in sm_instances(ctx)
+    ]
+    ufm = ctx.spec.infiniband.sm_location == "ufm"
+    out.append(
+        (f"infiniband/partitions.conf{'.user_ext' if ufm else ''}", partial(_partitions, ctx))
+    )
+    out.append(("infiniband/ib-node-name-map", partial(_node_name_map, ctx)))
+    roots = _root_guids(ctx)
+    if roots is not None:
+        out.append(("infiniband/root-guids.conf", lambda: roots))
+    out.append((f"infiniband/{safe_name(ctx.spec.name)}.topo", partial(topo_file, ctx.topo)))
+    model = ctx.spec.node_profile.nic_model
+    for system, devices in hca_systems(ctx.topo).items():
+        out.append((f"infiniband/ibnl/{system}.ibnl", partial(ibnl, system, devices, model)))
+    out.append(("infiniband/hca_mapping.csv", partial(hca_mapping_csv, server_hcas(ctx.topo))))
     return out
 
 
 def render(ctx: RenderContext) -> list[Artifact]:
     """The InfiniBand control-plane files (see the module docstring)."""
     require_infiniband(ctx)
-
-    sms = subnet_managers(ctx)
-    contents = [_opensm_conf(ctx, sm, i, len(sms)) for i, sm in enumerate(sms)]
-    contents += [_partitions(ctx), _node_name_map(ctx)]
-    roots = _root_guids(ctx)
-    if roots is not None:
-        contents.append(roots)
-    contents.append(topo_file(ctx.topo))
-    return [Artifact(TARGET, p, c) for p, c in zip(files(ctx), contents, strict=True)]
+    return [Artifact(TARGET, path, make()) for path, make in _renderers(ctx)]
 
 
 def known_guid_names(ctx: RenderContext) -> set[str]:

@@ -27,8 +27,9 @@ from ..views.card import card_markdown, fabric_line, headline, model_line, overs
 from ..views.diagram import diagram_svg
 from . import report_document as doc
 from ._base import Artifact, RenderContext
-from .infiniband import IB_MTU_CODES, MASTER_PRIORITY, subnet_managers
+from .infiniband import IB_MTU_CODES
 from .nccl import traffic_class
+from .opensm import sm_instances
 from .report_estimate import render_collectives_section
 from .roce_qos import qos_values
 
@@ -137,7 +138,7 @@ def _su_text(ctx: RenderContext) -> str:
 def _header(ctx: RenderContext, status: str) -> str:
     spec, plan = ctx.spec, ctx.plan
     facts = [
-        ("GPUs", f"{spec.gpus:,}"),
+        ("GPUs", f"{plan.gpus:,}"),
         ("Servers", f"{plan.nodes:,} × {spec.node_profile.name}"),
         ("Switch", plan.switch_model.name),
         ("Link", f"{plan.link_gbps}G"),
@@ -174,7 +175,7 @@ def _summary(ctx: RenderContext, report: Any) -> str:
         "fail": f"{counts.get('mandatory', 0):,} mandatory violation(s) block this design",
     }[report.status]
     text = (
-        f"{spec.gpus:,} GPUs in {plan.nodes:,} {spec.node_profile.name} servers on a "
+        f"{plan.gpus:,} GPUs in {plan.nodes:,} {spec.node_profile.name} servers on a "
         f"rail-optimized {fab} fabric{planes}: {plan.rails} rails of {plan.link_gbps}G, "
         f"{tiers} ({plan.switch_model.name}) in {plan.tiers} tiers, {nb}, "
         f"{plan.bandwidth.bisection_tbps:,.1f} Tb/s bisection over {plan.cables.total:,} compute "
@@ -472,16 +473,17 @@ def _ib_settings(ctx: RenderContext) -> str:
 
     spec = ctx.spec
     ib = spec.infiniband
-    sms = subnet_managers(ctx)
+    sms = sm_instances(ctx)
     rows = [
         (
-            _e(sm),
-            "master" if i == 0 else "standby",
-            _num(max(0, MASTER_PRIORITY - i)),
+            _e(sm.name),
+            ("master" if sm.index == 0 else "standby")
+            + (f" (plane {sm.plane})" if ctx.plan.planes > 1 else ""),
+            _num(sm.priority),
             f"<code>{_e(ib.routing_engine)}</code>",
             "on" if ib.sharp else "off",
         )
-        for i, sm in enumerate(sms)
+        for sm in sms
     ]
     sharp = "on (sharp_enabled 2, NCCL CollNet)" if ib.sharp else "off"
     intro = (

@@ -41,7 +41,7 @@ def render_collectives_section(topo: FabricTopology) -> str:
     one_su = min(plan.su_nodes, plan.nodes) * gpn
     rows = []
     for label, job in (
-        (f"whole cluster ({plan.spec.gpus:,} GPUs)", None),
+        (f"whole cluster ({plan.gpus:,} GPUs)", None),
         (f"one SU ({one_su:,} GPUs)", one_su),
     ):
         healthy = estimate_collective(topo, "all_reduce", SIZES, job_gpus=job, index=index)

@@ -138,6 +138,20 @@ NAD_SPEC = "https://github.com/k8snetworkplumbingwg/network-attachment-definitio
 WHEREABOUTS = "https://github.com/k8snetworkplumbingwg/whereabouts"
 """Whereabouts cluster-wide IPAM (`{"type": "whereabouts", "range": …}`)."""
 
+UFM_SM_FILES = (
+    "https://docs.nvidia.com/networking/display/ufmenterpriseumv62311/"
+    "Appendix-%E2%80%93-SM-Default-Files"
+)
+"""UFM Enterprise manual, 'SM Default Files': /opt/ufm/files/conf/opensm/{opensm.conf,
+ib-node-name-map, partitions.conf, qos-policy.conf, prefix-routes.conf}."""
+
+UFM_PARTITIONS = (
+    "https://docs.nvidia.com/networking/display/ufmenterpriseumv6194/Appendix+Partitioning"
+)
+"""UFM Enterprise manual, 'Appendix: Partitioning': UFM generates partitions.conf (not to be
+edited); custom lines go in /opt/ufm/files/conf/partitions.conf.user_ext, merged by UFM
+(or /opt/ufm/scripts/sync_partitions_conf.sh)."""
+
 SRIOV_RDMA_GUIDE = (
     "https://github.com/k8snetworkplumbingwg/sriov-network-operator/blob/master/doc/"
     "rdma-configuration.md"

@@ -27,7 +27,7 @@ from ..topology import Link
 NETWORKS = ("compute", "storage", "inband", "oob")
 """The networks ``drift --network`` can select (``all`` = every one of them)."""
 
-_SERVER_ROLES = frozenset({"node_leaf", "storage", "inband", "oob"})
+_SERVER_ROLES = frozenset({"node_leaf", "manager_leaf", "storage", "inband", "oob"})
 
 DEFAULT_MIN_COVERAGE = 0.5
 """Below this share of planned devices seen, the report warns and drift exits 1."""

@@ -24,8 +24,9 @@ EP = tuple[str, str]
 Key = tuple[EP, EP]
 """Identity of a cable regardless of direction: its two endpoints, sorted."""
 
-SERVER_ROLES = frozenset({"node_leaf", "storage", "inband", "oob"})
-"""Link roles whose a-end is a server port (mlx5_N, stor1, mgmt1, bmc1)."""
+SERVER_ROLES = frozenset({"node_leaf", "manager_leaf", "storage", "inband", "oob"})
+"""Link roles whose a-end is a host port (mlx5_N, stor1, mgmt1, bmc1): a GPU server or a
+fabric manager (UFM / OpenSM host), never a switch."""
 
 
 def link_key(a: EP, b: EP) -> Key:
@@ -56,8 +57,8 @@ class DeviceInfo:
 
     @property
     def is_server(self) -> bool:
-        """True for servers (their ports are NICs, not switch ports)."""
-        return self.role == "server"
+        """True for hosts — GPU servers and fabric managers (their ports are NICs)."""
+        return self.role in ("server", "manager")
 
 
 _MLNX = re.compile(r"^1/(\d+)(?:/(\d+))?$")

@@ -161,21 +161,40 @@ def ibsim_limits(wiring: Wiring) -> list[str]:
 # --------------------------------------------------------------------------- OpenSM config
 
 
+UFM_OPENSM_DIR = "/opt/ufm/files/conf/opensm/"
+"""UFM's OpenSM file directory (the rendered UFM configs point there)."""
+
+
+def sim_port_guid(node_guid: str) -> int:
+    """Port 1 GUID ibsim gives a single-port CA whose node GUID is ``node_guid``."""
+    return int(node_guid, 16) + 1
+
+
 def adapt_opensm_conf(rendered: str, etc_dir: str, log_file: str, dump_dir: str) -> str:
     """The rendered ``opensm-<sm>.conf`` with only its paths adapted to the twin.
 
-    Adapted, and why: ``/etc/opensm/`` → the twin's directory (the partition, node-name-map
+    Adapted, and why: ``/etc/opensm/`` and UFM's ``/opt/ufm/files/conf/opensm/`` → the
+    twin's directory (the partition, node-name-map
     and root-GUID files are the rendered ones, written there; the host's /etc is not ours);
     ``log_file`` and ``dump_files_dir`` into the twin's log directory (OpenSM defaults to
-    /var/log). ``sharp_enabled`` is an NVIDIA OpenSM option upstream OpenSM 3.3.23 does not
-    know: it is kept, commented, with that reason. Every other line is the rendered text.
+    /var/log). ``sharp_enabled`` and ``virt_enabled`` are NVIDIA OpenSM options upstream
+    OpenSM 3.3.23 does not know: kept, commented, with that reason. ``guid`` becomes the
+    port GUID ibsim gives that HCA (:func:`sim_port_guid`). Every other line is the
+    rendered text.
     """
     lines = []
+    here = etc_dir.rstrip("/") + "/"
     for line in rendered.splitlines():
-        if line.startswith("sharp_enabled"):
-            lines.append(f"# twin: upstream OpenSM has no sharp_enabled (NVIDIA option): {line}")
+        key = line.split(" ", 1)[0]
+        if key in ("sharp_enabled", "virt_enabled"):
+            lines.append(f"# twin: upstream OpenSM has no {key} (NVIDIA option): {line}")
             continue
-        lines.append(line.replace("/etc/opensm/", etc_dir.rstrip("/") + "/"))
+        if key == "guid":
+            # ibsim numbers a CA's port GUID node GUID + 1 (ibstat under ibsim shows it);
+            # the rendered value is the GUID the plan knows (ConnectX: port 1 = node GUID).
+            lines.append(f"guid 0x{sim_port_guid(line.split()[1]):016x}")
+            continue
+        lines.append(line.replace("/etc/opensm/", here).replace(UFM_OPENSM_DIR, here))
     lines += [
         "",
         "# --- added by fabric-stack twin: where this OpenSM writes (paths only) ---",

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from ..artifacts import infiniband
+from ..artifacts import infiniband, opensm
 from ..artifacts._base import RenderContext
 from ..topology import FabricTopology
 from . import ibnet
@@ -72,31 +72,38 @@ def diag(
     return run(full, netns=ns, env=sim_env(state, attach), timeout=timeout).stdout
 
 
-def plan_sms(ctx: RenderContext, guids: dict[str, str]) -> list[dict[str, Any]]:
-    """SM instances: name, rendered priority, the switch whose port 0 it attaches to.
+def plan_sms(
+    ctx: RenderContext, guids: dict[str, str], planes: Iterable[int] = (1,)
+) -> list[dict[str, Any]]:
+    """SM instances of ``planes`` (``twin up``: plane 1, the subnet it models): name,
+    rendered priority, master or standby, the node whose port it runs on.
 
-    ``sm_location: switch`` runs each SM on its planned switch. For ``ufm`` and
-    ``host`` the SM machine is not part of the cabled compute plan, so the twin
-    attaches each instance to port 0 of a top-tier switch instead (as an embedded
-    SM would run): same priorities, same config, no unplanned node in the fabric.
+    UFM / OpenSM hosts are cabled in the plan: each SM runs on its manager's HCA
+    (``SIM_HOST`` = that HCA, ``guid`` bound in the rendered config). Switch-hosted
+    SMs run on port 0 of their planned switch. A plan whose SMs have no cable (none
+    planned) falls back to port 0 of the top-tier switches.
     """
-    names = infiniband.subnet_managers(ctx)[:MAX_SMS]
-    spec = ctx.spec.infiniband
-    if spec.sm_location == "switch":
-        hosts = names
-    else:
-        top = "core" if ctx.plan.tiers == 3 else "spine"
-        hosts = [s.name for s in ctx.compute_switches() if s.role == top][: len(names)]
-    return [
-        {
-            "name": sm,
-            "priority": max(0, infiniband.MASTER_PRIORITY - i),
-            "attach": host,
-            "node": ibnet.node_id(guids[host], True),
-            "guid": guids[host],
-        }
-        for i, (sm, host) in enumerate(zip(names, hosts, strict=False))
-    ]
+    every = opensm.sm_instances(ctx)
+    sms = [sm for p in sorted(set(planes)) for sm in [s for s in every if s.plane == p][:MAX_SMS]]
+    out = []
+    for sm in sms:
+        if sm.port:
+            guid, node = guids[sm.guid_name], ibnet.node_id(guids[sm.guid_name], False)
+        else:
+            guid, node = guids[sm.host], ibnet.node_id(guids[sm.host], True)
+        out.append(
+            {
+                "name": sm.name,
+                "priority": sm.priority,
+                "attach": sm.host,
+                "node": node,
+                "guid": guid,
+                "port": sm.port,
+                "plane": sm.plane,
+                "master": sm.index == 0,
+            }
+        )
+    return out
 
 
 def render_files(ctx: RenderContext, directory: Path, state: TwinState) -> None:
@@ -106,12 +113,24 @@ def render_files(ctx: RenderContext, directory: Path, state: TwinState) -> None:
         d[key].mkdir(parents=True, exist_ok=True)
     for art in infiniband.render(ctx):
         (d["etc"] / Path(art.path).name).write_text(art.content, encoding="utf-8")
+    ufm_partitions(d["etc"])
     for sm in state.sm["instances"]:
         rendered = (d["etc"] / f"opensm-{sm['name']}.conf").read_text(encoding="utf-8")
         conf = ibnet.adapt_opensm_conf(
             rendered, str(d["etc"]), str(d["logs"] / f"opensm-{sm['name']}.log"), str(d["logs"])
         )
         (d["ib"] / f"opensm-{sm['name']}.conf").write_text(conf, encoding="utf-8")
+
+
+def ufm_partitions(etc: Path) -> None:
+    """Do what UFM does with the rendered ``partitions.conf.user_ext``: its own Default
+    partition line, then the extension, as ``partitions.conf`` (UFM manual, Partitioning)."""
+    ext = etc / "partitions.conf.user_ext"
+    if not ext.exists():
+        return
+    default = "Default=0x7fff, ipoib, defmember=full : ALL, ALL_SWITCHES=full, SELF=full ;\n"
+    text = "# twin: what UFM generates (Default partition), then the rendered user_ext\n"
+    (etc / "partitions.conf").write_text(text + default + ext.read_text(), encoding="utf-8")
 
 
 def _log_has(path: Path, offset: int, needle: str) -> bool:
@@ -153,8 +172,9 @@ def start_fabric(
     say(f"  ibsim: {len(wiring.devices)} devices, {len(wiring.cables)} links ({_took(t0)})")
     for i, sm in enumerate(state.sm["instances"]):
         t1 = time.monotonic()
-        state, needle, tries = _start_sm(directory, state, sm, i, len(wiring.devices))
-        role = "master" if i == 0 else "standby"
+        master = bool(sm.get("master", i == 0))
+        state, needle, tries = _start_sm(directory, state, sm, master, len(wiring.devices))
+        role = "master" if master else "standby"
         again = f", {tries} starts" if tries > 1 else ""
         say(
             f"  OpenSM {sm['name']} ({role}, priority {sm['priority']}) on {sm['attach']}: "
@@ -185,7 +205,7 @@ def kick(procs: Iterable[Process]) -> None:
 
 
 def _start_sm(
-    directory: Path, state: TwinState, sm: dict[str, Any], index: int, devices: int
+    directory: Path, state: TwinState, sm: dict[str, Any], master: bool, devices: int
 ) -> tuple[TwinState, str, int]:
     """Start one OpenSM and wait for SUBNET UP (master) or STANDBY; bounded restarts."""
     d = ib_dirs(directory)
@@ -195,8 +215,8 @@ def _start_sm(
     cache.mkdir(exist_ok=True)
     env = {**sim_env(state, sm["node"]), "OSM_CACHE_DIR": str(cache)}
     argv = ["env", "-C", str(d["work"]), "opensm", "-F", str(d["ib"] / f"opensm-{name}.conf")]
-    needle = "SUBNET UP" if index == 0 else "Entering STANDBY state"
-    where = d["logs"] / (f"opensm-{name}.log" if index == 0 else f"opensm-{name}.out")
+    needle = "SUBNET UP" if master else "Entering STANDBY state"
+    where = d["logs"] / (f"opensm-{name}.log" if master else f"opensm-{name}.out")
     for attempt in range(1, SM_STARTS + 1):
         offset = _size(where)
         out = d["logs"] / f"opensm-{name}.out"

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from ..catalog import lookup_switch
 from ..errors import FabricStackError
 from ..naming import switch_port_label
-from ..topology import COMPUTE_ROLES, FabricTopology
+from ..topology import FABRIC_ROLES, HOST_ROLES, MANAGER_ROLE, FabricTopology
 from .model import EXPECTED_FINDING, FAULT_KINDS, Cable, Device, End, Fault, Wiring
 
 SWITCH_GUID_BASE = 0x02FA570100000000
@@ -41,29 +41,34 @@ class TwinFailure(FabricStackError):
     exit_code = 1
 
 
-def plan_wiring(topo: FabricTopology) -> Wiring:
-    """The wiring a twin of ``topo`` runs: InfiniBand compute subnet, or every Ethernet cable."""
+def plan_wiring(topo: FabricTopology, all_planes: bool = False) -> Wiring:
+    """The wiring a twin of ``topo`` runs: InfiniBand compute subnet, or every Ethernet cable.
+
+    The InfiniBand subnet includes the fabric-manager hosts (UFM / OpenSM) and their
+    cables. ``twin up`` models one subnet; ``all_planes`` lets a caller wire every plane
+    of a dual-plane plan into one ibsim (disjoint subnets, one SM set each).
+    """
     plan = topo.plan
     ib = plan.spec.fabric == "infiniband"
-    if ib and plan.planes > 1:
+    if ib and plan.planes > 1 and not all_planes:
         raise TwinError(
             f"planes: the twin models one InfiniBand subnet; this plan has {plan.planes} planes "
             "(twin a single-plane plan: --planes 1)"
         )
-    roles = COMPUTE_ROLES if ib else None
+    roles = FABRIC_ROLES if ib else None
     links = [lk for lk in topo.links if roles is None or lk.role in roles]
     used: dict[str, int] = {}
     hcas: dict[str, list[str]] = {}
     for lk in links:
         used[lk.a_device] = max(used.get(lk.a_device, 0), lk.a_port_number)
         used[lk.b_device] = max(used.get(lk.b_device, 0), lk.b_port_number)
-        if ib and lk.role == "node_leaf":
+        if ib and lk.role in ("node_leaf", MANAGER_ROLE):
             hcas.setdefault(lk.a_device, []).append(lk.a_port)
     devices: list[Device] = []
     for d in topo.devices:
         if d.name not in used:
             continue
-        if d.role == "server":
+        if d.role in HOST_ROLES:
             devices.append(
                 Device(
                     name=d.name,

@@ -31,7 +31,7 @@ from rich.text import Text
 
 from ..catalog import CATALOG, SwitchModel, lookup_switch, port_mode
 from ..naming import cage_of
-from ..topology import COMPUTE_ROLES, FabricTopology
+from ..topology import COMPUTE_ROLES, HOST_ROLES, FabricTopology
 
 NO_OPTIC = "RJ45 (no optic)"
 """Optic name of copper RJ45 ends: no module to order."""
@@ -134,6 +134,7 @@ def _role_order(role: str) -> int:
         "leaf_spine",
         "core",
         "spine_core",
+        "manager_leaf",
         "storage",
         "inband",
         "oob",
@@ -159,14 +160,26 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
     )
     optic_lines = _optic_lines(links)
     prof = plan.spec.node_profile
-    servers = (
+    servers: tuple[ServerLine, ...] = (
         ServerLine(
             profile=prof.name,
             count=plan.nodes,
-            gpus=plan.spec.gpus,
+            gpus=plan.gpus,
             rack_units_total=prof.rack_units * plan.nodes,
         ),
     )
+    managers = [d for d in topo.devices if d.role == "manager"]
+    if managers:
+        # Fabric-manager hosts (UFM appliances / OpenSM hosts): 1U each is an assumption
+        # (UNVERIFIED for a given appliance model); no GPUs.
+        servers += (
+            ServerLine(
+                profile=managers[0].model,
+                count=len(managers),
+                gpus=0,
+                rack_units_total=len(managers),
+            ),
+        )
     return Bom(
         name=plan.spec.name,
         switches=switch_lines,
@@ -183,7 +196,7 @@ def _switch_lines(topo: FabricTopology) -> tuple[SwitchLine, ...]:
     plan = topo.plan
     per_model: dict[str, Counter[str]] = defaultdict(Counter)
     for d in topo.devices:
-        if d.role != "server":
+        if d.role not in HOST_ROLES:
             per_model[d.model][d.role] += 1
     switch_lines = []
     for key, roles in per_model.items():
@@ -244,8 +257,9 @@ def _count_links(topo: FabricTopology) -> _LinkCounts:
         ):
             if optic == NO_OPTIC or not optic:
                 continue
-            if by_name[dev].role == "server":
+            if by_name[dev].role in HOST_ROLES:
                 # One module per server cage: the profile's twin-port OSFP serves two rails.
+                # (A fabric manager's port takes its own module.)
                 scage = prof.cage_of(port) if k.role == "node_leaf" else ""
                 if scage and (dev, scage) in server_cages:
                     continue
@@ -287,6 +301,7 @@ def _compute_counts(topo: FabricTopology, links: _LinkCounts) -> ComputeCounts:
     sw_counts = {r: sum(1 for d in topo.devices if d.role == r) for r in ("leaf", "spine", "core")}
     sw_counts["total"] = sum(sw_counts.values())
     cab_counts = {r: 0 for r in COMPUTE_ROLES}
+    cab_counts["manager_leaf"] = 0
     for (_, r, _), n in links.cables.items():
         if r in cab_counts:
             cab_counts[r] += n
@@ -324,7 +339,7 @@ def _totals(
         cables=len(topo.links),
         optics=sum(o.count for o in optic_lines),
         servers=plan.nodes,
-        gpus=plan.spec.gpus,
+        gpus=plan.gpus,
     )
 
 

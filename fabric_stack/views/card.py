@@ -12,6 +12,7 @@ from rich.text import Text
 
 from ..fmt import fmt_num
 from ..guidance import CNI, FABRICS, PRACTICES, Guidance, guidance_for
+from ..managers import plan_manager_shape, sizing_note
 from ..sizing import SizingPlan
 
 
@@ -87,6 +88,8 @@ def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
     details.add_row("Fabric", fabric_line(plan))
     details.add_row("", oversub_line(plan))
     details.add_row("Cables", _cable_text(plan))
+    if plan.managers:
+        details.add_row("Managers", managers_line(plan))
     details.add_row(
         "Optics",
         f"{plan.transceivers.total:,} transceivers "
@@ -141,7 +144,16 @@ def _cable_text(plan: SizingPlan) -> str:
     text = f"{c.node_leaf:,} node–leaf, {c.leaf_spine:,} leaf–spine"
     if plan.tiers == 3:
         text += f", {c.spine_core:,} spine–core"
+    if c.manager_leaf:
+        text += f", {c.manager_leaf:,} manager–leaf"
     return text + f" ({c.total:,} in all)"
+
+
+def managers_line(plan: SizingPlan) -> str:
+    """Where the fabric managers plug in and what it cost ('' when none are cabled)."""
+    return sizing_note(
+        plan_manager_shape(plan), plan.spec.infiniband.sm_location, plan.spec.gpus_per_node
+    )
 
 
 def _explain(plan: SizingPlan, g: Guidance) -> list[RenderableType]:
@@ -195,6 +207,8 @@ def card_markdown(plan: SizingPlan, explain: bool = False) -> str:
     lines.append("| " + " | ".join(f"**{v}** {c}" for v, c, _ in headline(plan)) + " |")
     lines += ["", f"**{fabric_line(plan)}**", "", oversub_line(plan), ""]
     lines.append(f"Cables: {_cable_text(plan)}. Optics: {plan.transceivers.total:,}.")
+    if plan.managers:
+        lines += ["", f"Managers: {managers_line(plan)}."]
     server = server_line(plan)
     if server:
         lines += ["", f"Servers: {server}."]

@@ -392,7 +392,7 @@ def _titles(topo: FabricTopology) -> tuple[str, str, str]:
     fabric = {"infiniband": "InfiniBand", "roce": "RoCEv2", "ethernet": "Ethernet"}[spec.fabric]
     nb = "non-blocking" if plan.non_blocking else f"{plan.oversubscription} oversubscribed"
     subtitle = (
-        f"{spec.gpus:,} GPUs · {plural(plan.nodes, 'server')} × {spec.gpus_per_node} GPUs · "
+        f"{plan.gpus:,} GPUs · {plural(plan.nodes, 'server')} × {spec.gpus_per_node} GPUs · "
         f"{plan.rails} rails{' × 2 planes' if plan.planes == 2 else ''} · "
         f"{plan.switch_model.name} at {plan.link_gbps}G · {plan.tiers} tiers · {nb}"
     )
@@ -403,6 +403,11 @@ def _titles(topo: FabricTopology) -> tuple[str, str, str]:
     counts += f" · {plan.sus:,} SU{'s' if plan.sus != 1 else ''}"
     if plan.tiers == 3:
         counts += f" in {plan.pods:,} pods"
+    if roles["manager"]:
+        counts += (
+            f" · {roles['manager']} fabric manager{'s' if roles['manager'] != 1 else ''} "
+            f"on the SU {plan.manager_su} rail leaves"
+        )
     if plan.planes == 2:
         counts += " (both planes)"
     return f"{spec.name} — rail-optimized {fabric} fabric", subtitle, counts
