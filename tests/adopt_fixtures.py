@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from fabric_stack.drift import PlanIndex
-from fabric_stack.topology import COMPUTE_ROLES, FabricTopology
+from fabric_stack.topology import FabricTopology
+from fabric_stack.topology_model import FABRIC_ROLES
 from tests.drift_fixtures import (
     Wire,
     clean_wires,
@@ -37,6 +38,7 @@ def site_names(topo: FabricTopology, rng: random.Random) -> dict[str, str]:
         "leaf": ["ib-leaf-{:03d}", "leaf{:04d}", "r{:02d}-tor"],
         "spine": ["ib-spine-{:02d}", "spn{:03d}"],
         "core": ["core{:03d}"],
+        "manager": ["ufm{:02d}", "sm-host-{:02d}"],
     }
     style = {role: rng.choice(s) for role, s in styles.items()}
     for d in topo.devices:
@@ -98,7 +100,7 @@ def site_snapshot(
     rng = random.Random(seed)
     topo = topology(spec)
     names = site_names(topo, rng)
-    wires, moved = miswire(clean_wires(topo, COMPUTE_ROLES), k, rng)
+    wires, moved = miswire(clean_wires(topo, FABRIC_ROLES), k, rng)
     wires = renamed(wires, names)
     rng.shuffle(wires)
     return topo, names, wires, moved

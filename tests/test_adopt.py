@@ -125,9 +125,10 @@ def test_adopt_cli_writes_the_names_file_with_guids_and_reports(tmp_path: Path) 
     assert report["classes"]["server"]["placed"] == 16
     assert report["classes"]["leaf"]["placed"] == 8
     assert report["classes"]["spine"]["placed"] == 4
+    assert report["classes"]["manager"]["placed"] == 2  # the two UFM hosts, one cable each
     assert report["classes"]["leaf"]["contradictions"]
     rows = load_names(out)["rows"]
-    assert len(rows) == 28
+    assert len(rows) == 30
     server = next(r for r in rows if r["planned"] == "su1-node01")
     assert server["actual"] == names["su1-node01"]
     assert len(server["guids"]) == 8  # one HCA GUID per rail port, as ibnetdiscover printed

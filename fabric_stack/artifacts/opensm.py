@@ -91,11 +91,11 @@ def sm_instances(ctx: RenderContext) -> list[SmInstance]:
 def uses_ib_vfs(ctx: RenderContext) -> bool:
     """True when the ``kubernetes`` target hands pods InfiniBand SR-IOV VFs.
 
-    On InfiniBand it always does today (``ib-sriov`` networks on VFs of every rail
-    PF). A Network Operator path without VFs (shared RDMA device plugin) would
-    return False here: this is the one place to hook it.
+    Only the SR-IOV path (``render --k8s-rdma sriov``, the default: ``ib-sriov``
+    networks on VFs of every rail PF) does; the Network Operator paths
+    (``host-device``: whole PFs, ``ipoib``: the shared RDMA device plugin) use no VF.
     """
-    return ctx.fabric == "infiniband"
+    return ctx.fabric == "infiniband" and ctx.k8s_rdma == "sriov"
 
 
 def opensm_conf(ctx: RenderContext, sm: SmInstance) -> str:

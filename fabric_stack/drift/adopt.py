@@ -37,11 +37,14 @@ from typing import Any
 from ..compat.pydantic_internals import trusted_instance
 from ..site_names import SiteName, check_label
 from ..topology import COMPUTE_ROLES, FabricTopology
+from ..topology_model import MANAGER_ROLE
 from .identity import hca_to_ibdev, switch_port_number
 from .observation import Observation, ObservedDevice, observation_from_snapshot, short_name
 from .plan import port_schemes
 
-CLASSES = ("server", "leaf", "spine", "core")
+CLASSES = ("server", "manager", "leaf", "spine", "core")
+_HOSTS = frozenset({"server", "manager"})
+"""Planned roles an observed host (a device whose ports are NICs) can take."""
 """Device classes the report counts (compute fabric)."""
 
 _NUM = re.compile(r"(\d+)")
@@ -126,10 +129,10 @@ class _Plan:
         peer, sig, nics = self.peer, self.sig, self.nic_names
         for link in topo.links:
             role = link.role
-            if role not in COMPUTE_ROLES:
+            if role not in COMPUTE_ROLES and role != MANAGER_ROLE:
                 continue
             a, b, bn = back[link.a_device], back[link.b_device], link.b_port_number
-            if role == "node_leaf":
+            if role in ("node_leaf", MANAGER_ROLE):
                 ak: Any = link.a_port
                 nics.add(ak)
             else:
@@ -368,13 +371,17 @@ class _Placer:
     def _offer(self, dev: str) -> tuple[int, str, str] | None:
         c, voters = _votes(dev, self.adj, self.plan, self.placed, self.anchors.get(dev))
         want = self.want(dev)
-        for cand in [x for x in c if self.plan.role.get(x) != want]:
+        fits = _HOSTS if want == "server" else {want}
+        for cand in [x for x in c if self.plan.role.get(x) not in fits]:
             del c[cand]
         best = c.most_common(2)
         if not best:
             return None
         (cand, n), second = best[0], (best[1][1] if len(best) > 1 else 0)
-        if n < 2 or n * 2 < voters or n == second:
+        # A fabric manager (UFM / OpenSM host) has one cable per plane on a leaf port the
+        # plan reserves for it: one cable is enough when every cable it has agrees.
+        enough = n >= 1 and n == voters if self.plan.role.get(cand) == "manager" else n >= 2
+        if not enough or n * 2 < voters or n == second:
             self.why[dev] = (
                 f"its cables agree on no single position (best {cand}: {n} of {voters})"
                 if n == second or n * 2 < voters
