@@ -29,13 +29,14 @@ die() {
   exit "$code"
 }
 
-# A working Python >= 3.12: NETBOX_PYTHON, pyenv's installed versions (newest first; pyenv's shims may
-# exist without a version selected, so each candidate is run), then python3.12/python3.13 on PATH.
+# A working Python >= 3.12, 3.12 first (the version the issue pins; NetBox 4.7 supports 3.12-3.14):
+# NETBOX_PYTHON, pyenv's 3.12.x (its real interpreters, not the shims: a shim without a version
+# selected fails), python3.12 on PATH, then newer pyenv versions and python3.13. Each candidate is run.
 find_python() {
-  local c
+  local c pyenv=${PYENV_ROOT:-$HOME/.pyenv}/versions
   for c in "${NETBOX_PYTHON:-}" \
-    $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -V -r) \
-    "$(command -v python3.12 || true)" "$(command -v python3.13 || true)"; do
+    $(ls -d "$pyenv"/3.12*/bin/python3 2>/dev/null | sort -V -r) "$(command -v python3.12 || true)" \
+    $(ls -d "$pyenv"/3.1[3-9]*/bin/python3 2>/dev/null | sort -V -r) "$(command -v python3.13 || true)"; do
     if [ -n "$c" ] && [ -x "$c" ] && "$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
       printf '%s\n' "$c"
       return 0
@@ -66,6 +67,7 @@ install_venv() {
   py=$(find_python) || die 2 "NetBox $NETBOX_VERSION needs Python >= 3.12: none on PATH or under pyenv;" \
     "set NETBOX_PYTHON=/path/to/python3.12"
   say "creating $VENV with $py ($("$py" --version 2>&1))"
+  local t0=$SECONDS
   rm -rf "$VENV"
   mkdir -p "$CACHE"
   "$py" -m venv "$VENV"
@@ -82,7 +84,7 @@ open(sys.argv[1], "w").write("\n".join(reqs) + "\n")
 EOF
   "$VENV/bin/python" -m pip install --quiet -r "$CACHE/requirements.txt"
   touch "$VENV/.installed-$NETBOX_VERSION"
-  say "installed netbox $("$VENV/bin/netbox" version 2>/dev/null)"
+  say "installed netbox $("$VENV/bin/netbox" version 2>/dev/null) into $VENV in $((SECONDS - t0)) s"
 }
 
 install_redis() {
@@ -175,8 +177,11 @@ build_dump() {
   local rc=0
   {
     say "running NetBox's migrations once (a few minutes)"
+    local t0=$SECONDS
     nb "$work/root" migrate --no-input >"$work/migrate.log" 2>&1 &&
+      say "migrations: $((SECONDS - t0)) s" && t0=$SECONDS &&
       nb "$work/root" collectstatic --no-input >"$work/static.log" 2>&1 &&
+      say "collectstatic: $((SECONDS - t0)) s" &&
       PGPASSWORD=fabric "$(pg_bin)/pg_dump" -Fc -h 127.0.0.1 -p "$pgport" -U fabric -f "$DUMP.tmp" fabric &&
       mv "$DUMP.tmp" "$DUMP"
   } || rc=$?

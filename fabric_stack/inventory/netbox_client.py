@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
-from ..errors import InventoryError
+from ..errors import InventoryError, NetBoxHttpError
 
 PAGE = 1000
 """Objects per GET page (NetBox's MAX_PAGE_SIZE defaults to 1000)."""
@@ -104,6 +104,27 @@ def mask_token(url: str) -> str:
     return url
 
 
+_TOKEN_WORDS = ("token", "credential", "authenticat", "permission", "not authorized")
+
+
+def refuses_token(status: int, detail: Any) -> bool:
+    """Whether an HTTP error is NetBox refusing the API token (or its rights), not the request.
+
+    401 always is. A 403 is only when its message speaks of the token, credentials,
+    authentication or permission, and it is not a bulk request's per-object report: NetBox
+    answers a bulk DELETE naming an object deleted meanwhile by another request with
+    ``403 {"detail": "1 of 1 objects could not be deleted.", "errors": [...]}`` (NetBox
+    4.7.3, ``netbox/api/viewsets/mixins.py``, ``BulkDestroyModelMixin``), which says
+    nothing about the token.
+    """
+    if status == 401:
+        return True
+    if status != 403 or not isinstance(detail, Mapping) or "errors" in detail:
+        return False
+    text = str(detail.get("detail", "")).lower()
+    return any(word in text for word in _TOKEN_WORDS)
+
+
 class NetBoxClient:
     """Talk to NetBox at ``base`` (``http://127.0.0.1:8000``) with API ``token``."""
 
@@ -145,7 +166,7 @@ class NetBoxClient:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 raw = resp.read()
         except urllib.error.HTTPError as exc:
-            raise InventoryError(self._http_error(method, url, exc)) from None
+            raise self._http_error(method, url, exc) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise InventoryError(
@@ -153,20 +174,26 @@ class NetBoxClient:
             ) from None
         return json.loads(raw) if raw else None
 
-    def _http_error(self, method: str, url: str, exc: urllib.error.HTTPError) -> str:
+    def _http_error(self, method: str, url: str, exc: urllib.error.HTTPError) -> NetBoxHttpError:
         try:
             detail: Any = json.loads(exc.read() or b"null")
         except ValueError:
             detail = None
         where = url.replace(self.base, "").split("?")[0]
-        if exc.code in (401, 403):
+        if refuses_token(exc.code, detail):
             text = detail.get("detail", "") if isinstance(detail, dict) else ""
-            return (
+            return NetBoxHttpError(
                 f"NetBox {self.base}: the API token was refused ({exc.code} {text}); "
-                "check NETBOX_TOKEN / fabric:netboxToken and that the token may write"
-            ).replace(" )", ")")
+                "check NETBOX_TOKEN / fabric:netboxToken and that the token may write".replace(
+                    " )", ")"
+                ),
+                exc.code,
+                auth=True,
+            )
         brief = json.dumps(detail)[:300] if detail is not None else exc.reason
-        return f"NetBox {self.base}: {method} {where} failed ({exc.code}): {brief}"
+        return NetBoxHttpError(
+            f"NetBox {self.base}: {method} {where} failed ({exc.code}): {brief}", exc.code
+        )
 
     def status(self) -> dict[str, Any]:
         """``/api/status/`` (NetBox version and friends); proves the URL and the token."""
@@ -211,21 +238,35 @@ class NetBoxClient:
         return out
 
     def delete(self, endpoint: str, ids: Iterable[int]) -> None:
-        """Bulk DELETE in chunks; a 404 (already gone, e.g. cascaded) deletes one by one."""
+        """Bulk DELETE in chunks of :data:`CHUNK`; objects already gone are not an error."""
         todo = sorted(set(ids))
         for i in range(0, len(todo), CHUNK):
-            chunk = todo[i : i + CHUNK]
+            self._delete_chunk(endpoint.strip("/"), todo[i : i + CHUNK])
+
+    def _delete_chunk(self, endpoint: str, ids: list[int]) -> None:
+        """Delete ``ids``; when NetBox refuses the batch, retry with those still there.
+
+        Another request (a cascade from a device another resource deleted, a parallel
+        ``destroy``) may delete some of them first. NetBox 4.7.3 then refuses the whole
+        batch (one transaction): with 400 ("Object with ID n does not exist") when an id was
+        gone before the request, with 403 ("1 of 1 objects could not be deleted") when it
+        went during it, 404 on a single-object URL. Each refusal is checked by reading which
+        ids are still there: none gone means NetBox really refused (a protected object, a
+        read-only token) and the error stands; otherwise the rest is deleted again.
+        """
+        while ids:
             try:
-                self.request("DELETE", f"{endpoint.strip('/')}/", [{"id": n} for n in chunk])
-            except InventoryError as exc:
-                if "(404)" not in str(exc):
+                self.request("DELETE", f"{endpoint}/", [{"id": n} for n in ids])
+                return
+            except NetBoxHttpError as exc:
+                if exc.status not in (400, 403, 404, 409):
                     raise
-                for n in chunk:
-                    try:
-                        self.request("DELETE", f"{endpoint.strip('/')}/{n}/")
-                    except InventoryError as one:
-                        if "(404)" not in str(one):
-                            raise
+                left = sorted(
+                    int(o["id"]) for o in self.select(endpoint, {"id": ids, "fields": "id"})
+                )
+                if len(left) == len(ids):
+                    raise
+                ids = left
 
 
 class FakeNetBox:
