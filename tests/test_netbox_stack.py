@@ -29,6 +29,8 @@ CLI = str(REPO_ROOT / ".venv" / "bin" / "fabric-stack")
 # devices, 2,560 interfaces, 1,280 cables). The killed-up test interrupts a 128-GPU up.
 # FABRIC_NETBOX_GPUS=16,32 runs the same steps smaller (a quick check on a loaded machine).
 SMALL, BIG = (int(n) for n in os.environ.get("FABRIC_NETBOX_GPUS", "128,512").split(","))
+# One NetBox write step may take minutes on a loaded 2-core machine (see bench/README.md).
+LONG = 3600
 FREE_PORT = (
     "1/10/1"  # a leaf port the 128-GPU plan leaves free (downlinks 1/1-1/8, uplinks 1/17-1/32)
 )
@@ -121,7 +123,7 @@ def test_up_edit_refresh_grow_destroy(
     api = NetBoxClient(url, token)
     before = _counts(api)
     proj = _stack(tmp_path, pulumi_env, url, token, "nb", SMALL)
-    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview", timeout=LONG)
     site = _site(api, "nb")
     assert site is not None
     small = intent_for(SMALL)
@@ -157,17 +159,17 @@ def test_up_edit_refresh_grow_destroy(
     findings = json.loads(drift.stdout)["findings"]
     assert any(FREE_PORT in json.dumps(f) for f in findings), findings
     # … and in refresh: the next up sees the difference and puts the plan back.
-    pulumi(proj, pulumi_env, "refresh", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "refresh", "--yes", "--skip-preview", timeout=LONG)
     ops = Counter(s["op"] for s in preview_steps(proj, pulumi_env))
     assert ops["update"] == 1, ops
-    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview", timeout=LONG)
     assert _plan_cables(api, site)[cable.name] == want[cable.name]
     api.delete("dcim/interfaces", [spare["id"]])
 
     # SMALL → BIG: only new objects; every cable that was there keeps its id.
     ids = {c["label"]: c["id"] for c in api.select("dcim/cables", {"site_id": site})}
     pulumi(proj, pulumi_env, "config", "set", "fabric:gpus", str(BIG))
-    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview", timeout=LONG)
     big = intent_for(BIG)
     assert _site_counts(api, site) == _expected(big)
     now = {c["label"]: c["id"] for c in api.select("dcim/cables", {"site_id": site})}
@@ -184,7 +186,7 @@ def test_up_edit_refresh_grow_destroy(
     clean = _drift(url, token, BIG)
     assert clean.returncode == 0, clean.stdout[-2000:] + clean.stderr[-2000:]
 
-    pulumi(proj, pulumi_env, "destroy", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "destroy", "--yes", "--skip-preview", timeout=LONG)
     assert _counts(api) == before
 
 
@@ -205,7 +207,7 @@ def test_killed_up_then_rerun_leaves_no_duplicates(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.time() + 300
+    deadline = time.time() + LONG / 2
     while time.time() < deadline and proc.poll() is None:
         site = _site(api, "it")
         if site is not None and api.count("dcim/cables", {"site_id": site}) >= 100:
@@ -220,7 +222,7 @@ def test_killed_up_then_rerun_leaves_no_duplicates(
     assert api.count("dcim/cables", {"site_id": site}) < len(intent.cables)  # really half-way
 
     _recover(proj, pulumi_env)
-    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview", timeout=LONG)
     assert _site_counts(api, site) == _expected(intent)
     cables = api.select("dcim/cables", {"site_id": site})
     labels = Counter(c["label"] for c in cables)
@@ -234,7 +236,7 @@ def test_killed_up_then_rerun_leaves_no_duplicates(
         (i["device"]["name"], i["name"]) for i in api.select("dcim/interfaces", {"site_id": site})
     }
     assert ports == _plan_ports(intent)
-    pulumi(proj, pulumi_env, "destroy", "--yes", "--skip-preview")
+    pulumi(proj, pulumi_env, "destroy", "--yes", "--skip-preview", timeout=LONG)
     assert _counts(api) == before
 
 

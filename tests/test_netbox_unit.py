@@ -276,3 +276,58 @@ def test_refuses_token_only_when_the_message_is_about_it(
     status: int, detail: Any, auth: bool
 ) -> None:
     assert refuses_token(status, detail) is auth
+
+
+def test_switch_device_types_follow_the_community_library(store: NetBoxStore, intent: Any) -> None:
+    leaf = intent.switches[0]
+    assert leaf.props()["model"] == "qm9700"  # the seed cluster's switch
+    store.put("s", "Switch", leaf.name, leaf.props())
+    api = store.api
+    assert isinstance(api, FakeNetBox)
+    (dtype,) = api.tables["dcim/device-types"].values()
+    # device-types/Nvidia/QM9700.yaml: manufacturer Nvidia, model QM9700, slug nvidia-qm9700
+    assert (dtype["model"], dtype["slug"], dtype["u_height"]) == ("QM9700", "nvidia-qm9700", 1)
+    maker = api.tables["dcim/manufacturers"][dtype["manufacturer"]]
+    assert (maker["name"], maker["slug"]) == ("Nvidia", "nvidia")
+    got = store.get("s", "Switch", leaf.name)
+    assert got is not None and got["model"] == "qm9700"  # no drift from the slug mapping
+
+
+class _ZombieNetBox(FakeNetBox):
+    """A NetBox where a request a killed ``up`` left running creates the same cables first:
+    the next cable create is refused as NetBox refuses it, after those cables exist."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.zombie = True
+
+    def create(self, endpoint: str, objs: Any) -> list[dict[str, Any]]:
+        if endpoint == "dcim/cables" and self.zombie:
+            self.zombie = False
+            super().create(endpoint, objs)  # the other request's cables, committed
+            raise NetBoxHttpError(
+                "NetBox http://x: POST /api/dcim/cables/ failed (400): "
+                '{"errors": [{"__all__": ["Duplicate termination found for dcim.interface 1"]}]}',
+                400,
+            )
+        return super().create(endpoint, objs)
+
+
+def test_write_after_a_killed_up_adopts_what_it_left_running(
+    intent: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fabric_stack.inventory import netbox_store
+
+    monkeypatch.setattr(netbox_store, "_CONFLICT_BACKOFF_S", (0.0,))
+    NetBoxStore._shared.clear()
+    api = _ZombieNetBox()
+    store = NetBoxStore(URL, api=api, token="t")
+    leaf = intent.switches[0].name
+    cables = _cables(intent, leaf)
+    store.replace_bundle("s", "Cable", f"{leaf}/downlinks", cables)
+    assert not api.zombie and len(api.tables["dcim/cables"]) == len(cables)  # no duplicates
+
+    api.zombie = True  # a refusal that is no such conflict is not retried
+    api.create = lambda *_: (_ for _ in ()).throw(NetBoxHttpError("failed (400): bad", 400))  # type: ignore[method-assign]
+    with pytest.raises(NetBoxHttpError, match="bad"):
+        store.replace_bundle("s", "Cable", f"{leaf}/uplinks", cables)
