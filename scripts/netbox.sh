@@ -209,14 +209,11 @@ state_dir() {
   (cd "$1" && pwd)
 }
 
-wait_http() { # URL LOG PID
+wait_http() { # URL LOG PID: 0 when NetBox answers, 1 when it exited (the log says why)
   local i
   for i in $(seq 240); do
     if curl -fsS -o /dev/null "$1/login/" 2>/dev/null; then return 0; fi
-    kill -0 "$3" 2>/dev/null || {
-      tail -n 20 "$2" >&2
-      die 1 "NetBox exited during start; log: $2"
-    }
+    kill -0 "$3" 2>/dev/null || return 1
     sleep 0.25
   done
   die 1 "NetBox did not answer on $1 within 60 s; log: $2"
@@ -259,13 +256,21 @@ open('$dir/token', 'w').write(t.get_auth_header_prefix().split()[-1] + t.token +
     die 1 "creating the API token failed"
   }
   chmod 0600 "$dir/token"
-  port=$(free_port)
-  url="http://127.0.0.1:$port"
-  say "serving on $url"
-  NETBOX_ROOT=$dir/root nohup "$VENV/bin/netbox" runserver --insecure --noreload "127.0.0.1:$port" \
-    >"$dir/netbox.log" 2>&1 </dev/null &
-  printf '%s\n' "$!" >"$dir/netbox.pid"
-  wait_http "$url" "$dir/netbox.log" "$(cat "$dir/netbox.pid")"
+  # The free port may be taken between free_port and runserver's bind (other servers start on
+  # this machine too): then try another one.
+  local attempt
+  for attempt in 1 2 3; do
+    port=$(free_port)
+    url="http://127.0.0.1:$port"
+    say "serving on $url"
+    NETBOX_ROOT=$dir/root nohup "$VENV/bin/netbox" runserver --insecure --noreload "127.0.0.1:$port" \
+      >"$dir/netbox.log" 2>&1 </dev/null &
+    printf '%s\n' "$!" >"$dir/netbox.pid"
+    wait_http "$url" "$dir/netbox.log" "$(cat "$dir/netbox.pid")" && break
+    tail -n 20 "$dir/netbox.log" >&2
+    grep -q "already in use" "$dir/netbox.log" && [ "$attempt" != 3 ] ||
+      die 1 "NetBox exited during start; log: $dir/netbox.log"
+  done
   printf '%s\n' "$url" >"$dir/url"
   trap - EXIT
   printf '%s\n' "$url"
