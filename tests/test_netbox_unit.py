@@ -146,6 +146,7 @@ class _Devices(http.server.BaseHTTPRequestHandler):
 
     there: ClassVar[set[int]] = set()
     vanish: ClassVar[set[int]] = set()
+    busy: ClassVar[list[int]] = []
     protected: ClassVar[set[int]] = set()
     read_only: ClassVar[bool] = False
     deletes: ClassVar[list[list[int]]] = []
@@ -181,6 +182,14 @@ class _Devices(http.server.BaseHTTPRequestHandler):
             detail = f"{len(missing)} of {len(ids)} objects could not be found."
             self._answer(400, {"detail": detail, "errors": errors})
             return
+        if self.busy:  # a related object went meanwhile: refused, rolled back, still there
+            denied = "You do not have permission to perform this action on this object."
+            self.busy.pop()
+            errors = [{"id": ids[0], "errors": {"__all__": [denied]}}]
+            self._answer(
+                403, {"detail": f"1 of {len(ids)} objects could not be deleted.", "errors": errors}
+            )
+            return
         gone = [i for i in ids if i in self.vanish]
         held = [i for i in ids if i in self.protected]
         if gone or held:
@@ -214,6 +223,7 @@ def devices_server() -> Iterator[tuple[str, type[_Devices]]]:
         {
             "there": set(range(1, 11)),
             "vanish": set(),
+            "busy": [],
             "protected": set(),
             "read_only": False,
             "deletes": [],
@@ -245,7 +255,24 @@ def test_delete_race_403_is_not_a_token_problem(devices_server: tuple[str, type[
     assert nb.deletes == [[1, 2, 3], [1, 3]]
 
 
-def test_delete_refused_for_real_still_fails(devices_server: tuple[str, type[_Devices]]) -> None:
+def test_delete_refused_while_related_objects_go_is_retried(
+    devices_server: tuple[str, type[_Devices]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fabric_stack.inventory import netbox_client
+
+    monkeypatch.setattr(netbox_client, "DELETE_RETRY_S", (0.0, 0.0))
+    url, nb = devices_server
+    nb.busy = [1, 1]  # refused twice (the object still there), then deleted
+    NetBoxClient(url, "tok", timeout=5).delete("dcim/devices", [1, 2])
+    assert nb.there == set(range(3, 11)) and nb.deletes == [[1, 2]] * 3
+
+
+def test_delete_refused_for_real_still_fails(
+    devices_server: tuple[str, type[_Devices]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fabric_stack.inventory import netbox_client
+
+    monkeypatch.setattr(netbox_client, "DELETE_RETRY_S", (0.0,))
     url, nb = devices_server
     nb.protected = {2}
     client = NetBoxClient(url, "tok", timeout=5)

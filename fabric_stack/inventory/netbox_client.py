@@ -30,6 +30,9 @@ PAGE = 1000
 CHUNK = 500
 """Objects per bulk write: enough to amortise a request, few enough for its timeout."""
 
+DELETE_RETRY_S = (1.0, 3.0, 10.0)
+"""Waits before a refused bulk DELETE whose objects are all still there is tried again."""
+
 Query = Mapping[str, str | int | Sequence[str | int]]
 
 FIELDS = {
@@ -250,22 +253,29 @@ class NetBoxClient:
         ``destroy``) may delete some of them first. NetBox 4.7.3 then refuses the whole
         batch (one transaction): with 400 ("Object with ID n does not exist") when an id was
         gone before the request, with 403 ("1 of 1 objects could not be deleted") when it
-        went during it, 404 on a single-object URL. Each refusal is checked by reading which
-        ids are still there: none gone means NetBox really refused (a protected object, a
-        read-only token) and the error stands; otherwise the rest is deleted again.
+        went during it, 404 on a single-object URL. The same 403 comes when a *related*
+        object goes during the delete (a switch's cables deleted by their bundle while the
+        switch's delete cascades to its interfaces: seen in the real destroy test), and then
+        the object is still there. So each refusal is checked by reading which ids remain:
+        fewer means delete the rest; all of them means wait and try again, a few times, before
+        the refusal stands (a protected object). A refused token is never retried.
         """
+        waits = iter(DELETE_RETRY_S)
         while ids:
             try:
                 self.request("DELETE", f"{endpoint}/", [{"id": n} for n in ids])
                 return
             except NetBoxHttpError as exc:
-                if exc.status not in (400, 403, 404, 409):
+                if exc.auth or exc.status not in (400, 403, 404, 409):
                     raise
                 left = sorted(
                     int(o["id"]) for o in self.select(endpoint, {"id": ids, "fields": "id"})
                 )
                 if len(left) == len(ids):
-                    raise
+                    wait = next(waits, None)
+                    if wait is None:
+                        raise
+                    time.sleep(wait)
                 ids = left
 
 
