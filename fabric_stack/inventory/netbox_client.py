@@ -150,15 +150,17 @@ class NetBoxClient:
         """One API call; JSON in and out. ``path`` is below ``/api/`` or a full next-page URL.
 
         A PostgreSQL deadlock inside NetBox (two bulk cable writes tracing paths through the
-        same switch) rolled the whole request back, so it is retried (three times at most).
+        same switch; a switch's delete cascading into cables their bundle deletes at the same
+        time, seen in the killed-up test's destroy) rolled the whole request back, so it is
+        retried, backing off (six tries, about 30 s in all).
         """
-        for attempt in range(1, 4):
+        for attempt in range(1, 7):
             try:
                 return self._request(method, path, body)
             except InventoryError as exc:
-                if "deadlock detected" not in str(exc) or attempt == 3:
+                if "deadlock detected" not in str(exc) or attempt == 6:
                     raise
-                time.sleep(0.5 * attempt)
+                time.sleep(0.5 * 2**attempt)
         raise AssertionError("unreachable")
 
     def _request(self, method: str, path: str, body: Any = None) -> Any:
