@@ -14,6 +14,7 @@ QUICK = (
     "bench.bench_topology",
     "bench.bench_check",
     "bench.bench_drift",
+    "bench.bench_adopt",
     "bench.bench_whatif",
 )
 

@@ -5,12 +5,13 @@ backend, a project whose inventory is a PostgreSQL database of its own on that
 server (so the backends are the only difference):
 
 * ``preview`` of 1,024 → 4,096 GPUs (state at 1,024, config at 4,096), and
-* ``up`` of 1,024 → 4,096 GPUs: before each run the 1,024-GPU checkpoint is
+* ``up`` of 1,024 → 4,096 GPUs (last: the slowest part): before each run the 1,024-GPU checkpoint is
   imported again (``pulumi stack import``), so every run does the same steps,
 
-each ``--repeat`` times, alternating backends, medians and their ratio; then
-20 stacks (32/64/128 GPUs, as in the tests) created and ``up``'d by 4 workers,
-wall time per backend.
+each ``--repeat`` / ``--up-repeat`` times, alternating backends, medians and their
+ratio; and 20 stacks (32/64/128 GPUs, as in the tests) created and ``up``'d by 4
+workers, wall time per backend. Order: previews (printed at once: the target
+figure), the 20 stacks, then the ups (the slowest part).
 
     .venv/bin/python -m bench.bench_team [--repeat 3] [--up-repeat 3] [--sites 20] [--workers 4]
 """
@@ -46,7 +47,11 @@ def _run(proj: Path, env: dict[str, str], *args: str, stdin: str | None = None) 
     )
     dt = time.perf_counter() - t
     if r.returncode != 0:
-        sys.exit(f"pulumi {' '.join(args)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+        where = env.get("PULUMI_BACKEND_URL", "file://").split(":", 1)[0]
+        sys.exit(
+            f"pulumi {' '.join(args)} on the {where} backend failed (rc {r.returncode}):\n"
+            f"{r.stdout[-3000:]}\n{r.stderr[-6000:]}"
+        )
     return dt
 
 
@@ -141,12 +146,21 @@ def _fmt(times: list[float]) -> str:
     return f"{statistics.median(times):6.1f} s (runs {', '.join(f'{x:.1f}' for x in times)})"
 
 
+def _report(what: str, fx: list[float], px: list[float]) -> None:
+    """Both backends' medians for one operation and their ratio (postgres / file)."""
+    ratio = statistics.median(px) / statistics.median(fx)
+    print(f"1,024 -> 4,096 GPUs {what:<7} file:// {_fmt(fx)}")
+    print(f"{'':>27}postgres:// {_fmt(px)}; ratio {ratio:.2f}x", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--repeat", type=int, default=3, help="timed previews per backend")
-    ap.add_argument("--up-repeat", type=int, default=3, help="timed ups per backend")
+    ap.add_argument(
+        "--up-repeat", type=int, default=3, help="timed ups per backend (0: none; they run last)"
+    )
     ap.add_argument("--sites", type=int, default=20)
     ap.add_argument("--workers", type=int, default=4)
     args = ap.parse_args()
@@ -170,21 +184,20 @@ def main() -> None:
             for _ in range(args.repeat):  # alternate: a noisy moment hits both
                 for b in backends:
                     b.time_preview()
-            for _ in range(args.up_repeat):
-                for b in backends:
-                    b.time_up()
             f, p = backends
-            for what, fx, px in (("preview", f.previews, p.previews), ("up", f.ups, p.ups)):
-                ratio = statistics.median(px) / statistics.median(fx)
-                print(f"1,024 -> 4,096 GPUs {what:<7} file:// {_fmt(fx)}")
-                print(f"{'':>27}postgres:// {_fmt(px)}; ratio {ratio:.2f}x", flush=True)
-            for b in backends:
+            _report("preview", f.previews, p.previews)  # printed now: the target figure
+            for b in backends if args.sites else ():
                 wall = b.parallel(args.sites, args.workers)
                 print(
                     f"{args.sites} stacks by {args.workers} workers, {b.kind + '://':<12} "
                     f"wall {wall:6.1f} s",
                     flush=True,
                 )
+            for _ in range(args.up_repeat):  # the slowest part last, so a cut run still reports
+                for b in backends:
+                    b.time_up()
+            if args.up_repeat:
+                _report("up", f.ups, p.ups)
         finally:
             subprocess.run(["bash", PG, "stop", str(root / "pg")], capture_output=True)
 

@@ -1,4 +1,6 @@
-"""Benchmark: underlay plan + frr + hosts renders for a large RoCE plan (prints its figures).
+"""Benchmark: underlay plan + every underlay render for a large RoCE plan (prints its figures).
+
+Renders timed: frr, hosts, cumulus (QoS + NVUE underlay), sonic, kubernetes (rail IPAM).
 
 Run: ``.venv/bin/python bench/underlay.py [GPUS]`` (default 32,768 GPUs, SN5600).
 """
@@ -26,13 +28,21 @@ def main() -> None:
     t3 = time.perf_counter()
     hosts = render_artifacts("hosts", ctx)
     t4 = time.perf_counter()
+    more = {}
+    for target in ("cumulus", "sonic", "kubernetes"):
+        ts = time.perf_counter()
+        n = len(render_artifacts(target, ctx))
+        more[target] = (n, time.perf_counter() - ts)
     print(f"{gpus:,} GPUs RoCE SN5600: {len(u.switches):,} switches, {len(u.links):,} fabric "
           f"links, {len(u.hosts):,} host ports")  # fmt: skip
     print(f"  pipeline (spec→topology→intent): {t1 - t0:6.2f} s")
     print(f"  underlay plan:                   {t2 - t1:6.2f} s")
     print(f"  render frr   ({len(frr):,} files):  {t3 - t2:6.2f} s")
     print(f"  render hosts ({len(hosts):,} files): {t4 - t3:6.2f} s")
-    print(f"  underlay + renders:              {t4 - t1:6.2f} s")
+    for target, (n, took) in more.items():
+        print(f"  render {target:<10} ({n:,} files): {took:6.2f} s")
+    total = t4 - t1 + sum(took for _, took in more.values())
+    print(f"  underlay + renders:              {total:6.2f} s")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,19 @@ def bundle_of(cable: CableIntent) -> tuple[str, str]:
     return cable.b_device, "downlinks"
 
 
+def renamed(opts: pulumi.ResourceOptions, name: str, old: str) -> pulumi.ResourceOptions:
+    """``opts`` plus an alias to ``old`` when the site renamed the resource (same parent).
+
+    The engine then previews a renamed device as a rename (``[urn=…]``) and keeps the
+    resource's state, instead of deleting the old resource and creating a new one.
+    """
+    if old == name:
+        return opts
+    return pulumi.ResourceOptions.merge(
+        opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(name=old)])
+    )
+
+
 class FabricComponent(pulumi.ComponentResource):
     """All resources of one fabric, recorded in the inventory at ``inventory``."""
 
@@ -61,6 +74,12 @@ class FabricComponent(pulumi.ComponentResource):
             return {RECORD_KEY: record_text(fields), **base}
 
         me = pulumi.ResourceOptions(parent=self)
+        planned = intent.planned
+
+        def was(device: str, rest: str = "") -> str:
+            # The resource's name before the site renamed its device (see ``renamed``).
+            return planned.get(device, device) + rest
+
         self.resources: list[pulumi.CustomResource] = []
         """Every record resource created, in creation order."""
         self.summary = Fabric(intent.summary.name, with_base(intent.summary.props()), me)
@@ -88,16 +107,20 @@ class FabricComponent(pulumi.ComponentResource):
         for sw in intent.switches:
             opts_ = in_layer if sw.role in ("spine", "core") else su_parent(sw.su)
             parent_of[sw.name] = opts_
-            self.resources.append(Switch(sw.name, with_base(sw.props()), opts_))
+            self.resources.append(
+                Switch(sw.name, with_base(sw.props()), renamed(opts_, sw.name, was(sw.name)))
+            )
 
         if granularity == "cable":
             for cable in intent.cables:
                 device, _ = bundle_of(cable)
-                self.resources.append(
-                    Cable(cable.name, with_base(cable.props()), parent_of.get(device, me))
-                )
+                old = was(cable.a_device, cable.name[len(cable.a_device) :])
+                opts_ = renamed(parent_of.get(device, me), cable.name, old)
+                self.resources.append(Cable(cable.name, with_base(cable.props()), opts_))
             for nic in intent.nics:
-                self.resources.append(RdmaNic(nic.name, with_base(nic.props()), su_parent(nic.su)))
+                old = was(nic.node, nic.name[len(nic.node) :])
+                opts_ = renamed(su_parent(nic.su), nic.name, old)
+                self.resources.append(RdmaNic(nic.name, with_base(nic.props()), opts_))
         else:
             bundles: dict[tuple[str, str], list[CableIntent]] = defaultdict(list)
             for cable in intent.cables:
@@ -116,7 +139,7 @@ class FabricComponent(pulumi.ComponentResource):
                             **encode_cables([c.props() for c in cables]),
                         }
                     ),
-                    parent_of.get(device, me),
+                    renamed(parent_of.get(device, me), bname, was(device, f"/{side}")),
                 )
                 self.resources.append(bundle)
             groups: dict[str, list[Any]] = defaultdict(list)
@@ -136,7 +159,7 @@ class FabricComponent(pulumi.ComponentResource):
                             **encode_nics([n.props() for n in nics]),
                         }
                     ),
-                    su_parent(su_of[node]),
+                    renamed(su_parent(su_of[node]), gname, was(node, "/nics")),
                 )
                 self.resources.append(group)
 

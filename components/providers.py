@@ -73,6 +73,10 @@ def with_record(props: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str
     return {**{k: props[k] for k in RESERVED if k in props}, RECORD_KEY: record_text(fields)}
 
 
+RENAME_FIELDS = frozenset({"device", "node", "a_device", "b_device"})
+"""Record fields that carry a device name: they change with a rename, the object does not."""
+
+
 class InventoryProvider(dynamic.ResourceProvider):
     """Create/read/update/delete one inventory record per resource."""
 
@@ -116,8 +120,13 @@ class InventoryProvider(dynamic.ResourceProvider):
         old, new = _record_props(olds), _record_props(news)
         keys = sorted(set(old) | set(new))
         changes = [k for k in keys if old.get(k) != new.get(k)]
+        reasons = set(changes)
+        if old.get("name") != new.get("name"):
+            # The site renamed the device (the resource came here by an alias): the same
+            # box or cable under its new name is an update, not a different object.
+            reasons -= RENAME_FIELDS
         # The engine names replace reasons by property; the record is one property.
-        replaces = [RECORD_KEY] if any(k in self.replace_on for k in changes) else []
+        replaces = [RECORD_KEY] if any(k in self.replace_on for k in reasons) else []
         if inventory_of(olds) != inventory_of(news):
             changes.append("inventory")
             replaces.append("inventory")
@@ -132,8 +141,11 @@ class InventoryProvider(dynamic.ResourceProvider):
         self._write(store, stack, fields)
         return dynamic.CreateResult(f"{stack}/{self.kind}/{fields['name']}", outs=props)
 
-    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> dynamic.UpdateResult:
+    def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> dynamic.UpdateResult:
         store, stack, fields = self._open(news)
+        old = _record_props(olds)
+        if old.get("name") != fields.get("name"):
+            self._remove(store, stack, old)  # renamed: the row moves to the new name
         self._write(store, stack, fields)
         return dynamic.UpdateResult(outs=news)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from . import inputs
 from .errors import InputFileError, SpecError
+from .names_file import load_names
 from .spec import FabricSpec, validate_spec
 
 STACK_ONLY_KEYS = ("inventory", "granularity", "netbox_token")
@@ -53,10 +54,20 @@ def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
         raise InputFileError(str(path), "expected a mapping of spec fields at the top level")
     if "config" in data and isinstance(data["config"], Mapping):
         data, _ = split_stack_config(data["config"])
+    data = with_names_file(snake_keys(data), Path(path).parent)
     try:
-        return validate_spec(snake_keys(data), **overrides)
+        return validate_spec(data, **overrides)
     except SpecError as exc:
         raise InputFileError(str(path), exc.message) from None
+
+
+def with_names_file(data: dict[str, Any], base: Path) -> dict[str, Any]:
+    """``data`` with a ``names: FILE`` entry read (a relative path is relative to ``base``)."""
+    names = data.get("names")
+    if isinstance(names, str) and names.strip():
+        p = Path(names.strip())
+        data = {**data, "names": load_names(p if p.is_absolute() else base / p)}
+    return data
 
 
 def split_stack_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -94,9 +105,16 @@ def _decode(raw: Any) -> Any:
     return raw
 
 
-def spec_from_stack_config(config: Mapping[str, Any], source: str = "stack config") -> FabricSpec:
-    """Build the spec from Pulumi config; errors read like ``fabric:gpusPerNode: …``."""
+def spec_from_stack_config(
+    config: Mapping[str, Any], source: str = "stack config", base: Path | None = None
+) -> FabricSpec:
+    """Build the spec from Pulumi config; errors read like ``fabric:gpusPerNode: …``.
+
+    ``fabric:names`` (a names file) is read relative to ``base`` (default: the cwd,
+    which is the project directory when Pulumi runs the program).
+    """
     data, _ = split_stack_config(config)
+    data = with_names_file(data, base or Path.cwd())
     try:
         return validate_spec(data)
     except SpecError as exc:

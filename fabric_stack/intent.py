@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from .compat.pydantic_internals import trusted_instance
+from .rename import planned_names
 from .spec import FabricSpec
 from .topology import COMPUTE_ROLES, FabricTopology, NetworkPlan
 from .wire import decode_cables, decode_nics
@@ -173,6 +174,11 @@ class FabricIntent(BaseModel):
     vlans: tuple[VlanIntent, ...] = Field(description="VLANs / partitions.")
     nics: tuple[RdmaNicIntent, ...] = Field(description="Compute RDMA NIC ports.")
     cables: tuple[CableIntent, ...] = Field(description="All cables.")
+    planned: dict[str, str] = Field(
+        default_factory=dict,
+        description="Site name → planned name of every device the site renamed (Pulumi "
+        "aliases: a rename previews as a rename, not a delete and a create).",
+    )
 
     @property
     def spec(self) -> FabricSpec:
@@ -193,7 +199,8 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
        per access network;
     4. :func:`_nic_records` — every compute NIC port with its PCIe placement and leaf port;
     5. :func:`_cable_records` — one record per link;
-    6. :func:`_summary` — the spec and the sizing headline.
+    6. :func:`_summary` — the spec and the sizing headline;
+    7. :func:`~fabric_stack.rename.planned_names` — the planned name of each renamed device.
     """
     leaves_by_rail: dict[tuple[int, int], list[str]] = {}
     for d in topo.switches("leaf"):
@@ -205,6 +212,7 @@ def derive_intent(topo: FabricTopology) -> FabricIntent:
         vlans=_vlan_records(topo, leaves_by_rail),
         nics=_nic_records(topo),
         cables=_cable_records(topo),
+        planned=planned_names(topo),
     )
 
 

@@ -83,7 +83,11 @@ ASSUMED_NVLINK = NvlinkFigure(
 """Fallback for custom and generic profiles."""
 
 NVLINK_BY_PROFILE: dict[str, NvlinkFigure] = {
+    # The generic 8-GPU HGX stands for an H100/H200-class board (see server_profiles).
+    "hgx-8gpu": H100_NVLINK,
+    "hgx-8gpu-cx8": H100_NVLINK,
     "dgx-h100": H100_NVLINK,
+    "dgx-h200": H100_NVLINK,
     "dgx-b200": B200_NVLINK,
     "hgx-b300": B300_NVLINK,
 }

@@ -12,7 +12,9 @@ Devices (planes > 1 add a ``p<N>-`` prefix to fabric switches):
 ``su1-inband-a1``         in-band management switch; ``su1-oob-a1`` OOB switch
 ========================  ==============================================
 
-Ports: server compute NICs are their RDMA device names (``mlx5_0`` = rail 1);
+Ports: server compute NICs are their RDMA device names, from the server profile
+(:meth:`fabric_stack.nodes.NodeProfile.rdma_name`: a DGX H100's rail 2 is ``mlx5_3``),
+else ``mlx5_0`` = rail 1 in rail order (:func:`nic_name`);
 switch ports are labelled as the switch OS prints them: MLNX-OS
 ``1/<cage>/<lane>`` for split cages (``1/<cage>`` otherwise), Cumulus
 ``swp<cage>`` or ``swp<cage>s<lane-1>``, generic ``p<n>``. Every port also has
@@ -63,7 +65,10 @@ def access_switch_name(su: int, network: str, side: str, index: int) -> str:
 
 
 def nic_name(rail: int, plane: int = 1, rails: int = 8) -> str:
-    """RDMA device name of the rail-``rail`` (1-based) NIC port on ``plane``: ``mlx5_0`` …"""
+    """Neutral RDMA device name of the rail-``rail`` (1-based) NIC on ``plane``: ``mlx5_0`` …
+
+    What a profile without a port list (the default ``hgx-8gpu``) names its rails.
+    """
     return f"mlx5_{(plane - 1) * rails + rail - 1}"
 
 
@@ -76,6 +81,11 @@ def switch_port_label(os_family: str, number: int, ports_per_cage: int) -> str:
         return f"1/{cage}/{lane + 1}" if ports_per_cage > 1 else f"1/{cage}"
     if os_family == "cumulus":
         return f"swp{cage}s{lane}" if ports_per_cage > 1 else f"swp{cage}"
+    if os_family == "nvos":
+        # NVOS: ``sw<cage>p<logical port>`` (NVOS User Manual for NVLink Switches, "NVLink
+        # Interface"). The same spelling on NVOS InfiniBand switches (Q3400) is taken from
+        # UFM tooling and is UNVERIFIED (see drift/ports.py).
+        return f"sw{cage}p{lane + 1}"
     return f"p{number}"
 
 

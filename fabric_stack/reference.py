@@ -15,7 +15,9 @@ from pydantic import BaseModel
 from .catalog import CATALOG, radix_at
 from .intent import RESOURCE_KINDS
 from .networks import AccessNetwork, ComputeNetwork, Networks
-from .nodes import PROFILES, NodeProfile, PcieSwitch
+from .nodes import NodeProfile, PcieSwitch, ServerPort
+from .server_profiles import PROFILES
+from .site_names import NamingTemplates, SiteName
 from .spec import FabricSpec, InfinibandSettings, RoceQos
 from .wire import CABLE_SHARED, NIC_SHARED, cable_line, nic_line
 
@@ -57,6 +59,9 @@ def spec_reference() -> str:
         "(`fabric:gpusPerNode: 8`); nested structured config may use either case.",
         "Stack-only keys: `fabric:inventory` (inventory URL, a secret when it has a password)",
         "and `fabric:granularity` (`bundle` or `cable`).",
+        "`names` (YAML) / `fabric:names` (stack config) / `--names FILE` name a CSV names",
+        "file with header `planned,actual` and optional `rack,u,serial,guid,mac`",
+        "(a relative path is relative to the spec or stack file).",
         "",
         "## FabricSpec",
         "",
@@ -71,21 +76,15 @@ def spec_reference() -> str:
         ("networks.storage / inband / oob (AccessNetwork)", AccessNetwork),
         ("node_profile (NodeProfile)", NodeProfile),
         ("node_profile.pcie_switches[] (PcieSwitch)", PcieSwitch),
+        (
+            "node_profile.compute_ports[] / storage_ifaces[] / inband_ifaces[] (ServerPort)",
+            ServerPort,
+        ),
+        ("naming (NamingTemplates)", NamingTemplates),
+        ("names.rows[] (SiteName: one names-file row)", SiteName),
     ):
         out += [f"## {title}", "", *_table(model), ""]
-    out += [
-        "## Built-in node profiles",
-        "",
-        "| name | GPUs | NICs | PCIe layout |",
-        "|---|---|---|---|",
-    ]
-    for p in PROFILES.values():
-        layout = "; ".join(
-            f"{s.name} (NUMA {s.numa}): GPU {','.join(map(str, s.gpus))} "
-            f"/ NIC {','.join(map(str, s.nics))}"
-            for s in p.pcie_switches
-        )
-        out.append(f"| `{p.name}` | {p.gpus} | {p.rdma_nics} × {p.nic_model} | {layout} |")
+    out += _profiles_reference()
     out += [
         "",
         "## Switch catalog",
@@ -103,6 +102,52 @@ def spec_reference() -> str:
     out += ["", "`generic-<radix>x<speed>` (e.g. `generic-64x400`) describes any other switch.", ""]
     out += _records_reference()
     return "\n".join(out)
+
+
+def _profiles_reference() -> list[str]:
+    """The built-in server profiles: NIC, PCIe layout, named ports, source, what is unverified."""
+    out = [
+        "## Built-in node profiles",
+        "",
+        "| name | GPUs | NICs | PCIe layout |",
+        "|---|---|---|---|",
+    ]
+    for p in PROFILES.values():
+        layout = "; ".join(
+            f"{s.name} (NUMA {s.numa}): GPU {','.join(map(str, s.gpus))} "
+            f"/ NIC {','.join(map(str, s.nics))}"
+            for s in p.pcie_switches
+        )
+        out.append(
+            f"| `{p.name}` | {p.gpus} | {p.rdma_nics} × {p.nic_model} "
+            f"(max {p.nic_max_gbps}G) | {layout} |"
+        )
+    out.append("")
+    for p in PROFILES.values():
+        out += [f"### `{p.name}`", "", p.description + ".", ""]
+        rows = [("compute", i + 1, x) for i, x in enumerate(p.compute_ports)]
+        rows += [("storage", i + 1, x) for i, x in enumerate(p.storage_ifaces)]
+        rows += [("inband", i + 1, x) for i, x in enumerate(p.inband_ifaces)]
+        if rows:
+            out += [
+                "| port | RDMA | netdev | PCIe switch | cage | UNVERIFIED |",
+                "|---|---|---|---|---|---|",
+            ]
+            for net, i, x in rows:
+                label = f"rail {i}" if net == "compute" else f"{net} {i}"
+                cage = f"{x.cage} P{x.cage_port}" if x.cage else "own"
+                out.append(
+                    f"| {label} | `{x.rdma}` | {x.netdev or '(unknown)'} | "
+                    f"{x.pcie_switch or '-'} | {cage} | {x.unverified or '-'} |"
+                )
+            out.append("")
+        else:
+            out += ["Rail NICs: `mlx5_0` … in rail order, one optic per port.", ""]
+        out.append(f"Source: {p.source or '(none)'}.")
+        if p.unverified:
+            out.append(f"UNVERIFIED: {p.unverified}.")
+        out.append("")
+    return out
 
 
 def _codes(names: tuple[str, ...]) -> str:

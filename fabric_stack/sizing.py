@@ -504,7 +504,10 @@ def _plan_of(s: _Shape) -> SizingPlan:
         three_tier_max_gpus=s.three_max,
         switches=_count_switches(s),
         cables=cables,
-        transceivers=_count_optics(s, cables.node_leaf),
+        # Server side: one module per cage (a DGX twin-port OSFP serves two rails).
+        transceivers=_count_optics(
+            s, s.spec.nodes * s.spec.node_profile.compute_cages(s.spec.planes)
+        ),
         bandwidth=_bandwidth(s),
         oversubscription=f"{a}:{b}",
         tier_plans=_tier_plans(s),

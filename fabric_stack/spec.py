@@ -15,12 +15,23 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from .catalog import FabricKind
 from .errors import SpecError
 from .networks import Networks, check_networks
-from .nodes import PROFILES, NodeProfile, generic_profile
+from .nodes import NodeProfile, check_nic_speed, check_plane_ports
+from .server_profiles import PROFILES, default_profile
+from .site_names import NamingTemplates, SiteNames
 from .underlay_spec import UnderlaySettings, pool_overlaps
 
 SwitchRole = Literal["leaf", "spine", "core"]
@@ -257,8 +268,11 @@ class FabricSpec(BaseModel):
     )
     planes: int = Field(default=1, ge=1, le=2, description="Independent fabric planes (1 or 2).")
     node_profile: NodeProfile = Field(
-        default_factory=lambda: PROFILES["dgx-h100"],
-        description="Server model: a built-in (dgx-h100, dgx-b200, hgx-b300) or a full profile.",
+        default_factory=lambda: PROFILES["hgx-8gpu"],
+        description=(
+            "Server model: a built-in name (" + ", ".join(PROFILES) + ") or a full profile; "
+            "unset: hgx-8gpu (hgx-8gpu-cx8 above 400G) for 8 GPUs and 8 rails, else generic."
+        ),
     )
     networks: Networks = Field(default_factory=Networks, description="Separate-networks plan.")
     roce: RoceQos = Field(default_factory=RoceQos, description="RoCEv2 lossless settings.")
@@ -269,6 +283,28 @@ class FabricSpec(BaseModel):
     infiniband: InfinibandSettings = Field(
         default_factory=InfinibandSettings, description="InfiniBand control-plane settings."
     )
+    naming: NamingTemplates = Field(
+        default_factory=NamingTemplates,
+        description="The site's naming templates per role (server: 'dgx{index:04d}', …).",
+    )
+    names: SiteNames = Field(
+        default_factory=SiteNames,
+        description=(
+            "The site's names per planned device: a names file (CSV planned,actual"
+            "[,rack,u,serial,guid,mac]) given as --names, 'names:' or fabric:names."
+        ),
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_default_names(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A plan without site names dumps as before (records, goldens, stack state).
+        data = handler(self)
+        if isinstance(data, dict):
+            if not self.naming.any():
+                data.pop("naming", None)
+            if not self.names.rows:
+                data.pop("names", None)
+        return data
 
     @field_validator("name")
     @classmethod
@@ -287,9 +323,6 @@ class FabricSpec(BaseModel):
         if not isinstance(data, dict):
             return data
         data = coerce_ints(dict(data))
-        gpn = data.get("gpus_per_node", 8)
-        if not data.get("rails"):
-            data["rails"] = gpn
         prof = data.get("node_profile")
         if isinstance(prof, str):
             key = prof.strip().lower()
@@ -298,16 +331,20 @@ class FabricSpec(BaseModel):
                     f"node_profile: unknown profile {prof!r} (built-in: {', '.join(PROFILES)}; "
                     "or give a full profile with pcie_switches)"
                 )
-            data["node_profile"] = PROFILES[key]
-        elif prof is None:
+            data["node_profile"] = prof = PROFILES[key]
+            # A named server says how many GPUs it has: gpus_per_node defaults to it.
+            data.setdefault("gpus_per_node", prof.gpus)
+        gpn = data.get("gpus_per_node", 8)
+        if not data.get("rails"):
+            data["rails"] = gpn
+        if prof is None:
             try:
                 gpn_i, rails_i = int(gpn), int(data["rails"])
+                gbps = int(data.get("nic_gbps", 400))
             except (TypeError, ValueError):
                 return data  # field validation reports the bad value
-            if gpn_i == 8 and rails_i == 8:
-                data["node_profile"] = PROFILES["dgx-h100"]
-            elif 1 <= gpn_i <= 64 and 1 <= rails_i <= 64:  # bounds first: the profile scales
-                data["node_profile"] = generic_profile(gpn_i, rails_i)
+            if 1 <= gpn_i <= 64 and 1 <= rails_i <= 64:  # bounds first: the profile scales
+                data["node_profile"] = default_profile(gpn_i, rails_i, gbps)
         return data
 
     @field_validator("switch", mode="before")
@@ -363,6 +400,7 @@ class FabricSpec(BaseModel):
                 f"node_profile: profile {prof.name!r} has {prof.rdma_nics} RDMA NICs for "
                 f"{self.rails} rails (one NIC per rail is needed)"
             )
+        check_plane_ports(prof, self.planes)
         for net_name, net in self.networks.access().items():
             hosts = max(0, net.subnet.num_addresses - 2)
             if hosts < self.nodes:
@@ -529,5 +567,6 @@ def validate_spec(data: Mapping[str, Any] | None = None, **overrides: Any) -> Fa
         raise _first_error(exc) from None
     # Rules that span the networks, the node profile and the catalog: checked here so that
     # every command (size included) refuses such a spec with the line the build would print.
+    check_nic_speed(spec.node_profile, spec.nic_gbps)
     check_networks(spec.networks, spec.node_profile, spec.rails * spec.planes)
     return spec

@@ -33,7 +33,6 @@ from .naming import (
     access_switch_name,
     core_name,
     leaf_name,
-    nic_name,
     node_name,
     spine_name,
     switch_port_label,
@@ -46,6 +45,7 @@ from .networks import (
     attach_carriers,
     rail_subnets,
 )
+from .rename import rename_topology
 from .sizing import SizingPlan
 from .topology_model import (
     COMPUTE_ROLES,
@@ -137,7 +137,9 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
        the fabric has three tiers;
     4. :func:`_add_access_networks` — storage, in-band and OOB access switches per SU
        and their cables;
-    5. :func:`_plan_networks` — VLANs, subnets and carrier switches of the four networks.
+    5. :func:`_plan_networks` — VLANs, subnets and carrier switches of the four networks;
+    6. :func:`~fabric_stack.rename.rename_topology` — the site's names (``naming:``
+       templates, names file), last so that every rule above works on positions.
 
     The spec checks a build relies on (attach chains, access switch models, the compute
     subnet) run in :func:`~fabric_stack.spec.validate_spec`.
@@ -149,7 +151,8 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
         _wire_plane(b, p)
     _add_access_networks(b)
     networks = _plan_networks(b)
-    return FabricTopology(plan, tuple(b.devices), tuple(b.nics), tuple(b.links), networks)
+    topo = FabricTopology(plan, tuple(b.devices), tuple(b.nics), tuple(b.links), networks)
+    return rename_topology(topo)
 
 
 def _place_servers(b: _Build) -> None:
@@ -186,7 +189,7 @@ def _place_servers(b: _Build) -> None:
                     b.nics.append(
                         Nic(
                             node=name,
-                            name=nic_name(r, p, rails),
+                            name=prof.rdma_name(r, p),
                             rail=r,
                             plane=p,
                             pcie_switch=nsw.name,
@@ -203,7 +206,7 @@ def _wire_rails(b: _Build) -> None:
     """One leaf per (plane, SU, rail); server *j* of the SU on downlink port *j* of each."""
     plan = b.plan
     planes, rails, speed = plan.planes, plan.rails, plan.link_gbps
-    nic_opt = _optic(speed, 1, "SR", False)
+    prof = plan.spec.node_profile
     leaf_opt = b.compute_optic("SR")
     for p in range(1, planes + 1):
         for su in range(1, plan.sus + 1):
@@ -227,7 +230,10 @@ def _wire_rails(b: _Build) -> None:
                         position=1 + ((p - 1) * rails + r - 1) * plan.switch_model.rack_units,
                     )
                 )
-                nic = nic_name(r, p, rails)
+                nic = prof.rdma_name(r, p)
+                # A twin-port server cage (DGX OSFP) takes one 2-port module for its two rails.
+                per_cage = prof.ports_per_cage(nic)
+                nic_opt = _optic(speed, per_cage, "SR", per_cage > 1)
                 for j, node in enumerate(b.node_names[su - 1], start=1):
                     b.links.append(
                         Link(
@@ -443,7 +449,8 @@ def _wire_rider(
     b: _Build, su: int, carrier: str, sw: AccessSwitch, rider: str, sides: int, used: list[int]
 ) -> None:
     """Cables of network ``rider`` in SU ``su``: port k of each server on side k mod sides."""
-    nports, rspeed, pname = access_ports(b.plan.spec.node_profile)[rider]
+    prof = b.plan.spec.node_profile
+    nports, rspeed, pname = access_ports(prof)[rider]
     medium = "copper" if rspeed <= 1 else "mmf"
     a_opt, b_opt = _optic(rspeed, 1, "SR", False), _optic(rspeed, sw.ports_per_cage, "SR", True)
     for node in b.node_names[su - 1]:
@@ -451,13 +458,14 @@ def _wire_rider(
             side = k % sides
             i, port = divmod(used[side], sw.down)
             used[side] += 1
+            a_port = prof.access_port(rider, k, pname)
             b.links.append(
                 Link(
-                    id=f"{node}:{pname}{k + 1}",
+                    id=f"{node}:{a_port}",
                     role=rider,
                     network=rider,
                     a_device=node,
-                    a_port=f"{pname}{k + 1}",
+                    a_port=a_port,
                     a_port_number=k + 1,
                     b_device=access_switch_name(su, carrier, _SIDES[side], i + 1),
                     b_port=switch_port_label(sw.model.os_family, port + 1, sw.ports_per_cage),

@@ -46,6 +46,13 @@ class Device:
     radix: int = 0
     rack: str = ""
     position: int = 0
+    planned: str = ""
+    """The plan's own name when the site renamed the device (naming templates, names file)."""
+
+    @property
+    def planned_name(self) -> str:
+        """The plan's default name of the device (``su1-node07``), renamed or not."""
+        return self.planned or self.name
 
 
 @dataclass(frozen=True, slots=True)

@@ -244,8 +244,12 @@ def address_hosts(
     for link in topo.links_of("node_leaf"):
         per_leaf[link.b_device].append(link)
     widest = max((len(v) for v in per_leaf.values()), default=1)
-    # leaf-subnet: network, gateway, hosts, broadcast; p2p31: one pair per host port.
-    size = 2 * widest if st.host_addressing == "p2p31" else widest + 3
+    # leaf-subnet: network, gateway, hosts and their pods' addresses, broadcast;
+    # p2p31: one pair per host port (no room for pods by design).
+    if st.host_addressing == "p2p31":
+        size = 2 * widest
+    else:
+        size = widest * (1 + st.pod_addresses_per_port) + 3
     prefix = _prefix_for(size)
     nic_index = {n: i + 1 for i, n in enumerate(sorted({n.name for n in topo.nics}))}
     blocks: list[RailBlock] = []

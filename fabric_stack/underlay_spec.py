@@ -50,6 +50,17 @@ class UnderlaySettings(BaseModel):
             "or one /31 per host port. Both come from networks.compute.subnet."
         ),
     )
+    pod_addresses_per_port: int = Field(
+        default=1,
+        ge=0,
+        le=64,
+        description=(
+            "leaf-subnet only: addresses reserved in the leaf's block per host rail port for "
+            "pods (SR-IOV VFs on that rail; whereabouts hands them out). 1 fits one "
+            "full-node training pod per server, the rail-optimized norm; raise it for "
+            "several pods per server on one rail."
+        ),
+    )
     asn_base: int = Field(
         default=PRIVATE_ASN_FIRST,
         ge=PRIVATE_ASN_FIRST,

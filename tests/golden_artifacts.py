@@ -3,7 +3,9 @@
 ``tests/golden/artifacts/infiniband/…`` is the default spec (128 GPUs, QM9700);
 ``tests/golden/artifacts/roce/…`` the same cluster as RoCEv2 on SN5600
 (``fabric: roce, switch: sn5600``); ``roce-2su/…`` 256 GPUs in two 16-server SUs
-(the smallest plan where a rail's traffic crosses spines between leaves). Every
+(the smallest plan where a rail's traffic crosses spines between leaves);
+``dgx-h100/…`` the seed cluster on real DGX H100s (``node_profile: dgx-h100``: rail
+NICs mlx5_0, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_9, mlx5_10, mlx5_11). Every
 target that applies is included, the HTML design report too (it is deterministic:
 no timestamps).
 
@@ -22,6 +24,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "infiniband": {},
     "roce": {"fabric": "roce", "switch": "sn5600"},
     "roce-2su": {"fabric": "roce", "switch": "sn5600", "gpus": 256, "su_nodes": 16},
+    "dgx-h100": {"node_profile": "dgx-h100"},
 }
 """Seed-cluster variants: name → spec overrides."""
 
@@ -44,10 +47,27 @@ def seed_artifacts(variant: str) -> dict[str, str]:
     return {a.path: a.content for a in render_artifacts("all", seed_context(variant))}
 
 
+K8S_PATHS: dict[str, tuple[str, str]] = {
+    "k8s-ipoib": ("infiniband", "ipoib"),
+    "k8s-host-device": ("roce", "host-device"),
+}
+"""Network Operator variants of the Kubernetes target: name → (seed variant, --k8s-rdma)."""
+
+
+def k8s_context(name: str) -> RenderContext:
+    """The seed variant's context with the Kubernetes path of :data:`K8S_PATHS` ``name``."""
+    variant, mode = K8S_PATHS[name]
+    base = seed_context(variant)
+    return RenderContext(base.topo, base.intent, {}, {}, mode)
+
+
 def generate() -> dict[str, str]:
     """Golden files: ``<variant>/<artifact path>`` → content."""
     out: dict[str, str] = {}
     for variant in VARIANTS:
         for path, content in seed_artifacts(variant).items():
             out[f"{variant}/{path}"] = content
+    for name in K8S_PATHS:
+        for art in render_artifacts("kubernetes", k8s_context(name)):
+            out[f"{name}/{art.path}"] = art.content
     return out

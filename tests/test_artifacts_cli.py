@@ -44,7 +44,9 @@ def test_all_roce_includes_qos_and_nvue(tmp_path: Path) -> None:
     code, out, err = _run("all", *ROCE, "--out", str(tmp_path), "--format", "json")
     assert code == 0, err
     targets = {r["target"] for r in json.loads(out)}
-    assert targets == {"roce-qos", "cumulus", "frr", "hosts", "nccl", "kubernetes", "report"}
+    assert targets == {
+        "roce-qos", "cumulus", "frr", "sonic", "hosts", "nccl", "kubernetes", "report"
+    }  # fmt: skip
     files = _tree(tmp_path)
     assert files == sorted(seed_artifacts("roce"))
     assert sum(f.startswith("cumulus/") for f in files) == 12
@@ -114,8 +116,8 @@ def test_bad_spec_is_exit_2(tmp_path: Path) -> None:
 
 
 def test_unknown_target_is_a_usage_error(tmp_path: Path) -> None:
-    code, _, err = _run("sonic", "--out", str(tmp_path))
-    assert code == 2 and "TARGET: 'sonic' is not one of" in err
+    code, _, err = _run("juniper", "--out", str(tmp_path))
+    assert code == 2 and "TARGET: 'juniper' is not one of" in err
 
 
 def test_rerender_replaces_files_atomically(tmp_path: Path) -> None:
@@ -209,6 +211,7 @@ def test_all_renders_what_applies() -> None:
     eth = context({"fabric": "ethernet", "switch": "sn5600"})
     assert {a.target for a in render_artifacts("all", eth)} == {
         "frr",
+        "sonic",
         "hosts",
         "nccl",
         "kubernetes",
@@ -216,6 +219,7 @@ def test_all_renders_what_applies() -> None:
     }
     generic = context({"fabric": "roce", "switch": "generic-64x400"})
     assert not applies("cumulus", generic) and applies("roce-qos", generic)
+    assert not applies("sonic", generic)  # no SONiC lane table for a generic switch
     ib = seed_context("infiniband")
     assert [t for t in TARGETS if applies(t, ib)] == ["infiniband", "nccl", "kubernetes", "report"]
 
@@ -243,3 +247,107 @@ def test_unwritable_out_dir_is_a_clear_error(tmp_path: Path) -> None:
     assert code == 2
     assert err.startswith("error: ") and "cannot write:" in err
     assert "Traceback" not in err
+
+
+FAILING_SPECS = {
+    "spine-mtu-1500": "fabric: roce\nswitch: sn5600\nroce:\n  overrides:\n    spine: {mtu: 1500}\n",
+    "pfc-on-3-4": "fabric: roce\nswitch: sn5600\nroce:\n  pfc_priorities: [3, 4]\n",
+}
+
+
+@pytest.mark.parametrize("name", list(FAILING_SPECS))
+def test_policy_failing_plan_is_refused_and_writes_nothing(tmp_path: Path, name: str) -> None:
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(FAILING_SPECS[name], encoding="utf-8")
+    out = tmp_path / "out"
+    code, stdout, err = _run("all", "--config", str(cfg), "--out", str(out))
+    assert code == 1, err
+    assert "mandatory policy check" in err and "nothing written" in err
+    assert "roce-lossless-consistency" in err
+    assert not out.exists()
+    assert stdout == ""
+
+
+def test_allow_violations_writes_a_banner_into_every_file(tmp_path: Path) -> None:
+    from fabric_stack.policy import evaluate
+
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(FAILING_SPECS["spine-mtu-1500"], encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = _run("all", "--config", str(cfg), "--out", str(out), "--allow-violations")
+    assert code == 0, err
+    ctx = context(yaml.safe_load(FAILING_SPECS["spine-mtu-1500"]))
+    blocking = [v for v in evaluate(ctx.intent).violations if v.level == "mandatory"]
+    assert blocking
+    files = _tree(out)
+    assert len(files) == len(render_artifacts("all", ctx))
+    for f in files:
+        text = (out / f).read_text(encoding="utf-8")
+        head = text[: len(text) // 2 + 2000]
+        assert "POLICY VIOLATIONS" in head, f
+        for v in blocking:
+            assert v.message in head or v.message.replace("--", "- -") in head, (f, v.resource)
+        if f.endswith(".sh"):
+            assert text.startswith("#!"), f  # the interpreter line stays first
+        if f.endswith(".yaml"):
+            list(yaml.safe_load_all(text))  # still valid YAML
+    html = (out / "report/design-report.html").read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>\n<!--") and "<main><div" in html
+
+
+def test_banner_styles_and_json() -> None:
+    from fabric_stack.artifacts._base import Artifact
+    from fabric_stack.artifacts.banner import BannerError, banner_style, with_banner
+    from fabric_stack.policy import Violation
+
+    v = Violation(
+        rule="r",
+        level="mandatory",
+        kind="Switch",
+        resource="s1",
+        measured="m",
+        allowed="a",
+        message="s1: broken",
+        fix="f",
+    )
+    assert banner_style("frr/spine-01.conf") == "bang"
+    assert banner_style("infiniband/opensm-ufm-1.conf") == "hash"
+    out = with_banner(Artifact("t", "x/a.json", '{"k": 1}'), [v])
+    loaded = json.loads(out.content)
+    assert list(loaded) == ["_violations", "k"] and loaded["k"] == 1
+    assert loaded["_violations"][0].startswith("POLICY VIOLATIONS")
+    assert loaded["_violations"][1:] == ["- r: s1: broken"]
+    with pytest.raises(BannerError):
+        with_banner(Artifact("t", "x/a.json", "[1]"), [v])
+    with pytest.raises(BannerError):
+        banner_style("x/file.bin")
+    md = with_banner(Artifact("t", "k/README.md", "# Title\n"), [v]).content
+    assert md.startswith("> POLICY VIOLATIONS") and "\n\n# Title\n" in md
+
+
+def test_passing_plan_has_no_banner(tmp_path: Path) -> None:
+    code, _, err = _run("nccl", "--out", str(tmp_path))
+    assert code == 0, err
+    assert "POLICY VIOLATIONS" not in (tmp_path / "nccl/infiniband.env").read_text()
+
+
+def test_pdf_without_report_target_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, _, err = _run("nccl", "--pdf", "--out", str(out))
+    assert code == 2 and "--pdf" in err and "writes no report" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "needle"),
+    [
+        ("--doc-date", "30/11/2026", "--doc-date"),
+        ("--software", "nccl", "NAME=VERSION"),
+        ("--software", "frobnicator=1.0", "unknown component"),
+    ],
+)
+def test_bad_document_inputs_are_exit_2(tmp_path: Path, flag: str, value: str, needle: str) -> None:
+    out = tmp_path / "out"
+    code, _, err = _run("report", flag, value, "--out", str(out))
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

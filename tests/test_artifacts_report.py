@@ -160,3 +160,80 @@ def test_ethernet_report_has_no_lossless_section_claims() -> None:
     html = report_html(context({"fabric": "ethernet", "switch": "sn5600"}))
     assert "Plain Ethernet (TCP): no lossless configuration" in html
     assert "nccl/ethernet.env" in html
+
+
+DOCUMENT_SECTIONS = (
+    "control",
+    "scope",
+    "assumptions",
+    "software",
+    "acceptance",
+    "risks",
+    "overbuild",
+)
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_design_document_sections_present(variant: str) -> None:
+    ctx = seed_context(variant)
+    html = report_html(ctx)
+    for anchor in DOCUMENT_SECTIONS:
+        assert f'<section id="{anchor}">' in html, anchor
+    for needle in ("Sign-off", "Out of scope", "Revision", "nccl-tests", "ib_write_bw"):
+        assert needle in html, needle
+    if ctx.fabric == "infiniband":
+        assert f"ibdiagnet -t infiniband/{ctx.spec.name}.topo" in html
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_unverified_catalog_figure_is_flagged(variant: str) -> None:
+    from fabric_stack.catalog import CATALOG, UNVERIFIED_FIGURES
+
+    ctx = seed_context(variant)
+    html = report_html(ctx)
+    used = {s.model for s in bill_of_materials(ctx.topo).switches}
+    listed = [k for k in UNVERIFIED_FIGURES if k in used]
+    assert listed  # the seed plans use catalog models with unverified power figures
+    for key in listed:
+        for figure, value in UNVERIFIED_FIGURES[key]:
+            line = f"UNVERIFIED catalog figure: {CATALOG[key].name} {figure} {value}"
+            assert escape(line) in html, line
+    # The BOM row marks the same figure (no bare unverified number).
+    assert "(* UNVERIFIED: see open items)" in html
+
+
+def test_unverified_profile_figure_is_flagged() -> None:
+    ctx = context({"node_profile": "hgx-b300"})
+    assert "UNVERIFIED profile figure: hgx-b300 NVLink" in report_html(ctx)
+    assert "UNVERIFIED profile figure" not in report_html(seed_context("infiniband"))
+
+
+def test_document_control_from_inputs() -> None:
+    from fabric_stack.artifacts._base import RenderContext
+    from fabric_stack.artifacts.document import document_info
+
+    base = seed_context("infiniband")
+    doc = document_info(
+        "Fabric B", "C", "2026-12-01", ["A. Architect", "B. Reviewer"], ["nccl=2.23.4"]
+    )
+    html = report_html(RenderContext(base.topo, base.intent, {}, {}, "sriov", doc))
+    for needle in ("Fabric B — rev. C", "2026-12-01", "A. Architect, B. Reviewer", "2.23.4"):
+        assert escape(needle) in html, needle
+    assert "undated" in report_html(base) and "not given" in report_html(base)
+
+
+def test_pdf_is_printed_by_chromium(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from fabric_stack.cli import main
+    from fabric_stack.cli.render_pdf import chromium
+
+    if chromium() is None:
+        if os.environ.get("CI") or os.environ.get("HYPOTHESIS_PROFILE") == "ci":  # .ci/run
+            pytest.fail("chromium missing on CI: .ci/run runs scripts/pdf-deps.sh")
+        pytest.skip("chromium is not installed here (scripts/pdf-deps.sh installs it)")
+    res = CliRunner().invoke(main, ["render", "report", "--pdf", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    pdf = tmp_path / "report" / "design-report.pdf"
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    assert pdf.stat().st_size > 10_000

@@ -1,4 +1,8 @@
-"""`render roce-qos` and `render cumulus`: values from the intent, real NVUE syntax, every port."""
+"""`render roce-qos` and `render cumulus`: values from the intent, real NVUE syntax, every port.
+
+The NVUE underlay groups (BGP, PFC headroom/watchdog, adaptive routing) are checked in
+tests/test_artifacts_cumulus_underlay.py.
+"""
 
 from __future__ import annotations
 
@@ -34,6 +38,35 @@ NVUE_GRAMMAR = [
     r"nv set interface swp\d+(s\d)? link mtu "
     r"(55[2-9]|5[6-9]\d|[6-9]\d\d|[1-8]\d{3}|9[01]\d\d|920\d|921[0-6])",
     r"nv config apply -y",
+    r"nv config save",
+    # Cumulus 5.12 Interface Configuration and Management: administrative state
+    r"nv set interface swp\d+(s\d)? link state up",
+    # Basic BGP Configuration + NVUE reference BGP (RFC 7938 underlay)
+    r"nv set interface lo ip address 10\.\d+\.\d+\.\d+/32",
+    r"nv set interface swp\d+(s\d)? ip address [\d.]+/31",
+    r"nv set bridge domain br_default vlan \d+",
+    r"nv set interface swp\d+(s\d)? bridge domain br_default access \d+",
+    r"nv set interface vlan\d+ ip address [\d.]+/\d+",
+    r"nv set router bgp autonomous-system 42\d{8}",
+    r"nv set router bgp router-id [\d.]+",
+    r"nv set vrf default router bgp neighbor (swp\d+(s\d)?|[\d.]+) remote-as external",
+    r"nv set vrf default router bgp neighbor (swp\d+(s\d)?|[\d.]+) type (un)?numbered",
+    r"nv set vrf default router bgp path-selection multipath aspath-ignore on",
+    r"nv set vrf default router bgp address-family ipv4-unicast multipaths ebgp "
+    r"([1-9]\d?|1[01]\d|12[0-8])",
+    r"nv set vrf default router bgp address-family ipv4-unicast network [\d.]+/\d+",
+    r"nv set vrf default router bgp address-family ipv4-unicast redistribute connected enable on",
+    r"nv set vrf default router bgp address-family ipv4-unicast aggregate-route [\d.]+/\d+ "
+    r"summary-only on",
+    # QoS page: PFC port groups with cable length, PFC watchdog
+    r"nv set qos pfc pfc-[a-z-]+ switch-priority [0-7](,[0-7])*",
+    r"nv set qos pfc pfc-[a-z-]+ (tx|rx) enable",
+    r"nv set qos pfc pfc-[a-z-]+ cable-length \d+",
+    r"nv set interface swp\d+(s\d)? qos pfc profile pfc-[a-z-]+",
+    r"nv set interface swp\d+(s\d)? qos pfc-watchdog",
+    # NVUE reference Adaptive Routing (5.14 and earlier: enable on)
+    r"nv set router adaptive-routing enable on",
+    r"nv set interface swp\d+(s\d)? router adaptive-routing enable on",
 ]
 FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _GRAMMAR = re.compile("^(?:" + "|".join(NVUE_GRAMMAR) + ")$")
@@ -136,7 +169,7 @@ def test_nvue_files_use_only_documented_commands(variant: str) -> None:
         bad = [c for c in cmds if not _GRAMMAR.match(c)]
         assert not bad, f"{art.path}: {bad[:3]}"
         assert cmds[0] == "nv set qos roce mode lossless"
-        assert cmds[-1] == "nv config apply -y"
+        assert cmds[-2:] == ["nv config apply -y", "nv config save"]
         # Every group of commands is preceded by comments, the settings groups by a source URL.
         sources = [ln for ln in lines if ln.startswith("# Source: https://")]
         assert len(sources) >= 6

@@ -70,7 +70,7 @@ def test_switches_power_and_rack_units_come_from_the_catalog() -> None:
     assert models == {"qm9700", "sn5600", "sn2201"}
     assert bom.totals.switch_power_w == sum(s.power_w_total or 0 for s in bom.switches)
     assert bom.totals.switches_without_power == 0
-    assert bom.servers[0].profile == "dgx-h100" and bom.servers[0].count == 16
+    assert bom.servers[0].profile == "hgx-8gpu" and bom.servers[0].count == 16
 
 
 def test_generic_switches_have_unknown_power() -> None:

@@ -87,3 +87,23 @@ def test_cable_granularity_tree(mocks: Mocks) -> Any:
         assert "su1-node07:mlx5_3" in names and "su1-r1-leaf:1/17/1" in names
 
     return pulumi.Output.all(*[r.urn for r in comp.resources]).apply(check)
+
+
+@pulumi.runtime.test
+def test_dgx_h100_records_carry_the_real_names(mocks: Mocks) -> Any:
+    _, comp = _build(mocks, "cable", node_profile="dgx-h100")
+
+    def check(_: Any) -> None:
+        p = "pulumi-python:dynamic/fabric:"
+        nics = {record_of(i)["nic"] for t, _, i, _ in mocks.resources if t == p + "RdmaNic"}
+        assert nics == {"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9"} | {
+            "mlx5_10",
+            "mlx5_11",
+        }
+        cables = {n for t, n, *_ in mocks.resources if t == p + "Cable"}
+        assert "su1-node07:mlx5_11" in cables and "su1-node07:mlx5_7" not in cables
+        assert "su1-node07:enp41s0f0np0" in cables  # storage port by its netdev
+        fabric = next(record_of(i) for t, _, i, _ in mocks.resources if t == p + "Fabric")
+        assert fabric["spec"]["node_profile"]["name"] == "dgx-h100"
+
+    return pulumi.Output.all(*[r.urn for r in comp.resources]).apply(check)

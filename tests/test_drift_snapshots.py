@@ -16,7 +16,7 @@ import pytest
 
 from fabric_stack.drift import Endpoint, ObservedLink, PlanIndex, Snapshot, compute_drift
 from fabric_stack.drift.identity import switch_port_number
-from fabric_stack.drift.plan import PortScheme
+from fabric_stack.drift.plan import PortScheme, infer_schemes
 from fabric_stack.drift.ports import port_number
 from fabric_stack.drift.readers import IbnetdiscoverReader
 from fabric_stack.drift.readers.nodedesc import parse_nodedesc
@@ -173,6 +173,30 @@ def test_q3400_chip_qualified_port_beyond_the_model_is_unknown() -> None:
     assert port_number("U2/149", scheme) is None  # the router port: no front-panel port
     assert port_number("sw37p1", scheme) == 73  # NVOS: cage 37, port 1
     assert port_number("sw73p1", scheme) is None  # FNM1 on a real Q3400: not a fabric port
+
+
+def test_q3400_plan_numbers_ports_as_nvos_reports_them() -> None:
+    """The plan labels a Q3400's ports ``sw<cage>p<port>`` (NVOS), not MLNX-OS ``1/N/M``.
+
+    Every switch-side label of the plan must read back, through the same parser
+    the drift readers use, as the link's logical port number; and the scheme read
+    off the labels alone must be NVOS with two ports per cage (twin-port OSFP).
+    """
+    topo = topology(Q3400)
+    index = PlanIndex.from_topology(topo)
+    compute = [link for link in topo.links if link.role in COMPUTE]
+    labels = 0
+    for link in compute:
+        ends = [(link.b_device, link.b_port, link.b_port_number)]
+        if link.role != "node_leaf":
+            ends.append((link.a_device, link.a_port, link.a_port_number))
+        for dev, label, number in ends:
+            assert re.fullmatch(r"sw\d+p[12]", label), (dev, label)
+            assert port_number(label, index.schemes[dev]) == number, (dev, label)
+            labels += 1
+    assert labels == sum(1 + (link.role != "node_leaf") for link in compute) > 0
+    inferred = infer_schemes(compute)
+    assert {(s.os_family, s.ports_per_cage) for s in inferred.values()} == {("nvos", 2)}
 
 
 # ----------------------------------------------------------------------- -g output

@@ -5,12 +5,12 @@ the import that breaks a rule. The layers, lowest first (a module may import its
 layer's modules and any lower layer, never a higher one):
 
 0. foundation: errors, catalog, nodes, naming, wire, fmt, redact, compat.pydantic_internals
-1. the spec: networks, spec, underlay_spec
-2. the pure stages: sizing(_model), topology(_model), intent, pipeline, verify, guidance,
-   underlay
+1. the spec: networks, spec, underlay_spec, site_names
+2. the pure stages: sizing(_model), topology(_model), rename, intent, pipeline, verify,
+   guidance, underlay
    (and the package root, which re-exports them)
 3. rules and the file layers: policy (pure rules); the input layer (inputs, config: every
-   file read) and the output layer (outputs, fileio: every file written)
+   file read; names_file) and the output layer (outputs, fileio: every file written)
 4. adapters: inventory, stack (Pulumi side), drift, reference, compat.pulumi_*
 5. views (card, BOM, diagram, exports, change summaries) over any result
 6. artifacts (render targets built from the views); twin (runs the rendered configs)
@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.errors": 0,
     "fabric_stack.catalog": 0,
     "fabric_stack.nodes": 0,
+    "fabric_stack.server_profiles": 0,
     "fabric_stack.naming": 0,
     "fabric_stack.wire": 0,
     "fabric_stack.fmt": 0,
@@ -45,6 +46,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.networks": 1,
     "fabric_stack.spec": 1,
     "fabric_stack.underlay_spec": 1,
+    "fabric_stack.site_names": 1,
     "fabric_stack": 2,
     "fabric_stack.sizing": 2,
     "fabric_stack.sizing_model": 2,
@@ -55,11 +57,13 @@ LAYERS: dict[str, int] = {
     "fabric_stack.verify": 2,
     "fabric_stack.guidance": 2,
     "fabric_stack.underlay": 2,
+    "fabric_stack.rename": 2,
     "fabric_stack.policy": 3,
     "fabric_stack.config": 3,
     "fabric_stack.inputs": 3,
     "fabric_stack.outputs": 3,
     "fabric_stack.fileio": 3,
+    "fabric_stack.names_file": 3,
     "fabric_stack.inventory": 4,
     "fabric_stack.stack": 4,
     "fabric_stack.drift": 4,

@@ -29,6 +29,7 @@ from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from fabric_stack.policy import evaluate
+from fabric_stack.server_profiles import PROFILES
 from tests.policy_fixtures import (
     BAD_PCIE_PROFILE,
     OPTS,
@@ -308,3 +309,14 @@ def test_rail_alignment_on_a_nic_group_and_the_fabric_half() -> None:
     nic = replace(intent, "nics", by_name("su1-node04:mlx5_7"), speed_gbps=100)
     got_nic = stack("link-speed-match-fabric", stack_resources(nic))
     assert [u for _, u in got_nic.reports] == [urn("RdmaNicGroup", "su1-node04/nics")]
+
+
+def test_link_speed_flags_a_nic_asked_beyond_its_model_on_the_fabric() -> None:
+    # A Fabric record holding 800G on a ConnectX-7 profile (it never passed validate_spec).
+    intent = intent_for(node_profile="hgx-b300", nic_gbps=800, switch="q3400")
+    spec = {**intent.summary.spec, "node_profile": PROFILES["dgx-h100"].model_dump(mode="json")}
+    bad = intent.model_copy(update={"summary": intent.summary.model_copy(update={"spec": spec})})
+    got = stack("link-speed-match-fabric", stack_resources(bad))
+    assert [u for _, u in got.reports] == [urn("Fabric", intent.summary.name)]
+    assert "ConnectX-7" in got.reports[0][0] and "800G" in got.reports[0][0]
+    assert stack("link-speed-match-fabric", stack_resources(intent)).reports == []

@@ -80,3 +80,14 @@ def test_bad_config_fails_preview(case: str, tmp_path: Path, pulumi_env: dict[st
     assert r.returncode != 0, out[-3000:]
     assert rule in out and "mandatory" in out, out[-3000:]
     assert text in out, out[-3000:]
+
+
+def test_nic_beyond_its_model_is_refused_with_the_config_key(
+    tmp_path: Path, pulumi_env: dict[str, str]
+) -> None:
+    proj = _project(tmp_path, pulumi_env, {"fabric:nodeProfile": "dgx-h100", "fabric:nicGbps": 800})
+    r = pulumi(proj, pulumi_env, "preview", "--policy-pack", PACK, check=False)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out[-3000:]
+    assert "fabric:nicGbps: 800 Gb/s is more than the ConnectX-7 of node profile 'dgx-h100'" in out
+    assert "Traceback" not in out

@@ -176,6 +176,23 @@ def test_ib_128_gpus(twin_dir: Path, tmp_path: Path) -> None:
     assert "nothing to do" in ok(twin("down", "--dir", str(twin_dir)))  # idempotent
 
 
+def test_ib_dgx_h100_names(twin_dir: Path, tmp_path: Path) -> None:
+    """A twin of DGX H100s: the HCAs are the user guide's mlx5_0, mlx5_3 … mlx5_11."""
+    ok(twin("up", "--dir", str(twin_dir), "--node-profile", "dgx-h100", "--gpus", "64"))
+    state = state_of(twin_dir)
+    report = json.loads(ok(twin("check", "--dir", str(twin_dir), "--format", "json")))
+    assert report["reachability"]["pairs"] == 64 * 63 == report["reachability"]["ok"]
+    out = tmp_path / "seen"
+    assert collect_and_drift(twin_dir, out)["summary"]["total"] == 0
+    dump = (out / "ibnetdiscover.txt").read_text()
+    assert '"su1-node01 mlx5_11"' in dump and '"su1-node01 mlx5_7"' not in dump
+    run_faults(
+        twin_dir, out, [["swap", "su1-node01:mlx5_3", "su1-node02:mlx5_3"], ["down", "su1-node04"]]
+    )
+    ok(twin("down", "--dir", str(twin_dir)))
+    assert_gone(twin_dir, state)
+
+
 def test_given_guids_are_used_and_a_second_up_is_refused(twin_dir: Path, tmp_path: Path) -> None:
     guids = tmp_path / "guids.csv"
     guids.write_text(

@@ -69,3 +69,59 @@ def test_roce_128_gpus_two_sus_routes_survives_a_spine_and_needs_the_rule(twin_d
 
 def test_roce_512_gpus_converges(twin_dir: Path) -> None:
     _converged(twin_dir, "512", "32")
+
+
+def _small(d: Path, *extra: str) -> dict[str, Any]:
+    """64 GPUs on SN5600 in 2 SUs of 4 servers: 16 leaves, every sampled pair crosses SUs."""
+    said = ok(twin("up", "--fabric", "roce", "--switch", "sn5600", "--gpus", "64",
+                   "--su-nodes", "4", "--dir", str(d), *extra))  # fmt: skip
+    assert "BGP sessions up" in said
+    report = check(d)
+    assert report["bgp"]["established"] == report["bgp"]["sessions"] > 0
+    assert report["reachability"]["ok"] == report["reachability"]["pairs"] == 16
+    return report
+
+
+def test_frr_restarts_after_down_and_clear(twin_dir: Path) -> None:
+    """`fault down` stops a leaf's FRR with its lldpd; `fault --clear` must start it again."""
+    before = _small(twin_dir)
+    state = TwinState.model_validate(state_of(twin_dir))
+    ctx = RenderContext.from_topology(topology_of(state))
+    # The leaf of the first sampled pair's sender: its pair must fail while it is down.
+    src, _ = sample_pairs(ctx)[0]
+    leaf = src.leaf
+    ok(twin("fault", "--dir", str(twin_dir), "down", leaf))
+    during = check(twin_dir)
+    lost = before["bgp"]["established"] - during["bgp"]["established"]
+    assert lost == 2 * len(ctx.underlay.links_of(leaf))
+    assert f"{src.server}:{src.nic}" in {f["from"] for f in during["reachability"]["failed"]}
+    said = ok(twin("fault", "--dir", str(twin_dir), "--clear"))
+    assert "cleared 1 fault" in said
+    after = check(twin_dir)
+    assert after["bgp"]["established"] == after["bgp"]["sessions"] == before["bgp"]["sessions"]
+    assert after["reachability"]["ok"] == after["reachability"]["pairs"] == 16, after
+    assert after["ok"] is True
+    names = {p["name"] for p in state_of(twin_dir)["processes"]}
+    assert {f"zebra {leaf}", f"bgpd {leaf}"} <= names
+
+
+def test_p2p31_host_addressing_routes(twin_dir: Path, tmp_path: Path) -> None:
+    """underlay.host_addressing p2p31: a /31 per host port, leaf side even; pairs reachable."""
+    cfg = tmp_path / "p2p31.yaml"
+    cfg.write_text("underlay:\n  host_addressing: p2p31\n", encoding="utf-8")
+    _small(twin_dir, "--config", str(cfg))
+    state = TwinState.model_validate(state_of(twin_dir))
+    ctx = RenderContext.from_topology(topology_of(state))
+    h = ctx.underlay.hosts[0]
+    assert h.prefixlen == 31
+    host_ns, leaf_ns = f"fst-{state.tag}-{h.server}", f"fst-{state.tag}-{h.leaf}"
+    got = subprocess.run(["ip", "-n", host_ns, "-4", "-o", "addr", "show", "dev", h.nic],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert f"{h.address}/31" in got
+    got = subprocess.run(["ip", "-n", leaf_ns, "-4", "-o", "addr", "show", "dev", h.leaf_port],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert f"{h.gateway}/31" in got  # zebra put the rendered leaf side on the port itself
+    # No rail bridge on a p2p31 leaf: each host port is its own routed interface.
+    links = subprocess.run(["ip", "-n", leaf_ns, "-o", "link", "show", "type", "bridge"],
+                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert links.strip() == ""

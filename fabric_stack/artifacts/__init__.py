@@ -8,11 +8,12 @@ target          files                                                  fabrics
 ``roce-qos``    ``roce-qos/<switch>.yaml``: lossless QoS intent         roce
 ``cumulus``     ``cumulus/<switch>.nvue.sh``: the same as NVUE          roce on Cumulus
 ``frr``         ``frr/<switch>.conf``: routed underlay (BGP)          roce, ethernet
+``sonic``       ``sonic/<switch>/config_db.json`` + README              roce, ethernet (SN5600)
 ``hosts``       ``hosts/<server>.netplan.yaml`` and ``.sh``               roce, ethernet
 ``infiniband``  ``infiniband/``: opensm.conf per SM, partitions,        infiniband
                 node-name-map, ``.topo``
 ``nccl``        ``nccl/<fabric>.env``                                   all
-``kubernetes``  ``kubernetes/``: SR-IOV policies, networks, NADs, pod   all
+``kubernetes``  ``kubernetes/``: rail networks, pod, MPIJob, README   all
 ``report``      ``report/design-report.html``                           all
 ``all``         every target that applies to the fabric
 ==============  =====================================================  ===================
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..outputs import write_files
-from . import cumulus, frr, hosts, infiniband, kubernetes, nccl, report, roce_qos
+from . import cumulus, frr, hosts, infiniband, kubernetes_bundle, nccl, report, roce_qos, sonic
 from ._base import Artifact, RenderContext, TargetMismatchError
 
 
@@ -47,9 +48,16 @@ TARGETS: dict[str, Target] = {
         roce_qos.render, roce_qos.files, "Per-switch lossless RoCEv2 QoS intent (YAML)."
     ),
     "cumulus": Target(
-        cumulus.render, cumulus.files, "The RoCE QoS as Cumulus Linux NVUE commands, per switch."
+        cumulus.render,
+        cumulus.files,
+        "RoCE QoS and BGP underlay as Cumulus Linux NVUE commands, per switch.",
     ),
     "frr": Target(frr.render, frr.files, "FRR (zebra + bgpd) underlay config per leaf/spine/core."),
+    "sonic": Target(
+        sonic.render,
+        sonic.files,
+        "SONiC config_db.json per leaf/spine/core: ports, addresses, BGP, lossless QoS.",
+    ),
     "hosts": Target(
         hosts.render, hosts.files, "Per server: rail addresses, per-rail tables and rules."
     ),
@@ -60,9 +68,9 @@ TARGETS: dict[str, Target] = {
     ),
     "nccl": Target(nccl.render, nccl.files, "NCCL environment file for the fabric."),
     "kubernetes": Target(
-        kubernetes.render,
-        kubernetes.files,
-        "SR-IOV policies, rail networks, NADs and a sample training pod.",
+        kubernetes_bundle.render,
+        kubernetes_bundle.files,
+        "RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, README.",
     ),
     "report": Target(
         lambda ctx: report.render(ctx, target_listing(ctx)),
@@ -86,6 +94,8 @@ def applies(target: str, ctx: RenderContext) -> bool:
         return ctx.fabric == "infiniband"
     if target in ("frr", "hosts"):
         return ctx.fabric != "infiniband"
+    if target == "sonic":
+        return ctx.fabric != "infiniband" and sonic.has_lane_table(ctx)
     return True
 
 

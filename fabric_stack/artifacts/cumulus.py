@@ -1,10 +1,12 @@
-"""`render cumulus`: the RoCE QoS intent as NVIDIA Cumulus Linux NVUE commands, one file per switch.
+"""`render cumulus`: the RoCE intent as NVIDIA Cumulus Linux NVUE commands, one file per switch.
 
 ``cumulus/<switch>.nvue.sh`` is a reviewable list of ``nv set`` commands ending in
-``nv config apply``: the RoCE lossless profile, then the plan's values made
-explicit (so a reader sees the thresholds without knowing the profile), then
-every compute port by the label the topology gave it (``swp1s0`` …) with its
-breakout, description and MTU. The values are the same as ``roce-qos/`` (both
+``nv config apply -y`` and ``nv config save``: the RoCE lossless profile, then the
+plan's values made explicit (so a reader sees the thresholds without knowing the
+profile), then every compute port by the label the topology gave it (``swp1s0`` …)
+with its breakout, ``link state up``, description and MTU, then the routed
+underlay (BGP), PFC headroom per port class, PFC watchdog and adaptive routing
+(:mod:`.cumulus_underlay`). The values are the same as ``roce-qos/`` (both
 come from :func:`.roce_qos.qos_values`).
 
 Command syntax is from the NVUE reference and the Cumulus Linux 5.12 user guide
@@ -27,6 +29,7 @@ from ._base import (
     comment_block,
     switch_title,
 )
+from .cumulus_underlay import SAVE, link_up_group, underlay_groups
 from .roce_qos import qos_values, require_roce
 
 TARGET = "cumulus"
@@ -59,8 +62,9 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
     """The NVUE command file of one switch.
 
     A header, then one command group per step: :func:`_roce_mode`,
-    :func:`_classification`, :func:`_pfc`, :func:`_ecn`, :func:`_breakout` (split cages
-    only), :func:`_compute_ports`, and ``nv config apply``.
+    :func:`_classification`, :func:`_pfc`, :func:`_ecn`, :func:`_breakout` and
+    ``link state up`` (split cages only), :func:`_compute_ports`, the underlay and
+    lossless extras of :mod:`.cumulus_underlay`, and ``nv config apply`` + ``save``.
     """
     q = qos_values(ctx, sw)
     ports = ctx.compute_ports.get(sw.name, [])
@@ -83,12 +87,10 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
         _classification(q),
         _pfc(q),
         _ecn(q),
-        *([_breakout(sw, ports, ppc)] if ppc > 1 else []),
+        *([_breakout(sw, ports, ppc), link_up_group(ports)] if ppc > 1 else []),
         _compute_ports(ports, q),
-        (
-            ["Apply atomically (NVUE reloads switchd for QoS changes itself)."],
-            ["nv config apply -y"],
-        ),
+        *underlay_groups(ctx, sw, q),
+        SAVE,
     ]
     for title, cmds in groups:
         lines.append("\n" + comment_block(title) + "".join(c + "\n" for c in cmds))

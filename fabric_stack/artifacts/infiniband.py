@@ -342,6 +342,7 @@ def _node_name_map(ctx: RenderContext) -> str:
         "Use: ibnetdiscover --node-name-map <this file>; OpenSM node_name_map_name.",
         f"Format: {sources.NODE_NAME_MAP}",
         f"GUIDs known: {known} of {len(names)}.",
+        *ctx.profile_notes(),
     ]
     if known < len(names):
         header += [

@@ -1,23 +1,22 @@
-"""`render kubernetes`: RDMA networking for training pods (SR-IOV Network Operator + Multus).
+"""SR-IOV path of `render kubernetes` (shared helpers too): VFs per rail, SR-IOV Network Operator.
 
-Files (under ``kubernetes/``):
-
+* ``sriov-network-pool-config.yaml`` — ``SriovNetworkPoolConfig`` with
+  ``rdmaMode: exclusive``: each pod sees only the RDMA devices of its own VFs
+  (in the default shared mode it sees every HCA of the host, storage ports
+  included, and ``NCCL_IB_HCA=mlx5`` would pick those up).
 * ``sriov-node-policies.yaml`` — one ``SriovNetworkNodePolicy`` per rail NIC:
-  VFs on that rail's physical function, advertised as resource ``<prefix>/railN``
-  (``isRdma: true`` on RDMA fabrics, ``linkType: ib`` on InfiniBand).
+  VFs on that rail's physical function (``pfNames`` from :func:`netdev_of`),
+  advertised as resource ``<prefix>/railN`` (``isRdma: true`` on RDMA fabrics,
+  ``linkType: ib`` on InfiniBand).
 * ``sriov-networks.yaml`` — one ``SriovNetwork`` (Ethernet/RoCE) or
   ``SriovIBNetwork`` (InfiniBand) per rail: the operator renders the Multus
   ``NetworkAttachmentDefinition`` from it (CNI ``sriov`` or ``ib-sriov``), with
-  whereabouts IPAM on the rail's planned subnet.
+  whereabouts IPAM on the rail's planned subnet, the ``rdma`` meta-plugin
+  chained (it moves the VF's RDMA device into the pod's namespace) and, on
+  InfiniBand, the ``infinibandGUID`` capability.
 * ``network-attachment-definitions.yaml`` — the same attachments written out, for
   clusters that manage NADs themselves. Apply this **or** ``sriov-networks.yaml``,
   not both (the operator owns the NADs it renders).
-* ``training-pod.yaml`` — a sample pod asking for every rail (Multus annotation +
-  one VF per rail resource), all GPUs of a node, and ``IPC_LOCK`` for RDMA memory
-  registration.
-
-The manifests are validated in the tests against the CRD schemas shipped in
-``tests/data/crds/``.
 """
 
 from __future__ import annotations
@@ -26,9 +25,8 @@ import json
 from typing import Any
 
 from ..intent import RailIntent
-from . import sources
-from ._base import GENERATED_BY, Artifact, RenderContext, netdev_of, yaml_documents
-from .nccl import ROCE_V2_IPV4_GID_INDEX, traffic_class
+from . import k8s_ipam, sources
+from ._base import GENERATED_BY, RenderContext, netdev_of, netdevs_are_placeholders, yaml_documents
 
 TARGET = "kubernetes"
 
@@ -67,6 +65,15 @@ def _ipam(rail: RailIntent) -> dict[str, Any]:
     return {"type": "whereabouts", "range": rail.subnet}
 
 
+RDMA_META_PLUGIN: dict[str, Any] = {"type": "rdma"}
+"""The rdma CNI meta-plugin (k8snetworkplumbingwg/rdma-cni): moves the VF's RDMA device into
+the pod network namespace; needs the RDMA subsystem in exclusive mode (the pool config)."""
+
+IB_GUID_CAPABILITY: dict[str, bool] = {"infinibandGUID": True}
+"""ib-sriov CNI runtime capability: the pod's VF GUID can come from the network annotation
+(or from ib-kubernetes); the SriovIBNetwork CRD documents it as '{"infinibandGUID": true}'."""
+
+
 def _link_type(ctx: RenderContext) -> str:
     return "ib" if ctx.fabric == "infiniband" else "eth"
 
@@ -77,7 +84,8 @@ def _num_vfs(ctx: RenderContext) -> int:
     return ctx.spec.gpus_per_node
 
 
-def _nic_of(ctx: RenderContext, rail: RailIntent) -> str:
+def nic_of(ctx: RenderContext, rail: RailIntent) -> str:
+    """The RDMA device (``mlx5_N``) of ``rail`` on every server."""
     return ctx.rail_nics()[(rail.plane - 1) * ctx.plan.rails + rail.rail - 1]
 
 
@@ -91,7 +99,7 @@ def node_policy(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
         "numVfs": vfs,
         "nicSelector": {
             "vendor": MELLANOX_VENDOR,
-            "pfNames": [f"{netdev_of(ctx, _nic_of(ctx, rail))}#0-{vfs - 1}"],
+            "pfNames": [f"{netdev_of(ctx, nic_of(ctx, rail))}#0-{vfs - 1}"],
         },
         "deviceType": "netdevice",
         "isRdma": ctx.fabric in ("infiniband", "roce"),
@@ -107,29 +115,38 @@ def node_policy(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
     }
 
 
+def pool_config(ctx: RenderContext) -> dict[str, Any]:
+    """The SriovNetworkPoolConfig that puts the RDMA subsystem of every SR-IOV node in
+    exclusive mode (the operator reboots the nodes to apply it)."""
+    return {
+        "apiVersion": "sriovnetwork.openshift.io/v1",
+        "kind": "SriovNetworkPoolConfig",
+        "metadata": {"name": f"{ctx.spec.name}-rdma-exclusive", "namespace": OPERATOR_NAMESPACE},
+        "spec": {
+            "maxUnavailable": 1,
+            "rdmaMode": "exclusive",
+            "nodeSelector": {"matchLabels": {SRIOV_CAPABLE_LABEL: "true"}},
+        },
+    }
+
+
 def cni_config(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
-    """The CNI configuration of a rail attachment (what the operator would render)."""
+    """The CNI configuration list of a rail attachment (what the operator would render):
+    the SR-IOV plugin with whereabouts IPAM, then the rdma meta-plugin."""
     name, _ = rail_key(ctx, rail)
     if ctx.fabric == "infiniband":
         conf: dict[str, Any] = {
-            "cniVersion": "1.0.0",
-            "name": name,
             "type": "ib-sriov",
             "link_state": "enable",
+            "capabilities": dict(IB_GUID_CAPABILITY),
         }
         if int(rail.pkey, 16) & 0x7FFF != 0x7FFF:
             conf["pkey"] = rail.pkey
     else:
         # VLAN 0: the leaf port carries the rail VLAN untagged, so the VF sends untagged frames.
-        conf = {
-            "cniVersion": "1.0.0",
-            "name": name,
-            "type": "sriov",
-            "vlan": 0,
-            "link_state": "enable",
-        }
+        conf = {"type": "sriov", "vlan": 0, "link_state": "enable"}
     conf["ipam"] = _ipam(rail)
-    return conf
+    return {"cniVersion": "1.0.0", "name": name, "plugins": [conf, dict(RDMA_META_PLUGIN)]}
 
 
 def sriov_network(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
@@ -139,10 +156,12 @@ def sriov_network(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
         "resourceName": resource,
         "networkNamespace": WORKLOAD_NAMESPACE,
         "linkState": "enable",
-        "ipam": json.dumps(_ipam(rail), separators=(",", ":")),
+        "ipam": _json(_ipam(rail)),
+        "metaPlugins": _json(RDMA_META_PLUGIN),
     }
     if ctx.fabric == "infiniband":
         kind = "SriovIBNetwork"
+        spec["capabilities"] = _json(IB_GUID_CAPABILITY)
         if int(rail.pkey, 16) & 0x7FFF != 0x7FFF:
             spec["pkey"] = rail.pkey
     else:
@@ -167,74 +186,54 @@ def attachment(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
             "namespace": WORKLOAD_NAMESPACE,
             "annotations": {"k8s.v1.cni.cncf.io/resourceName": f"{RESOURCE_PREFIX}/{resource}"},
         },
-        "spec": {"config": json.dumps(cni_config(ctx, rail), separators=(",", ":"))},
+        "spec": {"config": _json(cni_config(ctx, rail))},
     }
 
 
-def pod_env(ctx: RenderContext) -> list[dict[str, str]]:
-    """NCCL variables for a pod whose rails are SR-IOV VFs (names differ from the host's)."""
-    env = [
-        {"name": "NCCL_SOCKET_IFNAME", "value": "=eth0"},
-        {"name": "NCCL_CROSS_NIC", "value": "0"},
-    ]
-    if ctx.fabric in ("infiniband", "roce"):
-        env.insert(0, {"name": "NCCL_IB_HCA", "value": "mlx5"})
-    else:
-        env.insert(0, {"name": "NCCL_IB_DISABLE", "value": "1"})
-    if ctx.fabric == "roce":
-        env.append({"name": "NCCL_IB_GID_INDEX", "value": str(ROCE_V2_IPV4_GID_INDEX)})
-        env.append({"name": "NCCL_IB_TC", "value": str(traffic_class(ctx.spec.roce.roce_dscp))})
-    if ctx.fabric == "infiniband" and ctx.spec.infiniband.sharp:
-        env.append({"name": "NCCL_COLLNET_ENABLE", "value": "1"})
-    return env
+def _json(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
 
 
-def training_pod(ctx: RenderContext) -> dict[str, Any]:
-    """A sample pod with every rail attached and every GPU of one server."""
-    names = [rail_key(ctx, r) for r in ctx.intent.rails]
-    limits: dict[str, Any] = {"nvidia.com/gpu": ctx.spec.gpus_per_node}
-    limits.update({f"{RESOURCE_PREFIX}/{res}": 1 for _, res in names})
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": f"{ctx.spec.name}-nccl-sample",
-            "namespace": WORKLOAD_NAMESPACE,
-            "annotations": {"k8s.v1.cni.cncf.io/networks": ",".join(n for n, _ in names)},
-        },
-        "spec": {
-            "restartPolicy": "Never",
-            "containers": [
-                {
-                    "name": "trainer",
-                    "image": TRAINING_IMAGE,
-                    "command": ["sleep", "infinity"],
-                    "env": pod_env(ctx),
-                    "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},
-                    "resources": {"limits": limits, "requests": dict(limits)},
-                }
-            ],
-        },
-    }
+def pf_names_note(ctx: RenderContext) -> list[str]:
+    """Header lines saying where the PF netdev names come from (and if they are placeholders)."""
+    if netdevs_are_placeholders(ctx):
+        return [
+            "WARNING: PF netdev names are the plan's placeholders (rail1, rail2 …): they match",
+            "nothing unless the servers rename their rail interfaces so. Give the real names",
+            "(`ip -br link`, `rdma link`) with `render --netdevs nic,netdev CSV`.",
+        ]
+    return ["PF netdev names from --netdevs (or the server profile)."]
 
 
-def render(ctx: RenderContext) -> list[Artifact]:
-    """The four manifest files (see the module docstring)."""
+def sriov_files(ctx: RenderContext) -> list[tuple[str, str]]:
+    """(file name, YAML) of the SR-IOV path, in apply order."""
     fab = {"infiniband": "InfiniBand", "roce": "RoCEv2", "ethernet": "Ethernet"}[ctx.fabric]
     gen = GENERATED_BY.format(target=TARGET)
     rails = list(ctx.intent.rails)
+    pool = yaml_documents(
+        [
+            f"RDMA subsystem in exclusive mode on the SR-IOV nodes of {ctx.spec.name}: a pod",
+            "sees only the RDMA devices of its own VFs (shared mode, the default, shows every",
+            "HCA of the host to every pod, storage ports included). Applying it reboots the",
+            "selected nodes, maxUnavailable at a time.",
+            gen,
+            f"Source: {sources.SRIOV_RDMA_GUIDE}",
+            f"CRD: {sources.SRIOV_OPERATOR} (config/crd/bases)",
+        ],
+        [(["The pool config."], pool_config(ctx))],
+    )
     policies = yaml_documents(
         [
             f"SR-IOV node policies for {ctx.spec.name} ({fab}): one per rail NIC, "
             f"{_num_vfs(ctx)} VFs each.",
             gen,
-            "pfNames is the netdev of the rail's physical function (from --netdevs, else the",
-            "plan's per-rail name: rename to what `rdma link` / `ip link` show on the servers).",
+            *pf_names_note(ctx),
             f"CRD: {sources.SRIOV_OPERATOR} (config/crd/bases)",
+            *ctx.profile_notes(),
         ],
         [
             (
-                [f"{r.name}: {_nic_of(ctx, r)} on every server -> leaves {', '.join(r.leaves)}"],
+                [f"{r.name}: {nic_of(ctx, r)} on every server -> leaves {', '.join(r.leaves)}"],
                 node_policy(ctx, r),
             )
             for r in rails
@@ -242,13 +241,16 @@ def render(ctx: RenderContext) -> list[Artifact]:
     )
     kind = "SriovIBNetwork" if ctx.fabric == "infiniband" else "SriovNetwork"
     cni = "ib-sriov" if ctx.fabric == "infiniband" else "sriov"
+    guid = " and the infinibandGUID capability" if ctx.fabric == "infiniband" else ""
     networks = yaml_documents(
         [
             f"{kind} per rail for {ctx.spec.name}: the operator renders a Multus",
-            f"attachment (CNI '{cni}') named after the rail in namespace {WORKLOAD_NAMESPACE}.",
+            f"attachment (CNI '{cni}', then the 'rdma' meta-plugin{guid}) named after the",
+            f"rail in namespace {WORKLOAD_NAMESPACE}.",
             gen,
             "Apply this file OR network-attachment-definitions.yaml, not both.",
             f"IPAM: whereabouts on the rail's planned subnet ({sources.WHEREABOUTS}).",
+            f"Source: {sources.RDMA_CNI}",
         ],
         [
             (
@@ -263,40 +265,34 @@ def render(ctx: RenderContext) -> list[Artifact]:
     )
     nads = yaml_documents(
         [
-            f"Multus NetworkAttachmentDefinitions per rail for {ctx.spec.name} (CNI '{cni}'),",
-            "as the SR-IOV operator would render them from sriov-networks.yaml.",
+            f"Multus NetworkAttachmentDefinitions per rail for {ctx.spec.name} (CNI '{cni}'",
+            "chained with the 'rdma' meta-plugin), as the SR-IOV operator would render them",
+            "from sriov-networks.yaml.",
             gen,
             "Apply this file OR sriov-networks.yaml, not both.",
             f"CRD: {sources.NAD_SPEC}",
         ],
         [([f"{r.name}: subnet {r.subnet}"], attachment(ctx, r)) for r in rails],
     )
-    pod = yaml_documents(
-        [
-            f"Sample training pod for {ctx.spec.name}: every rail attached (Multus annotation),",
-            f"one VF per rail resource, all {ctx.spec.gpus_per_node} GPUs of a server, IPC_LOCK so",
-            "RDMA can pin memory.",
-            gen,
-            "Inside the pod the VFs are new mlx5_N devices: NCCL_IB_HCA=mlx5 lets NCCL pick",
-            "them by PCIe locality (with the RDMA subsystem in exclusive netns mode,",
-            "`rdma system set netns exclusive`, the pod sees only its own VFs); the pod's",
-            "eth0 carries NCCL's bootstrap sockets.",
-        ],
-        [(["The pod."], training_pod(ctx))],
-    )
-    contents = (policies, networks, nads, pod)
-    return [Artifact(TARGET, p, c) for p, c in zip(files(ctx), contents, strict=True)]
+    return list(zip(SRIOV_FILES, (pool, policies, networks, nads), strict=True))
 
 
-def files(ctx: RenderContext) -> list[str]:
-    """The paths :func:`render` writes."""
-    return [f"kubernetes/{name}" for name in FILE_NAMES]
+def sriov_pod_networks(ctx: RenderContext) -> tuple[list[str], dict[str, int]]:
+    """(Multus network names, device resources) a full-node pod asks for: one VF per rail."""
+    names = [rail_key(ctx, r) for r in ctx.intent.rails]
+    return [n for n, _ in names], {f"{RESOURCE_PREFIX}/{res}": 1 for _, res in names}
 
 
-FILE_NAMES = (
+def sriov_ipam_files(ctx: RenderContext) -> list[tuple[str, str]]:
+    """Routed-rail pod IPAM (per rail per leaf, issue 16's :mod:`.k8s_ipam`): SR-IOV path only."""
+    arts = k8s_ipam.render(ctx, rail_key, WORKLOAD_NAMESPACE, RESOURCE_PREFIX)
+    return [(a.path.removeprefix("kubernetes/"), a.content) for a in arts]
+
+
+SRIOV_FILES = (
+    "sriov-network-pool-config.yaml",
     "sriov-node-policies.yaml",
     "sriov-networks.yaml",
     "network-attachment-definitions.yaml",
-    "training-pod.yaml",
 )
-"""The four manifest files, in render order."""
+"""The SR-IOV path's files, in apply order."""

@@ -63,6 +63,7 @@ def _header(ctx: RenderContext, nics: list[str]) -> str:
             "in the job. For bare-metal or host-network jobs: inside SR-IOV pods the VFs get",
             "other mlx5_N names, so kubernetes/training-pod.yaml sets NCCL_IB_HCA=mlx5.",
             f"Variables: {sources.NCCL_ENV}",
+            *ctx.profile_notes(),
         ]
     )
 

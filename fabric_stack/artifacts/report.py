@@ -25,6 +25,7 @@ from ..policy import evaluate
 from ..views.bom import bill_of_materials
 from ..views.card import card_markdown, fabric_line, headline, model_line, oversub_line
 from ..views.diagram import diagram_svg
+from . import report_document as doc
 from ._base import Artifact, RenderContext
 from .infiniband import IB_MTU_CODES, MASTER_PRIORITY, subnet_managers
 from .nccl import traffic_class
@@ -145,7 +146,7 @@ def _header(ctx: RenderContext, status: str) -> str:
         ("Planes", str(plan.planes)),
     ]
     label = {"pass": "policy: pass", "warn": "policy: warnings", "fail": "policy: blocking"}[status]
-    title = f"Network design review — {_e(spec.name)}"
+    title = _e(ctx.document.title_for(spec.name)) + f" — rev. {_e(ctx.document.revision)}"
     return (
         "<header>"
         f'<h1>{title} <span class="badge {status}">{_e(label)}</span></h1>'
@@ -183,16 +184,29 @@ def _summary(ctx: RenderContext, report: Any) -> str:
     return f'<p class="lead">{_e(text)}</p><nav>{nav}</nav>'
 
 
-_SECTIONS: tuple[tuple[str, str], ...] = (
-    ("sizing", "1 Sizing"),
-    ("topology", "2 Topology"),
-    ("policy", "3 Policy checks"),
-    ("bom", "4 Bill of materials"),
-    ("networks", "5 Networks and rails"),
-    ("lossless", "6 Lossless and control plane"),
-    ("essentials", "7 Essentials"),
-    ("artifacts", "8 Deployment artifacts"),
-    ("collectives", "9 Collectives and failures"),
+_SECTIONS: tuple[tuple[str, str], ...] = tuple(
+    (anchor, f"{i} {title}")
+    for i, (anchor, title) in enumerate(
+        (
+            ("control", "Document control"),
+            ("scope", "Scope"),
+            ("assumptions", "Assumptions"),
+            ("sizing", "Sizing"),
+            ("topology", "Topology"),
+            ("policy", "Policy checks"),
+            ("bom", "Bill of materials"),
+            ("networks", "Networks and rails"),
+            ("lossless", "Lossless and control plane"),
+            ("essentials", "Essentials"),
+            ("software", "Software baseline"),
+            ("acceptance", "Acceptance tests"),
+            ("risks", "Risks and open items"),
+            ("overbuild", "Overbuild cost"),
+            ("artifacts", "Deployment artifacts"),
+            ("collectives", "Collectives and failures"),
+        ),
+        start=1,
+    )
 )
 """Report sections in order: (anchor, numbered title)."""
 
@@ -291,7 +305,7 @@ def _bom(ctx: RenderContext) -> str:
                 _num(s.count),
                 _num(s.rack_units),
                 _num(s.rack_units_total),
-                _num(s.power_w),
+                _num(s.power_w) + (" *" if "UNVERIFIED" in s.power_basis else ""),
                 _num(s.power_w_total),
             )
             for s in bom.switches
@@ -333,7 +347,7 @@ def _bom(ctx: RenderContext) -> str:
         if comp.matches_sizing
         else "Compute counts DIFFER from the sizing card — review before ordering."
     )
-    power = "Switch power is the catalog figure without optics"
+    power = "Switch power is the catalog figure without optics (* UNVERIFIED: see open items)"
     if bom.totals.switches_without_power:
         power += f"; {bom.totals.switches_without_power:,} switch(es) have no published figure"
     return (
@@ -541,6 +555,13 @@ def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
         "essentials": _essentials(ctx),
         "artifacts": _artifacts(listing),
         "collectives": render_collectives_section(ctx.topo),
+        "control": doc.document_control(ctx, report.status),
+        "scope": doc.scope(ctx),
+        "assumptions": doc.assumptions(ctx),
+        "software": doc.software_baseline(ctx),
+        "acceptance": doc.acceptance_tests(ctx),
+        "risks": doc.risks(ctx),
+        "overbuild": doc.overbuild(ctx),
     }
     sections = "".join(_section(title, bodies[anchor], anchor) for anchor, title in _SECTIONS)
     spec_block = (
@@ -554,7 +575,7 @@ def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>Network design review — {_e(ctx.spec.name)}</title>"
+        f"<title>{_e(ctx.document.title_for(ctx.spec.name))}</title>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<style>{CSS}</style></head><body><main>"
         + _header(ctx, report.status)

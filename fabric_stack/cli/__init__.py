@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "env": ("env", "env_cmd", "Print the Pulumi environment (backend, passphrase) for `pulumi`."),
     "inventory": ("inventory", "inventory_cmd", "List what `pulumi up` recorded in the inventory."),
     "drift": ("drift", "drift_cmd", "Compare the plan with the inventory and the live fabric."),
+    "adopt": ("adopt", "adopt_cmd", "Place an existing fabric on the plan; write its names file."),
     "twin": (
         "twin",
         "twin_cmd",

@@ -15,6 +15,8 @@ from rich.console import Console
 from ..catalog import known_switch_names
 from ..config import load_yaml, spec_from_file, split_stack_config, stack_file
 from ..errors import FabricStackError, InputFileError, SpecError
+from ..names_file import load_names
+from ..server_profiles import PROFILES
 from ..spec import FabricSpec, validate_spec
 from .params import NonEmptyPath, StackName, one_line
 
@@ -73,6 +75,22 @@ def spec_options(fn: F) -> F:
             "--su-nodes", type=int, help="Servers per scalable unit. [default: leaf downlinks]"
         ),
         click.option("--planes", type=int, help="Fabric planes, 1 or 2. [default: 1]"),
+        click.option(
+            "--node-profile",
+            "node_profile",
+            metavar="NAME",
+            help="Server profile: "
+            + ", ".join(PROFILES)
+            + ". [default: hgx-8gpu for 8 GPUs and 8 rails]",
+        ),
+        click.option(
+            "--names",
+            "names_file",
+            type=NonEmptyPath(dir_okay=False, path_type=Path),
+            metavar="FILE",
+            help="The site's device names: CSV planned,actual[,rack,u,serial,guid,mac] "
+            "(wins over the spec's names: and naming: templates).",
+        ),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -89,6 +107,7 @@ SPEC_FLAG_NAMES = (
     "oversubscription",
     "su_nodes",
     "planes",
+    "node_profile",
 )
 
 
@@ -97,6 +116,9 @@ def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
     config = kwargs.pop("config", None)
     stack = kwargs.pop("stack", None)
     flags = {k: kwargs.pop(k, None) for k in SPEC_FLAG_NAMES}
+    names_file = kwargs.pop("names_file", None)
+    if names_file is not None:
+        flags["names"] = load_names(names_file)
     if flags.get("fabric"):
         flags["fabric"] = str(flags["fabric"]).lower()
     if config and stack:

@@ -22,6 +22,7 @@ from ..drift import (
 )
 from ..drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
 from ..drift.ignore import alias_rates
+from ..drift.names import bind_macs, bindings, with_planned
 from ..drift.readers import (
     EosReader,
     IbnetdiscoverReader,
@@ -155,6 +156,7 @@ def drift_cmd(
       fabric-stack drift --config cluster.yaml --netbox-csv cables.csv --format markdown
       fabric-stack drift --eos eos/ --ignore drift-ignore.yaml --format json
       fabric-stack drift --lldp lldp/ --network compute --min-coverage 0.9
+      fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
       NETBOX_TOKEN=… fabric-stack drift --stack prod --netbox https://nb.example --netbox-site prod
 
     \b
@@ -175,6 +177,7 @@ def drift_cmd(
     stack = kwargs.get("stack")
     spec = load_spec(kwargs)
     rules = load_ignore(ignore_file) if ignore_file is not None else None
+    guids, macs = bindings(spec)
     files = [p for p in (lldp, eos, ibnetdiscover, netbox_csv, netbox_json) if p is not None]
     total = sum(_size(p) for p in files)
     err = Console(stderr=True)
@@ -187,7 +190,7 @@ def drift_cmd(
         if eos is not None:
             out.append(EosReader(eos, mac_table, advance))
         if ibnetdiscover is not None:
-            out.append(IbnetdiscoverReader(ibnetdiscover, node_name_map, advance))
+            out.append(IbnetdiscoverReader(ibnetdiscover, node_name_map, advance, guids))
         if netbox_csv is not None:
             out.append(NetboxCsvReader(netbox_csv, advance))
         if netbox_json is not None:
@@ -213,15 +216,22 @@ def drift_cmd(
             snapshots = [r.load() for r in readers(lambda n: bar.advance(task, n))]
     else:
         snapshots = [r.load() for r in readers(None)]
-    index = PlanIndex.from_topology(build_topology(size_fabric(spec)))
-    report = _compare(index, snapshots, rules, network, min_coverage)
+    snapshots = [bind_macs(s, macs) for s in snapshots]
+    topo = build_topology(size_fabric(spec))
+    index = PlanIndex.from_topology(topo)
+    report = with_planned(_compare(index, snapshots, rules, network, min_coverage), topo)
+    _show(report, fmt)
+    sys.exit(0 if report.clean else 1)
+
+
+def _show(report: DriftReport, fmt: str) -> None:
+    """Print the report as a table, JSON or Markdown."""
     if fmt == "json":
         echo_json(report.to_json())
     elif fmt == "markdown":
         click.echo(render_markdown(report), nl=False)
     else:
         console().print(render_table(report))
-    sys.exit(0 if report.clean else 1)
 
 
 def _compare(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -9,14 +10,18 @@ import click
 from rich.table import Table
 
 from ..artifacts import TARGET_NAMES, TARGETS, RenderContext, render_artifacts, write_artifacts
-from ..artifacts._base import parse_netdev_csv
+from ..artifacts._base import K8S_RDMA_MODES, Artifact, parse_netdev_csv
+from ..artifacts.banner import with_banners
+from ..artifacts.document import document_info
 from ..artifacts.infiniband import known_guid_names, parse_guid_csv
-from ..errors import InputFileError
+from ..errors import InputFileError, SpecError
 from ..inputs import MAX_CONFIG_BYTES, read_text
+from ..policy import PolicyConfig, Violation, evaluate, load_policy_config
 from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
 from .params import NonEmptyPath
+from .render_pdf import chromium, print_pdf
 
 
 def _read(path: Path) -> str:
@@ -46,6 +51,41 @@ def _read(path: Path) -> str:
     help="CSV nic,netdev (mlx5_0,ibp24s0) naming each rail NIC's Linux interface "
     "[default: rail1, rail2, …].",
 )
+@click.option(
+    "--k8s-rdma",
+    type=click.Choice(K8S_RDMA_MODES),
+    default="sriov",
+    show_default=True,
+    help="Kubernetes: how pods get the rails: SR-IOV VFs (SR-IOV Network Operator, RDMA "
+    "exclusive), the whole PF (Network Operator host-device) or IPoIB on shared HCAs "
+    "(Network Operator, InfiniBand).",
+)
+@click.option("--doc-title", help="Design document title [default: Network design — NAME].")
+@click.option("--doc-revision", help="Design document revision [default: draft].")
+@click.option("--doc-date", help="Design document date, YYYY-MM-DD [default: undated].")
+@click.option("--author", "authors", multiple=True, help="Design document author (repeat).")
+@click.option(
+    "--software",
+    multiple=True,
+    metavar="NAME=VERSION",
+    help="Software baseline entry for the design document (repeat), e.g. nccl=2.23.4.",
+)
+@click.option(
+    "--pdf",
+    is_flag=True,
+    help="Also print report/design-report.html to design-report.pdf (headless Chromium).",
+)
+@click.option(
+    "--policy-config",
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
+    help="Rule levels and thresholds for the render gate (same file as `check`).",
+)
+@click.option(
+    "--allow-violations",
+    is_flag=True,
+    help="Write even when a mandatory policy rule fails; every file then starts with a "
+    "banner naming each violation.",
+)
 @spec_options
 @format_option
 @handle_errors
@@ -54,6 +94,15 @@ def render_cmd(
     out_dir: Path,
     guids_file: Path | None,
     netdevs_file: Path | None,
+    k8s_rdma: str,
+    doc_title: str | None,
+    doc_revision: str | None,
+    doc_date: str | None,
+    authors: tuple[str, ...],
+    software: tuple[str, ...],
+    pdf: bool,
+    policy_config: Path | None,
+    allow_violations: bool,
     fmt: str,
     **kwargs: Any,
 ) -> None:
@@ -62,25 +111,33 @@ def render_cmd(
     \b
     Targets (fabric):
       roce-qos     per-switch lossless QoS intent, YAML            (RoCEv2)
-      cumulus      the same as Cumulus Linux NVUE commands         (RoCEv2, Cumulus)
+      cumulus      QoS + BGP underlay as Cumulus Linux NVUE        (RoCEv2, Cumulus)
       frr          FRR bgpd/zebra underlay config per switch       (RoCEv2, Ethernet)
+      sonic        SONiC config_db.json per switch                 (RoCEv2, Ethernet; SN5600)
       hosts        netplan + ip script per server: rail tables/rules (RoCEv2, Ethernet)
       infiniband   opensm.conf per SM, partitions, node map, .topo (InfiniBand)
       nccl         NCCL env file: HCAs, socket ifname, GID/TC      (all)
-      kubernetes   SR-IOV policies, networks, NADs, sample pod     (all)
-      report       self-contained HTML design report              (all)
+      kubernetes   rail networks, pod, nccl-tests MPIJob, README   (all)
+      report       design document: HTML (+ PDF via `make pdf`)   (all)
       all          every target that applies to the fabric
 
     A target that does not fit the fabric (roce-qos for InfiniBand) is an error
-    (exit 2) and nothing is written.
+    (exit 2) and nothing is written. A plan that fails a mandatory policy rule
+    (the rules of `fabric-stack check`) is refused: the violations are printed,
+    exit 1, nothing is written; --allow-violations writes anyway, with a banner
+    naming each violation at the top of every file.
 
     \b
     Examples:
       fabric-stack render all --out build/                     # seed cluster, InfiniBand
       fabric-stack render cumulus --fabric roce --switch sn5600 --out build/
       fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 --out build/
+      fabric-stack render sonic --fabric roce --switch sn5600 --out build/
       fabric-stack render infiniband --guids guids.csv --out build/
       fabric-stack render report --config cluster.yaml --out build/ --format json
+      fabric-stack render report --doc-revision B --doc-date 2026-12-01 --author "A. Architect" \\
+          --software nccl=2.23.4 --out build/
+      fabric-stack render kubernetes --k8s-rdma ipoib --netdevs netdevs.csv --out build/
     """
     spec = load_spec(kwargs)
     topo = build_topology(size_fabric(spec))
@@ -91,23 +148,44 @@ def render_cmd(
         guids = parse_guid_csv(_read(guids_file), str(guids_file), known_guid_names(ctx))
     if netdevs_file is not None:
         netdevs = parse_netdev_csv(_read(netdevs_file), str(netdevs_file), set(ctx.rail_nics()))
-    if guids or netdevs:
-        ctx = RenderContext(topo, ctx.intent, guids, netdevs)
+    doc = document_info(doc_title, doc_revision, doc_date, authors, software)
+    ctx = RenderContext(topo, ctx.intent, guids, netdevs, k8s_rdma, doc)
+    cfg = load_policy_config(policy_config) if policy_config else PolicyConfig()
+    blocking = [v for v in evaluate(ctx.intent, cfg).violations if v.level == "mandatory"]
+    if blocking and not allow_violations:
+        _refuse(blocking)
     artifacts = render_artifacts(target, ctx)  # raises before anything is written
+    if blocking:
+        artifacts = with_banners(artifacts, blocking)
+    if pdf:  # every --pdf refusal comes before anything is written
+        if not any(a.target == "report" for a in artifacts):
+            raise SpecError("--pdf", f"target {target} writes no report", "render report or all")
+        if chromium() is None:
+            raise SpecError("--pdf", "chromium is not installed", "run scripts/pdf-deps.sh")
     try:
         paths = write_artifacts(artifacts, out_dir)
     except OSError as exc:
         where = exc.filename or out_dir
         raise InputFileError(str(where), f"cannot write: {exc.strerror or exc}") from None
+    if pdf:
+        html = [p for a, p in zip(artifacts, paths, strict=True) if a.target == "report"]
+        made = print_pdf(html[0])
+        artifacts = [*artifacts, Artifact("report", "report/design-report.pdf", "")]
+        paths = [*paths, made]
     rows = [
         {
             "target": a.target,
             "path": str(p),
             "file": a.path,
-            "bytes": len(a.content.encode("utf-8")),
+            "bytes": p.stat().st_size,
         }
         for a, p in zip(artifacts, paths, strict=True)
     ]
+    _print_rows(fmt, out_dir, rows)
+
+
+def _print_rows(fmt: str, out_dir: Path, rows: list[dict[str, Any]]) -> None:
+    """What was written, as JSON, Markdown or a table."""
     if fmt == "json":
         echo_json([{k: r[k] for k in ("target", "path", "bytes")} for r in rows])
     elif fmt == "markdown":
@@ -123,6 +201,18 @@ def render_cmd(
         for r in rows:
             table.add_row(str(r["target"]), str(r["file"]), f"{r['bytes']:,}")
         console().print(table)
+
+
+def _refuse(violations: list[Violation]) -> None:
+    """Print the mandatory violations and exit 1 (nothing has been written)."""
+    click.echo(
+        f"render: the plan fails {len(violations)} mandatory policy check(s); nothing written "
+        "(fix the spec, or --allow-violations to write files that carry a banner naming them):",
+        err=True,
+    )
+    for v in violations:
+        click.echo(f"  {v.rule}: {v.message}", err=True)
+    sys.exit(1)
 
 
 __all__ = ["TARGETS", "render_cmd"]

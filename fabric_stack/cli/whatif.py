@@ -10,6 +10,7 @@ import click
 
 from ..errors import InputFileError, SpecError
 from ..inputs import MAX_CONFIG_BYTES, read_text
+from ..server_profiles import default_profile
 from ..spec import FabricSpec, validate_spec
 from .common import (
     SPEC_FLAG_NAMES,
@@ -182,6 +183,11 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
             key, ()
         ):
             data.pop(dep, None)
+        # A default profile follows the NIC speed (ConnectX-7 to 400G, ConnectX-8 above).
+        if key == "nic_gbps" and spec.node_profile == default_profile(
+            spec.gpus_per_node, spec.rails, spec.nic_gbps
+        ):
+            data.pop("node_profile", None)
         out.append((f"{key}={v}", validate_spec(data), "given"))
     return out
 

@@ -12,7 +12,8 @@ plan uses (``su1-r3-leaf``, ``1/4/1``, ``mlx5_2``) before links are matched:
   modular chassis), ``p8`` (generic) and a bare ``8`` (ibnetdiscover) are the
   same port on a 2-ports-per-cage switch.
 * **Server ports.** HCA names (``mlx5_N``, the NIC index N), ``"host mlx5_N"``
-  NodeDescs, interface aliases and MAC addresses from a MAC table.
+  NodeDescs, the server profile's netdev names (``ibp64s0`` → ``mlx5_3`` on a DGX
+  H100), interface aliases and MAC addresses from a MAC table.
 * **Unresolvable ports** (a MAC without a table) keep their raw spelling
   with ``port_type="mac"``; the engine may still complete them from the
   planned peer and says so in the report notes.
@@ -33,6 +34,7 @@ _HCA = re.compile(r"^(\S+?)[\s/:]+(mlx\d+_\d+)$")
 _MLX = re.compile(r"^mlx(\d+)_(\d+)$", re.I)
 _EOS = re.compile(r"^(?:ethernet|et)(\d+)(?:/(\d+))?(?:/(\d+))?$", re.I)
 _MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
+_NVOS = re.compile(r"^sw(\d+)p(\d+)$", re.I)
 _GENERIC = re.compile(r"^(?:p|port)\s*(\d+)$", re.I)
 _MAC = re.compile(r"^[0-9a-f]{2}([:.-]?[0-9a-f]{2}){5}$", re.I)
 
@@ -107,6 +109,9 @@ def switch_port_number(raw: str, ports_per_cage: int) -> int | None:
     elif m := _MLNX.match(s):
         # MLNX-OS: 1/<cage>[/<lane>] (the leading 1 is the chassis slot).
         cage, lane = int(m.group(2)), int(m.group(3) or 1)
+    elif m := _NVOS.match(s):
+        # NVOS (Q3400): sw<cage>p<lane> (UNVERIFIED on InfiniBand, see drift/ports.py).
+        cage, lane = int(m.group(1)), int(m.group(2))
     elif m := _GENERIC.match(s):
         return int(m.group(1)) or None
     else:
@@ -158,6 +163,9 @@ class Identity:
         ),
         "unresolved": "{n} port name(s) could not be mapped onto the plan (e.g. {ex})",
         "case": "{n} device name(s) matched ignoring case (e.g. {ex})",
+        "netdev": (
+            "{n} server netdev name(s) read as the server profile's RDMA device (e.g. {ex})"
+        ),
         "hca": (
             "{n} MLNX_OFED HCA-N port name(s) read as mlx5_(N-1) (e.g. {ex}); UNVERIFIED: "
             "both count adapters in probe order, nothing guarantees they agree"
@@ -250,6 +258,10 @@ class Identity:
         if ports is not None:
             if s in ports:
                 return s, "name"
+            rdma = self.plan.netdevs.get(s)
+            if rdma is not None and rdma in ports:
+                self.note("netdev", f"{device} {s} → {rdma}")
+                return rdma, "name"
             if m := _MLX.match(s):
                 return f"mlx{m.group(1)}_{int(m.group(2))}", "name"
             ibdev = hca_to_ibdev(s)

@@ -15,7 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from .coverage import CoverageReport
 
@@ -166,6 +172,9 @@ class Snapshot:
     macs: dict[str, Endpoint] = field(default_factory=dict)
     aliases: dict[tuple[str, str], str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    chassis_macs: dict[str, str] = field(default_factory=dict)
+    """Device (as the source names it) → its chassis MAC, when the source reports one (LLDP
+    chassis id): ``adopt`` writes it to the names file."""
 
 
 # --------------------------------------------------------------------------- findings
@@ -227,6 +236,18 @@ class Finding(_Out):
         default_factory=list, description="Attribute differences, 'field: planned → actual'."
     )
     links: int = Field(default=0, description="Links folded into a device finding.")
+    planned: dict[str, str] = Field(
+        default_factory=dict,
+        description="Site name → planned position of each renamed device the finding names "
+        "(only with a names file or naming templates; omitted when empty).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_planned(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not self.planned:
+            data.pop("planned", None)
+        return data
 
 
 class SourceInfo(_Out):

@@ -62,6 +62,7 @@ class DeviceInfo:
 
 _MLNX = re.compile(r"^1/(\d+)(?:/(\d+))?$")
 _GEN = re.compile(r"^p(\d+)$")
+_NVOS = re.compile(r"^sw(\d+)p(\d+)$")
 
 
 def infer_schemes(links: Iterable[Link]) -> dict[str, PortScheme]:
@@ -84,6 +85,8 @@ def infer_schemes(links: Iterable[Link]) -> dict[str, PortScheme]:
             cage = lane = 0
             if m := _MLNX.match(label):
                 os_family, cage, lane = "mlnx-os", int(m.group(1)), int(m.group(2) or 1)
+            elif n := _NVOS.match(label):
+                os_family, cage, lane = "nvos", int(n.group(1)), int(n.group(2))
             elif swp := cumulus_cage_lane(label):
                 os_family = "cumulus"
                 cage, lane = swp
@@ -142,6 +145,7 @@ class PlanIndex:
         "by_key",
         "devices",
         "links",
+        "netdevs",
         "schemes",
         "server_ports",
         "switch_attrs",
@@ -152,8 +156,12 @@ class PlanIndex:
         links: Iterable[Link],
         schemes: Mapping[str, PortScheme] | None = None,
         switch_attrs: Mapping[str, Mapping[str, Any]] | None = None,
+        netdevs: Mapping[str, str] | None = None,
     ) -> None:
         self.links: tuple[Link, ...] = tuple(links)
+        self.netdevs: dict[str, str] = dict(netdevs or {})
+        """Server netdev → the plan's port name (the profile's RDMA device), e.g. ibp64s0 →
+        mlx5_3: what a host-side source reports for a rail port."""
         self.by_key: dict[Key, Link] = {}
         self.at: dict[EP, Link] = {}
         self.server_ports: dict[str, set[str]] = {}
@@ -213,7 +221,9 @@ class PlanIndex:
     @classmethod
     def from_topology(cls, topo: FabricTopology) -> PlanIndex:
         """Index ``topo``'s links with exact port schemes and switch attributes."""
-        return cls(topo.links, port_schemes(topo), device_expectations(topo))
+        prof = topo.plan.spec.node_profile
+        netdevs = {p.netdev: p.rdma for p in prof.compute_ports if p.netdev}
+        return cls(topo.links, port_schemes(topo), device_expectations(topo), netdevs)
 
     def peer(self, ep: EP) -> EP | None:
         """The planned far end of the cable at ``ep``, if the plan has one."""

@@ -15,7 +15,8 @@ Spellings read (``N`` cage, ``M`` lane / port of the cage):
 * NVOS ``swNpM`` / ``swNpMsK`` (front-panel port N, logical port M; NVIDIA's NVOS
   User Manual for NVLink Switches, "NVLink Interface": ``sw<x>`` is the front-panel
   port, ``p<x>s<x>`` the logical port. That Q3400 InfiniBand switches name ports the
-  same way (``sw37p1``) is taken from real UFM tooling and is UNVERIFIED);
+  same way (``sw37p1``) is taken from real UFM tooling and is UNVERIFIED; the plan
+  labels Q3400 ports this way, see :func:`fabric_stack.naming.switch_port_label`);
 * Arista EOS ``EthernetN/M``, ``EtN/M``, modular ``EthernetS/N/M``, and a bare
   ``EthernetN`` on a model without a SONiC lane table;
 * SONiC ``EthernetN`` where N is the first SerDes lane of the port

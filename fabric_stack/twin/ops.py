@@ -240,7 +240,12 @@ def _apply(
         state = ops_ib.stop_fabric(state)
         save_state(directory, state)
         return ops_ib.start_fabric(directory, state, target, topo, lambda _m: None)
-    return ops_eth.reconcile(directory, state, current, target)
+    state = ops_eth.reconcile(directory, state, current, target)
+    # reconcile restarts lldpd only; switches back from `down` need their FRR again.
+    revived = sorted(set(current.down) - set(target.down))
+    state = ops_frr.restart_routing(topo, state, revived, target.down)
+    save_state(directory, state)
+    return state
 
 
 def down(directory: Path, say: Say) -> dict[str, int]:

@@ -109,14 +109,62 @@ def start_frr(ctx: RenderContext, state: TwinState, switches: list[str]) -> list
         run(["sysctl", "-qw", *sysctls], netns=_ns(state, name))
         if ctx.underlay.switches[name].role == "leaf":
             prepare_leaf(ctx, state, name)
-        for daemon in ("zebra", "bgpd"):
-            if daemon == "bgpd":  # bgpd needs zebra's socket
-                sock = d / "zserv.api"
-                wait_until(f"zebra {name}", sock.exists, 20, 0.05)
-            log = d / f"{daemon}.log"
-            argv = frr_argv(daemon, d, name)
-            procs.append(spawn(f"{daemon} {name}", argv, netns=_ns(state, name), log=log))
+        procs += spawn_daemons(state, name)
     return procs
+
+
+def spawn_daemons(state: TwinState, name: str) -> list[Process]:
+    """zebra, then bgpd once zebra's socket exists, with the frr.conf already in place.
+
+    A socket or PID file left by a stopped instance (a switch that was ``down``) is
+    removed first: otherwise the wait below would see the dead zebra's socket and
+    start bgpd before the new zebra listens.
+    """
+    d = _dir(state, name)
+    for daemon in ("zebra", "bgpd"):
+        (d / f"{daemon}.pid").unlink(missing_ok=True)
+    (d / "zserv.api").unlink(missing_ok=True)
+    procs = []
+    for daemon in ("zebra", "bgpd"):
+        if daemon == "bgpd":  # bgpd needs zebra's socket
+            wait_until(f"zebra {name}", (d / "zserv.api").exists, 20, 0.05)
+        log = d / f"{daemon}.log"
+        argv = frr_argv(daemon, d, name)
+        procs.append(spawn(f"{daemon} {name}", argv, netns=_ns(state, name), log=log))
+    return procs
+
+
+def restart_routing(
+    topo: FabricTopology, state: TwinState, revived: list[str], down: tuple[str, ...]
+) -> TwinState:
+    """FRR again on switches that come back from a ``down`` fault; wait for their sessions.
+
+    ``down`` stops every process of a device (FRR included) but keeps its namespace,
+    interfaces, leaf bridges and frr.conf, so only the daemons are started again. The
+    wait covers the revived switches' sessions whose peer is not itself still down.
+    """
+    ctx = RenderContext.from_topology(topo)
+    u = ctx.underlay
+    switches = [n for n in revived if n in u.switches]
+    if not switches:
+        return state
+    procs = [p for name in switches for p in spawn_daemons(state, name)]
+    state = state.model_copy(update={"processes": (*state.processes, *procs)})
+
+    def peer_up(name: str) -> int:
+        return sum(
+            1 for _, lk in u.links_of(name)
+            if (lk.b_device if lk.a_device == name else lk.a_device) not in down
+        )  # fmt: skip
+
+    want = {name: peer_up(name) for name in switches}
+    wait_until(
+        "BGP re-convergence",
+        lambda: all(bgp_sessions(state, n)[1] >= w for n, w in want.items()),
+        60 + sum(want.values()) / 10,
+        1.0,
+    )
+    return state
 
 
 def address_hosts(ctx: RenderContext, state: TwinState, hosts: list[str]) -> None:

@@ -10,11 +10,12 @@ Counting rules
 * **Switches** by model: count, rack units and power (catalog ``power_w``,
   optics excluded; unknown for generic switches).
 * **Cables** by cable type × role (one cable per link).
-* **Optics**: a server end takes one module per cable; a switch takes one
-  module per *cage* with at least one used port (a twin-port OSFP serves both
-  logical ports of its cage). Compute switches use the plan's ports per cage;
-  access switches their own model's at the port speed. RJ45 copper ends take
-  no module and are not counted.
+* **Optics**: a server end takes one module per cable, or per *cage* when the
+  server profile puts rails on shared cages (a DGX H100's four twin-port OSFPs
+  serve its eight rails); a switch takes one module per *cage* with at least one
+  used port (a twin-port OSFP serves both logical ports of its cage). Compute
+  switches use the plan's ports per cage; access switches their own model's at
+  the port speed. RJ45 copper ends take no module and are not counted.
 """
 
 from __future__ import annotations
@@ -223,6 +224,8 @@ def _count_links(topo: FabricTopology) -> _LinkCounts:
     # (switch, cage) -> (lowest used port, its optic, network): one module per used cage.
     cages: dict[tuple[str, int], tuple[int, str, str]] = {}
     ppc_cache: dict[tuple[str, int], int] = {}
+    prof = plan.spec.node_profile
+    server_cages: set[tuple[str, str]] = set()
 
     def ports_per_cage(dev_name: str, speed: int) -> int:
         d = by_name[dev_name]
@@ -235,13 +238,18 @@ def _count_links(topo: FabricTopology) -> _LinkCounts:
 
     for k in topo.links:
         counts.cables[(k.cable_type, k.role, k.speed_gbps)] += 1
-        for dev, number, optic in (
-            (k.a_device, k.a_port_number, k.a_optic),
-            (k.b_device, k.b_port_number, k.b_optic),
+        for dev, port, number, optic in (
+            (k.a_device, k.a_port, k.a_port_number, k.a_optic),
+            (k.b_device, k.b_port, k.b_port_number, k.b_optic),
         ):
             if optic == NO_OPTIC or not optic:
                 continue
             if by_name[dev].role == "server":
+                # One module per server cage: the profile's twin-port OSFP serves two rails.
+                scage = prof.cage_of(port) if k.role == "node_leaf" else ""
+                if scage and (dev, scage) in server_cages:
+                    continue
+                server_cages.add((dev, scage))
                 counts.server_optics[(optic, k.network)] += 1
                 continue
             cage = cage_of(number, ports_per_cage(dev, k.speed_gbps))[0]

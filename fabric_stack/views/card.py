@@ -92,6 +92,9 @@ def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
         f"{plan.transceivers.total:,} transceivers "
         f"({plan.transceivers.switch:,} switch, {plan.transceivers.nic:,} NIC)",
     )
+    server = server_line(plan)
+    if server:
+        details.add_row("Servers", server)
     essentials = Text()
     for line in g.essentials:
         essentials.append("• ", style="green")
@@ -110,6 +113,27 @@ def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
     if explain:
         parts.extend(_explain(plan, g))
     return Group(*parts)
+
+
+def server_line(plan: SizingPlan) -> str | None:
+    """The server profile's rail names, NIC and what is unverified; None for neutral names.
+
+    Shown only for a profile that names its ports (``dgx-h100`` …), so the default card of
+    ``mlx5_0 … mlx5_N`` servers is unchanged.
+    """
+    prof = plan.spec.node_profile
+    if not prof.compute_ports:
+        return None
+    rails = ", ".join(
+        prof.rdma_name(r, p) for p in range(1, plan.planes + 1) for r in range(1, plan.rails + 1)
+    )
+    cages = prof.compute_cages(plan.planes)
+    text = (
+        f"{prof.name}: {prof.rdma_nics} × {prof.nic_model} (max {prof.nic_max_gbps}G); "
+        f"rails {rails}; {cages} server optic(s) each"
+    )
+    notes = prof.unverified_notes()
+    return text + (f". UNVERIFIED: {'; '.join(notes)}" if notes else "")
 
 
 def _cable_text(plan: SizingPlan) -> str:
@@ -147,6 +171,9 @@ def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
         mode="json", exclude={"node_profile", "networks", "roce", "infiniband"}
     )
     data["spec"]["node_profile"] = plan.spec.node_profile.name
+    server = server_line(plan)
+    if server:
+        data["server_profile"] = server
     data["switch_model"] = plan.switch_model.key
     data["headline"] = [{"value": v, "caption": c, "what": w} for v, c, w in headline(plan)]
     g = guidance_for(plan)
@@ -168,6 +195,9 @@ def card_markdown(plan: SizingPlan, explain: bool = False) -> str:
     lines.append("| " + " | ".join(f"**{v}** {c}" for v, c, _ in headline(plan)) + " |")
     lines += ["", f"**{fabric_line(plan)}**", "", oversub_line(plan), ""]
     lines.append(f"Cables: {_cable_text(plan)}. Optics: {plan.transceivers.total:,}.")
+    server = server_line(plan)
+    if server:
+        lines += ["", f"Servers: {server}."]
     lines.append("")
     lines += [f"- {e}" for e in g.essentials]
     lines += [f"- ⚠ {w}" for w in g.warnings]

@@ -469,7 +469,8 @@ def _draw_su(
             cv.label(sx + bw / 2, sy + 31, "servers", "more-t")
         else:
             cv.rect(sx, sy, bw, SRV_H, "server", title=s.name)
-            cv.label(sx + bw / 2, sy + 17, short(s.name), "server-t")
+            label = s.name if s.planned else short(s.name)  # a site name is shown whole
+            cv.label(sx + bw / 2, sy + 17, label, "server-t")
             cv.label(sx + bw / 2, sy + 31, s.model, "server-s")
             srv_items.append(Item(sx, sy, bw, SRV_H, device=s))
             j = shown.index(s)

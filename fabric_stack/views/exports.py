@@ -48,6 +48,7 @@ from typing import Any, Literal
 from ..catalog import lookup_switch, port_mode
 from ..errors import FabricStackError, SpecError
 from ..naming import cage_of
+from ..nodes import mlx_index
 from ..topology import COMPUTE_ROLES, Device, FabricTopology, Link
 
 RoleFilter = Literal["compute", "storage", "inband", "oob", "all"]
@@ -244,10 +245,22 @@ def ib_system_type(topo: FabricTopology) -> str:
     return IB_SYSTEM_TYPES.get(model.key, f"SW_{topo.plan.radix}")
 
 
-def hca_system_type(topo: FabricTopology) -> str:
-    """ibdm system type of a server: ``HCA_mlx5_<last HCA index>`` (e.g. ``HCA_mlx5_7``)."""
+def _rail_nics(topo: FabricTopology) -> list[str]:
+    """The server profile's rail RDMA devices, rail order, plane 1 first."""
     plan = topo.plan
-    return f"HCA_mlx5_{plan.rails * plan.planes - 1}"
+    prof = plan.spec.node_profile
+    return [
+        prof.rdma_name(r, p) for p in range(1, plan.planes + 1) for r in range(1, plan.rails + 1)
+    ]
+
+
+def hca_system_type(topo: FabricTopology) -> str:
+    """ibdm system type of a server: ``HCA_mlx5_<last HCA index>`` (``HCA_mlx5_7``; a DGX
+    H100, whose last rail NIC is mlx5_11, is ``HCA_mlx5_11``)."""
+    idx = [mlx_index(n) for n in _rail_nics(topo)]
+    if all(i is not None for i in idx):
+        return f"HCA_mlx5_{max(i for i in idx if i is not None)}"
+    return f"HCA_{len(idx)}"
 
 
 def topo_file(topo: FabricTopology) -> str:
@@ -261,12 +274,16 @@ def topo_file(topo: FabricTopology) -> str:
     arrow = f" -{ib_width(topo)}-> "
     # Per system: (sort key, line). Servers sort by HCA index, switches by port number.
     lines: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    nics = _rail_nics(topo)
+    hca_order = {n: mlx_index(n) or 0 for n in nics}
+    if any(mlx_index(n) is None for n in nics):
+        hca_order = {n: i for i, n in enumerate(nics)}
     for k in topo.links_of(*COMPUTE_ROLES):
         b_port = f"P{k.b_port_number}"
         if k.role == "node_leaf":
             a_port = f"{k.a_port}/P1"
             a_type = hca_type
-            a_key = int(k.a_port.rpartition("_")[2])
+            a_key = hca_order.get(k.a_port, len(hca_order))
         else:
             a_port = f"P{k.a_port_number}"
             a_type = sw_type
@@ -284,6 +301,7 @@ def topo_file(topo: FabricTopology) -> str:
         f"{sw_type} and {hca_type}>",
         "# Servers are systems named by host name; HCA ports are <ibdev>/P1 "
         '(node description "<hostname> mlx5_N").',
+        *(f"# {n}" for n in _profile_notes(topo)),
         "",
     ]
     order = [d for d in topo.devices if d.role in ("leaf", "spine", "core")]
@@ -302,12 +320,19 @@ def topo_file(topo: FabricTopology) -> str:
 # --------------------------------------------------------------------------- UFM P2P
 
 
+def _profile_notes(topo: FabricTopology) -> list[str]:
+    """``UNVERIFIED (<profile>): …`` for what the server profile could not confirm."""
+    prof = topo.plan.spec.node_profile
+    return [f"UNVERIFIED ({prof.name}): {note}." for note in prof.unverified_notes()]
+
+
 def _p2p_port(
     dev: Device, port: str, number: int, ppc: dict[str, int], os_family: str, role: str
 ) -> str:
     if dev.role == "server":
-        if role == "node_leaf" and port.startswith("mlx5_"):
-            return str(int(port.rpartition("_")[2]) + 1)
+        idx = mlx_index(port)
+        if role == "node_leaf" and idx is not None:
+            return str(idx + 1)
         return port
     if os_family == "cumulus":
         return port  # Ethernet switches: the interface name the NOS prints (swp1s0)

@@ -221,7 +221,10 @@ def row(
             cv.label(
                 x + bw / 2,
                 y + h / 2 + 4,
-                s.name.rsplit("-", 2)[-2] + "-" + s.name.rsplit("-", 1)[-1],
+                # A site name is shown whole; a plan name without its plane/pod prefix.
+                s.name
+                if s.planned
+                else s.name.rsplit("-", 2)[-2] + "-" + s.name.rsplit("-", 1)[-1],
                 f"{cls}-t",
             )
             items.append(Item(x, y, bw, h, device=s))

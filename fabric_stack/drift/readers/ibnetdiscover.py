@@ -238,8 +238,13 @@ def _check_complete(
             )
 
 
-def _name_nodes(nodes: dict[str, _Node], names: dict[str, str]) -> dict[str, _End]:
-    """Each node's device name, kind, chip label and HCA (see the module docstring)."""
+def _name_nodes(
+    nodes: dict[str, _Node], names: dict[str, str], forced: frozenset[str] = frozenset()
+) -> dict[str, _End]:
+    """Each node's device name, kind, chip label and HCA (see the module docstring).
+
+    A GUID in ``forced`` (a names file) names its host even when the NodeDesc names one.
+    """
     desc_count = Counter(n.desc for n in nodes.values())
     switch_systems: dict[str, list[_Node]] = {}
     for n in nodes.values():
@@ -272,7 +277,11 @@ def _name_nodes(nodes: dict[str, _Node], names: dict[str, str]) -> dict[str, _En
                 system=n.sysimg if inside else "",
             )
         else:
-            host = parsed.host or names.get(n.guid) or _unique(n, desc_count)
+            host = (
+                names[n.guid]
+                if n.guid in forced
+                else parsed.host or names.get(n.guid) or _unique(n, desc_count)
+            )
             ends[n.guid] = _End(host, "server", hca=parsed.hca or own.hca)
     # A router or aggregation node inside a multi-chip switch system takes the system's name.
     for n in nodes.values():
@@ -334,10 +343,14 @@ class IbnetdiscoverReader:
         path: str | Path,
         node_name_map: str | Path | None = None,
         progress: Progress | None = None,
+        guid_names: dict[str, str] | None = None,
     ) -> None:
         self.path = Path(path)
         self.node_name_map = Path(node_name_map) if node_name_map else None
         self.progress = progress
+        self.guid_names = dict(guid_names or {})
+        """GUID → name from a names file: wins over NodeDescs and the node-name map (the
+        fabric's own names may be missing or stale; the GUIDs are what the site recorded)."""
 
     def _read(self) -> str:
         """The dump's text through the input layer (size limit, UTF-8, symlinks)."""
@@ -347,9 +360,10 @@ class IbnetdiscoverReader:
         """Parse the dump; malformed or truncated input raises InputFileError."""
         path = str(self.path)
         names = load_node_name_map(self.node_name_map) if self.node_name_map else {}
+        names.update(self.guid_names)
         nodes, ports, referenced, warnings = _parse_lines(path, self._read(), self.progress)
         _check_complete(path, nodes, referenced)
-        ends = _name_nodes(nodes, names)
+        ends = _name_nodes(nodes, names, frozenset(self.guid_names))
         snap = Snapshot(
             source=self.source, origin=path, networks=frozenset({"compute"}), one_plane=True
         )
@@ -436,6 +450,8 @@ class IbnetdiscoverReader:
                     e.device, e.kind, f"{path}:{node.line}"
                 )
             if e.kind != "switch":
+                if e.kind == "server":  # adopt writes them to the names file
+                    seen_dev.attrs.setdefault("hca_guids", []).append(f"0x{node.guid}")
                 continue
             guid = e.system if e.chip else node.guid
             seen_dev.attrs["guid"] = f"0x{guid}"

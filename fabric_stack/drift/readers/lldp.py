@@ -97,11 +97,19 @@ def _speed(port: dict[str, Any]) -> Speed | None:
     return mau_speed(str(cur or ""))
 
 
-def parse_lldpd(doc: Any, hostname: str, path: Path) -> list[ObservedLink]:
-    """Observed links of one lldpd JSON document (either shape) from device ``hostname``."""
+def parse_lldpd(
+    doc: Any, hostname: str, path: Path, macs: dict[str, str] | None = None
+) -> list[ObservedLink]:
+    """Observed links of one lldpd JSON document (either shape) from device ``hostname``.
+
+    ``macs`` (when given) collects each neighbour's chassis MAC by its name.
+    """
     out: list[ObservedLink] = []
     for jp, local, entry in _interfaces(doc, path):
         name, cid = _chassis(entry)
+        is_mac = isinstance(cid, dict) and str(cid.get("type", "")).lower() == "mac"
+        if macs is not None and name and is_mac and cid and cid.get("value"):
+            macs[name] = str(cid["value"])
         port = _first(entry.get("port"))
         pid = _first(port.get("id")) if isinstance(port, dict) else None
         if not isinstance(pid, dict) or not pid.get("value"):
@@ -145,7 +153,7 @@ class LldpReader(DirectoryReader):
             host = path.name.removesuffix(".json")
             hosts.append(host)
             doc = read_json(path, self.progress)
-            snap.links.extend(parse_lldpd(doc, host, path))
+            snap.links.extend(parse_lldpd(doc, host, path, snap.chassis_macs))
             snap.devices[host] = DeviceSeen(host, where=str(path))
         snap.covered = frozenset(hosts)
         if self.mac_table is not None:

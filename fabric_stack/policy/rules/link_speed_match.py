@@ -63,6 +63,9 @@ def link_speed_cross(
     lvl = level_of(cfg, "mandatory")
     if lvl is None:
         return
+    over = _nic_over_max(intent, lvl)
+    if over is not None:
+        yield over
     speed = {sw.name: sw.port_gbps for sw in intent.switches}
     for nic in intent.nics:
         leaf = speed.get(nic.leaf, 0)
@@ -84,11 +87,45 @@ def link_speed_cross(
         )
 
 
+def _nic_over_max(intent: FabricIntent, lvl: ViolationLevel) -> Violation | None:
+    """The spec's NIC line rate above what its server profile's NIC runs (ConnectX-7: 400G).
+
+    Read from the Fabric record's spec as stored, not re-validated: a stack config or a
+    record edited behind the plan's back reaches the policy without ``validate_spec``.
+    """
+    spec = intent.summary.spec
+    prof = spec.get("node_profile")
+    if not isinstance(prof, dict):
+        return None
+    try:
+        asked, top = int(spec.get("nic_gbps", 0)), int(prof.get("nic_max_gbps", 0))
+    except (TypeError, ValueError):
+        return None
+    if not top or asked <= top:
+        return None
+    model, name = prof.get("nic_model", "NIC"), prof.get("name", "?")
+    return Violation(
+        rule="link-speed-match",
+        level=lvl,
+        kind="Fabric",
+        resource=intent.summary.name,
+        measured=f"nic_gbps {asked}G on {model}",
+        allowed=f"at most {top}G ({model})",
+        message=(
+            f"{intent.summary.name}: nic_gbps asks {asked}G of the {model} of node profile "
+            f"{name!r}, which runs at most {top}G — lower nic_gbps to {top} or pick a profile "
+            "with a faster NIC (e.g. hgx-b300, ConnectX-8 800G)"
+        ),
+        fix="nic_gbps must not exceed the node profile's nic_max_gbps",
+    )
+
+
 RULE = Rule(
     id="link-speed-match",
     title="Link speed match",
     description=(
-        "Both ends of every cable run one speed, and every RDMA NIC runs its leaf's port speed."
+        "Both ends of every cable run one speed, every RDMA NIC runs its leaf's port speed, "
+        "and no NIC is asked for more than its model runs (ConnectX-7: 400G)."
     ),
     default_level="mandatory",
     remediation="Set the same speed (and split mode) at both ends.",

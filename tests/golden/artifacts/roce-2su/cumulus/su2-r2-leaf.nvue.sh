@@ -81,6 +81,90 @@ nv set interface swp62 link breakout 2x
 nv set interface swp63 link breakout 2x
 nv set interface swp64 link breakout 2x
 
+# Bring every used breakout child up administratively (a port NVUE has not yet
+# configured stays down).
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/ (Bring an Interface Up or Down)
+nv set interface swp1s0 link state up
+nv set interface swp1s1 link state up
+nv set interface swp2s0 link state up
+nv set interface swp2s1 link state up
+nv set interface swp3s0 link state up
+nv set interface swp3s1 link state up
+nv set interface swp4s0 link state up
+nv set interface swp4s1 link state up
+nv set interface swp5s0 link state up
+nv set interface swp5s1 link state up
+nv set interface swp6s0 link state up
+nv set interface swp6s1 link state up
+nv set interface swp7s0 link state up
+nv set interface swp7s1 link state up
+nv set interface swp8s0 link state up
+nv set interface swp8s1 link state up
+nv set interface swp33s0 link state up
+nv set interface swp33s1 link state up
+nv set interface swp34s0 link state up
+nv set interface swp34s1 link state up
+nv set interface swp35s0 link state up
+nv set interface swp35s1 link state up
+nv set interface swp36s0 link state up
+nv set interface swp36s1 link state up
+nv set interface swp37s0 link state up
+nv set interface swp37s1 link state up
+nv set interface swp38s0 link state up
+nv set interface swp38s1 link state up
+nv set interface swp39s0 link state up
+nv set interface swp39s1 link state up
+nv set interface swp40s0 link state up
+nv set interface swp40s1 link state up
+nv set interface swp41s0 link state up
+nv set interface swp41s1 link state up
+nv set interface swp42s0 link state up
+nv set interface swp42s1 link state up
+nv set interface swp43s0 link state up
+nv set interface swp43s1 link state up
+nv set interface swp44s0 link state up
+nv set interface swp44s1 link state up
+nv set interface swp45s0 link state up
+nv set interface swp45s1 link state up
+nv set interface swp46s0 link state up
+nv set interface swp46s1 link state up
+nv set interface swp47s0 link state up
+nv set interface swp47s1 link state up
+nv set interface swp48s0 link state up
+nv set interface swp48s1 link state up
+nv set interface swp49s0 link state up
+nv set interface swp49s1 link state up
+nv set interface swp50s0 link state up
+nv set interface swp50s1 link state up
+nv set interface swp51s0 link state up
+nv set interface swp51s1 link state up
+nv set interface swp52s0 link state up
+nv set interface swp52s1 link state up
+nv set interface swp53s0 link state up
+nv set interface swp53s1 link state up
+nv set interface swp54s0 link state up
+nv set interface swp54s1 link state up
+nv set interface swp55s0 link state up
+nv set interface swp55s1 link state up
+nv set interface swp56s0 link state up
+nv set interface swp56s1 link state up
+nv set interface swp57s0 link state up
+nv set interface swp57s1 link state up
+nv set interface swp58s0 link state up
+nv set interface swp58s1 link state up
+nv set interface swp59s0 link state up
+nv set interface swp59s1 link state up
+nv set interface swp60s0 link state up
+nv set interface swp60s1 link state up
+nv set interface swp61s0 link state up
+nv set interface swp61s1 link state up
+nv set interface swp62s0 link state up
+nv set interface swp62s1 link state up
+nv set interface swp63s0 link state up
+nv set interface swp63s1 link state up
+nv set interface swp64s0 link state up
+nv set interface swp64s1 link state up
+
 # Compute ports (80): description = far end from the cabling plan; jumbo MTU 9216 on
 # every hop.
 # Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/Interface/ (description, link mtu)
@@ -245,5 +329,425 @@ nv set interface swp64s0 link mtu 9216
 nv set interface swp64s1 description to_spine-08_swp61s1
 nv set interface swp64s1 link mtu 9216
 
-# Apply atomically (NVUE reloads switchd for QoS changes itself).
+# Underlay interfaces: loopback 10.255.0.10/32 (= router-id); fabric links unnumbered;
+# hosts leaf-subnet (the rail gateway on a VLAN local to this leaf: it never leaves the
+# leaf). Same addresses as frr/su2-r2-leaf.conf (both read the underlay plan).
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (interface lo ip address)
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/ (br_default vlan, access port, vlan<vid> SVI)
+nv set interface lo ip address 10.255.0.10/32
+nv set bridge domain br_default vlan 102
+nv set interface swp1s0 bridge domain br_default access 102
+nv set interface swp1s1 bridge domain br_default access 102
+nv set interface swp2s0 bridge domain br_default access 102
+nv set interface swp2s1 bridge domain br_default access 102
+nv set interface swp3s0 bridge domain br_default access 102
+nv set interface swp3s1 bridge domain br_default access 102
+nv set interface swp4s0 bridge domain br_default access 102
+nv set interface swp4s1 bridge domain br_default access 102
+nv set interface swp5s0 bridge domain br_default access 102
+nv set interface swp5s1 bridge domain br_default access 102
+nv set interface swp6s0 bridge domain br_default access 102
+nv set interface swp6s1 bridge domain br_default access 102
+nv set interface swp7s0 bridge domain br_default access 102
+nv set interface swp7s1 bridge domain br_default access 102
+nv set interface swp8s0 bridge domain br_default access 102
+nv set interface swp8s1 bridge domain br_default access 102
+nv set interface vlan102 ip address 10.66.0.65/26
+
+# eBGP underlay: AS 4200000010 (leaf; RFC 7938 plan), one external neighbour per fabric
+# port, ECMP across spine ASNs (as-path multipath relax), 64 eBGP paths.
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (neighbor swp51 remote-as external, network)
+# Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/BGP/ (neighbor type, multipath aspath-ignore,
+#   multipaths ebgp 1-128, redistribute connected enable, aggregate-route)
+nv set router bgp autonomous-system 4200000010
+nv set router bgp router-id 10.255.0.10
+nv set vrf default router bgp neighbor swp33s0 remote-as external
+nv set vrf default router bgp neighbor swp33s0 type unnumbered
+nv set vrf default router bgp neighbor swp33s1 remote-as external
+nv set vrf default router bgp neighbor swp33s1 type unnumbered
+nv set vrf default router bgp neighbor swp34s0 remote-as external
+nv set vrf default router bgp neighbor swp34s0 type unnumbered
+nv set vrf default router bgp neighbor swp34s1 remote-as external
+nv set vrf default router bgp neighbor swp34s1 type unnumbered
+nv set vrf default router bgp neighbor swp35s0 remote-as external
+nv set vrf default router bgp neighbor swp35s0 type unnumbered
+nv set vrf default router bgp neighbor swp35s1 remote-as external
+nv set vrf default router bgp neighbor swp35s1 type unnumbered
+nv set vrf default router bgp neighbor swp36s0 remote-as external
+nv set vrf default router bgp neighbor swp36s0 type unnumbered
+nv set vrf default router bgp neighbor swp36s1 remote-as external
+nv set vrf default router bgp neighbor swp36s1 type unnumbered
+nv set vrf default router bgp neighbor swp37s0 remote-as external
+nv set vrf default router bgp neighbor swp37s0 type unnumbered
+nv set vrf default router bgp neighbor swp37s1 remote-as external
+nv set vrf default router bgp neighbor swp37s1 type unnumbered
+nv set vrf default router bgp neighbor swp38s0 remote-as external
+nv set vrf default router bgp neighbor swp38s0 type unnumbered
+nv set vrf default router bgp neighbor swp38s1 remote-as external
+nv set vrf default router bgp neighbor swp38s1 type unnumbered
+nv set vrf default router bgp neighbor swp39s0 remote-as external
+nv set vrf default router bgp neighbor swp39s0 type unnumbered
+nv set vrf default router bgp neighbor swp39s1 remote-as external
+nv set vrf default router bgp neighbor swp39s1 type unnumbered
+nv set vrf default router bgp neighbor swp40s0 remote-as external
+nv set vrf default router bgp neighbor swp40s0 type unnumbered
+nv set vrf default router bgp neighbor swp40s1 remote-as external
+nv set vrf default router bgp neighbor swp40s1 type unnumbered
+nv set vrf default router bgp neighbor swp41s0 remote-as external
+nv set vrf default router bgp neighbor swp41s0 type unnumbered
+nv set vrf default router bgp neighbor swp41s1 remote-as external
+nv set vrf default router bgp neighbor swp41s1 type unnumbered
+nv set vrf default router bgp neighbor swp42s0 remote-as external
+nv set vrf default router bgp neighbor swp42s0 type unnumbered
+nv set vrf default router bgp neighbor swp42s1 remote-as external
+nv set vrf default router bgp neighbor swp42s1 type unnumbered
+nv set vrf default router bgp neighbor swp43s0 remote-as external
+nv set vrf default router bgp neighbor swp43s0 type unnumbered
+nv set vrf default router bgp neighbor swp43s1 remote-as external
+nv set vrf default router bgp neighbor swp43s1 type unnumbered
+nv set vrf default router bgp neighbor swp44s0 remote-as external
+nv set vrf default router bgp neighbor swp44s0 type unnumbered
+nv set vrf default router bgp neighbor swp44s1 remote-as external
+nv set vrf default router bgp neighbor swp44s1 type unnumbered
+nv set vrf default router bgp neighbor swp45s0 remote-as external
+nv set vrf default router bgp neighbor swp45s0 type unnumbered
+nv set vrf default router bgp neighbor swp45s1 remote-as external
+nv set vrf default router bgp neighbor swp45s1 type unnumbered
+nv set vrf default router bgp neighbor swp46s0 remote-as external
+nv set vrf default router bgp neighbor swp46s0 type unnumbered
+nv set vrf default router bgp neighbor swp46s1 remote-as external
+nv set vrf default router bgp neighbor swp46s1 type unnumbered
+nv set vrf default router bgp neighbor swp47s0 remote-as external
+nv set vrf default router bgp neighbor swp47s0 type unnumbered
+nv set vrf default router bgp neighbor swp47s1 remote-as external
+nv set vrf default router bgp neighbor swp47s1 type unnumbered
+nv set vrf default router bgp neighbor swp48s0 remote-as external
+nv set vrf default router bgp neighbor swp48s0 type unnumbered
+nv set vrf default router bgp neighbor swp48s1 remote-as external
+nv set vrf default router bgp neighbor swp48s1 type unnumbered
+nv set vrf default router bgp neighbor swp49s0 remote-as external
+nv set vrf default router bgp neighbor swp49s0 type unnumbered
+nv set vrf default router bgp neighbor swp49s1 remote-as external
+nv set vrf default router bgp neighbor swp49s1 type unnumbered
+nv set vrf default router bgp neighbor swp50s0 remote-as external
+nv set vrf default router bgp neighbor swp50s0 type unnumbered
+nv set vrf default router bgp neighbor swp50s1 remote-as external
+nv set vrf default router bgp neighbor swp50s1 type unnumbered
+nv set vrf default router bgp neighbor swp51s0 remote-as external
+nv set vrf default router bgp neighbor swp51s0 type unnumbered
+nv set vrf default router bgp neighbor swp51s1 remote-as external
+nv set vrf default router bgp neighbor swp51s1 type unnumbered
+nv set vrf default router bgp neighbor swp52s0 remote-as external
+nv set vrf default router bgp neighbor swp52s0 type unnumbered
+nv set vrf default router bgp neighbor swp52s1 remote-as external
+nv set vrf default router bgp neighbor swp52s1 type unnumbered
+nv set vrf default router bgp neighbor swp53s0 remote-as external
+nv set vrf default router bgp neighbor swp53s0 type unnumbered
+nv set vrf default router bgp neighbor swp53s1 remote-as external
+nv set vrf default router bgp neighbor swp53s1 type unnumbered
+nv set vrf default router bgp neighbor swp54s0 remote-as external
+nv set vrf default router bgp neighbor swp54s0 type unnumbered
+nv set vrf default router bgp neighbor swp54s1 remote-as external
+nv set vrf default router bgp neighbor swp54s1 type unnumbered
+nv set vrf default router bgp neighbor swp55s0 remote-as external
+nv set vrf default router bgp neighbor swp55s0 type unnumbered
+nv set vrf default router bgp neighbor swp55s1 remote-as external
+nv set vrf default router bgp neighbor swp55s1 type unnumbered
+nv set vrf default router bgp neighbor swp56s0 remote-as external
+nv set vrf default router bgp neighbor swp56s0 type unnumbered
+nv set vrf default router bgp neighbor swp56s1 remote-as external
+nv set vrf default router bgp neighbor swp56s1 type unnumbered
+nv set vrf default router bgp neighbor swp57s0 remote-as external
+nv set vrf default router bgp neighbor swp57s0 type unnumbered
+nv set vrf default router bgp neighbor swp57s1 remote-as external
+nv set vrf default router bgp neighbor swp57s1 type unnumbered
+nv set vrf default router bgp neighbor swp58s0 remote-as external
+nv set vrf default router bgp neighbor swp58s0 type unnumbered
+nv set vrf default router bgp neighbor swp58s1 remote-as external
+nv set vrf default router bgp neighbor swp58s1 type unnumbered
+nv set vrf default router bgp neighbor swp59s0 remote-as external
+nv set vrf default router bgp neighbor swp59s0 type unnumbered
+nv set vrf default router bgp neighbor swp59s1 remote-as external
+nv set vrf default router bgp neighbor swp59s1 type unnumbered
+nv set vrf default router bgp neighbor swp60s0 remote-as external
+nv set vrf default router bgp neighbor swp60s0 type unnumbered
+nv set vrf default router bgp neighbor swp60s1 remote-as external
+nv set vrf default router bgp neighbor swp60s1 type unnumbered
+nv set vrf default router bgp neighbor swp61s0 remote-as external
+nv set vrf default router bgp neighbor swp61s0 type unnumbered
+nv set vrf default router bgp neighbor swp61s1 remote-as external
+nv set vrf default router bgp neighbor swp61s1 type unnumbered
+nv set vrf default router bgp neighbor swp62s0 remote-as external
+nv set vrf default router bgp neighbor swp62s0 type unnumbered
+nv set vrf default router bgp neighbor swp62s1 remote-as external
+nv set vrf default router bgp neighbor swp62s1 type unnumbered
+nv set vrf default router bgp neighbor swp63s0 remote-as external
+nv set vrf default router bgp neighbor swp63s0 type unnumbered
+nv set vrf default router bgp neighbor swp63s1 remote-as external
+nv set vrf default router bgp neighbor swp63s1 type unnumbered
+nv set vrf default router bgp neighbor swp64s0 remote-as external
+nv set vrf default router bgp neighbor swp64s0 type unnumbered
+nv set vrf default router bgp neighbor swp64s1 remote-as external
+nv set vrf default router bgp neighbor swp64s1 type unnumbered
+nv set vrf default router bgp path-selection multipath aspath-ignore on
+nv set vrf default router bgp address-family ipv4-unicast multipaths ebgp 64
+nv set vrf default router bgp address-family ipv4-unicast network 10.255.0.10/32
+nv set vrf default router bgp address-family ipv4-unicast network 10.66.0.64/26
+
+# PFC headroom per port class: the buffer reserved for in-flight data after a pause
+# grows with the cable, so each class gets its own profile (pfc-hosts 50 m,
+# pfc-leaf-spine 50 m; the optic class's longest run: conservative, edit down to your
+# measured runs). Cable lengths by optic class UNVERIFIED (NVIDIA LinkX reach classes,
+# not checked here).
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-1-and-Switch-Ports/Quality-of-Service/ (Port Groups: PFC; cable-length, default 10 m)
+nv set qos pfc pfc-hosts switch-priority 3
+nv set qos pfc pfc-hosts tx enable
+nv set qos pfc pfc-hosts rx enable
+nv set qos pfc pfc-hosts cable-length 50
+nv set interface swp1s0 qos pfc profile pfc-hosts
+nv set interface swp1s1 qos pfc profile pfc-hosts
+nv set interface swp2s0 qos pfc profile pfc-hosts
+nv set interface swp2s1 qos pfc profile pfc-hosts
+nv set interface swp3s0 qos pfc profile pfc-hosts
+nv set interface swp3s1 qos pfc profile pfc-hosts
+nv set interface swp4s0 qos pfc profile pfc-hosts
+nv set interface swp4s1 qos pfc profile pfc-hosts
+nv set interface swp5s0 qos pfc profile pfc-hosts
+nv set interface swp5s1 qos pfc profile pfc-hosts
+nv set interface swp6s0 qos pfc profile pfc-hosts
+nv set interface swp6s1 qos pfc profile pfc-hosts
+nv set interface swp7s0 qos pfc profile pfc-hosts
+nv set interface swp7s1 qos pfc profile pfc-hosts
+nv set interface swp8s0 qos pfc profile pfc-hosts
+nv set interface swp8s1 qos pfc profile pfc-hosts
+nv set qos pfc pfc-leaf-spine switch-priority 3
+nv set qos pfc pfc-leaf-spine tx enable
+nv set qos pfc pfc-leaf-spine rx enable
+nv set qos pfc pfc-leaf-spine cable-length 50
+nv set interface swp33s0 qos pfc profile pfc-leaf-spine
+nv set interface swp33s1 qos pfc profile pfc-leaf-spine
+nv set interface swp34s0 qos pfc profile pfc-leaf-spine
+nv set interface swp34s1 qos pfc profile pfc-leaf-spine
+nv set interface swp35s0 qos pfc profile pfc-leaf-spine
+nv set interface swp35s1 qos pfc profile pfc-leaf-spine
+nv set interface swp36s0 qos pfc profile pfc-leaf-spine
+nv set interface swp36s1 qos pfc profile pfc-leaf-spine
+nv set interface swp37s0 qos pfc profile pfc-leaf-spine
+nv set interface swp37s1 qos pfc profile pfc-leaf-spine
+nv set interface swp38s0 qos pfc profile pfc-leaf-spine
+nv set interface swp38s1 qos pfc profile pfc-leaf-spine
+nv set interface swp39s0 qos pfc profile pfc-leaf-spine
+nv set interface swp39s1 qos pfc profile pfc-leaf-spine
+nv set interface swp40s0 qos pfc profile pfc-leaf-spine
+nv set interface swp40s1 qos pfc profile pfc-leaf-spine
+nv set interface swp41s0 qos pfc profile pfc-leaf-spine
+nv set interface swp41s1 qos pfc profile pfc-leaf-spine
+nv set interface swp42s0 qos pfc profile pfc-leaf-spine
+nv set interface swp42s1 qos pfc profile pfc-leaf-spine
+nv set interface swp43s0 qos pfc profile pfc-leaf-spine
+nv set interface swp43s1 qos pfc profile pfc-leaf-spine
+nv set interface swp44s0 qos pfc profile pfc-leaf-spine
+nv set interface swp44s1 qos pfc profile pfc-leaf-spine
+nv set interface swp45s0 qos pfc profile pfc-leaf-spine
+nv set interface swp45s1 qos pfc profile pfc-leaf-spine
+nv set interface swp46s0 qos pfc profile pfc-leaf-spine
+nv set interface swp46s1 qos pfc profile pfc-leaf-spine
+nv set interface swp47s0 qos pfc profile pfc-leaf-spine
+nv set interface swp47s1 qos pfc profile pfc-leaf-spine
+nv set interface swp48s0 qos pfc profile pfc-leaf-spine
+nv set interface swp48s1 qos pfc profile pfc-leaf-spine
+nv set interface swp49s0 qos pfc profile pfc-leaf-spine
+nv set interface swp49s1 qos pfc profile pfc-leaf-spine
+nv set interface swp50s0 qos pfc profile pfc-leaf-spine
+nv set interface swp50s1 qos pfc profile pfc-leaf-spine
+nv set interface swp51s0 qos pfc profile pfc-leaf-spine
+nv set interface swp51s1 qos pfc profile pfc-leaf-spine
+nv set interface swp52s0 qos pfc profile pfc-leaf-spine
+nv set interface swp52s1 qos pfc profile pfc-leaf-spine
+nv set interface swp53s0 qos pfc profile pfc-leaf-spine
+nv set interface swp53s1 qos pfc profile pfc-leaf-spine
+nv set interface swp54s0 qos pfc profile pfc-leaf-spine
+nv set interface swp54s1 qos pfc profile pfc-leaf-spine
+nv set interface swp55s0 qos pfc profile pfc-leaf-spine
+nv set interface swp55s1 qos pfc profile pfc-leaf-spine
+nv set interface swp56s0 qos pfc profile pfc-leaf-spine
+nv set interface swp56s1 qos pfc profile pfc-leaf-spine
+nv set interface swp57s0 qos pfc profile pfc-leaf-spine
+nv set interface swp57s1 qos pfc profile pfc-leaf-spine
+nv set interface swp58s0 qos pfc profile pfc-leaf-spine
+nv set interface swp58s1 qos pfc profile pfc-leaf-spine
+nv set interface swp59s0 qos pfc profile pfc-leaf-spine
+nv set interface swp59s1 qos pfc profile pfc-leaf-spine
+nv set interface swp60s0 qos pfc profile pfc-leaf-spine
+nv set interface swp60s1 qos pfc profile pfc-leaf-spine
+nv set interface swp61s0 qos pfc profile pfc-leaf-spine
+nv set interface swp61s1 qos pfc profile pfc-leaf-spine
+nv set interface swp62s0 qos pfc profile pfc-leaf-spine
+nv set interface swp62s1 qos pfc profile pfc-leaf-spine
+nv set interface swp63s0 qos pfc profile pfc-leaf-spine
+nv set interface swp63s1 qos pfc profile pfc-leaf-spine
+nv set interface swp64s0 qos pfc profile pfc-leaf-spine
+nv set interface swp64s1 qos pfc profile pfc-leaf-spine
+
+# PFC watchdog on every PFC port: a stuck lossless queue (pause storm from a broken NIC
+# or a PFC deadlock) is drained instead of freezing the fabric. Default polling 100 ms x
+# 3 intervals.
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-1-and-Switch-Ports/Quality-of-Service/ (PFC Watchdog)
+# The page version the syntax was read from could not be pinned to 5.12: UNVERIFIED for
+# 5.12 (present in the current user guide).
+nv set interface swp1s0 qos pfc-watchdog
+nv set interface swp1s1 qos pfc-watchdog
+nv set interface swp2s0 qos pfc-watchdog
+nv set interface swp2s1 qos pfc-watchdog
+nv set interface swp3s0 qos pfc-watchdog
+nv set interface swp3s1 qos pfc-watchdog
+nv set interface swp4s0 qos pfc-watchdog
+nv set interface swp4s1 qos pfc-watchdog
+nv set interface swp5s0 qos pfc-watchdog
+nv set interface swp5s1 qos pfc-watchdog
+nv set interface swp6s0 qos pfc-watchdog
+nv set interface swp6s1 qos pfc-watchdog
+nv set interface swp7s0 qos pfc-watchdog
+nv set interface swp7s1 qos pfc-watchdog
+nv set interface swp8s0 qos pfc-watchdog
+nv set interface swp8s1 qos pfc-watchdog
+nv set interface swp33s0 qos pfc-watchdog
+nv set interface swp33s1 qos pfc-watchdog
+nv set interface swp34s0 qos pfc-watchdog
+nv set interface swp34s1 qos pfc-watchdog
+nv set interface swp35s0 qos pfc-watchdog
+nv set interface swp35s1 qos pfc-watchdog
+nv set interface swp36s0 qos pfc-watchdog
+nv set interface swp36s1 qos pfc-watchdog
+nv set interface swp37s0 qos pfc-watchdog
+nv set interface swp37s1 qos pfc-watchdog
+nv set interface swp38s0 qos pfc-watchdog
+nv set interface swp38s1 qos pfc-watchdog
+nv set interface swp39s0 qos pfc-watchdog
+nv set interface swp39s1 qos pfc-watchdog
+nv set interface swp40s0 qos pfc-watchdog
+nv set interface swp40s1 qos pfc-watchdog
+nv set interface swp41s0 qos pfc-watchdog
+nv set interface swp41s1 qos pfc-watchdog
+nv set interface swp42s0 qos pfc-watchdog
+nv set interface swp42s1 qos pfc-watchdog
+nv set interface swp43s0 qos pfc-watchdog
+nv set interface swp43s1 qos pfc-watchdog
+nv set interface swp44s0 qos pfc-watchdog
+nv set interface swp44s1 qos pfc-watchdog
+nv set interface swp45s0 qos pfc-watchdog
+nv set interface swp45s1 qos pfc-watchdog
+nv set interface swp46s0 qos pfc-watchdog
+nv set interface swp46s1 qos pfc-watchdog
+nv set interface swp47s0 qos pfc-watchdog
+nv set interface swp47s1 qos pfc-watchdog
+nv set interface swp48s0 qos pfc-watchdog
+nv set interface swp48s1 qos pfc-watchdog
+nv set interface swp49s0 qos pfc-watchdog
+nv set interface swp49s1 qos pfc-watchdog
+nv set interface swp50s0 qos pfc-watchdog
+nv set interface swp50s1 qos pfc-watchdog
+nv set interface swp51s0 qos pfc-watchdog
+nv set interface swp51s1 qos pfc-watchdog
+nv set interface swp52s0 qos pfc-watchdog
+nv set interface swp52s1 qos pfc-watchdog
+nv set interface swp53s0 qos pfc-watchdog
+nv set interface swp53s1 qos pfc-watchdog
+nv set interface swp54s0 qos pfc-watchdog
+nv set interface swp54s1 qos pfc-watchdog
+nv set interface swp55s0 qos pfc-watchdog
+nv set interface swp55s1 qos pfc-watchdog
+nv set interface swp56s0 qos pfc-watchdog
+nv set interface swp56s1 qos pfc-watchdog
+nv set interface swp57s0 qos pfc-watchdog
+nv set interface swp57s1 qos pfc-watchdog
+nv set interface swp58s0 qos pfc-watchdog
+nv set interface swp58s1 qos pfc-watchdog
+nv set interface swp59s0 qos pfc-watchdog
+nv set interface swp59s1 qos pfc-watchdog
+nv set interface swp60s0 qos pfc-watchdog
+nv set interface swp60s1 qos pfc-watchdog
+nv set interface swp61s0 qos pfc-watchdog
+nv set interface swp61s1 qos pfc-watchdog
+nv set interface swp62s0 qos pfc-watchdog
+nv set interface swp62s1 qos pfc-watchdog
+nv set interface swp63s0 qos pfc-watchdog
+nv set interface swp63s1 qos pfc-watchdog
+nv set interface swp64s0 qos pfc-watchdog
+nv set interface swp64s1 qos pfc-watchdog
+
+# Adaptive routing (Spectrum-X): per-packet choice among the ECMP uplinks by queue
+# occupancy, on every fabric port; needs the RoCE lossless mode. Cumulus 5.14 and
+# earlier spell it `enable on` (later: `state enabled`). NVUE restarts switchd.
+# Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/Adaptive-Routing/
+nv set router adaptive-routing enable on
+nv set interface swp33s0 router adaptive-routing enable on
+nv set interface swp33s1 router adaptive-routing enable on
+nv set interface swp34s0 router adaptive-routing enable on
+nv set interface swp34s1 router adaptive-routing enable on
+nv set interface swp35s0 router adaptive-routing enable on
+nv set interface swp35s1 router adaptive-routing enable on
+nv set interface swp36s0 router adaptive-routing enable on
+nv set interface swp36s1 router adaptive-routing enable on
+nv set interface swp37s0 router adaptive-routing enable on
+nv set interface swp37s1 router adaptive-routing enable on
+nv set interface swp38s0 router adaptive-routing enable on
+nv set interface swp38s1 router adaptive-routing enable on
+nv set interface swp39s0 router adaptive-routing enable on
+nv set interface swp39s1 router adaptive-routing enable on
+nv set interface swp40s0 router adaptive-routing enable on
+nv set interface swp40s1 router adaptive-routing enable on
+nv set interface swp41s0 router adaptive-routing enable on
+nv set interface swp41s1 router adaptive-routing enable on
+nv set interface swp42s0 router adaptive-routing enable on
+nv set interface swp42s1 router adaptive-routing enable on
+nv set interface swp43s0 router adaptive-routing enable on
+nv set interface swp43s1 router adaptive-routing enable on
+nv set interface swp44s0 router adaptive-routing enable on
+nv set interface swp44s1 router adaptive-routing enable on
+nv set interface swp45s0 router adaptive-routing enable on
+nv set interface swp45s1 router adaptive-routing enable on
+nv set interface swp46s0 router adaptive-routing enable on
+nv set interface swp46s1 router adaptive-routing enable on
+nv set interface swp47s0 router adaptive-routing enable on
+nv set interface swp47s1 router adaptive-routing enable on
+nv set interface swp48s0 router adaptive-routing enable on
+nv set interface swp48s1 router adaptive-routing enable on
+nv set interface swp49s0 router adaptive-routing enable on
+nv set interface swp49s1 router adaptive-routing enable on
+nv set interface swp50s0 router adaptive-routing enable on
+nv set interface swp50s1 router adaptive-routing enable on
+nv set interface swp51s0 router adaptive-routing enable on
+nv set interface swp51s1 router adaptive-routing enable on
+nv set interface swp52s0 router adaptive-routing enable on
+nv set interface swp52s1 router adaptive-routing enable on
+nv set interface swp53s0 router adaptive-routing enable on
+nv set interface swp53s1 router adaptive-routing enable on
+nv set interface swp54s0 router adaptive-routing enable on
+nv set interface swp54s1 router adaptive-routing enable on
+nv set interface swp55s0 router adaptive-routing enable on
+nv set interface swp55s1 router adaptive-routing enable on
+nv set interface swp56s0 router adaptive-routing enable on
+nv set interface swp56s1 router adaptive-routing enable on
+nv set interface swp57s0 router adaptive-routing enable on
+nv set interface swp57s1 router adaptive-routing enable on
+nv set interface swp58s0 router adaptive-routing enable on
+nv set interface swp58s1 router adaptive-routing enable on
+nv set interface swp59s0 router adaptive-routing enable on
+nv set interface swp59s1 router adaptive-routing enable on
+nv set interface swp60s0 router adaptive-routing enable on
+nv set interface swp60s1 router adaptive-routing enable on
+nv set interface swp61s0 router adaptive-routing enable on
+nv set interface swp61s1 router adaptive-routing enable on
+nv set interface swp62s0 router adaptive-routing enable on
+nv set interface swp62s1 router adaptive-routing enable on
+nv set interface swp63s0 router adaptive-routing enable on
+nv set interface swp63s1 router adaptive-routing enable on
+nv set interface swp64s0 router adaptive-routing enable on
+nv set interface swp64s1 router adaptive-routing enable on
+
+# Apply atomically (NVUE reloads switchd for QoS changes itself), then save: `apply`
+# alone does not survive a reboot.
+# Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/System-Configuration/NVIDIA-User-Experience-NVUE/NVUE-CLI/ (nv config apply, nv config save)
 nv config apply -y
+nv config save

@@ -1,0 +1,124 @@
+"""``kubernetes/README.md``: prerequisites, apply order and checks for the rendered manifests."""
+
+from __future__ import annotations
+
+from . import sources
+from ._base import GENERATED_BY, RenderContext, netdev_of, netdevs_are_placeholders
+from .acceptance import ACCEPTANCE_SHARE, acceptance_busbw, acceptance_image, pass_floor
+from .kubernetes import OPERATOR_NAMESPACE, TARGET, nic_of
+
+
+def _prereqs(ctx: RenderContext) -> list[str]:
+    rdma = ctx.fabric != "ethernet"
+    out = [
+        f"- **Multus CNI** (meta-plugin attaching the rail networks): {sources.MULTUS}",
+        f"- **Whereabouts IPAM** (every rail network uses it): {sources.WHEREABOUTS}",
+    ]
+    if ctx.k8s_rdma == "sriov":
+        out.append(
+            f"- **SR-IOV Network Operator** in namespace `{OPERATOR_NAMESPACE}` (standalone, "
+            f"or deployed by the NVIDIA Network Operator): {sources.SRIOV_OPERATOR}; "
+            "SR-IOV enabled in the server BIOS and NIC firmware (`SRIOV_EN`, `NUM_OF_VFS`)."
+        )
+        if rdma:
+            out.append(
+                "- **RDMA CNI** (the `rdma` meta-plugin, shipped with the operator): "
+                + sources.RDMA_CNI
+            )
+        if ctx.fabric == "infiniband":
+            out.append(
+                "- InfiniBand VFs need virtualization enabled in the subnet manager "
+                "(see `infiniband/`), and a GUID per VF: ib-kubernetes or the "
+                "`infiniband-guid` network annotation."
+            )
+    else:
+        out.append(
+            f"- **NVIDIA Network Operator** ({ctx.k8s_rdma} path): {sources.NETWORK_OPERATOR}"
+        )
+    out.append(
+        "- **NVIDIA GPU Operator with GPUDirect RDMA** (`driver.rdma.enabled=true`: "
+        "nvidia-peermem, or DMA-BUF on recent kernels), so NCCL moves data GPU↔NIC without a "
+        f"host copy: {sources.GPU_OPERATOR_RDMA}"
+    )
+    if rdma:
+        out.append("- Host RDMA stack (DOCA-OFED / MLNX_OFED or inbox rdma-core) on every server.")
+    out.append(
+        "- **Kubeflow MPI Operator** (MPIJob `kubeflow.org/v2beta1`) for the acceptance job: "
+        + sources.MPI_OPERATOR
+    )
+    return out
+
+
+def _order(ctx: RenderContext) -> list[str]:
+    if ctx.k8s_rdma == "sriov":
+        steps = [
+            "kubectl apply -f sriov-network-pool-config.yaml   # reboots the selected nodes",
+            "kubectl apply -f sriov-node-policies.yaml",
+            "kubectl apply -f sriov-networks.yaml   # OR network-attachment-definitions.yaml",
+        ]
+    else:
+        net = "ipoib-networks.yaml" if ctx.k8s_rdma == "ipoib" else "host-device-networks.yaml"
+        steps = ["kubectl apply -f nic-cluster-policy.yaml", f"kubectl apply -f {net}"]
+    return [
+        *steps,
+        "kubectl apply -f training-pod.yaml    # optional: a pod to poke around in",
+        "kubectl apply -f nccl-tests-mpijob.yaml",
+        f"kubectl logs -f job/{ctx.spec.name}-nccl-acceptance-launcher   # exits 1 below target",
+    ]
+
+
+def readme(ctx: RenderContext) -> str:
+    """The README's Markdown."""
+    expected = acceptance_busbw(ctx)
+    rails = "\n".join(
+        f"| {r.name} | `{nic_of(ctx, r)}` | `{netdev_of(ctx, nic_of(ctx, r))}` | {r.subnet} |"
+        for r in ctx.intent.rails
+    )
+    names = (
+        "**The PF netdev names above are placeholders** (`railN`): they match nothing unless the "
+        "servers rename their rail interfaces so. Pass the real names with "
+        "`fabric-stack render kubernetes --netdevs nic,netdev.csv`."
+        if netdevs_are_placeholders(ctx)
+        else "PF netdev names from `--netdevs` (or the server profile)."
+    )
+    target = (
+        f"expected **{expected:g} GB/s** bus bandwidth (all-reduce, whole cluster, the plan's "
+        f"estimate); the launcher exits 1 below {pass_floor(expected):g} GB/s "
+        f"({ACCEPTANCE_SHARE:.0%})."
+        if expected
+        else "no bandwidth target (fewer than 2 GPUs)."
+    )
+    parts = [
+        f"# Kubernetes RDMA networking for {ctx.spec.name}",
+        "",
+        f"{GENERATED_BY.format(target=TARGET)} Path: `--k8s-rdma {ctx.k8s_rdma}`.",
+        "",
+        "## Prerequisites",
+        "",
+        *_prereqs(ctx),
+        "",
+        "## Rails",
+        "",
+        "| Rail | RDMA device | PF netdev | Subnet |",
+        "|---|---|---|---|",
+        rails,
+        "",
+        names,
+        "",
+        "## Apply",
+        "",
+        "```sh",
+        *_order(ctx),
+        "```",
+        "",
+        "## Acceptance",
+        "",
+        f"`nccl-tests-mpijob.yaml` runs all_reduce_perf on every server: {target}",
+        f"Its image `{acceptance_image(ctx)}` is yours to build (OpenMPI, sshd, nccl-tests with "
+        "`MPI=1` in /opt/nccl-tests/build), e.g. FROM the NGC PyTorch image.",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+__all__ = ["readme"]

@@ -1,0 +1,202 @@
+"""`fabric-stack adopt`: place a fabric that already exists on the plan and write its names file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from ..drift.adopt import CLASSES, AdoptResult, Observation, adopt, observation_from_snapshot
+from ..drift.readers import (
+    EosReader,
+    IbnetdiscoverReader,
+    LldpReader,
+    NetboxCsvReader,
+    NetboxJsonReader,
+    Reader,
+)
+from ..errors import FabricStackError
+from ..fileio import atomic_write
+from ..names_file import write_names
+from ..sizing import size_fabric
+from ..topology import build_topology
+from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+from .params import NonEmptyPath
+
+_PATH = NonEmptyPath(path_type=Path)
+
+
+class AdoptError(FabricStackError):
+    """No observed device could be placed on the plan (the line says why)."""
+
+
+def _readers(opts: dict[str, Any]) -> list[Reader]:
+    out: list[Reader] = []
+    if opts["ibnetdiscover"] is not None:
+        out.append(IbnetdiscoverReader(opts["ibnetdiscover"], opts["node_name_map"]))
+    if opts["lldp"] is not None:
+        out.append(LldpReader(opts["lldp"], opts["mac_table"]))
+    if opts["eos"] is not None:
+        out.append(EosReader(opts["eos"], opts["mac_table"]))
+    if opts["netbox_csv"] is not None:
+        out.append(NetboxCsvReader(opts["netbox_csv"]))
+    if opts["netbox_json"] is not None:
+        out.append(NetboxJsonReader(opts["netbox_json"]))
+    return out
+
+
+def merge(observations: list[Observation]) -> Observation:
+    """One observation of several sources (devices merged by name)."""
+    out = Observation(
+        "+".join(o.source for o in observations), ", ".join(o.origin for o in observations)
+    )
+    for o in observations:
+        for name, dev in o.devices.items():
+            have = out.devices.setdefault(name, dev)
+            if have is not dev:
+                have.kind = have.kind or dev.kind
+                have.guids += [g for g in dev.guids if g not in have.guids]
+                have.macs += [m for m in dev.macs if m not in have.macs]
+        out.cables.extend(o.cables)
+    return out
+
+
+@click.command("adopt")
+@spec_options
+@format_option
+@click.option("--ibnetdiscover", type=_PATH, metavar="FILE", help="ibnetdiscover topology output.")
+@click.option("--node-name-map", type=_PATH, metavar="FILE", help="GUID → name map for it.")
+@click.option("--lldp", type=_PATH, metavar="DIR", help="Directory of lldpctl JSON, <host>.json.")
+@click.option("--eos", type=_PATH, metavar="DIR", help="Directory of EOS LLDP JSON, <host>.json.")
+@click.option("--mac-table", type=_PATH, metavar="FILE", help="CSV device,port,mac[,ifname].")
+@click.option("--netbox-csv", type=_PATH, metavar="FILE", help="NetBox cable CSV export.")
+@click.option("--netbox-json", type=_PATH, metavar="FILE", help="NetBox REST cables JSON.")
+@click.option(
+    "--out",
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the names file here (planned,actual,rack,u,serial,guid,mac).",
+)
+@handle_errors
+def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
+    """Infer which real device sits at which planned position, from the wiring alone.
+
+    A leaf's rail and SU, a spine's index and a server's position come from the
+    cables the fabric reports and the plan's port map; each device goes where
+    most of its cables say, so a few miswires do not move it (`drift` then
+    reports them). Writes the names file for `--names` and reports, per device
+    class, what was placed, what was not and why, and what contradicts the
+    plan. Exit status: 0 all observed compute devices placed, 1 some not placed
+    or contradicting, 2 bad input or nothing placeable.
+
+    \b
+    Examples:
+      fabric-stack adopt --gpus 1024 --ibnetdiscover fabric.txt --out names.csv
+      fabric-stack adopt --config cluster.yaml --lldp lldp/ --format markdown
+      fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
+    """
+    opts = {
+        k: kwargs.pop(k)
+        for k in (
+            "ibnetdiscover",
+            "node_name_map",
+            "lldp",
+            "eos",
+            "mac_table",
+            "netbox_csv",
+            "netbox_json",
+        )
+    }
+    if opts["node_name_map"] is not None and opts["ibnetdiscover"] is None:
+        raise click.UsageError("--node-name-map needs --ibnetdiscover")
+    readers = _readers(opts)
+    if not readers:
+        raise click.UsageError(
+            "give a source: --ibnetdiscover, --lldp, --eos, --netbox-csv or --netbox-json"
+        )
+    spec = load_spec(kwargs)
+    obs = merge([observation_from_snapshot(r.load()) for r in readers])
+    topo = build_topology(size_fabric(spec))
+    result = adopt(topo, obs)
+    if not result.placed:
+        raise AdoptError(unplaceable(result, obs, topo.plan.rails))
+    if out is not None:
+        atomic_write(out, write_names(result.rows))
+    if fmt == "json":
+        echo_json({"origin": obs.origin, **result.to_json()})
+    elif fmt == "markdown":
+        click.echo(render_markdown(result), nl=False)
+    else:
+        console().print(render_table(result))
+        for line in detail_lines(result):
+            click.echo(line)
+    clean = not result.contradictions and not any(u.role in CLASSES for u in result.unplaced)
+    sys.exit(0 if clean else 1)
+
+
+def unplaceable(result: AdoptResult, obs: Observation, rails: int) -> str:
+    """Why nothing could be placed: one line."""
+    servers = [d for d in obs.devices.values() if d.kind == "server"]
+    ports: dict[str, set[str]] = {}
+    for a, pa, b, pb in obs.cables:
+        ports.setdefault(a, set()).add(pa)
+        ports.setdefault(b, set()).add(pb)
+    most = max((len(ports.get(s.name, ())) for s in servers), default=0)
+    return (
+        f"{obs.origin}: none of the {len(obs.devices)} observed devices can be placed on the "
+        f"plan: {len(servers)} server(s) with at most {most} fabric port(s) each where the plan's "
+        f"servers have {rails} rails, and no switch cabled like the plan's leaves and spines "
+        "(not a rail-optimized fabric of this size: check --gpus, --switch, --su-nodes)"
+    )
+
+
+def render_table(result: AdoptResult) -> Table:
+    """The per-class report as a rich table, then unplaced devices and contradictions."""
+    t = Table(title="adopt: observed devices placed on the plan")
+    for col in ("class", "planned", "placed", "not placed", "contradicting"):
+        t.add_column(col, justify="right" if col != "class" else "left")
+    for c in CLASSES:
+        t.add_row(c, *map(str, _row(result, c)))
+    other = [u for u in result.unplaced if u.role not in CLASSES]
+    t.add_row("other", "-", "-", str(len(other)), "-")
+    return t
+
+
+def detail_lines(result: AdoptResult, limit: int = 200) -> list[str]:
+    """Unplaced devices, contradictions and notes, one line each (the first ``limit``)."""
+    lines = [f"not placed: {u.device} ({u.role}): {u.why}" for u in result.unplaced]
+    lines += [
+        f"contradicts the plan: {d} ({k}): {w} — left to drift" for k, d, w in result.contradictions
+    ]
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"… {len(lines) - limit} more (see --format json)"]
+    return lines + [f"note: {n}" for n in result.notes]
+
+
+def _row(result: AdoptResult, c: str) -> tuple[int, int, int, int]:
+    return (
+        result.planned.get(c, 0),
+        result.counts.get(c, 0),
+        sum(1 for u in result.unplaced if u.role == c),
+        sum(1 for k, _, _ in result.contradictions if k == c),
+    )
+
+
+def render_markdown(result: AdoptResult) -> str:
+    """The report as Markdown (for a PR or an issue)."""
+    out = ["## adopt", "", "| class | planned | placed | not placed | contradicting |"]
+    out.append("|---|---:|---:|---:|---:|")
+    for c in CLASSES:
+        out.append(f"| {c} | " + " | ".join(map(str, _row(result, c))) + " |")
+    if result.unplaced:
+        out += ["", "### Not placed", ""]
+        out += [f"- `{u.device}` ({u.role}): {u.why}" for u in result.unplaced]
+    if result.contradictions:
+        out += ["", "### Contradicting the plan (left to `drift`)", ""]
+        out += [f"- `{d}` ({k}): {w}" for k, d, w in result.contradictions]
+    if result.notes:
+        out += ["", *(f"> {n}" for n in result.notes)]
+    return "\n".join(out) + "\n"

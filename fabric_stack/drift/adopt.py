@@ -1,0 +1,538 @@
+"""Adopt an existing fabric: which real device sits at which planned position, from wiring alone.
+
+Input is an :class:`Observation` (reader-agnostic: observed devices and cables; build
+one from any drift reader's :class:`~fabric_stack.drift.model.Snapshot` with
+:func:`observation_from_snapshot`, or from a live source later). Output is an
+:class:`AdoptResult`: names-file rows (planned → actual, with GUIDs/MACs learned) and,
+per device class, what was placed, what could not be and why, and what contradicts
+the plan.
+
+How (compute fabric only; the plan's links are the only model of the wiring):
+
+1. **Anchors.** A switch-to-switch cable joins port *x* of one switch to port *y* of
+   another; the plan has few cables with that pair of port numbers (one per pod in a
+   two-tier fabric: leaf uplink *u* lands on spine port ``slot × stride + ℓ + 1``, which
+   says the leaf's rail and SU). Every cable votes for the planned devices it could be.
+2. **Propagation.** Once a device is placed, each of its cables votes for the planned
+   peer at that port: a placed leaf's downlink port *j* names server *j* of its SU, a
+   placed spine's port names the leaf, and so on, until nothing changes.
+3. **Majority.** A device is placed at the position most of its cables agree on (at
+   least two, and at least half of its compute cables), so a few miswires do not move
+   it: they are left to ``drift``. Two devices claiming one position: the one more
+   cables agree on keeps it.
+
+Server ports are read as the plan's NIC names (``mlx5_3``); MLNX_OFED's ``HCA-N`` as
+``mlx5_(N-1)`` (UNVERIFIED, see :func:`~fabric_stack.drift.identity.hca_to_ibdev`);
+any other spelling (``ens3np0``) by its rank among the server's port names, which
+the report flags as UNVERIFIED.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..compat.pydantic_internals import trusted_instance
+from ..site_names import SiteName, check_label
+from ..topology import COMPUTE_ROLES, FabricTopology
+from .identity import hca_to_ibdev, switch_port_number
+from .observation import Observation, ObservedDevice, observation_from_snapshot, short_name
+from .plan import port_schemes
+
+CLASSES = ("server", "leaf", "spine", "core")
+"""Device classes the report counts (compute fabric)."""
+
+_NUM = re.compile(r"(\d+)")
+
+
+@dataclass
+class Unplaced:
+    """A device that could not be placed, and why."""
+
+    device: str
+    role: str
+    why: str
+
+
+@dataclass
+class AdoptResult:
+    """Placements, names-file rows and the per-class report of one adopt run."""
+
+    placed: dict[str, str] = field(default_factory=dict)
+    """Observed device → planned name."""
+    rows: list[SiteName] = field(default_factory=list)
+    unplaced: list[Unplaced] = field(default_factory=list)
+    contradictions: list[tuple[str, str, str]] = field(default_factory=list)
+    """(class, device, what disagrees with the plan)."""
+    planned: dict[str, int] = field(default_factory=dict)
+    """Planned devices per class."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """Placed devices per class."""
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-compatible report."""
+        return {
+            "classes": {
+                c: {
+                    "planned": self.planned.get(c, 0),
+                    "placed": self.counts.get(c, 0),
+                    "unplaced": [
+                        {"device": u.device, "why": u.why} for u in self.unplaced if u.role == c
+                    ],
+                    "contradictions": [
+                        {"device": d, "what": w} for k, d, w in self.contradictions if k == c
+                    ],
+                }
+                for c in CLASSES
+            },
+            "unplaced_other": [
+                {"device": u.device, "why": u.why} for u in self.unplaced if u.role not in CLASSES
+            ],
+            "mapping": [{"planned": r.planned, "actual": r.actual} for r in self.rows],
+            "notes": self.notes,
+        }
+
+
+_ATTRS = ("role", "plane", "pod", "su", "rail", "index")
+"""What identifies a planned switch position."""
+
+_TIER = {"leaf": 1, "spine": 2, "core": 3}
+_UP = {1: "leaf_spine", 2: "spine_core"}
+
+
+def _common(devices: list[Any]) -> tuple[tuple[int, Any], ...]:
+    out = []
+    for i, f in enumerate(_ATTRS):
+        values = {getattr(d, f) for d in devices}
+        if len(values) == 1:
+            out.append((i, values.pop()))
+    return tuple(out)
+
+
+class _Plan:
+    """The plan's compute wiring keyed by port: (planned device, port key) → peer."""
+
+    def __init__(self, topo: FabricTopology) -> None:
+        self.role = {d.planned_name: d.role for d in topo.devices}
+        self.attrs = {d.planned_name: d for d in topo.devices}
+        back = {d.name: d.planned_name for d in topo.devices}
+        self.schemes = {back[k]: v for k, v in port_schemes(topo).items()}
+        self.peer: dict[tuple[str, Any], tuple[str, Any]] = {}
+        self.sig: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
+        self.nic_names: set[str] = set()
+        peer, sig, nics = self.peer, self.sig, self.nic_names
+        for link in topo.links:
+            role = link.role
+            if role not in COMPUTE_ROLES:
+                continue
+            a, b, bn = back[link.a_device], back[link.b_device], link.b_port_number
+            if role == "node_leaf":
+                ak: Any = link.a_port
+                nics.add(ak)
+            else:
+                ak = link.a_port_number
+                key = (role, ak, bn)
+                pairs = sig.get(key)
+                if pairs is None:
+                    sig[key] = [(a, b)]
+                else:
+                    pairs.append((a, b))
+            peer[(a, ak)] = (b, bn)
+            peer[(b, bn)] = (a, ak)
+        self.position = {
+            tuple(getattr(d, f) for f in _ATTRS): d.planned_name
+            for d in topo.devices
+            if d.role in _TIER
+        }
+        """Switch attributes (role, plane, pod, su, rail, index) → planned name."""
+        self._common: dict[tuple[str, int, int], tuple[Any, Any] | None] = {}
+        self.nic_rail: dict[str, tuple[int, int]] = {
+            link.a_port: (link.plane, link.rail) for link in topo.links_of("node_leaf")
+        }
+        """NIC name → (plane, rail) it serves."""
+        self.leaves: dict[tuple[int, int], list[str]] = {}
+        for d in topo.switches("leaf"):
+            self.leaves.setdefault((d.plane, d.rail), []).append(d.planned_name)
+        compute = [v for k, v in self.schemes.items() if self.role.get(k) in CLASSES]
+        self.ppc = max((s.ports_per_cage for s in compute), default=1)
+        """Logical ports per cage of the compute switches (how their port labels count)."""
+
+    def common(self, key: tuple[str, int, int]) -> tuple[Any, Any] | None:
+        """The attributes every planned a-end (b-end) of port-pair signature ``key`` shares."""
+        if key not in self._common:
+            pairs = self.sig.get(key)
+            self._common[key] = (
+                (
+                    _common([self.attrs[a] for a, _ in pairs]),
+                    _common([self.attrs[b] for _, b in pairs]),
+                )
+                if pairs
+                else None
+            )
+        return self._common[key]
+
+
+def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any], list[str]]:
+    """Each observed (device, port) → the plan's port key: a number or a NIC name."""
+    nic_of: dict[str, str | None] = {}
+    number_of: dict[str, int | None] = {}
+
+    def nic(port: str) -> str | None:
+        if port not in nic_of:
+            ib = port if port in plan.nic_names else hca_to_ibdev(port)
+            nic_of[port] = ib if ib in plan.nic_names else None
+        return nic_of[port]
+
+    def number(port: str) -> int | None:
+        if port not in number_of:
+            raw = port.split("/")[-1] if port.startswith("U") else port
+            number_of[port] = switch_port_number(raw, plan.ppc)
+        return number_of[port]
+
+    devices = obs.devices
+    servers = {n for n, d in devices.items() if d.kind == "server"}
+    for a, pa, b, pb in obs.cables:
+        if not devices[a].kind and nic(pa):
+            servers.add(a)
+        if not devices[b].kind and nic(pb):
+            servers.add(b)
+    keys: dict[tuple[str, str], Any] = {}
+    odd: dict[str, set[str]] = {}
+    for a, pa, b, pb in obs.cables:
+        for dev, port in ((a, pa), (b, pb)):
+            if dev in servers:
+                ib = nic(port)
+                if ib is not None:
+                    keys[(dev, port)] = ib
+                else:
+                    odd.setdefault(dev, set()).add(port)
+            else:
+                n = number(port)
+                if n is not None:
+                    keys[(dev, port)] = n
+    notes: list[str] = []
+    nics = sorted(plan.nic_names, key=_natural)
+    ranked = 0
+    for dev, ports in odd.items():
+        if len(ports) <= len(nics):
+            for port, name in zip(sorted(ports, key=_natural), nics, strict=False):
+                keys[(dev, port)] = name
+                ranked += 1
+    if ranked:
+        notes.append(
+            f"{ranked} server port name(s) are not NIC names (e.g. ens3np0): read by their rank "
+            "among the server's ports (UNVERIFIED: give the plan's NIC names in the source)"
+        )
+    if any(p not in plan.nic_names and v for p, v in nic_of.items()):
+        notes.append("MLNX_OFED HCA-N ports read as mlx5_(N-1) (UNVERIFIED)")
+    for dev in servers:
+        devices[dev].kind = "server"
+    return keys, notes
+
+
+def _natural(text: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in _NUM.split(text)]
+
+
+Adjacency = dict[str, list[tuple[Any, str, Any]]]
+
+
+def _adjacency(obs: Observation, keys: dict[tuple[str, str], Any]) -> Adjacency:
+    adj: Adjacency = {}
+    for a, pa, b, pb in obs.cables:
+        ka, kb = keys.get((a, pa)), keys.get((b, pb))
+        if ka is None or kb is None or a == b:
+            continue
+        adj.setdefault(a, []).append((ka, b, kb))
+        adj.setdefault(b, []).append((kb, a, ka))
+    return adj
+
+
+def tiers(obs: Observation, adj: Adjacency) -> dict[str, int]:
+    """Switch tiers by distance from the servers: 1 leaf, 2 spine, 3 core."""
+    out: dict[str, int] = {}
+    frontier = [d for d in adj if obs.devices[d].kind == "server"]
+    seen = set(frontier)
+    for tier in (1, 2, 3):
+        nxt = []
+        for dev in frontier:
+            for _, peer, _ in adj[dev]:
+                if peer not in seen:
+                    seen.add(peer)
+                    out[peer] = tier
+                    nxt.append(peer)
+        frontier = nxt
+    return out
+
+
+def _anchors(
+    obs: Observation, plan: _Plan, adj: Adjacency, tier: dict[str, int]
+) -> dict[str, tuple[str, int, int]]:
+    """Step 1: switch-to-switch cables vote for their ends' attributes by port-number pair.
+
+    A cable's pair of port numbers says what every planned cable with those numbers
+    shares (in two tiers: everything; in three, the rail of a leaf or the pod of a
+    spine); each attribute takes its majority, and a complete set names the position.
+    """
+    out: dict[str, tuple[str, int, int]] = {}
+    common = plan.common
+    for dev, links in adj.items():
+        t = tier.get(dev)
+        if t is None:
+            continue
+        votes: list[Counter[Any]] = [Counter() for _ in _ATTRS]
+        voters = 0
+        for k, peer, pk in links:
+            pt = tier.get(peer)
+            if pt == t + 1 and t in _UP:
+                com = common((_UP[t], k, pk))
+                side = 0
+            elif pt == t - 1 and pt in _UP:
+                com = common((_UP[pt], pk, k))
+                side = 1
+            else:
+                continue
+            voters += 1  # a port pair the plan never cables votes against every position
+            if com is not None:
+                for i, v in com[side]:
+                    votes[i][v] += 1
+        tup: list[Any] = []
+        strength = 1 << 30
+        for c in votes:
+            if not c:
+                break
+            v, n = c.most_common(1)[0]
+            tup.append(v)
+            strength = min(strength, n)
+        else:
+            cand = plan.position.get(tuple(tup))
+            if cand is not None:
+                out[dev] = (cand, strength, voters)
+    return out
+
+
+def _votes(
+    dev: str,
+    adj: Adjacency,
+    plan: _Plan,
+    placed: dict[str, str],
+    anchor: tuple[str, int, int] | None,
+) -> tuple[Counter[str], int]:
+    """(votes per planned position, cables that voted) for an unplaced device."""
+    c: Counter[str] = Counter({anchor[0]: anchor[1]} if anchor else {})
+    voters = anchor[2] if anchor else 0
+    for _, peer, pk in adj[dev]:
+        p = placed.get(peer)
+        if p is None:
+            continue
+        q = plan.peer.get((p, pk))
+        if q is not None:
+            c[q[0]] += 1
+        voters += 1
+    return c, voters
+
+
+class _Placer:
+    """Steps 2-3: propagate and place by majority (state shared by the rounds)."""
+
+    def __init__(self, obs: Observation, plan: _Plan, adj: Adjacency) -> None:
+        self.obs, self.plan, self.adj = obs, plan, adj
+        self.tier = tiers(obs, adj)
+        self.anchors = _anchors(obs, plan, adj, self.tier)
+        self.placed: dict[str, str] = {}
+        self.taken: dict[str, str] = {}
+        self.why: dict[str, str] = {}
+
+    def want(self, dev: str) -> str:
+        """The planned role an observed device can take (by kind and tier)."""
+        if self.obs.devices[dev].kind == "server":
+            return "server"
+        return {1: "leaf", 2: "spine", 3: "core"}.get(self.tier.get(dev, 0), "")
+
+    def rounds(self) -> None:
+        """Place by votes until nothing changes (each round sees the last one's placements)."""
+        for _ in range(16):
+            offers: list[tuple[int, str, str]] = []
+            for dev in self.adj:
+                if dev in self.placed:
+                    continue
+                offer = self._offer(dev)
+                if offer is not None:
+                    offers.append(offer)
+            if not self._accept(offers):
+                break
+
+    def _offer(self, dev: str) -> tuple[int, str, str] | None:
+        c, voters = _votes(dev, self.adj, self.plan, self.placed, self.anchors.get(dev))
+        want = self.want(dev)
+        for cand in [x for x in c if self.plan.role.get(x) != want]:
+            del c[cand]
+        best = c.most_common(2)
+        if not best:
+            return None
+        (cand, n), second = best[0], (best[1][1] if len(best) > 1 else 0)
+        if n < 2 or n * 2 < voters or n == second:
+            self.why[dev] = (
+                f"its cables agree on no single position (best {cand}: {n} of {voters})"
+                if n == second or n * 2 < voters
+                else f"only {n} cable(s) say where it is"
+            )
+            return None
+        return n, dev, cand
+
+    def _accept(self, offers: list[tuple[int, str, str]]) -> bool:
+        changed = False
+        for _n, dev, cand in sorted(offers, key=lambda o: (-o[0], o[1])):
+            if cand in self.taken:
+                self.why[dev] = f"position {cand} is held by {self.taken[cand]} (more cables agree)"
+                continue
+            self.placed[dev], self.taken[cand] = cand, dev
+            self.why.pop(dev, None)
+            changed = True
+        return changed
+
+    def by_rail(self) -> bool:
+        """Leaves the port map could not place, by the rail of the NICs they serve, when
+        one planned leaf of that plane and rail is left (a site cabled differently above
+        the leaves, or a single SU). Returns whether any was placed."""
+        offers: list[tuple[int, str, str]] = []
+        for dev in self.adj:
+            if dev in self.placed or self.want(dev) != "leaf":
+                continue
+            rails: Counter[tuple[int, int]] = Counter()
+            for _, peer, pk in self.adj[dev]:
+                if self.obs.devices[peer].kind == "server" and isinstance(pk, str):
+                    rails[self.plan.nic_rail.get(pk, (0, 0))] += 1
+            if not rails:
+                continue
+            (key, n) = rails.most_common(1)[0]
+            free = [x for x in self.plan.leaves.get(key, ()) if x not in self.taken]
+            if len(free) == 1 and n * 2 > sum(rails.values()):
+                offers.append((n, dev, free[0]))
+        return self._accept(offers)
+
+
+def _place(obs: Observation, plan: _Plan, adj: Adjacency) -> _Placer:
+    """Propagate from the anchors; then leaves by rail; then propagate again."""
+    p = _Placer(obs, plan, adj)
+    p.rounds()
+    while p.by_rail():
+        p.rounds()
+    return p
+
+
+def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
+    """Place every observed compute device on the plan ``topo`` (see the module docstring)."""
+    plan = _Plan(topo)
+    keys, notes = _port_keys(obs, plan)
+    adj = _adjacency(obs, keys)
+    placer = _place(obs, plan, adj)
+    placed, why = placer.placed, placer.why
+    res = AdoptResult(notes=notes)
+    for d in topo.devices:
+        if d.role in CLASSES:
+            res.planned[d.role] = res.planned.get(d.role, 0) + 1
+    for dev in sorted(obs.devices):
+        od = obs.devices[dev]
+        p = placed.get(dev)
+        role = (
+            plan.role.get(p, "")
+            if p
+            else (placer.want(dev) if dev in adj else "")
+            or ("server" if od.kind == "server" else "switch")
+        )
+        if p is None:
+            if dev not in adj:
+                reason = "no cable on a port the plan has (not a compute-fabric device?)"
+            else:
+                reason = why.get(dev, "no placed neighbour to place it from")
+            res.unplaced.append(Unplaced(dev, role, reason))
+            continue
+        problem = check_label(dev)
+        if problem:
+            res.unplaced.append(Unplaced(dev, role, f"placed at {p} but {problem}"))
+            continue
+        res.placed[dev] = p
+        res.counts[role] = res.counts.get(role, 0) + 1
+        # Values already checked: the name just above, GUIDs normalised by the reader.
+        res.rows.append(
+            trusted_instance(
+                SiteName,
+                {"planned": p, "actual": dev, "guids": tuple(od.guids), "macs": tuple(od.macs)},
+            )
+        )
+    res.rows.sort(key=lambda r: _natural(r.planned))
+    res.contradictions = _contradictions(plan, adj, res.placed)
+    return res
+
+
+def _contradictions(
+    plan: _Plan, adj: Adjacency, placed: dict[str, str]
+) -> list[tuple[str, str, str]]:
+    """Placed devices some of whose cables disagree with their position (left to drift)."""
+    out: list[tuple[str, str, str]] = []
+    for dev, p in sorted(placed.items()):
+        d = plan.attrs[p]
+        if d.role == "server":
+            sus = sorted({plan.attrs[placed[x]].su for _, x, _ in adj[dev] if x in placed} - {0})
+            if len(sus) > 1:
+                out.append(
+                    (
+                        "server",
+                        dev,
+                        f"rails land on SUs {', '.join(map(str, sus))} "
+                        f"(placed in SU {d.su} as {p})",
+                    )
+                )
+            continue
+        if d.role == "leaf":
+            rails = sorted(
+                {
+                    _nic_rail(plan, placed[x], pk)
+                    for _, x, pk in adj[dev]
+                    if x in placed and plan.role.get(placed[x]) == "server"
+                }
+                - {0}
+            )
+            if len(rails) > 1:
+                out.append(
+                    (
+                        "leaf",
+                        dev,
+                        f"serves rails {', '.join(map(str, rails))} (placed as rail {d.rail}: {p})",
+                    )
+                )
+            continue
+        bad = sum(
+            1 for k, x, pk in adj[dev] if x in placed and plan.peer.get((p, k)) != (placed[x], pk)
+        )
+        if bad:
+            out.append(
+                (
+                    d.role,
+                    dev,
+                    f"{bad} of {len(adj[dev])} cables are not where the plan "
+                    f"puts them (placed as {p})",
+                )
+            )
+    return out
+
+
+def _nic_rail(plan: _Plan, server: str, port: Any) -> int:
+    q = plan.peer.get((server, port))
+    return plan.attrs[q[0]].rail if q else 0
+
+
+__all__ = [
+    "CLASSES",
+    "AdoptResult",
+    "Observation",
+    "ObservedDevice",
+    "Unplaced",
+    "adopt",
+    "observation_from_snapshot",
+    "short_name",
+]

@@ -1,0 +1,76 @@
+"""What a source observed, independent of the source: devices and cables, for ``adopt``.
+
+:func:`observation_from_snapshot` turns any drift reader's
+:class:`~fabric_stack.drift.model.Snapshot` into an :class:`Observation` (names
+shortened to host names, GUIDs and chassis MACs kept); a live source (NetBox's API,
+UFM) can build one directly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .identity import is_mac, normalize_guid, normalize_mac, unquote
+from .model import Snapshot
+
+_MF0 = re.compile(r"^MF0;([^:]+):")
+
+
+@dataclass(slots=True)
+class ObservedDevice:
+    """A device the fabric reports: its name, kind (server/switch/''), GUIDs and MACs."""
+
+    name: str
+    kind: str = ""
+    guids: list[str] = field(default_factory=list)
+    macs: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Observation:
+    """What a source saw, independent of the source: devices and cables (device, port)."""
+
+    source: str
+    origin: str
+    devices: dict[str, ObservedDevice] = field(default_factory=dict)
+    cables: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+
+@lru_cache(maxsize=1 << 17)
+def short_name(raw: str) -> str:
+    """The host name in a raw device name: MLNX-OS NodeDesc and FQDN stripped, lower case."""
+    s = unquote(raw)
+    if m := _MF0.match(s):
+        s = m.group(1)
+    s = s.strip()
+    if "." in s and not s.replace(".", "").isdigit():
+        s = s.split(".", 1)[0]
+    return s.lower()
+
+
+def observation_from_snapshot(snap: Snapshot) -> Observation:
+    """An :class:`Observation` of a drift reader's snapshot (names shortened, GUIDs kept)."""
+    obs = Observation(snap.source, snap.origin)
+    for raw, seen in snap.devices.items():
+        name = short_name(raw)
+        dev = obs.devices.setdefault(name, ObservedDevice(name))
+        dev.kind = dev.kind or (seen.kind if seen.kind in ("server", "switch") else "")
+        for key in ("guid", "hca_guids"):
+            val = seen.attrs.get(key)
+            for g in val if isinstance(val, list) else [val] if val else []:
+                dev.guids.append(normalize_guid(str(g)))
+    for raw, mac in snap.chassis_macs.items():
+        dev = obs.devices.setdefault(short_name(raw), ObservedDevice(short_name(raw)))
+        if is_mac(mac) and normalize_mac(mac) not in dev.macs:
+            dev.macs.append(normalize_mac(mac))
+    for link in snap.links:
+        a, b = short_name(link.a.device), short_name(link.b.device)
+        for name in (a, b):
+            obs.devices.setdefault(name, ObservedDevice(name))
+        obs.cables.append((a, unquote(link.a.port), b, unquote(link.b.port)))
+    return obs
+
+
+__all__ = ["Observation", "ObservedDevice", "observation_from_snapshot", "short_name"]
