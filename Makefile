@@ -66,12 +66,12 @@ twin-demo: venv twin-deps ## build the seed cluster's twin, check it, drift it, 
 	  --node-name-map $(TWIN_OUT)/node-name-map --ignore $(TWIN_OUT)/drift-ignore.yaml || rc=$$?; \
 	test $$rc = 1 || { echo "twin-demo: drift after the swap should exit 1 (drift), got $$rc"; exit 1; }
 
-# The real-NetBox tests (issue 21) are not in `make test` yet: their destroy step still fails
-# on a delete race and one run takes minutes on 2 cores. `make test-netbox` runs them.
-test: setup postgres ## set up, then run the whole suite (without the real-NetBox tests)
-	$(BIN)/pytest -m "not netbox"
+# The whole suite, the real-NetBox tests (issue 21) included: `make netbox` installs NetBox
+# once (venv + migrated database cached under ~/.cache/fabric-stack).
+test: setup postgres netbox ## set up, then run the whole suite (real PostgreSQL, NetBox, Pulumi)
+	$(BIN)/pytest
 
-test-netbox: setup netbox ## the real-NetBox inventory tests (work in progress, see README "NetBox")
+test-netbox: setup netbox ## only the real-NetBox inventory tests (see README "NetBox")
 	$(BIN)/pytest -m netbox
 
 test-fast: venv ## unit, property and golden tests only (no Pulumi CLI, no PostgreSQL)

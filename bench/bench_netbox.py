@@ -39,6 +39,17 @@ def _must(what: str, r: subprocess.CompletedProcess[str], ok: tuple[int, ...] = 
         sys.exit(f"{what} failed ({r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
 
 
+def _cpu_s(pid_file: Path) -> float:
+    """CPU seconds (user + system) the NetBox server process has used so far: unlike wall
+    time, this hardly depends on how busy the (shared) machine is."""
+    try:
+        fields = Path(f"/proc/{pid_file.read_text().strip()}/stat").read_text().rsplit(")", 1)[1]
+    except OSError:
+        return float("nan")
+    utime, stime = fields.split()[11:13]
+    return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
+
+
 def bench(gpus: int, work: Path) -> None:
     """Start NetBox, up, count, drift, destroy, stop; print the figures."""
     from fabric_stack.inventory.netbox_client import NetBoxClient
@@ -68,8 +79,11 @@ def bench(gpus: int, work: Path) -> None:
             ["config", "set", "--secret", "fabric:netboxToken", token],
         ):
             _must(f"pulumi {args[0]}", _run([PULUMI, *args, "--non-interactive"], proj, env)[1])
+        load0 = os.getloadavg()[0]
+        cpu0 = _cpu_s(state / "netbox.pid")
         up_s, r = _run([PULUMI, "up", "--yes", "--skip-preview", "--non-interactive"], proj, env)
         _must("pulumi up", r)
+        up_cpu = _cpu_s(state / "netbox.pid") - cpu0
         api = NetBoxClient(url, token)
         site = api.select("dcim/sites", {"slug": "bench"})[0]["id"]
         n = {
@@ -94,27 +108,36 @@ def bench(gpus: int, work: Path) -> None:
             {**env, "NETBOX_TOKEN": token},
         )
         _must("fabric-stack drift --netbox", r, ok=(0, 1))
+        drift_cpu = _cpu_s(state / "netbox.pid") - cpu0 - up_cpu
         down_s, r = _run(
             [PULUMI, "destroy", "--yes", "--skip-preview", "--non-interactive"], proj, env
         )
         _must("pulumi destroy", r)
+        down_cpu = _cpu_s(state / "netbox.pid") - cpu0 - up_cpu - drift_cpu
+        load1 = os.getloadavg()[0]
     finally:
         subprocess.run(
             ["bash", str(REPO / "scripts" / "netbox.sh"), "stop", str(state)],
             capture_output=True,
             check=False,
         )
+    print(
+        f"load average (1 min): {load0:.1f} at up, {load1:.1f} after destroy, {os.cpu_count()} CPUs"
+    )
     print(f"NetBox start (restore migrated dump, token, serve): {start_s:6.1f} s")
     print(
         f"pulumi up, {gpus} GPUs: {up_s:6.1f} s  ({n['dcim/devices']} devices, "
         f"{n['dcim/interfaces']} interfaces, {n['dcim/cables']} cables = {objects} objects, "
-        f"{objects / up_s:.0f} objects/s)"
+        f"{objects / up_s:.1f} objects/s); NetBox server CPU {up_cpu:.0f} s"
     )
     print(
         f"drift --netbox (read {n['dcim/cables']} cables live + compare): {drift_s:6.1f} s  "
-        f"({n['dcim/cables'] / drift_s:.0f} cables/s)"
+        f"({n['dcim/cables'] / drift_s:.0f} cables/s); NetBox server CPU {drift_cpu:.0f} s"
     )
-    print(f"pulumi destroy: {down_s:6.1f} s  ({objects / down_s:.0f} objects/s)")
+    print(
+        f"pulumi destroy: {down_s:6.1f} s  ({objects / down_s:.1f} objects/s); "
+        f"NetBox server CPU {down_cpu:.0f} s"
+    )
 
 
 def main() -> None:

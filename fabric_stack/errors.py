@@ -60,6 +60,16 @@ class InventoryError(FabricStackError):
     """The inventory store is unreachable or holds records it cannot understand."""
 
 
+class NetBoxHttpError(InventoryError):
+    """A NetBox API request answered with an HTTP error: ``status``, and whether NetBox
+    refused the API token itself (``auth``) rather than the request."""
+
+    def __init__(self, message: str, status: int, *, auth: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.auth = auth
+
+
 class EngineError(FabricStackError):
     """The Pulumi engine is missing, the wrong version, or a stack operation failed."""
 

@@ -29,13 +29,14 @@ die() {
   exit "$code"
 }
 
-# A working Python >= 3.12: NETBOX_PYTHON, pyenv's installed versions (newest first; pyenv's shims may
-# exist without a version selected, so each candidate is run), then python3.12/python3.13 on PATH.
+# A working Python >= 3.12, 3.12 first (the version the issue pins; NetBox 4.7 supports 3.12-3.14):
+# NETBOX_PYTHON, pyenv's 3.12.x (its real interpreters, not the shims: a shim without a version
+# selected fails), python3.12 on PATH, then newer pyenv versions and python3.13. Each candidate is run.
 find_python() {
-  local c
+  local c pyenv=${PYENV_ROOT:-$HOME/.pyenv}/versions
   for c in "${NETBOX_PYTHON:-}" \
-    $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -V -r) \
-    "$(command -v python3.12 || true)" "$(command -v python3.13 || true)"; do
+    $(ls -d "$pyenv"/3.12*/bin/python3 2>/dev/null | sort -V -r) "$(command -v python3.12 || true)" \
+    $(ls -d "$pyenv"/3.1[3-9]*/bin/python3 2>/dev/null | sort -V -r) "$(command -v python3.13 || true)"; do
     if [ -n "$c" ] && [ -x "$c" ] && "$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
       printf '%s\n' "$c"
       return 0
@@ -66,6 +67,7 @@ install_venv() {
   py=$(find_python) || die 2 "NetBox $NETBOX_VERSION needs Python >= 3.12: none on PATH or under pyenv;" \
     "set NETBOX_PYTHON=/path/to/python3.12"
   say "creating $VENV with $py ($("$py" --version 2>&1))"
+  local t0=$SECONDS
   rm -rf "$VENV"
   mkdir -p "$CACHE"
   "$py" -m venv "$VENV"
@@ -82,7 +84,7 @@ open(sys.argv[1], "w").write("\n".join(reqs) + "\n")
 EOF
   "$VENV/bin/python" -m pip install --quiet -r "$CACHE/requirements.txt"
   touch "$VENV/.installed-$NETBOX_VERSION"
-  say "installed netbox $("$VENV/bin/netbox" version 2>/dev/null)"
+  say "installed netbox $("$VENV/bin/netbox" version 2>/dev/null) into $VENV in $((SECONDS - t0)) s"
 }
 
 install_redis() {
@@ -175,8 +177,11 @@ build_dump() {
   local rc=0
   {
     say "running NetBox's migrations once (a few minutes)"
+    local t0=$SECONDS
     nb "$work/root" migrate --no-input >"$work/migrate.log" 2>&1 &&
+      say "migrations: $((SECONDS - t0)) s" && t0=$SECONDS &&
       nb "$work/root" collectstatic --no-input >"$work/static.log" 2>&1 &&
+      say "collectstatic: $((SECONDS - t0)) s" &&
       PGPASSWORD=fabric "$(pg_bin)/pg_dump" -Fc -h 127.0.0.1 -p "$pgport" -U fabric -f "$DUMP.tmp" fabric &&
       mv "$DUMP.tmp" "$DUMP"
   } || rc=$?
@@ -204,14 +209,11 @@ state_dir() {
   (cd "$1" && pwd)
 }
 
-wait_http() { # URL LOG PID
+wait_http() { # URL LOG PID: 0 when NetBox answers, 1 when it exited (the log says why)
   local i
   for i in $(seq 240); do
     if curl -fsS -o /dev/null "$1/login/" 2>/dev/null; then return 0; fi
-    kill -0 "$3" 2>/dev/null || {
-      tail -n 20 "$2" >&2
-      die 1 "NetBox exited during start; log: $2"
-    }
+    kill -0 "$3" 2>/dev/null || return 1
     sleep 0.25
   done
   die 1 "NetBox did not answer on $1 within 60 s; log: $2"
@@ -254,13 +256,21 @@ open('$dir/token', 'w').write(t.get_auth_header_prefix().split()[-1] + t.token +
     die 1 "creating the API token failed"
   }
   chmod 0600 "$dir/token"
-  port=$(free_port)
-  url="http://127.0.0.1:$port"
-  say "serving on $url"
-  NETBOX_ROOT=$dir/root nohup "$VENV/bin/netbox" runserver --insecure --noreload "127.0.0.1:$port" \
-    >"$dir/netbox.log" 2>&1 </dev/null &
-  printf '%s\n' "$!" >"$dir/netbox.pid"
-  wait_http "$url" "$dir/netbox.log" "$(cat "$dir/netbox.pid")"
+  # The free port may be taken between free_port and runserver's bind (other servers start on
+  # this machine too): then try another one.
+  local attempt
+  for attempt in 1 2 3; do
+    port=$(free_port)
+    url="http://127.0.0.1:$port"
+    say "serving on $url"
+    NETBOX_ROOT=$dir/root nohup "$VENV/bin/netbox" runserver --insecure --noreload "127.0.0.1:$port" \
+      >"$dir/netbox.log" 2>&1 </dev/null &
+    printf '%s\n' "$!" >"$dir/netbox.pid"
+    wait_http "$url" "$dir/netbox.log" "$(cat "$dir/netbox.pid")" && break
+    tail -n 20 "$dir/netbox.log" >&2
+    grep -q "already in use" "$dir/netbox.log" && [ "$attempt" != 3 ] ||
+      die 1 "NetBox exited during start; log: $dir/netbox.log"
+  done
   printf '%s\n' "$url" >"$dir/url"
   trap - EXIT
   printf '%s\n' "$url"

@@ -22,13 +22,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
-from ..errors import InventoryError
+from ..errors import InventoryError, NetBoxHttpError
 
 PAGE = 1000
 """Objects per GET page (NetBox's MAX_PAGE_SIZE defaults to 1000)."""
 
 CHUNK = 500
 """Objects per bulk write: enough to amortise a request, few enough for its timeout."""
+
+DELETE_RETRY_S = (1.0, 3.0, 10.0)
+"""Waits before a refused bulk DELETE whose objects are all still there is tried again."""
 
 Query = Mapping[str, str | int | Sequence[str | int]]
 
@@ -104,6 +107,27 @@ def mask_token(url: str) -> str:
     return url
 
 
+_TOKEN_WORDS = ("token", "credential", "authenticat", "permission", "not authorized")
+
+
+def refuses_token(status: int, detail: Any) -> bool:
+    """Whether an HTTP error is NetBox refusing the API token (or its rights), not the request.
+
+    401 always is. A 403 is only when its message speaks of the token, credentials,
+    authentication or permission, and it is not a bulk request's per-object report: NetBox
+    answers a bulk DELETE naming an object deleted meanwhile by another request with
+    ``403 {"detail": "1 of 1 objects could not be deleted.", "errors": [...]}`` (NetBox
+    4.7.3, ``netbox/api/viewsets/mixins.py``, ``BulkDestroyModelMixin``), which says
+    nothing about the token.
+    """
+    if status == 401:
+        return True
+    if status != 403 or not isinstance(detail, Mapping) or "errors" in detail:
+        return False
+    text = str(detail.get("detail", "")).lower()
+    return any(word in text for word in _TOKEN_WORDS)
+
+
 class NetBoxClient:
     """Talk to NetBox at ``base`` (``http://127.0.0.1:8000``) with API ``token``."""
 
@@ -126,15 +150,17 @@ class NetBoxClient:
         """One API call; JSON in and out. ``path`` is below ``/api/`` or a full next-page URL.
 
         A PostgreSQL deadlock inside NetBox (two bulk cable writes tracing paths through the
-        same switch) rolled the whole request back, so it is retried (three times at most).
+        same switch; a switch's delete cascading into cables their bundle deletes at the same
+        time, seen in the killed-up test's destroy) rolled the whole request back, so it is
+        retried, backing off (six tries, about 30 s in all).
         """
-        for attempt in range(1, 4):
+        for attempt in range(1, 7):
             try:
                 return self._request(method, path, body)
             except InventoryError as exc:
-                if "deadlock detected" not in str(exc) or attempt == 3:
+                if "deadlock detected" not in str(exc) or attempt == 6:
                     raise
-                time.sleep(0.5 * attempt)
+                time.sleep(0.5 * 2**attempt)
         raise AssertionError("unreachable")
 
     def _request(self, method: str, path: str, body: Any = None) -> Any:
@@ -145,7 +171,7 @@ class NetBoxClient:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 raw = resp.read()
         except urllib.error.HTTPError as exc:
-            raise InventoryError(self._http_error(method, url, exc)) from None
+            raise self._http_error(method, url, exc) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise InventoryError(
@@ -153,20 +179,26 @@ class NetBoxClient:
             ) from None
         return json.loads(raw) if raw else None
 
-    def _http_error(self, method: str, url: str, exc: urllib.error.HTTPError) -> str:
+    def _http_error(self, method: str, url: str, exc: urllib.error.HTTPError) -> NetBoxHttpError:
         try:
             detail: Any = json.loads(exc.read() or b"null")
         except ValueError:
             detail = None
         where = url.replace(self.base, "").split("?")[0]
-        if exc.code in (401, 403):
+        if refuses_token(exc.code, detail):
             text = detail.get("detail", "") if isinstance(detail, dict) else ""
-            return (
+            return NetBoxHttpError(
                 f"NetBox {self.base}: the API token was refused ({exc.code} {text}); "
-                "check NETBOX_TOKEN / fabric:netboxToken and that the token may write"
-            ).replace(" )", ")")
+                "check NETBOX_TOKEN / fabric:netboxToken and that the token may write".replace(
+                    " )", ")"
+                ),
+                exc.code,
+                auth=True,
+            )
         brief = json.dumps(detail)[:300] if detail is not None else exc.reason
-        return f"NetBox {self.base}: {method} {where} failed ({exc.code}): {brief}"
+        return NetBoxHttpError(
+            f"NetBox {self.base}: {method} {where} failed ({exc.code}): {brief}", exc.code
+        )
 
     def status(self) -> dict[str, Any]:
         """``/api/status/`` (NetBox version and friends); proves the URL and the token."""
@@ -211,21 +243,42 @@ class NetBoxClient:
         return out
 
     def delete(self, endpoint: str, ids: Iterable[int]) -> None:
-        """Bulk DELETE in chunks; a 404 (already gone, e.g. cascaded) deletes one by one."""
+        """Bulk DELETE in chunks of :data:`CHUNK`; objects already gone are not an error."""
         todo = sorted(set(ids))
         for i in range(0, len(todo), CHUNK):
-            chunk = todo[i : i + CHUNK]
+            self._delete_chunk(endpoint.strip("/"), todo[i : i + CHUNK])
+
+    def _delete_chunk(self, endpoint: str, ids: list[int]) -> None:
+        """Delete ``ids``; when NetBox refuses the batch, retry with those still there.
+
+        Another request (a cascade from a device another resource deleted, a parallel
+        ``destroy``) may delete some of them first. NetBox 4.7.3 then refuses the whole
+        batch (one transaction): with 400 ("Object with ID n does not exist") when an id was
+        gone before the request, with 403 ("1 of 1 objects could not be deleted") when it
+        went during it, 404 on a single-object URL. The same 403 comes when a *related*
+        object goes during the delete (a switch's cables deleted by their bundle while the
+        switch's delete cascades to its interfaces: seen in the real destroy test), and then
+        the object is still there. So each refusal is checked by reading which ids remain:
+        fewer means delete the rest; all of them means wait and try again, a few times, before
+        the refusal stands (a protected object). A refused token is never retried.
+        """
+        waits = iter(DELETE_RETRY_S)
+        while ids:
             try:
-                self.request("DELETE", f"{endpoint.strip('/')}/", [{"id": n} for n in chunk])
-            except InventoryError as exc:
-                if "(404)" not in str(exc):
+                self.request("DELETE", f"{endpoint}/", [{"id": n} for n in ids])
+                return
+            except NetBoxHttpError as exc:
+                if exc.auth or exc.status not in (400, 403, 404, 409):
                     raise
-                for n in chunk:
-                    try:
-                        self.request("DELETE", f"{endpoint.strip('/')}/{n}/")
-                    except InventoryError as one:
-                        if "(404)" not in str(one):
-                            raise
+                left = sorted(
+                    int(o["id"]) for o in self.select(endpoint, {"id": ids, "fields": "id"})
+                )
+                if len(left) == len(ids):
+                    wait = next(waits, None)
+                    if wait is None:
+                        raise
+                    time.sleep(wait)
+                ids = left
 
 
 class FakeNetBox:

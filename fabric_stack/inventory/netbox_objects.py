@@ -51,6 +51,34 @@ IF_TYPE = {
 # The plan's cable medium → NetBox cable type.
 CABLE_TYPE = {"mmf": "mmf", "smf": "smf", "copper": "dac-passive"}
 
+# The catalog's switches as the community device-type library names them (manufacturer, model,
+# slug, part number), so a NetBox that imported the library's types uses those very device
+# types, and one that did not gets types the library import later recognises by slug. Source:
+# github.com/netbox-community/devicetype-library, device-types/Nvidia/{QM9700,Q3400-RA,SN5600,
+# SN2201}.yaml (read 2026-11-30; SN2201 keeps its older slug mellanox-sn2201). Heights agree
+# with the catalog. The library's interface templates (QM9700 "P0.0", SN5600 "swp1", Q3400
+# "sw1p1") are not applied: interfaces are named as the plan names the ports.
+LIBRARY_TYPES = {
+    "qm9700": ("Nvidia", "QM9700", "nvidia-qm9700", ""),
+    "q3400": ("Nvidia", "Q3400-RA", "nvidia-q3400-ra", "920-9B36F-00RX-8S0"),
+    "sn5600": ("Nvidia", "SN5600", "nvidia-sn5600", ""),
+    "sn2201": ("Nvidia", "SN2201", "mellanox-sn2201", ""),
+}
+
+
+def type_slug(model: str) -> str:
+    """NetBox device-type slug of a catalog key: the library's where it has the model."""
+    lib = LIBRARY_TYPES.get(model.strip().lower())
+    return lib[2] if lib else slug(model)
+
+
+def model_of(type_slug_: str) -> str:
+    """The catalog key of a device-type slug (the slug itself when no catalog model has it)."""
+    for key, lib in LIBRARY_TYPES.items():
+        if lib[2] == type_slug_:
+            return key
+    return type_slug_
+
 
 def slug(text: str) -> str:
     """NetBox slug of ``text`` (lower case, [a-z0-9_-], at most 100 characters)."""
@@ -158,22 +186,22 @@ class NetBoxObjects(InventoryStore):
         """Device type of a switch catalog key, a server, or a not-yet-known endpoint."""
         from ..catalog import lookup_switch
 
+        part = ""
         if model in ("gpu-server", "endpoint"):
             vendor, name, height = "Generic", f"fabric-stack {model}", 0
+        elif model.strip().lower() in LIBRARY_TYPES:
+            vendor, name, _, part = LIBRARY_TYPES[model.strip().lower()]
+            height = lookup_switch(model).rack_units
         else:
             sw = lookup_switch(model)
             vendor, name, height = sw.vendor, sw.name, sw.rack_units
-        s = slug(model)
+        s = type_slug(model)
+        body = {"manufacturer": self._manufacturer(vendor), "model": name, "slug": s}
         return self._get_or_create(
             "dcim/device-types",
             s,
             {"slug": s},
-            {
-                "manufacturer": self._manufacturer(vendor),
-                "model": name,
-                "slug": s,
-                "u_height": height,
-            },
+            {**body, "u_height": height, **({"part_number": part} if part else {})},
         )
 
     def _role(self, role: str) -> int:
@@ -276,7 +304,7 @@ class NetBoxObjects(InventoryStore):
             cf.get("fabric_kind") != spec["kind"]
             or cf.get("fabric_record") != spec.get("record")
             or (isinstance(role, Mapping) and role.get("slug") != slug(spec["role"]))
-            or (isinstance(dtype, Mapping) and dtype.get("slug") != slug(spec["model"]))
+            or (isinstance(dtype, Mapping) and dtype.get("slug") != type_slug(spec["model"]))
             or name_of(dev.get("rack")) != (spec.get("rack") or "")
         )
 
@@ -349,9 +377,9 @@ def record_of(kind: str, obj: Mapping[str, Any]) -> dict[str, Any]:
         if (
             isinstance(dtype, Mapping)
             and dtype.get("slug")
-            and dtype["slug"] != slug(str(rec.get("model", "")))
+            and dtype["slug"] != type_slug(str(rec.get("model", "")))
         ):
-            rec["model"] = dtype["slug"]
+            rec["model"] = model_of(dtype["slug"])
         if "rack" in obj:
             rec["rack"] = name_of(obj.get("rack"))
     elif kind in ("Rail", "Vlan") and obj.get("prefix"):

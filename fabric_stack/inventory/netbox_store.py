@@ -30,10 +30,11 @@ anything uses them, and other stacks may).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from ..errors import InventoryError
+from ..errors import InventoryError, NetBoxHttpError
 from .netbox_client import mask_token
 from .netbox_objects import (
     CABLE_TYPE,
@@ -48,6 +49,11 @@ from .netbox_objects import (
     record_of,
     ref_id,
 )
+
+# NetBox's words for "made by another request first" (a unique constraint: cable termination,
+# interface or device name), and the waits before writing again (about 2.5 min in all).
+_CONFLICT = ("Duplicate termination", "already exists", "unique constraint")
+_CONFLICT_BACKOFF_S = (2.0, 5.0, 10.0, 20.0, 40.0, 60.0)
 
 
 class NetBoxStore(NetBoxObjects):
@@ -94,6 +100,33 @@ class NetBoxStore(NetBoxObjects):
         self._write(stack, kind, bundle, list(records), prune=True)
 
     def _write(
+        self,
+        stack: str,
+        kind: str,
+        bundle: str,
+        records: list[tuple[str, Mapping[str, Any]]],
+        *,
+        prune: bool,
+    ) -> None:
+        """Write ``records``; when NetBox refuses a create because another request made the
+        same object first, read again and write what is still missing.
+
+        That other request may be a parallel resource, or one a killed ``up`` left running on
+        the server: NetBox finishes a request whose client is gone, so the rerun's first read
+        can miss objects that request is still creating (seen in the killed-up test: "Duplicate
+        termination found for dcim.interface 114: cable 69"). Each write reads before it
+        creates, so repeating it is safe; the back-off gives such a request time to finish.
+        """
+        for delay in (*_CONFLICT_BACKOFF_S, None):
+            try:
+                self._write_once(stack, kind, bundle, records, prune=prune)
+                return
+            except NetBoxHttpError as exc:
+                if delay is None or not any(c in str(exc) for c in _CONFLICT):
+                    raise
+                time.sleep(delay)
+
+    def _write_once(
         self,
         stack: str,
         kind: str,
