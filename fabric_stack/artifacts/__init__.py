@@ -25,6 +25,7 @@ not fit the fabric raises :class:`TargetMismatchError` before any file exists.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +122,7 @@ def render_artifacts(target: str, ctx: RenderContext) -> list[Artifact]:
     for name in names:
         out.extend(TARGETS[name].render(ctx))
     paths = [a.path for a in out]
-    dupes = sorted({p for p in paths if paths.count(p) > 1})
+    dupes = sorted(p for p, n in Counter(paths).items() if n > 1)
     if dupes:  # a programming error, not bad input: two renderers claim one file
         raise RuntimeError(f"artifacts rendered twice: {dupes}")
     return out

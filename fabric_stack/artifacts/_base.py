@@ -13,7 +13,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import yaml
@@ -215,6 +215,13 @@ def comment_block(lines: Iterable[str], prefix: str = "# ") -> str:
     alone; reference lines (``Source: <url>``) and items indented by two spaces
     (commands to copy) are kept verbatim.
     """
+    return _comment_block(tuple(lines), prefix)
+
+
+# The same section titles recur in every switch file (1,280 files x 14 sections at
+# 32,768 GPUs): reflowing each once keeps textwrap off the profile.
+@lru_cache(maxsize=2048)
+def _comment_block(lines: tuple[str, ...], prefix: str) -> str:
     paras: list[tuple[bool, str]] = []  # (stands alone, text)
     for line in lines:
         alone = not line or line.startswith(_OWN_PARAGRAPH) or line.startswith("  ")

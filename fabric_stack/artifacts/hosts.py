@@ -18,6 +18,8 @@ maps them to the host's netdevs.
 
 from __future__ import annotations
 
+import ipaddress
+from functools import lru_cache
 from typing import Any
 
 from ..underlay import HostPort
@@ -42,9 +44,13 @@ def _servers(ctx: RenderContext) -> list[str]:
 
 
 def _block(h: HostPort) -> str:
-    import ipaddress
+    """The subnet of a host port: the same as its gateway's (leaf block or /31 pair)."""
+    return _network(h.gateway, h.prefixlen)
 
-    return str(ipaddress.ip_interface(f"{h.address}/{h.prefixlen}").network)
+
+@lru_cache(maxsize=65536)  # one parse per leaf block, not per host port
+def _network(address: str, prefixlen: int) -> str:
+    return str(ipaddress.ip_interface(f"{address}/{prefixlen}").network)
 
 
 def ip_commands(ctx: RenderContext, server: str) -> list[str]:

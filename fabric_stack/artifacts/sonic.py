@@ -32,6 +32,7 @@ says so in ``sonic/README.md`` (written with the files).
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 from ..drift.ports import SONIC_LANES_PER_CAGE
@@ -80,6 +81,7 @@ def require_sonic(ctx: RenderContext) -> None:
         )
 
 
+@lru_cache(maxsize=4096)  # a few hundred distinct ports, asked for once per switch
 def sonic_port(model: str, number: int, ppc: int) -> tuple[str, str, str]:
     """(name, lanes, alias) of logical port ``number``: ``Ethernet<first lane>``, ``etp<cage><x>``.
 
@@ -258,18 +260,25 @@ def _qos(
         "BUFFER_QUEUE": {},
     }
     lossless = set(q["pfc_priorities"])
+    pgs = [(f"|{prio}", {"profile": "NULL"}) for prio in sorted(lossless)]  # dynamic headroom
+    queues = [
+        (f"|{lo}" + (f"-{hi}" if hi > lo else ""), {"profile": _EGRESS[is_lossless]})
+        for lo, hi, is_lossless in _runs(lossless)
+    ]  # the same for every port: worked out once per switch
     for p in ports:
         # Queues left out keep SONiC's default scheduling; only the three classes are set.
         out["QUEUE"][f"{p}|0"] = {"scheduler": "scheduler.other"}
         out["QUEUE"][f"{p}|{tc}"] = {"scheduler": "scheduler.roce", "wred_profile": "ROCE_ECN"}
         out["QUEUE"][f"{p}|{cnp}"] = {"scheduler": "scheduler.cnp"}
         out["BUFFER_PG"][f"{p}|0"] = {"profile": "ingress_lossy_profile"}
-        for prio in sorted(lossless):
-            out["BUFFER_PG"][f"{p}|{prio}"] = {"profile": "NULL"}  # dynamic headroom
-        for lo, hi, is_lossless in _runs(lossless):
-            prof = "egress_lossless_profile" if is_lossless else "egress_lossy_profile"
-            out["BUFFER_QUEUE"][f"{p}|{lo}" + (f"-{hi}" if hi > lo else "")] = {"profile": prof}
+        for suffix, row in pgs:
+            out["BUFFER_PG"][p + suffix] = row
+        for suffix, row in queues:
+            out["BUFFER_QUEUE"][p + suffix] = row
     return out
+
+
+_EGRESS = {True: "egress_lossless_profile", False: "egress_lossy_profile"}
 
 
 def _runs(lossless: set[int]) -> list[tuple[int, int, bool]]:
