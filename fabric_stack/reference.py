@@ -18,7 +18,8 @@ from .networks import AccessNetwork, ComputeNetwork, Networks
 from .nodes import NodeProfile, PcieSwitch, ServerPort
 from .server_profiles import PROFILES
 from .site_names import NamingTemplates, SiteName
-from .spec import FabricSpec, InfinibandSettings, RoceQos
+from .spec import FabricSpec
+from .spec_sections import InfinibandSettings, RoceQos
 from .wire import CABLE_SHARED, NIC_SHARED, cable_line, nic_line
 
 

@@ -5,7 +5,7 @@ the import that breaks a rule. The layers, lowest first (a module may import its
 layer's modules and any lower layer, never a higher one):
 
 0. foundation: errors, catalog, nodes, naming, wire, fmt, redact, compat.pydantic_internals
-1. the spec: networks, spec, underlay_spec, site_names
+1. the spec: networks, spec, spec_sections, underlay_spec, site_names
 2. the pure stages: sizing(_model), topology(_model), rename, intent, pipeline, verify,
    guidance, underlay
    (and the package root, which re-exports them)
@@ -45,6 +45,7 @@ LAYERS: dict[str, int] = {
     "fabric_stack.compat.pydantic_internals": 0,
     "fabric_stack.networks": 1,
     "fabric_stack.spec": 1,
+    "fabric_stack.spec_sections": 1,
     "fabric_stack.underlay_spec": 1,
     "fabric_stack.site_names": 1,
     "fabric_stack": 2,

@@ -81,7 +81,8 @@ def test_every_export_and_artifact_uses_the_site_names(site: Path, tmp_path: Pat
 def test_every_pulumi_record_uses_the_site_names(site: Path) -> None:
     from fabric_stack.config import spec_from_file
 
-    intent = derive_intent(build_topology(size_fabric(spec_from_file(site))))
+    topo = build_topology(size_fabric(spec_from_file(site)))
+    intent = derive_intent(topo)
     records = [
         *(s.props() for s in intent.switches),
         *(c.props() for c in intent.cables),
@@ -95,7 +96,10 @@ def test_every_pulumi_record_uses_the_site_names(site: Path) -> None:
     # The planned names travel beside (Pulumi aliases; drift's "planned:" column).
     assert intent.planned["gpu-a07"] == "su1-node07"
     assert intent.planned["dgx0001"] == "su1-node01"
-    assert len(intent.planned) == sum(1 for _ in intent.switches) + 128
+    # 127 servers: one server position went to the UFM hosts (their names stay planned).
+    servers = [d for d in topo.devices if d.role == "server"]
+    assert len(servers) == 127
+    assert len(intent.planned) == sum(1 for _ in intent.switches) + len(servers)
 
 
 def test_the_plan_without_names_is_unchanged() -> None:
