@@ -290,3 +290,28 @@ def test_adopt_from_a_netbox_export(tmp_path: Path, fmt: str) -> None:
     truth = {actual: planned for planned, actual in names.items()}
     got = {row["actual"]: row["planned"] for row in json.loads(r.output)["mapping"]}
     assert got == truth
+
+
+def test_adopt_a_netbox_export_of_every_network_places_the_compute_fabric(tmp_path: Path) -> None:
+    """A NetBox export holds storage, in-band and OOB cables too (what `pulumi up` writes into a
+    NetBox inventory): every compute device still lands on its own position, nothing
+    contradicts the plan, and the access switches are the only devices left unplaced."""
+    from tests.drift_fixtures import clean_wires, netbox_rest, netbox_rows, topology
+
+    topo = topology({"gpus": 512})
+    wires = clean_wires(topo)  # every role
+    assert {"storage", "inband", "oob", "manager_leaf"} <= {w.role for w in wires}
+    path = tmp_path / "cables.json"
+    path.write_text(json.dumps(netbox_rest(netbox_rows(topo, wires))), encoding="utf-8")
+    r = _run(["adopt", "--gpus", "512", "--netbox-json", str(path), "--format", "json"])
+    report = json.loads(r.output)
+    mapping = {m["actual"]: m["planned"] for m in report["mapping"]}
+    compute = {
+        d.name for d in topo.devices if d.role in ("server", "manager", "leaf", "spine", "core")
+    }
+    assert set(mapping) == compute and all(a == p for a, p in mapping.items())
+    assert not any(c["contradictions"] for c in report["classes"].values())
+    access = {d.name for d in topo.devices if d.role in ("storage", "inband", "oob")}
+    unplaced = {u["device"] for c in report["classes"].values() for u in c["unplaced"]}
+    assert unplaced | {u["device"] for u in report["unplaced_other"]} <= access
+    assert r.exit_code == 1  # the access switches are reported as not placed

@@ -171,7 +171,8 @@ def test_up_edit_refresh_grow_destroy(
     ids = {c["label"]: c["id"] for c in api.select("dcim/cables", {"site_id": site})}
     pulumi(proj, pulumi_env, "config", "set", "fabric:gpus", str(BIG))
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview", timeout=LONG)
-    big = intent_for(BIG)
+    big_topo = build_topology(size_fabric(validate_spec(gpus=BIG)))
+    big = derive_intent(big_topo)
     assert _site_counts(api, site) == _expected(big)
     now = {c["label"]: c["id"] for c in api.select("dcim/cables", {"site_id": site})}
     same = {
@@ -186,6 +187,24 @@ def test_up_edit_refresh_grow_destroy(
     # … and the grown site drifts clean against the 512-GPU plan, read live.
     clean = _drift(url, token, BIG)
     assert clean.returncode == 0, clean.stdout[-2000:] + clean.stderr[-2000:]
+    # `adopt --netbox` reads the same live cables and, NetBox holding the plan's own names,
+    # places every compute device (servers, fabric managers, switches) on itself.
+    argv = [CLI, "adopt", "--gpus", str(BIG), "--netbox", url, "--netbox-site", "nb"]
+    adopted = subprocess.run(
+        [*argv, "--format", "json"],
+        env={**os.environ, "NETBOX_TOKEN": token},
+        capture_output=True,
+        text=True,
+        timeout=LONG,
+        check=False,
+    )
+    assert adopted.returncode in (0, 1), adopted.stderr  # 1: access switches are not placed
+    report = json.loads(adopted.stdout)
+    mapping = {m["actual"]: m["planned"] for m in report["mapping"]}
+    compute = {d.name for d in big_topo.devices if d.role in ("server", "manager")}
+    compute |= {s.name for s in big.switches if s.role in ("leaf", "spine", "core")}
+    assert compute <= set(mapping) and all(mapping[n] == n for n in compute), report
+    assert not any(c["contradictions"] for c in report["classes"].values())
 
     pulumi(proj, pulumi_env, "destroy", "--yes", "--skip-preview", timeout=LONG)
     assert _counts(api) == before

@@ -24,6 +24,7 @@ from ..names_file import write_names
 from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+from .netbox import netbox_options, netbox_reader
 from .params import NonEmptyPath
 
 _PATH = NonEmptyPath(path_type=Path)
@@ -74,6 +75,7 @@ def merge(observations: list[Observation]) -> Observation:
 @click.option("--mac-table", type=_PATH, metavar="FILE", help="CSV device,port,mac[,ifname].")
 @click.option("--netbox-csv", type=_PATH, metavar="FILE", help="NetBox cable CSV export.")
 @click.option("--netbox-json", type=_PATH, metavar="FILE", help="NetBox REST cables JSON.")
+@netbox_options
 @click.option(
     "--out",
     type=NonEmptyPath(dir_okay=False, path_type=Path),
@@ -96,6 +98,7 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     Examples:
       fabric-stack adopt --gpus 1024 --ibnetdiscover fabric.txt --out names.csv
       fabric-stack adopt --config cluster.yaml --lldp lldp/ --format markdown
+      NETBOX_TOKEN=… fabric-stack adopt --gpus 1024 --netbox https://nb.example --out names.csv
       fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
     """
     opts = {
@@ -113,9 +116,12 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     if opts["node_name_map"] is not None and opts["ibnetdiscover"] is None:
         raise click.UsageError("--node-name-map needs --ibnetdiscover")
     readers = _readers(opts)
+    live = netbox_reader(kwargs)  # --netbox URL: the cables of a live NetBox
+    if live is not None:
+        readers.append(live)
     if not readers:
         raise click.UsageError(
-            "give a source: --ibnetdiscover, --lldp, --eos, --netbox-csv or --netbox-json"
+            "give a source: --ibnetdiscover, --lldp, --eos, --netbox-csv, --netbox-json or --netbox"
         )
     spec = load_spec(kwargs)
     obs = merge([observation_from_snapshot(r.load()) for r in readers])

@@ -37,7 +37,7 @@ from ..drift.render import render_markdown, render_table
 from ..sizing import size_fabric
 from ..topology import build_topology
 from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
-from .netbox import netbox_reader
+from .netbox import netbox_options, netbox_reader
 from .params import NonEmptyPath
 
 PROGRESS_MIN_BYTES = 2 << 20
@@ -82,18 +82,7 @@ def _size(path: Path) -> int:
 @click.option(
     "--inventory", metavar="URL", help="The stack's inventory: sqlite:///PATH or postgresql://…"
 )
-@click.option(
-    "--netbox",
-    "netbox_url",
-    metavar="URL",
-    help="A live NetBox (http(s)://HOST): its cables through the REST API "
-    "(token: NETBOX_TOKEN or --netbox-token-file).",
-)
-@click.option(
-    "--netbox-token-file", type=_PATH, metavar="FILE", help="File holding the NetBox API token."
-)
-@click.option("--netbox-site", metavar="SLUG", help="Only this NetBox site's cables.")
-@click.option("--netbox-tag", metavar="SLUG", help="Only cables with this NetBox tag.")
+@netbox_options
 @click.option(
     "--mac-table",
     type=_PATH,

@@ -1,14 +1,43 @@
-"""CLI glue for a live NetBox: the token (NETBOX_TOKEN or a file) and the drift reader."""
+"""CLI glue for a live NetBox: the ``--netbox*`` options, the token (NETBOX_TOKEN or a file)
+and the reader `drift` and `adopt` share."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from ..drift.readers.netbox_live import NetboxApiReader
+from .params import NonEmptyPath
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def netbox_options(func: _F) -> _F:
+    """``--netbox URL``, ``--netbox-token-file``, ``--netbox-site``, ``--netbox-tag``."""
+    options = [
+        click.option(
+            "--netbox",
+            "netbox_url",
+            metavar="URL",
+            help="A live NetBox (http(s)://HOST): its cables through the REST API "
+            "(token: NETBOX_TOKEN or --netbox-token-file).",
+        ),
+        click.option(
+            "--netbox-token-file",
+            type=NonEmptyPath(path_type=Path),
+            metavar="FILE",
+            help="File holding the NetBox API token.",
+        ),
+        click.option("--netbox-site", metavar="SLUG", help="Only this NetBox site's cables."),
+        click.option("--netbox-tag", metavar="SLUG", help="Only cables with this NetBox tag."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
 
 
 def netbox_token(token_file: Path | None) -> str:
