@@ -182,7 +182,8 @@ def test_ib_dgx_h100_names(twin_dir: Path, tmp_path: Path) -> None:
     ok(twin("up", "--dir", str(twin_dir), "--node-profile", "dgx-h100", "--gpus", "64"))
     state = state_of(twin_dir)
     report = json.loads(ok(twin("check", "--dir", str(twin_dir), "--format", "json")))
-    assert report["reachability"]["pairs"] == 64 * 63 == report["reachability"]["ok"]
+    # 64 GPU HCAs + the two UFM HCAs the plan cables (issue 17's fabric managers).
+    assert report["reachability"]["pairs"] == 66 * 65 == report["reachability"]["ok"]
     out = tmp_path / "seen"
     assert collect_and_drift(twin_dir, out)["summary"]["total"] == 0
     dump = (out / "ibnetdiscover.txt").read_text()
