@@ -50,8 +50,8 @@ def _cpu_s(pid_file: Path) -> float:
     return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
 
 
-def bench(gpus: int, work: Path) -> None:
-    """Start NetBox, up, count, drift, destroy, stop; print the figures."""
+def bench(gpus: int, work: Path, destroy: bool = True) -> None:
+    """Start NetBox, up, count, drift, destroy (unless told not to), stop; print the figures."""
     from fabric_stack.inventory.netbox_client import NetBoxClient
     from fabric_stack.stack.env import offline_env
     from tests.pulumi_project import make_project
@@ -109,11 +109,14 @@ def bench(gpus: int, work: Path) -> None:
         )
         _must("fabric-stack drift --netbox", r, ok=(0, 1))
         drift_cpu = _cpu_s(state / "netbox.pid") - cpu0 - up_cpu
-        down_s, r = _run(
-            [PULUMI, "destroy", "--yes", "--skip-preview", "--non-interactive"], proj, env
-        )
-        _must("pulumi destroy", r)
-        down_cpu = _cpu_s(state / "netbox.pid") - cpu0 - up_cpu - drift_cpu
+        print(f"up {up_s:.1f} s, drift {drift_s:.1f} s; destroying", file=sys.stderr, flush=True)
+        down_s, down_cpu = float("nan"), float("nan")
+        if destroy:
+            down_s, r = _run(
+                [PULUMI, "destroy", "--yes", "--skip-preview", "--non-interactive"], proj, env
+            )
+            _must("pulumi destroy", r)
+            down_cpu = _cpu_s(state / "netbox.pid") - cpu0 - up_cpu - drift_cpu
         load1 = os.getloadavg()[0]
     finally:
         subprocess.run(
@@ -144,9 +147,14 @@ def main() -> None:
     """Parse arguments and run the benchmark in a temporary directory."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus", type=int, default=1024)
+    parser.add_argument(
+        "--no-destroy",
+        action="store_true",
+        help="skip the timed destroy (the throw-away NetBox is stopped and deleted anyway)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-netbox-") as tmp:
-        bench(args.gpus, Path(tmp))
+        bench(args.gpus, Path(tmp), destroy=not args.no_destroy)
 
 
 if __name__ == "__main__":

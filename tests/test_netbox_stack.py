@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 from collections import Counter
@@ -19,7 +18,7 @@ import pytest
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.inventory.netbox_client import NetBoxClient
 
-from .pulumi_project import REPO_ROOT, make_project, preview_steps, pulumi
+from .pulumi_project import REPO_ROOT, kill_session, make_project, preview_steps, pulumi
 
 pytestmark = [pytest.mark.netbox, pytest.mark.pulumi, pytest.mark.slow]
 
@@ -234,7 +233,9 @@ def test_killed_up_then_rerun_leaves_no_duplicates(
             break
         time.sleep(0.5)
     assert proc.poll() is None, "up finished before it could be killed; grow the change"
-    os.killpg(proc.pid, signal.SIGKILL)
+    # The whole session: the CLI's plugin hosts run in process groups of their own, and
+    # killing only the CLI's group left them writing to NetBox (and running) afterwards.
+    kill_session(proc.pid)
     proc.wait()
     site = _site(api, "it")
     assert site is not None

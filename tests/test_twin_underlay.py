@@ -103,6 +103,14 @@ def test_frr_restarts_after_down_and_clear(twin_dir: Path) -> None:
     assert after["ok"] is True
     names = {p["name"] for p in state_of(twin_dir)["processes"]}
     assert {f"zebra {leaf}", f"bgpd {leaf}"} <= names
+    # Unplug and re-plug the sender's leaf port: the clear makes a new veth pair, which
+    # must get the host's rail address and the leaf's bridge membership again.
+    ok(twin("fault", "--dir", str(twin_dir), "unplug", f"{leaf}:{src.leaf_port}"))
+    cut = check(twin_dir)
+    assert f"{src.server}:{src.nic}" in {f["from"] for f in cut["reachability"]["failed"]}
+    ok(twin("fault", "--dir", str(twin_dir), "--clear"))
+    replugged = check(twin_dir)
+    assert replugged["reachability"]["ok"] == replugged["reachability"]["pairs"] == 16, replugged
 
 
 def test_p2p31_host_addressing_routes(twin_dir: Path, tmp_path: Path) -> None:

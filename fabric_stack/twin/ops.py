@@ -243,6 +243,10 @@ def _apply(
     state = ops_eth.reconcile(directory, state, current, target)
     # reconcile restarts lldpd only; switches back from `down` need their FRR again.
     revived = sorted(set(current.down) - set(target.down))
+    was = {c.model_dump_json() for c in current.cables}
+    touched = {e.device for c in target.cables if c.model_dump_json() not in was
+               for e in (c.a, c.b)}  # fmt: skip
+    ops_frr.rewire_routing(topo, state, touched - set(target.down))
     state = ops_frr.restart_routing(topo, state, revived, target.down)
     save_state(directory, state)
     return state

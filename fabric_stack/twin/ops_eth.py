@@ -131,10 +131,13 @@ def start_lldpds(state: TwinState, devices: list[str]) -> list[Process]:
             raise TwinFailure(f"lldpd on {device} did not start in time") from None
         if proc.returncode != 0:
             raise TwinFailure(f"lldpd on {device} failed: {err.decode(errors='replace')[-200:]}")
-    out = []
     for device in devices:
         pidfile = device_dir(state, device) / "lldpd.pid"
         wait_until(f"lldpd on {device}", lambda f=pidfile: _pid_in(f), 10, 0.05)  # type: ignore[misc]
+    resume_lldpds(state, devices)
+    out = []
+    for device in devices:
+        pidfile = device_dir(state, device) / "lldpd.pid"
         pid = int(pidfile.read_text().strip())
         out.append(
             Process(
@@ -145,6 +148,63 @@ def start_lldpds(state: TwinState, devices: list[str]) -> list[Process]:
             )
         )
     return out
+
+
+def resume_lldpds(state: TwinState, devices: list[str], attempts: int = 5) -> None:
+    """Apply each lldpd's configuration and ``resume`` it ourselves, checking the result.
+
+    lldpd starts paused and runs ``lldpcli -c <conf> resume`` to configure and unpause
+    itself, but it does not check that child's exit status: when it fails (seen under
+    load), the daemon stays paused, sends nothing, and its neighbours never see it.
+    SONiC works around the same bug (sonic-buildimage
+    dockers/docker-lldp/waitfor_lldp_ready.sh). Applying the same file again is
+    idempotent, so every device gets it, in parallel, retried until it succeeds.
+    """
+    pending = list(devices)
+    failed: dict[str, str] = {}
+    for attempt in range(attempts):
+        failed = {}
+        for at in range(0, len(pending), 64):  # bounded: at most 64 lldpcli at once
+            failed.update(_lldpcli_resume(state, pending[at : at + 64]))
+        pending = sorted(failed)
+        if not pending:
+            return
+        time.sleep(0.5 * (attempt + 1))
+    first = pending[0]
+    raise TwinFailure(
+        f"lldpd on {first} (and {len(pending) - 1} more) could not be configured: {failed[first]}"
+    )
+
+
+def _lldpcli_resume(state: TwinState, devices: list[str]) -> dict[str, str]:
+    """Run ``lldpcli -c <conf> resume`` for each device side by side; {device: error}."""
+    launches = {
+        dev: subprocess.Popen(
+            [
+                "lldpcli",
+                "-u",
+                str(device_dir(state, dev) / "lldpd.socket"),
+                "-c",
+                str(device_dir(state, dev) / "lldpd.conf"),
+                "resume",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for dev in devices
+    }
+    failed: dict[str, str] = {}
+    for dev, proc in launches.items():
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            err = b"lldpcli timed out"
+        if proc.returncode != 0:
+            failed[dev] = err.decode(errors="replace").strip()[-200:] or f"exit {proc.returncode}"
+    return failed
 
 
 def _pid_in(pidfile: Path) -> bool:
@@ -210,17 +270,41 @@ def wait_converged(state: TwinState, wiring: Wiring, timeout: float) -> float:
     want = expected_neighbours(wiring)
     pending = {d for d in want if d not in wiring.down}
 
+    last: list[str] = []
+
     def done() -> bool:
         for dev in sorted(pending):
             # Exactly one neighbour per port, the wired one (stale peers must have expired).
             seen = _observed_peers(state, dev)
-            if seen == {port: {peer} for port, peer in want[dev].items()}:
+            wanted = {port: {peer} for port, peer in want[dev].items()}
+            if seen == wanted:
                 pending.discard(dev)
             else:
+                last[:] = _mismatches(dev, wanted, seen)
                 return False  # poll the rest next round; one slow device blocks anyway
         return True
 
-    return wait_until("LLDP convergence", done, timeout, 0.5)
+    try:
+        return wait_until("LLDP convergence", done, timeout, 0.5)
+    except TwinFailure as exc:
+        # Name the ports that never agreed: "not reached" alone cannot be diagnosed.
+        raise TwinFailure(
+            f"{exc}; {len(pending)} device(s) pending, e.g. {'; '.join(last)}"
+        ) from None
+
+
+def _mismatches(
+    dev: str, wanted: dict[str, set[tuple[str, str]]], seen: dict[str, set[tuple[str, str]]]
+) -> list[str]:
+    """Up to three ``dev port: want A, seen B`` lines, for the convergence error."""
+    out = []
+    for port in sorted(set(wanted) | set(seen)):
+        w, s = wanted.get(port, set()), seen.get(port, set())
+        if w != s:
+            want_s = ", ".join(f"{d} {p}" for d, p in sorted(w)) or "nothing"
+            seen_s = ", ".join(f"{d} {p}" for d, p in sorted(s)) or "nothing"
+            out.append(f"{dev} {port}: want {want_s}, seen {seen_s}")
+    return out[:3]
 
 
 def up_eth(directory: Path, state: TwinState, wiring: Wiring, say: Say) -> TwinState:

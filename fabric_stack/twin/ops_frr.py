@@ -164,7 +164,39 @@ def restart_routing(
         60 + sum(want.values()) / 10,
         1.0,
     )
+    # Sessions up is not routes installed (the CI run where a check right after
+    # `fault --clear` found 15 of 16 pairs): wait for the kernels as `up` does.
+    wait_routes(ctx, state, 60 + len(u.blocks) / 10, down)
     return state
+
+
+def rewire_routing(topo: FabricTopology, state: TwinState, touched: set[str]) -> None:
+    """Host addressing and leaf bridge membership again where a fault recreated veths.
+
+    A fault (or its clear) that re-plugs a port deletes the veth and makes a new one,
+    which drops what was configured on it: the host's rail address, its per-rail routes
+    and, on a leaf, the port's membership of the rail bridge. ``touched`` are the devices
+    at either end of the recreated cables; every line is applied with ``-force`` because
+    most of it still exists ("File exists" is expected and harmless).
+    """
+    ctx = RenderContext.from_topology(topo)
+    u = ctx.underlay
+    from ..artifacts.hosts import ip_commands
+
+    for server in sorted({h.server for h in u.hosts} & touched):
+        batch = "\n".join(ip_commands(ctx, server)) + "\n"
+        run(["ip", "-force", "-n", _ns(state, server), "-batch", "-"], stdin=batch, check=False)
+    if u.settings.host_addressing != "leaf-subnet":
+        return
+    for leaf in sorted({b.leaf for b in u.blocks} & touched):
+        lines = [
+            f"link set {h.leaf_port} master {frr_render.rail_interface(ctx, block)}"
+            for block in u.blocks_of(leaf)
+            for h in u.hosts_of(leaf)
+            if h.rail == block.rail
+        ]
+        batch = "\n".join(lines) + "\n"
+        run(["ip", "-force", "-n", _ns(state, leaf), "-batch", "-"], stdin=batch, check=False)
 
 
 def address_hosts(ctx: RenderContext, state: TwinState, hosts: list[str]) -> None:
@@ -250,17 +282,23 @@ def wait_bgp(ctx: RenderContext, state: TwinState, timeout: float) -> float:
     )
 
 
-def wait_routes(ctx: RenderContext, state: TwinState, timeout: float) -> float:
+def wait_routes(
+    ctx: RenderContext, state: TwinState, timeout: float, down: tuple[str, ...] = ()
+) -> float:
     """Wait until every leaf's kernel holds a route to every other same-plane rail block.
+
+    Leaves in ``down`` (a fault stopped their routing) are neither polled nor expected
+    to be reachable.
 
     Established sessions are not yet converged routing: zebra installs the learned
     prefixes a moment later, and a probe sent in between is answered with ICMP net
     unreachable by a leaf (seen in CI: 9 of 16 pairs right after "BGP sessions up").
     """
     want: dict[str, set[str]] = {}
-    for leaf in {b.leaf for b in ctx.underlay.blocks}:
-        plane = next(b.plane for b in ctx.underlay.blocks if b.leaf == leaf)
-        want[leaf] = {b.subnet for b in ctx.underlay.blocks if b.plane == plane and b.leaf != leaf}
+    blocks = [b for b in ctx.underlay.blocks if b.leaf not in down]
+    for leaf in {b.leaf for b in blocks}:
+        plane = next(b.plane for b in blocks if b.leaf == leaf)
+        want[leaf] = {b.subnet for b in blocks if b.plane == plane and b.leaf != leaf}
     pending = {leaf for leaf, nets in want.items() if nets}
 
     def done() -> bool:
