@@ -63,18 +63,24 @@ def document_control(ctx: RenderContext, status: str) -> str:
 
 
 _FABRIC = {"infiniband": "InfiniBand", "roce": "RoCEv2", "ethernet": "Ethernet"}
+# The `render` targets that carry each fabric's control plane and lossless settings.
+_CONTROL_DIRS = {
+    "infiniband": "infiniband/ files: OpenSM and the per-plane subnet managers",
+    "roce": "roce-qos/, cumulus/ (NVUE), sonic/ (CONFIG_DB) and frr/ files",
+    "ethernet": "cumulus/ (NVUE), sonic/ (CONFIG_DB) and frr/ files",
+}
 
 
 def scope(ctx: RenderContext) -> str:
     """What this design covers and what it leaves to other documents."""
     plan = ctx.plan
     nets = ", ".join(sorted({v.network for v in ctx.intent.vlans if v.network != "compute"}))
+    control = _CONTROL_DIRS.get(ctx.fabric, _CONTROL_DIRS["roce"])
     inside = [
         f"The {_FABRIC[ctx.fabric]} compute fabric: {plan.nodes:,} servers, {plan.rails} rails, "
         f"{plan.tiers} tiers, {plan.planes} plane(s), every switch, cable and optic of it.",
         f"The separate networks as planned: {nets or 'none'} (VLANs, subnets, carriers).",
-        "Fabric control plane and lossless settings (the rendered infiniband/, roce-qos/, "
-        "cumulus/, frr/ files that apply).",
+        f"Fabric control plane and lossless settings (the rendered {control}).",
         "Host and Kubernetes RDMA networking (nccl/, hosts/, kubernetes/) and the acceptance "
         "tests below.",
     ]
