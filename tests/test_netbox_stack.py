@@ -197,7 +197,7 @@ def test_up_edit_refresh_grow_destroy(
         timeout=LONG,
         check=False,
     )
-    assert adopted.returncode in (0, 1), adopted.stderr  # 1: access switches are not placed
+    assert adopted.returncode == 0, adopted.stderr  # every compute device placed
     report = json.loads(adopted.stdout)
     mapping = {m["actual"]: m["planned"] for m in report["mapping"]}
     compute = {d.name for d in big_topo.devices if d.role in ("server", "manager")}

@@ -219,8 +219,11 @@ def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any
     notes: list[str] = []
     nics = sorted(plan.nic_names, key=_natural)
     ranked = 0
+    named = {dev for (dev, _), k in keys.items() if isinstance(k, str)}
     for dev, ports in odd.items():
-        if len(ports) <= len(nics):
+        # Rank only on a server none of whose ports has a plan NIC name: where some do,
+        # the others are its storage / in-band / BMC ports, not rail NICs named otherwise.
+        if dev not in named and len(ports) <= len(nics):
             for port, name in zip(sorted(ports, key=_natural), nics, strict=False):
                 keys[(dev, port)] = name
                 ranked += 1
