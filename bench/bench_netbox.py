@@ -124,9 +124,7 @@ def bench(gpus: int, work: Path, destroy: bool = True) -> None:
             capture_output=True,
             check=False,
         )
-    print(
-        f"load average (1 min): {load0:.1f} at up, {load1:.1f} after destroy, {os.cpu_count()} CPUs"
-    )
+    print(f"load average (1 min): {load0:.1f} at up, {load1:.1f} at the end, {os.cpu_count()} CPUs")
     print(f"NetBox start (restore migrated dump, token, serve): {start_s:6.1f} s")
     print(
         f"pulumi up, {gpus} GPUs: {up_s:6.1f} s  ({n['dcim/devices']} devices, "
@@ -137,10 +135,13 @@ def bench(gpus: int, work: Path, destroy: bool = True) -> None:
         f"drift --netbox (read {n['dcim/cables']} cables live + compare): {drift_s:6.1f} s  "
         f"({n['dcim/cables'] / drift_s:.0f} cables/s); NetBox server CPU {drift_cpu:.0f} s"
     )
-    print(
-        f"pulumi destroy: {down_s:6.1f} s  ({objects / down_s:.1f} objects/s); "
-        f"NetBox server CPU {down_cpu:.0f} s"
-    )
+    if destroy:
+        print(
+            f"pulumi destroy: {down_s:6.1f} s  ({objects / down_s:.1f} objects/s); "
+            f"NetBox server CPU {down_cpu:.0f} s"
+        )
+    else:
+        print("pulumi destroy: skipped (--no-destroy); the throw-away NetBox was deleted")
 
 
 def main() -> None:
