@@ -24,10 +24,10 @@ pytestmark = [pytest.mark.netbox, pytest.mark.pulumi, pytest.mark.slow]
 
 CLI = str(REPO_ROOT / ".venv" / "bin" / "fabric-stack")
 
-# `make test` / CI run 16 → 32 GPUs: the only sizes run end to end so far (NetBox spends
-# ~0.9 CPU-s per cable, so 128 → 512 is 35-45 min of the 90-minute CI budget, unverified).
-# FABRIC_NETBOX_GPUS=128,512 runs the sizes: 128 GPUs (32 devices, 896 interfaces,
-# 448 cables) grown to 512 (96 devices, 2,560 interfaces, 1,280 cables).
+# `make test` / CI run 16 → 32 GPUs. FABRIC_NETBOX_GPUS=128,512 runs the sizes (28 min
+# for the grow and killed-up tests on an idle 2-core machine, too much of CI's 90 minutes):
+# 128 GPUs (32 devices, 896 interfaces, 448 cables) grown to 512 (96 devices, 2,560
+# interfaces, 1,280 cables).
 SMALL, BIG = (int(n) for n in os.environ.get("FABRIC_NETBOX_GPUS", "16,32").split(","))
 # One NetBox write step may take minutes on a loaded 2-core machine (see bench/README.md).
 LONG = 3600
