@@ -297,6 +297,17 @@ def test_concurrent_up_fails_cleanly_on_the_lock(
 ) -> None:
     db = tmp_path / "inventory.db"
     proj = _stack(tmp_path, pulumi_env, 512, f"sqlite:///{db}")
+    # The first up holds its lock until the second has run: its program waits while the
+    # hold file exists (only the first gets FST_TEST_HOLD). Without it, an idle CI machine
+    # finished the first up before the second reached the lock, and the second passed.
+    hold = tmp_path / "hold"
+    hold.touch()
+    (proj / "__main__.py").write_text(
+        "import os, time\nfrom pathlib import Path\n\n"
+        "hold = os.environ.get('FST_TEST_HOLD')\nend = time.time() + 300\n"
+        "while hold and Path(hold).exists() and time.time() < end:\n    time.sleep(0.05)\n\n"
+        "from components.program import run\n\nrun()\n"
+    )
     cmd = [
         str(REPO_ROOT / ".venv/bin/pulumi"),
         "up",
@@ -305,7 +316,12 @@ def test_concurrent_up_fails_cleanly_on_the_lock(
         "--non-interactive",
     ]
     first = subprocess.Popen(
-        cmd, cwd=proj, env=pulumi_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        cmd,
+        cwd=proj,
+        env={**pulumi_env, "FST_TEST_HOLD": str(hold)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     # Start the second once the first holds the lock, not after a guess at how long
     # that takes on this machine.
@@ -315,9 +331,13 @@ def test_concurrent_up_fails_cleanly_on_the_lock(
     while not any(locks.glob("*.json")) and time.time() < deadline and first.poll() is None:
         time.sleep(0.05)
     assert first.poll() is None and any(locks.glob("*.json")), "the first up never took its lock"
-    second = subprocess.run(
-        cmd, cwd=proj, env=pulumi_env, capture_output=True, text=True, check=False
-    )
+    try:
+        second = subprocess.run(
+            cmd, cwd=proj, env=pulumi_env, capture_output=True, text=True, check=False
+        )
+        assert first.poll() is None, "the first up ended while held"
+    finally:
+        hold.unlink()
     out1, _ = first.communicate(timeout=600)
     assert first.returncode == 0, out1[-2000:]
     assert second.returncode != 0
