@@ -246,8 +246,9 @@ def _apply(
     was = {c.model_dump_json() for c in current.cables}
     touched = {e.device for c in target.cables if c.model_dump_json() not in was
                for e in (c.a, c.b)}  # fmt: skip
-    ops_frr.rewire_routing(topo, state, touched - set(target.down))
-    state = ops_frr.restart_routing(topo, state, revived, target.down)
+    ctx = RenderContext.from_topology(topo)  # once, for both steps
+    ops_frr.rewire_routing(ctx, state, touched - set(target.down))
+    state = ops_frr.restart_routing(ctx, state, revived, target.down)
     save_state(directory, state)
     return state
 

@@ -131,13 +131,12 @@ def start_lldpds(state: TwinState, devices: list[str]) -> list[Process]:
             raise TwinFailure(f"lldpd on {device} did not start in time") from None
         if proc.returncode != 0:
             raise TwinFailure(f"lldpd on {device} failed: {err.decode(errors='replace')[-200:]}")
-    for device in devices:
-        pidfile = device_dir(state, device) / "lldpd.pid"
+    pidfiles = {device: device_dir(state, device) / "lldpd.pid" for device in devices}
+    for device, pidfile in pidfiles.items():
         wait_until(f"lldpd on {device}", lambda f=pidfile: _pid_in(f), 10, 0.05)  # type: ignore[misc]
     resume_lldpds(state, devices)
     out = []
-    for device in devices:
-        pidfile = device_dir(state, device) / "lldpd.pid"
+    for device, pidfile in pidfiles.items():
         pid = int(pidfile.read_text().strip())
         out.append(
             Process(

@@ -88,11 +88,20 @@ def prepare_leaf(ctx: RenderContext, state: TwinState, leaf: str) -> None:
     for block in u.blocks_of(leaf):
         br = frr_render.rail_interface(ctx, block)
         lines += [f"link add {br} type bridge", f"link set {br} mtu {u.mtu} up"]
-        for h in u.hosts_of(leaf):
-            if h.rail == block.rail:
-                lines.append(f"link set {h.leaf_port} master {br}")
+    lines += _bridge_members(ctx, leaf)
     if lines:
         run(["ip", "-n", _ns(state, leaf), "-batch", "-"], stdin="\n".join(lines) + "\n")
+
+
+def _bridge_members(ctx: RenderContext, leaf: str) -> list[str]:
+    """``ip -batch`` lines putting each host port of ``leaf`` in its rail's bridge."""
+    u = ctx.underlay
+    return [
+        f"link set {h.leaf_port} master {frr_render.rail_interface(ctx, block)}"
+        for block in u.blocks_of(leaf)
+        for h in u.hosts_of(leaf)
+        if h.rail == block.rail
+    ]
 
 
 def start_frr(ctx: RenderContext, state: TwinState, switches: list[str]) -> list[Process]:
@@ -135,7 +144,7 @@ def spawn_daemons(state: TwinState, name: str) -> list[Process]:
 
 
 def restart_routing(
-    topo: FabricTopology, state: TwinState, revived: list[str], down: tuple[str, ...]
+    ctx: RenderContext, state: TwinState, revived: list[str], down: tuple[str, ...]
 ) -> TwinState:
     """FRR again on switches that come back from a ``down`` fault; wait for their sessions.
 
@@ -143,7 +152,6 @@ def restart_routing(
     interfaces, leaf bridges and frr.conf, so only the daemons are started again. The
     wait covers the revived switches' sessions whose peer is not itself still down.
     """
-    ctx = RenderContext.from_topology(topo)
     u = ctx.underlay
     switches = [n for n in revived if n in u.switches]
     if not switches:
@@ -170,7 +178,7 @@ def restart_routing(
     return state
 
 
-def rewire_routing(topo: FabricTopology, state: TwinState, touched: set[str]) -> None:
+def rewire_routing(ctx: RenderContext, state: TwinState, touched: set[str]) -> None:
     """Host addressing and leaf bridge membership again where a fault recreated veths.
 
     A fault (or its clear) that re-plugs a port deletes the veth and makes a new one,
@@ -179,33 +187,29 @@ def rewire_routing(topo: FabricTopology, state: TwinState, touched: set[str]) ->
     at either end of the recreated cables; every line is applied with ``-force`` because
     most of it still exists ("File exists" is expected and harmless).
     """
-    ctx = RenderContext.from_topology(topo)
     u = ctx.underlay
-    from ..artifacts.hosts import ip_commands
-
-    for server in sorted({h.server for h in u.hosts} & touched):
-        batch = "\n".join(ip_commands(ctx, server)) + "\n"
-        run(["ip", "-force", "-n", _ns(state, server), "-batch", "-"], stdin=batch, check=False)
+    address_hosts(ctx, state, sorted({h.server for h in u.hosts} & touched), force=True)
     if u.settings.host_addressing != "leaf-subnet":
         return
     for leaf in sorted({b.leaf for b in u.blocks} & touched):
-        lines = [
-            f"link set {h.leaf_port} master {frr_render.rail_interface(ctx, block)}"
-            for block in u.blocks_of(leaf)
-            for h in u.hosts_of(leaf)
-            if h.rail == block.rail
-        ]
-        batch = "\n".join(lines) + "\n"
+        batch = "\n".join(_bridge_members(ctx, leaf)) + "\n"
         run(["ip", "-force", "-n", _ns(state, leaf), "-batch", "-"], stdin=batch, check=False)
 
 
-def address_hosts(ctx: RenderContext, state: TwinState, hosts: list[str]) -> None:
-    """Rendered host addressing: address, per-rail table and `ip rule` per rail NIC."""
+def address_hosts(
+    ctx: RenderContext, state: TwinState, hosts: list[str], force: bool = False
+) -> None:
+    """Rendered host addressing: address, per-rail table and `ip rule` per rail NIC.
+
+    ``force`` applies every line even where some already exist (re-applying after a
+    re-plug), without failing on them.
+    """
     from ..artifacts.hosts import ip_commands  # the same commands `render hosts` writes
 
     for server in hosts:
-        batch = ip_commands(ctx, server)
-        run(["ip", "-n", _ns(state, server), "-batch", "-"], stdin="\n".join(batch) + "\n")
+        batch = "\n".join(ip_commands(ctx, server)) + "\n"
+        argv = ["ip", *(["-force"] if force else []), "-n", _ns(state, server), "-batch", "-"]
+        run(argv, stdin=batch, check=not force)
 
 
 def bgp_sessions(state: TwinState, switch: str) -> tuple[int, int]:
