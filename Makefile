@@ -74,14 +74,14 @@ test: setup postgres netbox ## set up, then run the whole suite (real PostgreSQL
 test-netbox: setup netbox ## only the real-NetBox inventory tests (see README "NetBox")
 	$(BIN)/pytest -m netbox
 
-test-fast: venv ## unit, property and golden tests only (no Pulumi CLI, no PostgreSQL)
-	$(BIN)/pytest -m "not pulumi and not postgres and not netbox"
+test-fast: venv ## unit, property and golden tests only (tests/unit tests/golden: no real part)
+	$(BIN)/pytest tests/unit tests/golden
 
 # The bad-input contract under a longer Hypothesis campaign (CI runs 25 examples per test,
 # derandomized). FUZZ_EXAMPLES sets the examples per fuzz test.
 FUZZ_EXAMPLES ?= 1000
 fuzz: venv ## longer fuzz campaign of the bad-input contract (FUZZ_EXAMPLES per test)
-	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/test_fuzz_contract.py -q \
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/unit/test_fuzz_contract.py -q \
 		--hypothesis-show-statistics
 
 lint: venv ## ruff + mypy
@@ -93,7 +93,7 @@ goldens: venv ## regenerate golden files under tests/golden (review the git diff
 	$(BIN)/python -m tests.regenerate
 
 docs: venv ## regenerate docs/spec-reference.md from the models
-	$(BIN)/python -m fabric_stack.reference > docs/spec-reference.md
+	$(BIN)/python -m fabric_stack.views.reference > docs/spec-reference.md
 
 # The main job on the built-in defaults (the seed card's 128-GPU cluster): the sizing
 # card, the policy check, then `pulumi preview` of the `demo` stack (no config, so

@@ -53,9 +53,9 @@ def write_input(directory: Path) -> tuple[Path, dict[str, str]]:
 def stages(directory: Path) -> dict[str, float]:
     """Each stage timed in this process; placement checked against the truth."""
     from fabric_stack import build_topology, size_fabric, validate_spec
+    from fabric_stack.adapters.discovery import IbnetdiscoverReader
     from fabric_stack.drift.adopt import adopt, observation_from_snapshot
-    from fabric_stack.drift.readers import IbnetdiscoverReader
-    from fabric_stack.names_file import write_names
+    from fabric_stack.files.names_file import write_names
 
     out: dict[str, float] = {}
 

@@ -140,8 +140,8 @@ def write_inputs(directory: Path) -> dict[str, Any]:
 def run_scenario(name: str, directory: Path) -> dict[str, float]:
     """One scenario in this process: stage times (s) and findings."""
     from fabric_stack import build_topology, size_fabric, validate_spec
+    from fabric_stack.adapters.discovery import IbnetdiscoverReader, NetboxCsvReader
     from fabric_stack.drift import PlanIndex, compute_drift
-    from fabric_stack.drift.readers import IbnetdiscoverReader, NetboxCsvReader
     from tests.drift_fixtures import snapshot_of
 
     out: dict[str, float] = {}

@@ -52,8 +52,8 @@ def _cpu_s(pid_file: Path) -> float:
 
 def bench(gpus: int, work: Path, destroy: bool = True) -> None:
     """Start NetBox, up, count, drift, destroy (unless told not to), stop; print the figures."""
-    from fabric_stack.inventory.netbox_client import NetBoxClient
-    from fabric_stack.stack.env import offline_env
+    from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
+    from fabric_stack.adapters.pulumi.env import offline_env
     from tests.pulumi_project import make_project
 
     state = work / "netbox"

@@ -37,7 +37,7 @@ CASES = {"small": (128, 512), "large": (1024, 4096)}
 
 
 def _env(state: Path) -> dict[str, str]:
-    from fabric_stack.stack.env import offline_env
+    from fabric_stack.adapters.pulumi.env import offline_env
 
     env = offline_env(REPO, state_dir=state)
     env["PULUMI_HOME"] = str(state / "home")

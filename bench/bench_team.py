@@ -78,7 +78,7 @@ class Backend:
     """A project on one state backend, with a PostgreSQL inventory of its own."""
 
     def __init__(self, root: Path, kind: str, server: str) -> None:
-        from fabric_stack.stack.env import offline_env
+        from fabric_stack.adapters.pulumi.env import offline_env
 
         self.kind = kind
         self.server = server

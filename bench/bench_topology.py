@@ -31,9 +31,9 @@ TARGETS: dict[str, tuple[float, float | None]] = {"32k": (5.0, 1.5), "131k": (30
 
 def run_one(name: str) -> dict[str, Any]:
     """Build and export one size in this process; return timings and peak RSS."""
-    from fabric_stack.sizing import size_fabric
-    from fabric_stack.spec import validate_spec
-    from fabric_stack.topology import build_topology
+    from fabric_stack.sizing.size import size_fabric
+    from fabric_stack.spec.model import validate_spec
+    from fabric_stack.topology.build import build_topology
     from fabric_stack.views.bom import bill_of_materials
     from fabric_stack.views.exports import links_csv, links_json, topo_file, ufm_p2p
 

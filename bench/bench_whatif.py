@@ -30,12 +30,12 @@ CASES: dict[str, tuple[int, float]] = {
 
 def run_one(name: str) -> dict[str, Any]:
     """One case in this process: stage timings, total and peak RSS."""
-    from fabric_stack.estimate import DEFAULT_SIZES, estimate_collective, parse_sizes
+    from fabric_stack.analysis.estimate import DEFAULT_SIZES, estimate_collective, parse_sizes
+    from fabric_stack.analysis.whatif import FabricIndex, Failure, analyze_failures
     from fabric_stack.pipeline import paused_gc
-    from fabric_stack.sizing import size_fabric
-    from fabric_stack.spec import validate_spec
-    from fabric_stack.topology import build_topology
-    from fabric_stack.whatif import FabricIndex, Failure, analyze_failures
+    from fabric_stack.sizing.size import size_fabric
+    from fabric_stack.spec.model import validate_spec
+    from fabric_stack.topology.build import build_topology
 
     gpus, _ = CASES[name]
     stages: dict[str, float] = {}

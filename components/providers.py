@@ -7,7 +7,7 @@ pickle the class by value, once more per resource). They open an inventory
 connection per call.
 
 Resource inputs are two: ``record``, the intent record as canonical JSON text
-(:func:`fabric_stack.wire.record_text`; one property, because the engine and
+(:func:`fabric_stack.intent.wire.record_text`; one property, because the engine and
 SDK charge per property, and `pulumi preview --diff` decodes it field by
 field), and ``inventory``, where the record is kept: ``{"url": …, "stack": …}``
 (the store URL, a Pulumi secret when it carries a password, and the stack
@@ -18,7 +18,6 @@ row per item.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -26,8 +25,9 @@ import pulumi
 from pulumi import dynamic
 from pydantic import BaseModel, ValidationError
 
-from fabric_stack.compat.pulumi_dynamic import register_dynamic
-from fabric_stack.intent import (
+from fabric_stack.adapters.inventory import open_store
+from fabric_stack.adapters.pulumi.sdk_dynamic import register_dynamic
+from fabric_stack.intent.model import (
     CableIntent,
     FabricSummary,
     RailIntent,
@@ -35,8 +35,7 @@ from fabric_stack.intent import (
     SwitchIntent,
     VlanIntent,
 )
-from fabric_stack.inventory import open_store
-from fabric_stack.wire import (
+from fabric_stack.intent.wire import (
     RECORD_KEY,
     decode_cables,
     decode_nics,
@@ -180,7 +179,7 @@ class InventoryProvider(dynamic.ResourceProvider):
 class BundleProvider(InventoryProvider):
     """Many items (cables, NICs) managed as one resource, stored one row per item.
 
-    Props carry the items compactly (see ``fabric_stack.wire.encode_cables``);
+    Props carry the items compactly (see ``fabric_stack.intent.wire.encode_cables``);
     the inventory gets full records.
     """
 
@@ -357,12 +356,3 @@ class CableBundle(_InventoryResource, module="fabric", name="CableBundle"):
     """``pulumi-python:dynamic/fabric:CableBundle``: one switch side's cables."""
 
     provider_cls = CableBundleProvider
-
-
-def decode_provider(serialized: str) -> dynamic.ResourceProvider:
-    """Inverse of the provider serialization (tests use it to prove it round-trips)."""
-    import dill
-
-    obj = dill.loads(base64.b64decode(serialized))
-    assert isinstance(obj, dynamic.ResourceProvider)
-    return obj

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from .intent import FabricIntent, derive_intent
-from .sizing import SizingPlan, size_fabric
-from .spec import FabricSpec
-from .topology import FabricTopology, build_topology
+from fabric_stack.intent.derive import derive_intent
+from fabric_stack.intent.model import FabricIntent
+from fabric_stack.sizing.size import SizingPlan, size_fabric
+from fabric_stack.spec.model import FabricSpec
+from fabric_stack.topology.build import FabricTopology, build_topology
 
 
 class Pipeline(NamedTuple):

@@ -6,9 +6,9 @@ and blocks: tests import this module and call each policy's ``validate`` with
 them.
 
 * Stack policies (one per rule, named by the rule id) rebuild the
-  :class:`~fabric_stack.intent.FabricIntent` from every
+  :class:`~fabric_stack.intent.model.FabricIntent` from every
   ``pulumi-python:dynamic/fabric:*`` resource with
-  :func:`~fabric_stack.intent.intent_from_resources` and run the rule, exactly
+  :func:`~fabric_stack.intent.model.intent_from_resources` and run the rule, exactly
   as ``fabric-stack check`` does.
 * ``port-budget``, ``link-speed-match`` and ``rail-alignment`` judge one
   resource at a time, so they are resource policies (a Switch, a Cable or
@@ -38,18 +38,18 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from fabric_stack.compat.pulumi_policy_proxy import (
+from fabric_stack.adapters.pulumi.sdk_policy import (
     UNKNOWN_VALUES,
     DictProxy,
     ListProxy,
     UnknownValueError,
     target,
 )
-from fabric_stack.intent import RESOURCE_KINDS, FabricIntent, intent_from_resources
+from fabric_stack.intent.model import RESOURCE_KINDS, FabricIntent, intent_from_resources
+from fabric_stack.intent.wire import RECORD_KEY, decode_cables, decode_nics, record_of
 from fabric_stack.pipeline import paused_gc
 from fabric_stack.policy import RULES, Rule, Violation
 from fabric_stack.policy.config import FABRIC_SUFFIX
-from fabric_stack.wire import RECORD_KEY, decode_cables, decode_nics, record_of
 
 PACK_NAME = "fabric-stack"
 """Policy pack name (what ``pulumi preview`` prints next to each violation)."""

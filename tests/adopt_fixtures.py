@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from fabric_stack.drift import PlanIndex
-from fabric_stack.topology import FabricTopology
-from fabric_stack.topology_model import FABRIC_ROLES
+from fabric_stack.topology.build import FabricTopology
+from fabric_stack.topology.model import FABRIC_ROLES
 from tests.drift_fixtures import (
     Wire,
     clean_wires,

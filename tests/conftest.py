@@ -1,4 +1,12 @@
-"""Shared fixtures: the offline Pulumi environment and a throw-away PostgreSQL server."""
+"""Shared fixtures (the offline Pulumi environment, throw-away PostgreSQL and NetBox servers),
+and the markers every test gets from the folder it lives in.
+
+Tests are laid out by kind: ``unit/`` (pure, fast), ``golden/`` (generated files compared
+with the committed ones), ``integration/<part>/`` (a real part: the Pulumi CLI, a
+PostgreSQL server, NetBox, the twin's daemons). The folder sets the marker, so
+``make test-fast`` is a path (``tests/unit tests/golden``) and ``-m "not twin"`` works
+without every module remembering its ``pytestmark``.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from fabric_stack.stack.env import offline_env, venv_bin
+from fabric_stack.adapters.pulumi.env import offline_env, venv_bin
 
 # CI runs property tests derandomized, so a landing is never blocked by a new random
 # example nobody saw locally; local runs keep exploring (failures are saved in .hypothesis/).
@@ -20,6 +28,40 @@ settings.register_profile("ci", derandomize=True, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+
+FOLDER_MARKERS: dict[str, str] = {
+    "integration/pulumi": "pulumi",
+    "integration/postgres": "postgres",
+    "integration/netbox": "netbox",
+    "integration/twin": "twin",
+}
+"""The marker every test under a folder gets (the folder names the real part it needs)."""
+
+REAL_PART_FIXTURES: dict[str, str] = {
+    "pulumi_env": "pulumi",
+    "pg_url": "postgres",
+    "netbox": "netbox",
+}
+"""Fixtures that start or need a real part, and the marker a test using one must carry."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test by its folder; a fast-folder test that needs a real part is an error."""
+    for item in items:
+        rel = Path(str(item.fspath)).resolve().relative_to(TESTS).as_posix()
+        for folder, marker in FOLDER_MARKERS.items():
+            if rel.startswith(folder + "/"):
+                item.add_marker(getattr(pytest.mark, marker))
+        if rel.startswith(("unit/", "golden/")):
+            needs = set(getattr(item, "fixturenames", ())) & set(REAL_PART_FIXTURES)
+            if needs:
+                raise pytest.UsageError(
+                    f"{item.nodeid} uses {sorted(needs)}: it needs a real part, so it belongs "
+                    f"under tests/integration/{REAL_PART_FIXTURES[sorted(needs)[0]]}/"
+                )
+
+
 POSTGRES_SH = REPO_ROOT / "scripts" / "postgres.sh"
 NETBOX_SH = REPO_ROOT / "scripts" / "netbox.sh"
 

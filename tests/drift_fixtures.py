@@ -3,7 +3,7 @@
 ``python -m tests.drift_fixtures`` (re)writes ``tests/fixtures/drift/``. The
 files are generated from the seed cluster's plan so they agree with it, then
 known faults are injected (listed in ``FAULTS_*`` below and in the fixture
-README). ``tests/test_drift_readers.py`` checks the files on disk are what
+README). ``tests/unit/test_drift_readers.py`` checks the files on disk are what
 this module generates, so they cannot drift from the plan silently.
 
 GUIDs, MACs and hostnames are made up.
@@ -23,8 +23,8 @@ from typing import Any
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.drift import Endpoint, ObservedLink, PlanIndex, Snapshot
 from fabric_stack.drift.identity import switch_port_number
-from fabric_stack.naming import cage_of
-from fabric_stack.topology import FabricTopology
+from fabric_stack.naming.devices import cage_of
+from fabric_stack.topology.build import FabricTopology
 
 FIXTURES = Path(__file__).parent / "fixtures" / "drift"
 REPO = Path(__file__).resolve().parents[1]
@@ -125,7 +125,7 @@ def free_port(
     index: PlanIndex, device: str, start: int, used: Iterable[tuple[str, str]] = ()
 ) -> str:
     """The label of the first port ≥ ``start`` on ``device`` that no planned cable uses."""
-    from fabric_stack.naming import switch_port_label
+    from fabric_stack.naming.devices import switch_port_label
 
     taken = set(used)
     sch = index.schemes[device]
@@ -586,7 +586,7 @@ def inventory_records(topo: FabricTopology) -> dict[str, list[dict[str, Any]]]:
 
 
 class FakeStore:
-    """In-memory stand-in for ``fabric_stack.inventory`` stores: only ``list_records``."""
+    """In-memory stand-in for ``fabric_stack.adapters.inventory`` stores: only ``list_records``."""
 
     def __init__(self, records: dict[str, list[dict[str, Any]]]) -> None:
         self.records = records

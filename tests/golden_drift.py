@@ -10,8 +10,7 @@ import json
 from collections.abc import Callable
 from functools import cache
 
-from fabric_stack.drift import DriftReport, PlanIndex, compute_drift, load_ignore
-from fabric_stack.drift.readers import (
+from fabric_stack.adapters.discovery import (
     EosReader,
     IbnetdiscoverReader,
     InventoryReader,
@@ -19,8 +18,9 @@ from fabric_stack.drift.readers import (
     NetboxCsvReader,
     NetboxJsonReader,
 )
-from fabric_stack.drift.render import render_markdown
+from fabric_stack.drift import DriftReport, PlanIndex, compute_drift, load_ignore
 from fabric_stack.errors import FabricStackError
+from fabric_stack.views.drift import render_markdown
 from tests.drift_fixtures import FIXTURES, REPO, SEED_IB, SEED_ROCE, FakeStore, topology
 
 

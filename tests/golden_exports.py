@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 
 from fabric_stack.errors import SpecError
-from fabric_stack.sizing import size_fabric
-from fabric_stack.spec import validate_spec
-from fabric_stack.topology import build_topology
-from fabric_stack.verify import verify_topology
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.spec.model import validate_spec
+from fabric_stack.topology.build import build_topology
+from fabric_stack.topology.verify import verify_topology
 from fabric_stack.views.bom import bill_of_materials, bom_json, bom_markdown
 from fabric_stack.views.diagram import diagram_svg
 from fabric_stack.views.exports import links_csv, links_json, topo_file, ufm_p2p

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fabric_stack.config import spec_from_file
-from fabric_stack.sizing import size_fabric
+from fabric_stack.files.config import spec_from_file
+from fabric_stack.sizing.size import size_fabric
 from fabric_stack.views.card import card_json, card_markdown
 
 SCENARIOS = Path(__file__).parent / "scenarios" / "sizing"

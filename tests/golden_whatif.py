@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from fabric_stack.estimate import DEFAULT_SIZES, estimate_collective, parse_sizes
-from fabric_stack.sizing import size_fabric
-from fabric_stack.spec import validate_spec
-from fabric_stack.topology import build_topology
+from fabric_stack.analysis.estimate import DEFAULT_SIZES, estimate_collective, parse_sizes
+from fabric_stack.analysis.whatif import FabricIndex, Failure, analyze_failures
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.spec.model import validate_spec
+from fabric_stack.topology.build import build_topology
 from fabric_stack.views.whatif import estimate_json, estimate_markdown, whatif_markdown
-from fabric_stack.whatif import FabricIndex, Failure, analyze_failures
 
 
 def _dump(data: object) -> str:

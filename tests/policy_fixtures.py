@@ -21,8 +21,8 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.intent import FabricIntent
-from fabric_stack.wire import record_text
+from fabric_stack.intent.model import FabricIntent
+from fabric_stack.intent.wire import record_text
 
 TYPE = "pulumi-python:dynamic/fabric:"
 

@@ -2,7 +2,7 @@
 
 Each ``tests/golden_<area>.py`` module exposes ``generate() -> dict[str, str]``
 mapping a path relative to ``tests/golden/`` to its expected content. This
-script writes them all; ``tests/test_goldens.py`` compares them. Review the
+script writes them all; ``tests/golden/test_goldens.py`` compares them. Review the
 git diff after regenerating: a changed golden is a changed output.
 """
 

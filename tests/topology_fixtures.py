@@ -7,9 +7,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from fabric_stack.sizing import size_fabric
-from fabric_stack.spec import validate_spec
-from fabric_stack.topology import FabricTopology, build_topology
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.spec.model import validate_spec
+from fabric_stack.topology.build import FabricTopology, build_topology
 
 Spec = tuple[tuple[str, Any], ...]
 """A spec as a hashable tuple of (field, value) pairs, so builds can be cached."""

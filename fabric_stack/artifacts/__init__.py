@@ -30,9 +30,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..outputs import write_files
-from . import cumulus, frr, hosts, infiniband, kubernetes_bundle, nccl, report, roce_qos, sonic
-from ._base import Artifact, RenderContext, TargetMismatchError
+from fabric_stack.artifacts import (
+    cumulus,
+    frr,
+    hosts,
+    infiniband,
+    kubernetes_bundle,
+    nccl,
+    report,
+    roce_qos,
+    sonic,
+)
+from fabric_stack.artifacts._base import Artifact, RenderContext, TargetMismatchError
+from fabric_stack.files.outputs import write_files
 
 
 @dataclass(frozen=True, slots=True)

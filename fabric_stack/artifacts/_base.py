@@ -18,14 +18,15 @@ from typing import Any
 
 import yaml
 
-from ..errors import FabricStackError, InputFileError, SpecError
-from ..estimate import Estimate, estimate_collective, parse_sizes
-from ..intent import FabricIntent, SwitchIntent, derive_intent
-from ..sizing import SizingPlan
-from ..spec import FabricSpec
-from ..topology import COMPUTE_ROLES, FabricTopology, Link
-from ..underlay import UnderlayPlan, plan_underlay
-from .document import DocumentInfo
+from fabric_stack.analysis.estimate import Estimate, estimate_collective, parse_sizes
+from fabric_stack.artifacts.document import DocumentInfo
+from fabric_stack.errors import FabricStackError, InputFileError, SpecError
+from fabric_stack.intent.derive import derive_intent
+from fabric_stack.intent.model import FabricIntent, SwitchIntent
+from fabric_stack.sizing.size import SizingPlan
+from fabric_stack.spec.model import FabricSpec
+from fabric_stack.topology.build import COMPUTE_ROLES, FabricTopology, Link
+from fabric_stack.underlay.plan import UnderlayPlan, plan_underlay
 
 ACCEPTANCE_SIZE = "8G"
 """Message size of the acceptance all-reduce (large: bandwidth-bound, not latency-bound)."""

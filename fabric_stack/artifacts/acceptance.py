@@ -1,15 +1,15 @@
 """Acceptance targets from the plan: what the Kubernetes job and the design document check.
 
 * nccl-tests all-reduce bus bandwidth on the whole cluster: the plan's estimate
-  (:func:`fabric_stack.estimate.estimate_collective`, nothing recomputed here);
+  (:func:`fabric_stack.analysis.estimate.estimate_collective`, nothing recomputed here);
 * per-rail ``ib_write_bw``: the link rate times the estimate model's network
-  efficiency (:class:`fabric_stack.estimate.ModelParams`, sourced there).
+  efficiency (:class:`fabric_stack.analysis.estimate.ModelParams`, sourced there).
 """
 
 from __future__ import annotations
 
-from ..estimate import ModelParams
-from ._base import ACCEPTANCE_SIZE, RenderContext
+from fabric_stack.analysis.estimate import ModelParams
+from fabric_stack.artifacts._base import ACCEPTANCE_SIZE, RenderContext
 
 ACCEPTANCE_SHARE = 0.9
 """A test passes at this share of the expected figure or more: the estimate is a model

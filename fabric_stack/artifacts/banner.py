@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import PurePosixPath
 
-from ..policy import Violation
-from ._base import Artifact
+from fabric_stack.artifacts._base import Artifact
+from fabric_stack.policy import Violation
 
 HASH_SUFFIXES = (".yaml", ".yml", ".sh", ".conf", ".env", ".topo", ".ibnl", ".csv", ".cfg")
 """File suffixes whose comments start with ``#``."""

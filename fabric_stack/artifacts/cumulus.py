@@ -18,10 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..intent import SwitchIntent
-from ..naming import cage_of
-from . import sources
-from ._base import (
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import (
     GENERATED_BY,
     Artifact,
     RenderContext,
@@ -29,8 +27,10 @@ from ._base import (
     comment_block,
     switch_title,
 )
-from .cumulus_underlay import SAVE, link_up_group, underlay_groups
-from .roce_qos import qos_values, require_roce
+from fabric_stack.artifacts.cumulus_underlay import SAVE, link_up_group, underlay_groups
+from fabric_stack.artifacts.roce_qos import qos_values, require_roce
+from fabric_stack.intent.model import SwitchIntent
+from fabric_stack.naming.devices import cage_of
 
 TARGET = "cumulus"
 

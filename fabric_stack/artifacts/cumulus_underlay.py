@@ -1,7 +1,7 @@
 """The routed underlay and the lossless extras of `render cumulus`, as NVUE command groups.
 
 :mod:`.cumulus` renders the RoCE QoS; this module adds what a deployable RoCE
-switch also needs, read from the underlay plan (:func:`fabric_stack.underlay.plan_underlay`,
+switch also needs, read from the underlay plan (:func:`fabric_stack.underlay.plan.plan_underlay`,
 the same plan ``render frr`` writes; nothing is recomputed here):
 
 * interfaces: the loopback, fabric-link /31s (``p2p31`` only), the rail gateway on
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..intent import SwitchIntent
-from ..underlay import SwitchUnderlay, UnderlayPlan
-from . import sources
-from ._base import RenderContext
-from .frr import rail_interface
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import RenderContext
+from fabric_stack.artifacts.frr import rail_interface
+from fabric_stack.intent.model import SwitchIntent
+from fabric_stack.underlay.plan import SwitchUnderlay, UnderlayPlan
 
 Group = tuple[list[str], list[str]]
 """(comment lines, commands) of one step of a switch's NVUE file."""

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import SpecError
+from fabric_stack.errors import SpecError
 
 
 @dataclass(frozen=True)

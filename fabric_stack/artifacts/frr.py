@@ -1,7 +1,7 @@
 """`render frr`: ``frr/<switch>.conf`` for every leaf, spine and core of a RoCE/Ethernet plan.
 
 Each file is a complete FRR integrated config (zebra + bgpd) for the routed
-underlay of :func:`fabric_stack.underlay.plan_underlay`: the loopback (= router-id),
+underlay of :func:`fabric_stack.underlay.plan.plan_underlay`: the loopback (= router-id),
 eBGP with the plan's ASN, one neighbour per fabric port (``interface`` peers for
 BGP unnumbered, or the peer's /31 address), ``bestpath as-path multipath-relax``
 so paths through different spine ASNs are ECMP, ``maximum-paths``, and the
@@ -21,8 +21,8 @@ timers, no eBGP policy requirement) from the same guide's "Basic commands".
 
 from __future__ import annotations
 
-from ..underlay import RailBlock, SwitchUnderlay, UnderlayPlan
-from ._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError
+from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError
+from fabric_stack.underlay.plan import RailBlock, SwitchUnderlay, UnderlayPlan
 
 TARGET = "frr"
 PEER_GROUP = "FABRIC"

@@ -22,9 +22,9 @@ import ipaddress
 from functools import lru_cache
 from typing import Any
 
-from ..underlay import HostPort
-from ._base import GENERATED_BY, Artifact, RenderContext
-from .frr import require_routed
+from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext
+from fabric_stack.artifacts.frr import require_routed
+from fabric_stack.underlay.plan import HostPort
 
 TARGET = "hosts"
 

@@ -30,13 +30,8 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from ..errors import InputFileError, SpecError
-from ..inputs import csv_reader
-from ..topology import MANAGER_ROLE
-from ..views.exports import topo_file  # the single .topo writer
-from ..views.ib_naming import hca_mapping_csv, hca_systems, ibnl, port_naming_header, server_hcas
-from . import sources
-from ._base import (
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import (
     GENERATED_BY,
     Artifact,
     RenderContext,
@@ -44,7 +39,24 @@ from ._base import (
     comment_block,
     safe_name,
 )
-from .opensm import CONF_DIRS, UFM_CONF_DIR, opensm_conf, root_names, sm_instances
+from fabric_stack.artifacts.opensm import (
+    CONF_DIRS,
+    UFM_CONF_DIR,
+    opensm_conf,
+    root_names,
+    sm_instances,
+)
+from fabric_stack.errors import InputFileError, SpecError
+from fabric_stack.files.inputs import csv_reader
+from fabric_stack.topology.build import MANAGER_ROLE
+from fabric_stack.views.exports import topo_file
+from fabric_stack.views.ib_naming import (
+    hca_mapping_csv,
+    hca_systems,
+    ibnl,
+    port_naming_header,
+    server_hcas,
+)
 
 TARGET = "infiniband"
 

@@ -1,7 +1,7 @@
 """Routed-rail pod IPAM for `render kubernetes`: whereabouts ranges from the underlay plan.
 
 On a routed RoCE/Ethernet underlay a rail is no longer one subnet: each leaf owns
-one block of it (:class:`fabric_stack.underlay.RailBlock`) and is the gateway for
+one block of it (:class:`fabric_stack.underlay.plan.RailBlock`) and is the gateway for
 it. A pod's VF on rail *k* of a server in SU *s* must therefore get an address in
 *its leaf's* block, with that leaf as gateway and a route to the rest of the rail
 subnet through it, exactly like the host NIC (:mod:`.hosts`). Whereabouts cannot
@@ -31,10 +31,10 @@ from collections.abc import Callable
 from ipaddress import IPv4Network
 from typing import Any
 
-from ..intent import RailIntent
-from ..underlay import RailBlock
-from . import sources
-from ._base import GENERATED_BY, Artifact, RenderContext, yaml_documents
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, yaml_documents
+from fabric_stack.intent.model import RailIntent
+from fabric_stack.underlay.plan import RailBlock
 
 PATH = "kubernetes/rail-ipam.yaml"
 RailKey = Callable[[RenderContext, RailIntent], tuple[str, str]]

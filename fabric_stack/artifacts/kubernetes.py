@@ -24,9 +24,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..intent import RailIntent
-from . import k8s_ipam, sources
-from ._base import GENERATED_BY, RenderContext, netdev_of, netdevs_are_placeholders, yaml_documents
+from fabric_stack.artifacts import k8s_ipam, sources
+from fabric_stack.artifacts._base import (
+    GENERATED_BY,
+    RenderContext,
+    netdev_of,
+    netdevs_are_placeholders,
+    yaml_documents,
+)
+from fabric_stack.intent.model import RailIntent
 
 TARGET = "kubernetes"
 

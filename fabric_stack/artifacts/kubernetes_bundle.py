@@ -14,7 +14,7 @@ Files under ``kubernetes/`` (``render --k8s-rdma`` picks the path):
   v2beta1: all_reduce_perf on every server, failing below the plan's expected bus
   bandwidth) and ``README.md`` (prerequisites, apply order, checks).
 
-The expected bus bandwidth is :func:`fabric_stack.estimate.estimate_collective`'s
+The expected bus bandwidth is :func:`fabric_stack.analysis.estimate.estimate_collective`'s
 figure for an all-reduce on the whole cluster (nothing recomputed here).
 """
 
@@ -22,9 +22,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import k8s_ipam, sources
-from ._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError, yaml_documents
-from .acceptance import (
+from fabric_stack.artifacts import k8s_ipam, sources
+from fabric_stack.artifacts._base import (
+    GENERATED_BY,
+    Artifact,
+    RenderContext,
+    TargetMismatchError,
+    yaml_documents,
+)
+from fabric_stack.artifacts.acceptance import (
     ACCEPTANCE_SHARE,
     ACCEPTANCE_SIZE,
     NCCL_TESTS_PATH,
@@ -32,7 +38,7 @@ from .acceptance import (
     acceptance_image,
     pass_floor,
 )
-from .kubernetes import (
+from fabric_stack.artifacts.kubernetes import (
     SRIOV_FILES,
     TARGET,
     TRAINING_IMAGE,
@@ -42,9 +48,9 @@ from .kubernetes import (
     sriov_ipam_files,
     sriov_pod_networks,
 )
-from .kubernetes_netop import netop_file, netop_files, netop_pod_networks
-from .kubernetes_readme import readme
-from .nccl import ROCE_V2_IPV4_GID_INDEX, traffic_class
+from fabric_stack.artifacts.kubernetes_netop import netop_file, netop_files, netop_pod_networks
+from fabric_stack.artifacts.kubernetes_readme import readme
+from fabric_stack.artifacts.nccl import ROCE_V2_IPV4_GID_INDEX, traffic_class
 
 
 def pod_networks(ctx: RenderContext) -> tuple[list[str], dict[str, int]]:

@@ -30,10 +30,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..intent import RailIntent
-from . import sources
-from ._base import GENERATED_BY, RenderContext, netdev_of, yaml_documents
-from .kubernetes import (
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import GENERATED_BY, RenderContext, netdev_of, yaml_documents
+from fabric_stack.artifacts.kubernetes import (
     MELLANOX_VENDOR,
     TARGET,
     WORKLOAD_NAMESPACE,
@@ -42,6 +41,7 @@ from .kubernetes import (
     pf_names_note,
     rail_key,
 )
+from fabric_stack.intent.model import RailIntent
 
 NETWORK_OPERATOR_REPOSITORY = "nvcr.io/nvidia/mellanox"
 """Registry path of the Network Operator's component images (release example CRs)."""

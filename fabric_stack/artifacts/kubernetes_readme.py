@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from . import sources
-from ._base import GENERATED_BY, RenderContext, netdev_of, netdevs_are_placeholders
-from .acceptance import ACCEPTANCE_SHARE, acceptance_busbw, acceptance_image, pass_floor
-from .kubernetes import OPERATOR_NAMESPACE, TARGET, nic_of
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import (
+    GENERATED_BY,
+    RenderContext,
+    netdev_of,
+    netdevs_are_placeholders,
+)
+from fabric_stack.artifacts.acceptance import (
+    ACCEPTANCE_SHARE,
+    acceptance_busbw,
+    acceptance_image,
+    pass_floor,
+)
+from fabric_stack.artifacts.kubernetes import OPERATOR_NAMESPACE, TARGET, nic_of
 
 
 def _prereqs(ctx: RenderContext) -> list[str]:

@@ -12,8 +12,14 @@ switch for CollNet. Each variable carries a comment saying why.
 
 from __future__ import annotations
 
-from . import sources
-from ._base import GENERATED_BY, Artifact, RenderContext, comment_block, netdev_of
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import (
+    GENERATED_BY,
+    Artifact,
+    RenderContext,
+    comment_block,
+    netdev_of,
+)
 
 TARGET = "nccl"
 

@@ -16,16 +16,16 @@ Where the files go depends on the kind of manager:
 
 NVIDIA-only keys (``ar_*`` engines, ``sharp_enabled``, ``virt_enabled``) are
 rendered only for NVIDIA OpenSM (UFM, switches, ``infiniband.opensm: nvidia``);
-:func:`fabric_stack.spec.validate_spec` refuses them for upstream OpenSM.
+:func:`fabric_stack.spec.model.validate_spec` refuses them for upstream OpenSM.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..topology import MANAGER_ROLE
-from . import sources
-from ._base import GENERATED_BY, RenderContext, comment_block
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import GENERATED_BY, RenderContext, comment_block
+from fabric_stack.topology.build import MANAGER_ROLE
 
 TARGET = "infiniband"
 

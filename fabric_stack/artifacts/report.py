@@ -6,7 +6,7 @@ rails, the lossless / control-plane settings the other targets render, the
 essentials and warnings, and the list of deployment files. Every figure comes
 from the existing renderers (:mod:`fabric_stack.views.card`,
 :mod:`~fabric_stack.views.diagram`, :mod:`~fabric_stack.views.bom`,
-:mod:`fabric_stack.policy`, :mod:`fabric_stack.guidance`); nothing is
+:mod:`fabric_stack.policy`, :mod:`fabric_stack.analysis.guidance`); nothing is
 recomputed here. The output is deterministic (no timestamps), so it has a
 golden file like every other artifact.
 """
@@ -19,19 +19,19 @@ from typing import Any
 
 import yaml
 
-from .. import __version__
-from ..guidance import guidance_for
-from ..policy import evaluate
-from ..views.bom import bill_of_materials
-from ..views.card import card_markdown, fabric_line, headline, model_line, oversub_line
-from ..views.diagram import diagram_svg
-from . import report_document as doc
-from ._base import Artifact, RenderContext
-from .infiniband import IB_MTU_CODES
-from .nccl import traffic_class
-from .opensm import sm_instances
-from .report_estimate import render_collectives_section
-from .roce_qos import qos_values
+import fabric_stack.artifacts.report_document as doc
+from fabric_stack import __version__
+from fabric_stack.analysis.guidance import guidance_for
+from fabric_stack.artifacts._base import Artifact, RenderContext
+from fabric_stack.artifacts.infiniband import IB_MTU_CODES
+from fabric_stack.artifacts.nccl import traffic_class
+from fabric_stack.artifacts.opensm import sm_instances
+from fabric_stack.artifacts.report_estimate import render_collectives_section
+from fabric_stack.artifacts.roce_qos import qos_values
+from fabric_stack.policy import evaluate
+from fabric_stack.views.bom import bill_of_materials
+from fabric_stack.views.card import card_markdown, fabric_line, headline, model_line, oversub_line
+from fabric_stack.views.diagram import diagram_svg
 
 TARGET = "report"
 

@@ -2,7 +2,7 @@
 acceptance tests, risks and open items, overbuild cost (HTML fragments).
 
 Everything comes from the plan, the catalog's own unverified list
-(:func:`fabric_stack.catalog.unverified_figures`), the NVLink figures' ``verified``
+(:func:`fabric_stack.hardware.switches.unverified_figures`), the NVLink figures' ``verified``
 flag, the estimate's stated assumptions and the operator inputs in
 :class:`~fabric_stack.artifacts.document.DocumentInfo`; nothing is recomputed.
 """
@@ -13,12 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 from html import escape
 
-from .. import __version__
-from ..catalog import CATALOG, SwitchModel, unverified_figures
-from ..interconnect import nvlink_for
-from ..views.bom import bill_of_materials
-from ._base import RenderContext, netdevs_are_placeholders
-from .acceptance import (
+from fabric_stack import __version__
+from fabric_stack.artifacts._base import RenderContext, netdevs_are_placeholders
+from fabric_stack.artifacts.acceptance import (
     ACCEPTANCE_SHARE,
     ACCEPTANCE_SIZE,
     acceptance_busbw,
@@ -26,8 +23,11 @@ from .acceptance import (
     pass_floor,
     rail_write_bw_gbps,
 )
-from .document import SOFTWARE, SoftwareItem
-from .kubernetes_netop import NETWORK_OPERATOR_VERSION
+from fabric_stack.artifacts.document import SOFTWARE, SoftwareItem
+from fabric_stack.artifacts.kubernetes_netop import NETWORK_OPERATOR_VERSION
+from fabric_stack.hardware.nvlink import nvlink_for
+from fabric_stack.hardware.switches import CATALOG, SwitchModel, unverified_figures
+from fabric_stack.views.bom import bill_of_materials
 
 
 def _e(x: object) -> str:

@@ -1,9 +1,9 @@
 """The design report's "Collectives and failures" section (HTML fragment).
 
-All-reduce estimates (:mod:`fabric_stack.estimate`) for a job on the whole
+All-reduce estimates (:mod:`fabric_stack.analysis.estimate`) for a job on the whole
 cluster and for a job filling one SU, healthy and after the single failure that
-hurts each most (:func:`~fabric_stack.estimate.worst_single_failure`), plus the
-worst single switch failure for the bisection (:mod:`fabric_stack.whatif`).
+hurts each most (:func:`~fabric_stack.analysis.estimate.worst_single_failure`), plus the
+worst single switch failure for the bisection (:mod:`fabric_stack.analysis.whatif`).
 Nothing is recomputed beyond calling those stages.
 """
 
@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from html import escape
 
-from ..estimate import Estimate, estimate_collective, parse_sizes, worst_single_failure
-from ..topology import FabricTopology
-from ..whatif import FabricIndex, Failure, n_minus_1
+from fabric_stack.analysis.estimate import (
+    Estimate,
+    estimate_collective,
+    parse_sizes,
+    worst_single_failure,
+)
+from fabric_stack.analysis.whatif import FabricIndex, Failure, n_minus_1
+from fabric_stack.topology.build import FabricTopology
 
 SIZES = parse_sizes("16M,1G,16G")
 """Message sizes shown in the report."""
@@ -70,7 +75,7 @@ def render_collectives_section(topo: FabricTopology) -> str:
     )
     note = (
         "Estimates, not measurements: nccl-tests busbw from the model in "
-        "<code>fabric_stack/estimate.py</code>, calibrated against published figures "
+        "<code>fabric_stack/analysis/estimate.py</code>, calibrated against published figures "
         "(docs/calibration.md). Try others with <code>fabric-stack estimate</code> and "
         "<code>fabric-stack whatif --n-minus-1</code>."
     )

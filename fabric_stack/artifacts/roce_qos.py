@@ -2,7 +2,7 @@
 
 One file per compute-fabric switch (``roce-qos/<switch>.yaml``). The per-hop
 values (PFC priorities, ECN on/off, DSCP trust, MTU) are the switch's own
-:class:`~fabric_stack.intent.SwitchIntent` fields, so a per-tier override in the
+:class:`~fabric_stack.intent.model.SwitchIntent` fields, so a per-tier override in the
 spec shows up exactly on the switches it affects; the fabric-wide values (ECN
 thresholds and probability, RoCE and CNP markings) come from the spec's
 ``roce`` settings, whose defaults are NVIDIA's published lossless profile.
@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..intent import SwitchIntent
-from . import sources
-from ._base import (
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import (
     GENERATED_BY,
     Artifact,
     RenderContext,
@@ -25,6 +24,7 @@ from ._base import (
     commented_yaml,
     switch_title,
 )
+from fabric_stack.intent.model import SwitchIntent
 
 TARGET = "roce-qos"
 

@@ -35,15 +35,15 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from ..drift.ports import SONIC_LANES_PER_CAGE
-from ..intent import SwitchIntent
-from ..naming import cage_of
-from ..topology import Link
-from . import sources
-from ._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError
-from .cumulus_underlay import CABLE_LENGTH_M
-from .frr import rail_interface, require_routed
-from .roce_qos import qos_values
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError
+from fabric_stack.artifacts.cumulus_underlay import CABLE_LENGTH_M
+from fabric_stack.artifacts.frr import rail_interface, require_routed
+from fabric_stack.artifacts.roce_qos import qos_values
+from fabric_stack.drift.ports import SONIC_LANES_PER_CAGE
+from fabric_stack.intent.model import SwitchIntent
+from fabric_stack.naming.devices import cage_of
+from fabric_stack.topology.build import Link
 
 TARGET = "sonic"
 MAP = "ROCE"

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from .. import __version__
-from .params import OneLineUsageError, one_line_usage
+from fabric_stack import __version__
+from fabric_stack.cli.params import OneLineUsageError, one_line_usage
 
 # (module, attribute) of every command, in --help order. Modules are imported
 # lazily so `fabric-stack size` does not pay for Pulumi or networkx imports.

@@ -9,8 +9,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ..drift.adopt import CLASSES, AdoptResult, Observation, adopt, observation_from_snapshot
-from ..drift.readers import (
+from fabric_stack.adapters.discovery import (
     EosReader,
     IbnetdiscoverReader,
     LldpReader,
@@ -18,14 +17,28 @@ from ..drift.readers import (
     NetboxJsonReader,
     Reader,
 )
-from ..errors import FabricStackError
-from ..fileio import atomic_write
-from ..names_file import write_names
-from ..sizing import size_fabric
-from ..topology import build_topology
-from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
-from .netbox import netbox_options, netbox_reader
-from .params import NonEmptyPath
+from fabric_stack.cli.common import (
+    console,
+    echo_json,
+    format_option,
+    handle_errors,
+    load_spec,
+    spec_options,
+)
+from fabric_stack.cli.netbox import netbox_options, netbox_reader
+from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.drift.adopt import (
+    CLASSES,
+    AdoptResult,
+    Observation,
+    adopt,
+    observation_from_snapshot,
+)
+from fabric_stack.errors import FabricStackError
+from fabric_stack.files.names_file import write_names
+from fabric_stack.files.outputs import write_file
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.topology.build import build_topology
 
 _PATH = NonEmptyPath(path_type=Path)
 
@@ -130,7 +143,7 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     if not result.placed:
         raise AdoptError(unplaceable(result, obs, topo.plan.rails))
     if out is not None:
-        atomic_write(out, write_names(result.rows))
+        write_file(out, write_names(result.rows))
     if fmt == "json":
         echo_json({"origin": obs.origin, **result.to_json()})
     elif fmt == "markdown":

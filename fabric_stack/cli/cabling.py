@@ -15,16 +15,30 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import SpecError
-from ..fileio import atomic_write
-from ..sizing import size_fabric
-from ..topology import FabricTopology, build_topology
-from ..verify import VerifyReport, verify_topology
-from ..views.bom import bill_of_materials, bom_json, bom_markdown, bom_table
-from ..views.diagram import diagram_svg
-from ..views.exports import ROLE_FILTERS, avd_csv, links_csv, links_json, topo_file, ufm_p2p
-from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
-from .params import NonEmptyPath
+from fabric_stack.cli.common import (
+    console,
+    echo_json,
+    format_option,
+    handle_errors,
+    load_spec,
+    spec_options,
+)
+from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.errors import SpecError
+from fabric_stack.files.outputs import write_file
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.topology.build import FabricTopology, build_topology
+from fabric_stack.topology.verify import VerifyReport, verify_topology
+from fabric_stack.views.bom import bill_of_materials, bom_json, bom_markdown, bom_table
+from fabric_stack.views.diagram import diagram_svg
+from fabric_stack.views.exports import (
+    ROLE_FILTERS,
+    avd_csv,
+    links_csv,
+    links_json,
+    topo_file,
+    ufm_p2p,
+)
 
 CABLING_FORMATS = ("csv", "json", "topo", "p2p", "avd")
 
@@ -38,7 +52,7 @@ def _emit(text: str, out: Path | None) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    atomic_write(out, text)
+    write_file(out, text)
     click.echo(f"wrote {out}", err=True)
 
 

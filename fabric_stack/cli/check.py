@@ -9,11 +9,23 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ..pipeline import paused_gc, run_pipeline
-from ..policy import PolicyConfig, evaluate, load_policy_config, policy_config_schema
-from ..views.policy_report import render_report, report_json, report_markdown, rules_catalog
-from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
-from .params import NonEmptyPath
+from fabric_stack.cli.common import (
+    console,
+    echo_json,
+    format_option,
+    handle_errors,
+    load_spec,
+    spec_options,
+)
+from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.pipeline import paused_gc, run_pipeline
+from fabric_stack.policy import PolicyConfig, evaluate, load_policy_config, policy_config_schema
+from fabric_stack.views.policy_report import (
+    render_report,
+    report_json,
+    report_markdown,
+    rules_catalog,
+)
 
 
 @click.command("check")

@@ -12,13 +12,13 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
-from ..catalog import known_switch_names
-from ..config import load_yaml, spec_from_file, split_stack_config, stack_file
-from ..errors import FabricStackError, InputFileError, SpecError
-from ..names_file import load_names
-from ..server_profiles import PROFILES
-from ..spec import FabricSpec, validate_spec
-from .params import NonEmptyPath, StackName, one_line
+from fabric_stack.cli.params import NonEmptyPath, StackName, one_line
+from fabric_stack.errors import FabricStackError, InputFileError, SpecError
+from fabric_stack.files.config import load_yaml, spec_from_file, split_stack_config, stack_file
+from fabric_stack.files.names_file import load_names
+from fabric_stack.hardware.server_profiles import PROFILES
+from fabric_stack.hardware.switches import known_switch_names
+from fabric_stack.spec.model import FabricSpec, validate_spec
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -131,7 +131,7 @@ def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
     return validate_spec({}, **flags)
 
 
-_CONFIG_KEY = "fabric_stack.config"
+_CONFIG_KEY = "fabric_stack.files.config"
 
 
 def remember_config(path: Path) -> None:

@@ -11,19 +11,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ..drift import (
-    DriftReport,
-    IgnoreRules,
-    PlanIndex,
-    Snapshot,
-    combine,
-    compute_drift,
-    load_ignore,
-)
-from ..drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
-from ..drift.ignore import alias_rates
-from ..drift.names import bind_macs, bindings, with_planned
-from ..drift.readers import (
+from fabric_stack.adapters.discovery import (
     EosReader,
     IbnetdiscoverReader,
     InventoryReader,
@@ -32,13 +20,32 @@ from ..drift.readers import (
     NetboxJsonReader,
     Reader,
 )
-from ..drift.readers._common import dir_size
-from ..drift.render import render_markdown, render_table
-from ..sizing import size_fabric
-from ..topology import build_topology
-from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
-from .netbox import netbox_options, netbox_reader
-from .params import NonEmptyPath
+from fabric_stack.adapters.discovery._common import dir_size
+from fabric_stack.cli.common import (
+    console,
+    echo_json,
+    format_option,
+    handle_errors,
+    load_spec,
+    spec_options,
+)
+from fabric_stack.cli.netbox import netbox_options, netbox_reader
+from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.drift import (
+    DriftReport,
+    IgnoreRules,
+    PlanIndex,
+    Snapshot,
+    combine,
+    compute_drift,
+    load_ignore,
+)
+from fabric_stack.drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
+from fabric_stack.drift.ignore import alias_rates
+from fabric_stack.drift.names import bind_macs, bindings, with_planned
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.topology.build import build_topology
+from fabric_stack.views.drift import render_markdown, render_table
 
 PROGRESS_MIN_BYTES = 2 << 20
 """Show a progress bar (on a terminal) when the inputs are larger than this."""

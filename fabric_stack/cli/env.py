@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from ..outputs import write_file
-from ..stack.backends import describe, env_file_text
-from ..stack.env import offline_env
-from .common import echo_json, handle_errors, project_dir
+from fabric_stack.adapters.pulumi.backends import describe, env_file_text
+from fabric_stack.adapters.pulumi.env import offline_env
+from fabric_stack.cli.common import echo_json, handle_errors, project_dir
+from fabric_stack.files.outputs import write_file
 
 
 @click.command("env")

@@ -6,19 +6,19 @@ from pathlib import Path
 
 import click
 
-from ..inputs import read_text
-from ..inventory import mask_url, open_store
-from ..inventory.readonly import open_read_only
-from ..inventory.schema import MIGRATIONS, SCHEMA_VERSION
-from ..inventory.transfer import (
+from fabric_stack.adapters.inventory import mask_url, open_store
+from fabric_stack.adapters.inventory.readonly import open_read_only
+from fabric_stack.adapters.inventory.schema import MIGRATIONS, SCHEMA_VERSION
+from fabric_stack.adapters.inventory.transfer import (
     dump_document,
     export_document,
     import_document,
     parse_document,
     schema_version,
 )
-from ..outputs import write_file
-from .common import handle_errors, project_dir
+from fabric_stack.cli.common import handle_errors, project_dir
+from fabric_stack.files.inputs import read_text
+from fabric_stack.files.outputs import write_file
 
 _URL_HELP = "sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]"
 

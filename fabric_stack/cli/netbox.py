@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
-from ..drift.readers.netbox_live import NetboxApiReader
-from .params import NonEmptyPath
+from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
+from fabric_stack.cli.params import NonEmptyPath
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

@@ -1,8 +1,8 @@
 """`fabric-stack plan --estimate`: what a capacity change does to the full-cluster all-reduce.
 
 The preview's Fabric summary record carries the spec before and after
-(:attr:`~fabric_stack.stack.changes.ChangeSummary.spec_before`); each side is sized,
-built and estimated (:mod:`fabric_stack.estimate`) for a job on the whole
+(:attr:`~fabric_stack.adapters.pulumi.changes.ChangeSummary.spec_before`); each side is sized,
+built and estimated (:mod:`fabric_stack.analysis.estimate`) for a job on the whole
 cluster. An adapter: it only calls the pipeline stages.
 """
 
@@ -14,10 +14,10 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ..estimate import Estimate, estimate_collective, parse_sizes
-from ..spec import FabricSpec
-from ..stack.changes import ChangeSummary
-from .common import console, echo_json
+from fabric_stack.adapters.pulumi.changes import ChangeSummary
+from fabric_stack.analysis.estimate import Estimate, estimate_collective, parse_sizes
+from fabric_stack.cli.common import console, echo_json
+from fabric_stack.spec.model import FabricSpec
 
 SIZES = parse_sizes("16M,1G,16G")
 """Message sizes compared."""
@@ -26,9 +26,9 @@ SIZES = parse_sizes("16M,1G,16G")
 def _estimate(spec: dict[str, Any]) -> Estimate | None:
     if not spec:
         return None
-    from ..pipeline import paused_gc
-    from ..sizing import size_fabric
-    from ..topology import build_topology
+    from fabric_stack.pipeline import paused_gc
+    from fabric_stack.sizing.size import size_fabric
+    from fabric_stack.topology.build import build_topology
 
     with paused_gc():
         topo = build_topology(size_fabric(FabricSpec.model_validate(spec)))

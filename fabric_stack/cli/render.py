@@ -9,19 +9,32 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ..artifacts import TARGET_NAMES, TARGETS, RenderContext, render_artifacts, write_artifacts
-from ..artifacts._base import K8S_RDMA_MODES, Artifact, parse_netdev_csv
-from ..artifacts.banner import with_banners
-from ..artifacts.document import document_info
-from ..artifacts.infiniband import known_guid_names, parse_guid_csv
-from ..errors import InputFileError, SpecError
-from ..inputs import MAX_CONFIG_BYTES, read_text
-from ..policy import PolicyConfig, Violation, evaluate, load_policy_config
-from ..sizing import size_fabric
-from ..topology import build_topology
-from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
-from .params import NonEmptyPath
-from .render_pdf import chromium, print_pdf
+from fabric_stack.artifacts import (
+    TARGET_NAMES,
+    TARGETS,
+    RenderContext,
+    render_artifacts,
+    write_artifacts,
+)
+from fabric_stack.artifacts._base import K8S_RDMA_MODES, Artifact, parse_netdev_csv
+from fabric_stack.artifacts.banner import with_banners
+from fabric_stack.artifacts.document import document_info
+from fabric_stack.artifacts.infiniband import known_guid_names, parse_guid_csv
+from fabric_stack.cli.common import (
+    console,
+    echo_json,
+    format_option,
+    handle_errors,
+    load_spec,
+    spec_options,
+)
+from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.cli.render_pdf import chromium, print_pdf
+from fabric_stack.errors import InputFileError, SpecError
+from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
+from fabric_stack.policy import PolicyConfig, Violation, evaluate, load_policy_config
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.topology.build import build_topology
 
 
 def _read(path: Path) -> str:

@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..errors import SpecError
+from fabric_stack.errors import SpecError
 
 PDF_TIMEOUT_S = 180
 """Seconds Chromium may take to print (the 32k-GPU report is a few MB of HTML)."""

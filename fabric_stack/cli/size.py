@@ -6,9 +6,16 @@ from typing import Any
 
 import click
 
-from ..sizing import size_fabric
-from ..views.card import card_json, card_markdown, render_card
-from .common import console, echo_json, format_option, handle_errors, load_spec, spec_options
+from fabric_stack.cli.common import (
+    console,
+    echo_json,
+    format_option,
+    handle_errors,
+    load_spec,
+    spec_options,
+)
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.views.card import card_json, card_markdown, render_card
 
 
 @click.command("size")

@@ -7,9 +7,9 @@ import sys
 import click
 from rich.console import Console
 
-from ..views.changes import changes_json, changes_markdown, render_changes
-from .common import console, echo_json, format_option, handle_errors, project_dir
-from .params import StackName
+from fabric_stack.cli.common import console, echo_json, format_option, handle_errors, project_dir
+from fabric_stack.cli.params import StackName
+from fabric_stack.views.changes import changes_json, changes_markdown, render_changes
 
 DEFAULT_STACK = "dev"
 
@@ -25,7 +25,7 @@ def _progress(err: Console, verb: str):  # type: ignore[no-untyped-def]
 
 def _run_or_exit(verb: str, fmt: str, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
     """Run a stack operation with a progress line; on refusal print what was seen, exit 1."""
-    from ..stack.ops import PreviewFailed
+    from fabric_stack.adapters.pulumi.ops import PreviewFailed
 
     status, tick = _progress(Console(stderr=True), verb)
     try:
@@ -74,13 +74,13 @@ def plan_cmd(stack: str, no_policy: bool, estimate: bool, fmt: str) -> None:
       fabric-stack plan --format markdown      # paste into the pull request
       fabric-stack plan --estimate             # and what it does to all-reduce
     """
-    from ..stack.ops import preview
+    from fabric_stack.adapters.pulumi.ops import preview
 
     summary = _run_or_exit(
         "previewing", fmt, preview, stack, project_dir(), use_policy=not no_policy
     )
     if estimate:
-        from .plan_estimate import emit_with_estimate
+        from fabric_stack.cli.plan_estimate import emit_with_estimate
 
         emit_with_estimate(summary, fmt, _emit, changes_json)
         return
@@ -107,7 +107,7 @@ def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
       fabric-stack apply                  # shows the plan, asks, applies
       fabric-stack apply --yes --format json
     """
-    from ..stack.ops import PreviewFailed, preview, up
+    from fabric_stack.adapters.pulumi.ops import PreviewFailed, preview, up
 
     err = Console(stderr=True)
     pdir = project_dir()
@@ -162,7 +162,7 @@ def recover_cmd(stack: str) -> None:
     Example:
       fabric-stack recover --stack prod && fabric-stack apply --stack prod --yes
     """
-    from ..stack.ops import recover
+    from fabric_stack.adapters.pulumi.ops import recover
 
     for step in recover(stack, project_dir()):
         click.echo(f"✓ {step}")

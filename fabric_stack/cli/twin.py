@@ -9,9 +9,9 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ..artifacts.infiniband import parse_guid_csv
-from ..inputs import MAX_CONFIG_BYTES, read_text
-from .common import console, echo_json, handle_errors, load_spec, spec_options
+from fabric_stack.artifacts.infiniband import parse_guid_csv
+from fabric_stack.cli.common import console, echo_json, handle_errors, load_spec, spec_options
+from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
 
 _DIR = click.option(
     "--dir",
@@ -62,16 +62,16 @@ def up_cmd(directory: Path, guids: Path | None, **kwargs: Any) -> None:
       fabric-stack twin up --gpus 1024 --dir /tmp/twin1k
       fabric-stack twin up --fabric roce --switch sn5600 --dir /tmp/roce
     """
-    from ..twin import ops
+    from fabric_stack.twin import ops
 
     ops_require_root()
     spec = load_spec(kwargs)
     given = None
     if guids is not None:
-        from ..artifacts._base import RenderContext
-        from ..artifacts.infiniband import known_guid_names
-        from ..sizing import size_fabric
-        from ..topology import build_topology
+        from fabric_stack.artifacts._base import RenderContext
+        from fabric_stack.artifacts.infiniband import known_guid_names
+        from fabric_stack.sizing.size import size_fabric
+        from fabric_stack.topology.build import build_topology
 
         ctx = RenderContext.from_topology(build_topology(size_fabric(spec)))
         given = parse_guid_csv(
@@ -82,7 +82,7 @@ def up_cmd(directory: Path, guids: Path | None, **kwargs: Any) -> None:
 
 def ops_require_root() -> None:
     """One line and exit 2 when not root (before anything else is read)."""
-    from ..twin.runtime import require_root
+    from fabric_stack.twin.runtime import require_root
 
     require_root()
 
@@ -105,7 +105,7 @@ def check_cmd(directory: Path, fmt: str) -> None:
       fabric-stack twin check --dir /tmp/twin
       fabric-stack twin check --dir /tmp/twin --format json | jq .routing
     """
-    from ..twin import ops
+    from fabric_stack.twin import ops
 
     ops_require_root()
     report = ops.check(directory)
@@ -190,7 +190,7 @@ def collect_cmd(directory: Path, out: Path) -> None:
     Example:
       fabric-stack twin collect --dir /tmp/twin --out /tmp/seen
     """
-    from ..twin import ops
+    from fabric_stack.twin import ops
 
     ops_require_root()
     files = ops.collect(directory, out)
@@ -228,7 +228,7 @@ def fault_cmd(
       fabric-stack twin fault --dir /tmp/twin --list
       fabric-stack twin fault --dir /tmp/twin --clear
     """
-    from ..twin import ops
+    from fabric_stack.twin import ops
 
     ops_require_root()
     if list_ or (kind is None and not clear):
@@ -257,7 +257,7 @@ def down_cmd(directory: Path) -> None:
     Example:
       fabric-stack twin down --dir /tmp/twin
     """
-    from ..twin import ops
+    from fabric_stack.twin import ops
 
     ops_require_root()
     ops.down(directory, click.echo)

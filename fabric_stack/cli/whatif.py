@@ -8,11 +8,7 @@ from typing import Any
 
 import click
 
-from ..errors import InputFileError, SpecError
-from ..inputs import MAX_CONFIG_BYTES, read_text
-from ..server_profiles import default_profile
-from ..spec import FabricSpec, validate_spec
-from .common import (
+from fabric_stack.cli.common import (
     SPEC_FLAG_NAMES,
     console,
     echo_json,
@@ -21,7 +17,11 @@ from .common import (
     load_spec,
     spec_options,
 )
-from .params import NonEmptyPath
+from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.errors import InputFileError, SpecError
+from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
+from fabric_stack.hardware.server_profiles import default_profile
+from fabric_stack.spec.model import FabricSpec, validate_spec
 
 
 def failure_options(fn: Any) -> Any:
@@ -64,7 +64,7 @@ def failure_options(fn: Any) -> Any:
 def _failures(
     index: Any, fail: Sequence[str], drain: Sequence[str], n: int, seed: int
 ) -> list[Any]:
-    from ..whatif import parse_failure, random_failures
+    from fabric_stack.analysis.whatif import parse_failure, random_failures
 
     out = [parse_failure(t, "fail") for t in fail] + [parse_failure(t, "drain") for t in drain]
     if n:
@@ -73,9 +73,9 @@ def _failures(
 
 
 def _topology(spec: FabricSpec) -> Any:
-    from ..pipeline import paused_gc
-    from ..sizing import size_fabric
-    from ..topology import build_topology
+    from fabric_stack.pipeline import paused_gc
+    from fabric_stack.sizing.size import size_fabric
+    from fabric_stack.topology.build import build_topology
 
     with paused_gc():
         return build_topology(size_fabric(spec))
@@ -121,8 +121,8 @@ def whatif_cmd(
       fabric-stack whatif --gpus 4096 --n-minus-1 switch     # ranked N−1 table
       fabric-stack whatif --fail-random 20 --seed 7 --stack prod
     """
-    from ..views.whatif import render_whatif, whatif_json, whatif_markdown
-    from ..whatif import FabricIndex, analyze_failures
+    from fabric_stack.analysis.whatif import FabricIndex, analyze_failures
+    from fabric_stack.views.whatif import render_whatif, whatif_json, whatif_markdown
 
     topo = _topology(load_spec(kwargs))
     index = FabricIndex(topo)
@@ -292,15 +292,20 @@ def estimate_cmd(
       fabric-stack estimate --gpus 32768 --job-gpus 4096 --sizes 1G,16G --format json
       fabric-stack estimate --job-hosts hosts.txt --algorithm ring
     """
-    from ..estimate import (
+    from fabric_stack.analysis.estimate import (
         DEFAULT_SIZES,
         ModelParams,
         estimate_collective,
         parse_sizes,
         worst_single_failure,
     )
-    from ..views.whatif import estimate_json, estimate_markdown, estimate_svg, render_estimate
-    from ..whatif import FabricIndex
+    from fabric_stack.analysis.whatif import FabricIndex
+    from fabric_stack.views.whatif import (
+        estimate_json,
+        estimate_markdown,
+        estimate_svg,
+        render_estimate,
+    )
 
     spec = load_spec(kwargs)
     byte_sizes = parse_sizes(sizes or DEFAULT_SIZES)
@@ -364,6 +369,6 @@ def _emit_estimate(results: list[Any], fmt: str, out: Path | None, *renderers: A
     if out is None:
         click.echo(text, nl=False)
     else:
-        from ..fileio import atomic_write
+        from fabric_stack.files.outputs import write_file
 
-        atomic_write(out, text)
+        write_file(out, text)

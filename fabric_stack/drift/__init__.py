@@ -8,10 +8,10 @@ matched pairs and classifies the rest into findings with fixes.
 
 from __future__ import annotations
 
-from .coverage import NETWORKS, Coverage, CoverageReport
-from .engine import combine, compute_drift
-from .ignore import IgnoreRules, load_ignore, parse_ignore
-from .model import (
+from fabric_stack.drift.coverage import NETWORKS, Coverage, CoverageReport
+from fabric_stack.drift.engine import combine, compute_drift
+from fabric_stack.drift.ignore import IgnoreRules, load_ignore, parse_ignore
+from fabric_stack.drift.model import (
     KINDS,
     DeviceSeen,
     DriftReport,
@@ -22,7 +22,7 @@ from .model import (
     Side,
     Snapshot,
 )
-from .plan import PlanIndex, PortScheme
+from fabric_stack.drift.plan import PlanIndex, PortScheme
 
 __all__ = [
     "KINDS",

@@ -34,13 +34,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..compat.pydantic_internals import trusted_instance
-from ..site_names import SiteName, check_label
-from ..topology import COMPUTE_ROLES, FabricTopology
-from ..topology_model import MANAGER_ROLE
-from .identity import hca_to_ibdev, switch_port_number
-from .observation import Observation, ObservedDevice, observation_from_snapshot, short_name
-from .plan import port_schemes
+from fabric_stack.compat.pydantic_internals import trusted_instance
+from fabric_stack.drift.identity import hca_to_ibdev, switch_port_number
+from fabric_stack.drift.observation import (
+    Observation,
+    ObservedDevice,
+    observation_from_snapshot,
+    short_name,
+)
+from fabric_stack.drift.plan import port_schemes
+from fabric_stack.naming.site import SiteName, check_label
+from fabric_stack.topology.build import COMPUTE_ROLES, FabricTopology
+from fabric_stack.topology.model import MANAGER_ROLE
 
 CLASSES = ("server", "manager", "leaf", "spine", "core")
 _HOSTS = frozenset({"server", "manager"})

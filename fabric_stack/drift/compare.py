@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..topology import Link
-from .model import ABSENT_STATUSES, LINK_FIELDS, SPEED_ATTRS, DeviceSeen
-from .plan import PlanIndex
-from .resolve import Observed
+from fabric_stack.drift.model import ABSENT_STATUSES, LINK_FIELDS, SPEED_ATTRS, DeviceSeen
+from fabric_stack.drift.plan import PlanIndex
+from fabric_stack.drift.resolve import Observed
+from fabric_stack.topology.build import Link
 
 IB_WIDTH = {800: "4x", 400: "4x", 200: "2x", 100: "1x"}
 """Planned InfiniBand link width by link speed (XDR/NDR lanes: 4x800, 4x400, 2x NDR200)."""

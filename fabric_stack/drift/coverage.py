@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..topology import Link
+from fabric_stack.topology.build import Link
 
 NETWORKS = ("compute", "storage", "inband", "oob")
 """The networks ``drift --network`` can select (``all`` = every one of them)."""

@@ -32,9 +32,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..topology import Link
-from .compare import device_differences, differs, link_differences
-from .coverage import (
+from fabric_stack.drift.compare import device_differences, differs, link_differences
+from fabric_stack.drift.coverage import (
     DEFAULT_MIN_COVERAGE,
     NETWORKS,
     CoverageReport,
@@ -42,12 +41,21 @@ from .coverage import (
     infer_networks,
     merge_coverage,
 )
-from .findings import FindingBuilder
-from .identity import Identity
-from .ignore import ActiveRules, IgnoreRules
-from .model import KINDS, DriftReport, Finding, PortState, Snapshot, SourceInfo, summarize
-from .plan import EP, Key, PlanIndex
-from .resolve import Observed, Resolver
+from fabric_stack.drift.findings import FindingBuilder
+from fabric_stack.drift.identity import Identity
+from fabric_stack.drift.ignore import ActiveRules, IgnoreRules
+from fabric_stack.drift.model import (
+    KINDS,
+    DriftReport,
+    Finding,
+    PortState,
+    Snapshot,
+    SourceInfo,
+    summarize,
+)
+from fabric_stack.drift.plan import EP, Key, PlanIndex
+from fabric_stack.drift.resolve import Observed, Resolver
+from fabric_stack.topology.build import Link
 
 
 class _Comparison:

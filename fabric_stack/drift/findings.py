@@ -13,13 +13,13 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..topology import Link
-from .compare import IB_WIDTH, LinkDiff, explain, ib_name
-from .identity import Identity
-from .ignore import ActiveRules
-from .model import DeviceSeen, Finding, FindingKind, Side, Snapshot
-from .plan import EP, PlanIndex
-from .resolve import Observed, ep_text, top_port
+from fabric_stack.drift.compare import IB_WIDTH, LinkDiff, explain, ib_name
+from fabric_stack.drift.identity import Identity
+from fabric_stack.drift.ignore import ActiveRules
+from fabric_stack.drift.model import DeviceSeen, Finding, FindingKind, Side, Snapshot
+from fabric_stack.drift.plan import EP, PlanIndex
+from fabric_stack.drift.resolve import Observed, ep_text, top_port
+from fabric_stack.topology.build import Link
 
 _TARGET = {"netbox": "NetBox", "inventory": "the inventory"}
 

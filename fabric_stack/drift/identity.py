@@ -7,7 +7,7 @@ plan uses (``su1-r3-leaf``, ``1/4/1``, ``mlx5_2``) before links are matched:
   MLNX-OS switch NodeDescs (``MF0;su1-r1-leaf:MQM9700/U1``), case.
 * **Switch ports.** Every spelling of a cage and lane is turned into the
   1-based *logical* port number, then into the label the plan uses for that
-  switch's OS (:func:`fabric_stack.naming.switch_port_label`): ``swp4s1``
+  switch's OS (:func:`fabric_stack.naming.devices.switch_port_label`): ``swp4s1``
   (Cumulus), ``1/4/2`` (MLNX-OS), ``Ethernet4/2`` (EOS, ``Ethernet1/4/2`` on
   modular chassis), ``p8`` (generic) and a bare ``8`` (ibnetdiscover) are the
   same port on a 2-ports-per-cage switch.
@@ -24,10 +24,10 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..naming import cumulus_cage_lane, switch_port_label
-from .model import Endpoint, PortType, Snapshot
-from .plan import PlanIndex, PortScheme
-from .ports import port_number
+from fabric_stack.drift.model import Endpoint, PortType, Snapshot
+from fabric_stack.drift.plan import PlanIndex, PortScheme
+from fabric_stack.drift.ports import port_number
+from fabric_stack.naming.devices import cumulus_cage_lane, switch_port_label
 
 _MF0 = re.compile(r"^MF0;([^:]+):")
 _HCA = re.compile(r"^(\S+?)[\s/:]+(mlx\d+_\d+)$")

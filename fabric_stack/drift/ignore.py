@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..config import load_yaml
-from ..errors import InputFileError
-from .model import Snapshot
+from fabric_stack.drift.model import Snapshot
+from fabric_stack.errors import InputFileError
+from fabric_stack.files.config import load_yaml
 
 if TYPE_CHECKING:
-    from .identity import Identity
-    from .plan import EP
+    from fabric_stack.drift.identity import Identity
+    from fabric_stack.drift.plan import EP
 
 IgnoreMode = Literal["ignore", "link_state_only"]
 """What to do with a port: drop it from the report, or only check its link is up."""
@@ -192,7 +192,7 @@ def alias_rates(snap: Snapshot, rules: IgnoreRules | None) -> Snapshot:
     """``snap`` with the ``rates`` rules applied to every observed link (same object if none)."""
     if rules is None or not rules.rates:
         return snap
-    from .speeds import LANE_GBPS
+    from fabric_stack.drift.speeds import LANE_GBPS
 
     lanes = {r.lane: r.means for r in rules.rates if r.lane}
     unknown = {r.gbps for r in rules.rates if r.gbps is not None and r.means == "unknown"}

@@ -23,7 +23,7 @@ from pydantic import (
     model_serializer,
 )
 
-from .coverage import CoverageReport
+from fabric_stack.drift.coverage import CoverageReport
 
 FindingKind = Literal[
     "missing_link",
@@ -66,7 +66,7 @@ SPEED_ATTRS: tuple[str, ...] = ("a_speed_gbps", "b_speed_gbps")
 LINK_FIELDS: tuple[str, ...] = tuple(
     f for f in CABLE_ATTRS if f not in SPEED_ATTRS and f != "status"
 )
-"""Cable attributes compared with the planned :class:`~fabric_stack.topology.Link` field
+"""Cable attributes compared with the planned :class:`~fabric_stack.topology.build.Link` field
 of the same name."""
 
 ABSENT_STATUSES = frozenset(

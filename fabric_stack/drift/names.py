@@ -2,7 +2,7 @@
 finding names the planned position beside the site's name.
 
 The plan the engine compares with already carries the site's names (the rename step
-of :func:`~fabric_stack.topology.build_topology`); this module only adds what the
+of :func:`~fabric_stack.topology.build.build_topology`); this module only adds what the
 names file knows beyond names: the GUIDs and MACs that identify a device when the
 fabric's own name for it is missing or stale.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..spec import FabricSpec
-from ..topology import FabricTopology
-from .identity import is_mac, normalize_mac
-from .model import DriftReport, Finding, Snapshot
+from fabric_stack.drift.identity import is_mac, normalize_mac
+from fabric_stack.drift.model import DriftReport, Finding, Snapshot
+from fabric_stack.spec.model import FabricSpec
+from fabric_stack.topology.build import FabricTopology
 
 
 def bindings(spec: FabricSpec) -> tuple[dict[str, str], dict[str, str]]:

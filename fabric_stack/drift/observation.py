@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .identity import is_mac, normalize_guid, normalize_mac, unquote
-from .model import Snapshot
+from fabric_stack.drift.identity import is_mac, normalize_guid, normalize_mac, unquote
+from fabric_stack.drift.model import Snapshot
 
 _MF0 = re.compile(r"^MF0;([^:]+):")
 

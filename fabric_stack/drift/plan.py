@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import lookup_switch, port_mode
-from ..errors import CatalogError
-from ..naming import cumulus_cage_lane
-from ..topology import FabricTopology, Link
+from fabric_stack.errors import CatalogError
+from fabric_stack.hardware.switches import lookup_switch, port_mode
+from fabric_stack.naming.devices import cumulus_cage_lane
+from fabric_stack.topology.build import FabricTopology, Link
 
 EP = tuple[str, str]
 """A resolved endpoint: (device, port) with the port spelled as the plan spells it."""

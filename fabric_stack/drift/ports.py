@@ -16,7 +16,7 @@ Spellings read (``N`` cage, ``M`` lane / port of the cage):
   User Manual for NVLink Switches, "NVLink Interface": ``sw<x>`` is the front-panel
   port, ``p<x>s<x>`` the logical port. That Q3400 InfiniBand switches name ports the
   same way (``sw37p1``) is taken from real UFM tooling and is UNVERIFIED; the plan
-  labels Q3400 ports this way, see :func:`fabric_stack.naming.switch_port_label`);
+  labels Q3400 ports this way, see :func:`fabric_stack.naming.devices.switch_port_label`);
 * Arista EOS ``EthernetN/M``, ``EtN/M``, modular ``EthernetS/N/M``, and a bare
   ``EthernetN`` on a model without a SONiC lane table;
 * SONiC ``EthernetN`` where N is the first SerDes lane of the port
@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import re
 
-from .plan import PortScheme
+from fabric_stack.drift.plan import PortScheme
+from fabric_stack.naming.devices import cumulus_cage_lane
 
 SONIC_LANES_PER_CAGE: dict[str, int] = {"sn5600": 8}
 """SerDes lanes per cage in SONiC's lane-based port names, per catalog model.
@@ -44,7 +45,6 @@ first lane (and ``Ethernet512`` ``etp65``, the 25G SFP28 port outside the
 
 _CHIP = re.compile(r"^U(\d+)/(\d+)$", re.I)
 _MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
-_SWP = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)
 _NVOS = re.compile(r"^sw(\d+)p(\d+)(?:s(\d+))?$", re.I)
 _ETH = re.compile(r"^(?:ethernet|et)(\d+)(?:/(\d+))?(?:/(\d+))?$", re.I)
 _ETP = re.compile(r"^etp(\d+)([a-h])?$", re.I)
@@ -89,9 +89,8 @@ def port_number(raw: str, scheme: PortScheme) -> int | None:
         return _within(int(s), scheme)
     if m := _CHIP.match(s):
         return _within(int(m.group(2)), scheme)
-    if m := _SWP.match(s):
-        lane = int(m.group(2)) + 1 if m.group(2) is not None else 1
-        return _number(int(m.group(1)), lane, scheme)
+    if cage_lane := cumulus_cage_lane(s):
+        return _number(*cage_lane, scheme)
     if m := _NVOS.match(s):
         return _number(int(m.group(1)), int(m.group(2)), scheme)
     if m := _ETH.match(s):

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..naming import switch_port_label
-from .identity import Identity
-from .ignore import ActiveRules
-from .model import Endpoint, ObservedLink, Snapshot
-from .plan import EP, Key, PlanIndex, PortScheme, link_key
-from .ports import max_port
+from fabric_stack.drift.identity import Identity
+from fabric_stack.drift.ignore import ActiveRules
+from fabric_stack.drift.model import Endpoint, ObservedLink, Snapshot
+from fabric_stack.drift.plan import EP, Key, PlanIndex, PortScheme, link_key
+from fabric_stack.drift.ports import max_port
+from fabric_stack.naming.devices import switch_port_label
 
 
 @dataclass(slots=True)

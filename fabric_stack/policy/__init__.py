@@ -13,20 +13,20 @@ rule in :mod:`.rules`, listed in :mod:`.registry`; :func:`evaluate` runs them al
 
 from __future__ import annotations
 
-from ._common import parse_leaf_name
-from .config import load_policy_config, policy_config_from_data
-from .evaluate import evaluate
-from .models import Level, PolicyReport, RuleConfig, RuleResult, Violation
-from .registry import RULES, PolicyConfig, policy_config_schema, rule_ids
-from .rule import Rule, records_of
-from .rules.gpudirect_pcie_locality import check_pcie_locality
-from .rules.ib_subnet_manager_redundancy import check_ib_subnet_managers
-from .rules.link_speed_match import check_link_speed
-from .rules.network_separation import check_network_separation
-from .rules.oversubscription_1_to_1 import check_oversubscription
-from .rules.port_budget import check_port_budget
-from .rules.rail_alignment import check_rail_alignment
-from .rules.roce_lossless_consistency import check_roce_lossless
+from fabric_stack.policy._common import parse_leaf_name
+from fabric_stack.policy.config import load_policy_config, policy_config_from_data
+from fabric_stack.policy.evaluate import evaluate
+from fabric_stack.policy.models import Level, PolicyReport, RuleConfig, RuleResult, Violation
+from fabric_stack.policy.registry import RULES, PolicyConfig, policy_config_schema, rule_ids
+from fabric_stack.policy.rule import Rule, records_of
+from fabric_stack.policy.rules.gpudirect_pcie_locality import check_pcie_locality
+from fabric_stack.policy.rules.ib_subnet_manager_redundancy import check_ib_subnet_managers
+from fabric_stack.policy.rules.link_speed_match import check_link_speed
+from fabric_stack.policy.rules.network_separation import check_network_separation
+from fabric_stack.policy.rules.oversubscription_1_to_1 import check_oversubscription
+from fabric_stack.policy.rules.port_budget import check_port_budget
+from fabric_stack.policy.rules.rail_alignment import check_rail_alignment
+from fabric_stack.policy.rules.roce_lossless_consistency import check_roce_lossless
 
 __all__ = [
     "RULES",

@@ -7,9 +7,9 @@ import re
 from functools import lru_cache
 from typing import TypeVar
 
-from ..intent import FabricIntent, SwitchIntent
-from ..spec import FabricSpec
-from .models import RuleConfig, ViolationLevel
+from fabric_stack.intent.model import FabricIntent, SwitchIntent
+from fabric_stack.policy.models import RuleConfig, ViolationLevel
+from fabric_stack.spec.model import FabricSpec
 
 COMPUTE_SWITCH_ROLES = frozenset({"leaf", "spine", "core"})
 """Switch roles of the compute fabric."""
@@ -61,7 +61,7 @@ _LEAF_NAME = re.compile(r"^(?:p(\d+)-)?su(\d+)-r(\d+)-leaf$")
 def parse_leaf_name(name: str) -> tuple[int, int, int] | None:
     """(plane, su, rail) of a standard leaf name (``su1-r3-leaf``, ``p2-su1-r3-leaf``).
 
-    Names come from :func:`fabric_stack.naming.leaf_name`, so a single resource
+    Names come from :func:`fabric_stack.naming.devices.leaf_name`, so a single resource
     tells its rail; ``None`` for any other name.
     """
     m = _LEAF_NAME.match(name)

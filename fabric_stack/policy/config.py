@@ -22,9 +22,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..config import load_yaml
-from ..errors import InputFileError, SpecError
-from .registry import PolicyConfig, rule_ids
+from fabric_stack.errors import InputFileError, SpecError
+from fabric_stack.files.config import load_yaml
+from fabric_stack.policy.registry import PolicyConfig, rule_ids
 
 FABRIC_SUFFIX = "-fabric"
 """Suffix of the pack's stack policies that hold a rule's cross-resource half."""

@@ -8,9 +8,9 @@ well under a second.
 
 from __future__ import annotations
 
-from ..intent import FabricIntent
-from .models import PolicyReport, RuleResult, Violation
-from .registry import RULES, PolicyConfig
+from fabric_stack.intent.model import FabricIntent
+from fabric_stack.policy.models import PolicyReport, RuleResult, Violation
+from fabric_stack.policy.registry import RULES, PolicyConfig
 
 
 def evaluate(intent: FabricIntent, config: PolicyConfig | None = None) -> PolicyReport:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .models import ConfigLevel, RuleConfig
-from .rule import Rule
-from .rules import (
+from fabric_stack.policy.models import ConfigLevel, RuleConfig
+from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rules import (
     gpudirect_pcie_locality,
     ib_subnet_manager_redundancy,
     link_speed_match,

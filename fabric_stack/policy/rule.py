@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..intent import FabricIntent
-from ._common import level_of
-from .models import Level, RuleConfig, Violation, ViolationLevel
+from fabric_stack.intent.model import FabricIntent
+from fabric_stack.policy._common import level_of
+from fabric_stack.policy.models import Level, RuleConfig, Violation, ViolationLevel
 
 RecordCheck = Callable[[str, Iterable[Any], Any], Iterator[Violation]]
 """``(kind, records, config)``: judge records of one kind, each on its own."""

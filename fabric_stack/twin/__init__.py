@@ -8,8 +8,16 @@ Adapters: :mod:`.runtime` (namespaces, processes, the state file), :mod:`.ops_ib
 
 from __future__ import annotations
 
-from .model import EXPECTED_FINDING, FAULT_KINDS, Cable, End, Fault, TwinState, Wiring
-from .wiring import TwinError, TwinFailure, assign_guids, plan_wiring
+from fabric_stack.twin.model import (
+    EXPECTED_FINDING,
+    FAULT_KINDS,
+    Cable,
+    End,
+    Fault,
+    TwinState,
+    Wiring,
+)
+from fabric_stack.twin.wiring import TwinError, TwinFailure, assign_guids, plan_wiring
 
 __all__ = [
     "EXPECTED_FINDING",

@@ -16,11 +16,11 @@ different width or lane than the healthy twin's.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .model import Cable, Wiring
-from .wiring import TwinError
+from fabric_stack.twin.model import Cable, Wiring
+from fabric_stack.twin.wiring import TwinError
 
 IBSIM_LANES = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR")
 """Lane speed names ibsim 0.10's net-file parser accepts (sim_net.c, LINKSPEED_STR_*)."""
@@ -398,8 +398,3 @@ def walk_reachability(
 def expected_hops(tiers: int) -> list[int]:
     """Switch hops a pair may take in a rail-optimized fat tree: 1 (same leaf), 3, and 5."""
     return [1, 3, 5][:tiers]
-
-
-def guid_of_name(guids: Mapping[str, str], names: Iterable[str]) -> list[str]:
-    """GUIDs of ``names`` (plan names), normalised to 16 hex digits without 0x."""
-    return [f"{int(guids[n], 16):016x}" for n in names]

@@ -15,14 +15,14 @@ from typing import Any
 
 import yaml
 
-from ..artifacts._base import RenderContext
-from ..outputs import write_files
-from ..sizing import size_fabric
-from ..spec import FabricSpec, validate_spec
-from ..topology import FabricTopology, build_topology
-from . import ops_eth, ops_frr, ops_ib
-from .model import PREFIX, Fault, TwinState, Wiring
-from .runtime import (
+from fabric_stack.artifacts._base import RenderContext
+from fabric_stack.files.outputs import write_files
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.spec.model import FabricSpec, validate_spec
+from fabric_stack.topology.build import FabricTopology, build_topology
+from fabric_stack.twin import ops_eth, ops_frr, ops_ib
+from fabric_stack.twin.model import PREFIX, Fault, TwinState, Wiring
+from fabric_stack.twin.runtime import (
     RUN_ROOT,
     add_namespaces,
     delete_namespaces,
@@ -35,7 +35,13 @@ from .runtime import (
     stop_processes,
     twin_tag,
 )
-from .wiring import TwinError, assign_guids, faulted_wiring, parse_fault, plan_wiring
+from fabric_stack.twin.wiring import (
+    TwinError,
+    assign_guids,
+    faulted_wiring,
+    parse_fault,
+    plan_wiring,
+)
 
 Say = Callable[[str], None]
 
@@ -205,7 +211,7 @@ def fault(directory: Path, kind: str, args: tuple[str, ...], say: Say) -> Fault:
     current = faulted_wiring(topo, state.faults)
     new_fault = parse_fault(topo, current, kind, args)
     if kind == "speed":
-        from .ibnet import fault_rate
+        from fabric_stack.twin.ibnet import fault_rate
 
         fault_rate(topo.plan.link_gbps, int(new_fault.args[1]))  # a rate the twin can run
     target = faulted_wiring(topo, (*state.faults, new_fault))

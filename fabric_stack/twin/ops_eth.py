@@ -31,9 +31,9 @@ from typing import Any
 
 import yaml
 
-from ..drift.readers.lldp import parse_lldpd
-from .model import Cable, Process, TwinState, Wiring
-from .runtime import (
+from fabric_stack.adapters.discovery.lldp import parse_lldpd
+from fabric_stack.twin.model import Cable, Process, TwinState, Wiring
+from fabric_stack.twin.runtime import (
     add_namespaces,
     alive,
     delete_namespaces,
@@ -45,7 +45,7 @@ from .runtime import (
     stop_processes,
     wait_until,
 )
-from .wiring import TwinFailure
+from fabric_stack.twin.wiring import TwinFailure
 
 Say = Callable[[str], None]
 

@@ -30,12 +30,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import frr as frr_render
-from ..artifacts._base import RenderContext
-from ..topology import FabricTopology
-from .model import Process, TwinState
-from .runtime import alive, netns_name, run, spawn, wait_until
-from .wiring import TwinFailure
+import fabric_stack.artifacts.frr as frr_render
+from fabric_stack.artifacts._base import RenderContext
+from fabric_stack.topology.build import FabricTopology
+from fabric_stack.twin.model import Process, TwinState
+from fabric_stack.twin.runtime import alive, netns_name, run, spawn, wait_until
+from fabric_stack.twin.wiring import TwinFailure
 
 Say = Callable[[str], None]
 FRR_DIR = Path("/usr/lib/frr")
@@ -204,7 +204,7 @@ def address_hosts(
     ``force`` applies every line even where some already exist (re-applying after a
     re-plug), without failing on them.
     """
-    from ..artifacts.hosts import ip_commands  # the same commands `render hosts` writes
+    from fabric_stack.artifacts.hosts import ip_commands
 
     for server in hosts:
         batch = "\n".join(ip_commands(ctx, server)) + "\n"

@@ -25,12 +25,12 @@ from typing import Any
 
 import yaml
 
-from ..artifacts import infiniband, opensm
-from ..artifacts._base import RenderContext
-from ..topology import FabricTopology
-from . import ibnet
-from .model import Process, TwinState, Wiring
-from .runtime import (
+from fabric_stack.artifacts import infiniband, opensm
+from fabric_stack.artifacts._base import RenderContext
+from fabric_stack.topology.build import FabricTopology
+from fabric_stack.twin import ibnet
+from fabric_stack.twin.model import Process, TwinState, Wiring
+from fabric_stack.twin.runtime import (
     UMAD2SIM,
     alive,
     netns_name,
@@ -40,7 +40,7 @@ from .runtime import (
     stop_processes,
     wait_until,
 )
-from .wiring import TwinFailure, assign_guids, plan_wiring
+from fabric_stack.twin.wiring import TwinFailure, assign_guids, plan_wiring
 
 Say = Callable[[str], None]
 

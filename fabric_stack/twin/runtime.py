@@ -23,9 +23,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..inputs import MAX_CONFIG_BYTES, read_text
-from .model import PREFIX, STATE_FILE, Process, TwinState
-from .wiring import TwinError, TwinFailure
+from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
+from fabric_stack.twin.model import PREFIX, STATE_FILE, Process, TwinState
+from fabric_stack.twin.wiring import TwinError, TwinFailure
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 """libumad2sim (Debian ibsim-utils): LD_PRELOAD-ed so umad programs talk to ibsim."""

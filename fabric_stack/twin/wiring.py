@@ -17,11 +17,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from ..catalog import lookup_switch
-from ..errors import FabricStackError
-from ..naming import switch_port_label
-from ..topology import FABRIC_ROLES, HOST_ROLES, MANAGER_ROLE, FabricTopology
-from .model import EXPECTED_FINDING, FAULT_KINDS, Cable, Device, End, Fault, Wiring
+from fabric_stack.errors import FabricStackError
+from fabric_stack.hardware.switches import lookup_switch
+from fabric_stack.naming.devices import switch_port_label
+from fabric_stack.topology.build import FABRIC_ROLES, HOST_ROLES, MANAGER_ROLE, FabricTopology
+from fabric_stack.twin.model import EXPECTED_FINDING, FAULT_KINDS, Cable, Device, End, Fault, Wiring
 
 SWITCH_GUID_BASE = 0x02FA570100000000
 """Switch node GUIDs: a locally administered EUI-64 prefix (bit 1 of the first byte set, so

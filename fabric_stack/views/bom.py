@@ -1,6 +1,6 @@
 """Bill of materials (`fabric-stack bom`): what to order, counted from the link list.
 
-Every count here is taken from :class:`~fabric_stack.topology.FabricTopology`
+Every count here is taken from :class:`~fabric_stack.topology.build.FabricTopology`
 — devices and cables — never from a formula, so the BOM cannot disagree with
 the cabling plan. The compute-fabric part is reported next to the sizing
 card's figures (:attr:`Bom.compute`) and a test asserts they match.
@@ -29,9 +29,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..catalog import CATALOG, SwitchModel, lookup_switch, port_mode
-from ..naming import cage_of
-from ..topology import COMPUTE_ROLES, HOST_ROLES, FabricTopology
+from fabric_stack.hardware.switches import CATALOG, SwitchModel, lookup_switch, port_mode
+from fabric_stack.naming.devices import cage_of
+from fabric_stack.topology.build import COMPUTE_ROLES, HOST_ROLES, FabricTopology
 
 NO_OPTIC = "RJ45 (no optic)"
 """Optic name of copper RJ45 ends: no module to order."""

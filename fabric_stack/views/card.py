@@ -10,10 +10,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..fmt import fmt_num
-from ..guidance import CNI, FABRICS, PRACTICES, Guidance, guidance_for
-from ..managers import plan_manager_shape, sizing_note
-from ..sizing import SizingPlan
+from fabric_stack.analysis.guidance import CNI, FABRICS, PRACTICES, Guidance, guidance_for
+from fabric_stack.sizing.managers import plan_manager_shape, sizing_note
+from fabric_stack.sizing.size import SizingPlan
+from fabric_stack.text.numbers import fmt_num
 
 
 def headline(plan: SizingPlan) -> list[tuple[str, str, str]]:

@@ -8,7 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..stack.changes import ChangeSummary
+from fabric_stack.adapters.pulumi.changes import ChangeSummary
 
 _OPS = ("add", "move", "update", "remove")
 _SW_OPS = ("create", "replace", "update", "delete")

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from ..topology import Device, FabricTopology
-from .svg import (
+from fabric_stack.topology.build import Device, FabricTopology
+from fabric_stack.views.svg import (
     CORE_GAP,
     CORE_H,
     CORE_W,

@@ -45,11 +45,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
-from ..catalog import lookup_switch, port_mode
-from ..errors import FabricStackError, SpecError
-from ..naming import cage_of
-from ..topology import FABRIC_ROLES, HOST_ROLES, Device, FabricTopology, Link
-from .ib_naming import host_hcas, host_types, interface_numbers, port_naming_header
+from fabric_stack.errors import FabricStackError, SpecError
+from fabric_stack.hardware.switches import lookup_switch, port_mode
+from fabric_stack.naming.devices import cage_of
+from fabric_stack.topology.build import FABRIC_ROLES, HOST_ROLES, Device, FabricTopology, Link
+from fabric_stack.views.ib_naming import (
+    host_hcas,
+    host_types,
+    interface_numbers,
+    port_naming_header,
+)
 
 RoleFilter = Literal["compute", "storage", "inband", "oob", "all"]
 """Which cables an export holds: one network, or all of them."""
@@ -243,12 +248,6 @@ def ib_system_type(topo: FabricTopology) -> str:
     """ibdm system type of the fabric switches (``MQM9700`` for a QM9700)."""
     model = topo.plan.switch_model
     return IB_SYSTEM_TYPES.get(model.key, f"SW_{topo.plan.radix}")
-
-
-def hca_system_type(topo: FabricTopology) -> str:
-    """ibdm system type of a GPU server (e.g. ``HCA_mlx5_7``), from its HCA device names."""
-    server = next(d.name for d in topo.devices if d.role == "server")
-    return host_types(topo)[server]
 
 
 def topo_file(topo: FabricTopology) -> str:

@@ -12,7 +12,7 @@ Also here: the HCA system types a ``.topo`` names (:func:`host_hcas`,
 :func:`hca_type`), their IBNL definitions for ``ibdiagnet --out_ibnl_dir``
 (:func:`ibnl`) and the CVT ``hca_mapping`` file (:func:`hca_mapping_csv`). HCA
 device names always come from the link list (the topology names them with
-:func:`fabric_stack.naming.nic_name` or the server profile), never from a formula
+:func:`fabric_stack.naming.devices.nic_name` or the server profile), never from a formula
 here.
 
 Sources: IBNL grammar — ibutils 1.5.7.1 ``ibdm/ibnl_parser.yy`` / ``ibnl_scanner.ll``
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import re
 
-from ..nodes import mlx_index
-from ..topology import MANAGER_ROLE, FabricTopology
+from fabric_stack.hardware.nodes import mlx_index
+from fabric_stack.topology.build import MANAGER_ROLE, FabricTopology
 
 IBNL_GRAMMAR = (
     "ibutils 1.5.7.1 ibdm/ibdm/ibnl_parser.yy and ibnl_scanner.ll (as vendored in "

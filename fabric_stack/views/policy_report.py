@@ -15,9 +15,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..intent import FabricSummary
-from ..policy.models import PolicyReport, RuleResult, Violation
-from ..policy.registry import RULES
+from fabric_stack.intent.model import FabricSummary
+from fabric_stack.policy.models import PolicyReport, RuleResult, Violation
+from fabric_stack.policy.registry import RULES
 
 _MD_STATUS = {
     "pass": "✅ pass",

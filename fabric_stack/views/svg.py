@@ -11,7 +11,7 @@ import colorsys
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
-from ..topology import Device
+from fabric_stack.topology.build import Device
 
 # Tableau-10-like palette (distinct in print and for most colour-vision types),
 # rail 1 first; rails beyond it get evenly spaced hues.

@@ -1,7 +1,7 @@
 """Renderers for `whatif` and `estimate`: rich tables, markdown, JSON and an SVG plot.
 
-Pure functions of :class:`~fabric_stack.whatif.WhatIfResult` and
-:class:`~fabric_stack.estimate.Estimate`; nothing is recomputed here.
+Pure functions of :class:`~fabric_stack.analysis.whatif.WhatIfResult` and
+:class:`~fabric_stack.analysis.estimate.Estimate`; nothing is recomputed here.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..estimate import Estimate
-from ..whatif import WhatIfResult
+from fabric_stack.analysis.estimate import Estimate
+from fabric_stack.analysis.whatif import WhatIfResult
 
 Scenario = tuple[str, Estimate]
 """A labelled estimate (one line of a comparison)."""

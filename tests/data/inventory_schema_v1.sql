@@ -1,5 +1,5 @@
 -- The inventory schema before versions were tracked (schema version 1), verbatim from
--- fabric_stack/inventory/store.py at commit cd12caf, with rows as that code wrote them.
+-- fabric_stack/adapters/inventory/store.py at commit cd12caf, with rows as that code wrote them.
 -- tests/test_inventory_schema.py builds a database from it and upgrades it.
 CREATE TABLE IF NOT EXISTS fabric_inventory (
     stack       TEXT NOT NULL,

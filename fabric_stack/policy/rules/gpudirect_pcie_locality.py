@@ -13,13 +13,10 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
-from ...intent import FabricIntent, RdmaNicIntent
-from .._common import (
-    cfg_or_default,
-    level_of,
-)
-from ..models import RuleConfig, Violation, ViolationLevel
-from ..rule import Rule
+from fabric_stack.intent.model import FabricIntent, RdmaNicIntent
+from fabric_stack.policy._common import cfg_or_default, level_of
+from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
+from fabric_stack.policy.rule import Rule
 
 
 class PcieLocalityConfig(RuleConfig):

@@ -10,15 +10,11 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from ...intent import FabricIntent, FabricSummary
-from ...topology import MANAGER_ROLE
-from .._common import (
-    cfg_or_default,
-    level_of,
-    plural,
-)
-from ..models import RuleConfig, Violation, ViolationLevel
-from ..rule import Rule
+from fabric_stack.intent.model import FabricIntent, FabricSummary
+from fabric_stack.policy._common import cfg_or_default, level_of, plural
+from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
+from fabric_stack.policy.rule import Rule
+from fabric_stack.topology.build import MANAGER_ROLE
 
 
 class SubnetManagerConfig(RuleConfig):

@@ -9,13 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ...intent import CableIntent, FabricIntent
-from .._common import (
-    cfg_or_default,
-    level_of,
-)
-from ..models import RuleConfig, Violation, ViolationLevel
-from ..rule import Rule
+from fabric_stack.intent.model import CableIntent, FabricIntent
+from fabric_stack.policy._common import cfg_or_default, level_of
+from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
+from fabric_stack.policy.rule import Rule
 
 
 class LinkSpeedConfig(RuleConfig):

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ...intent import FabricIntent, SwitchIntent, VlanIntent
-from .._common import (
+from fabric_stack.intent.model import FabricIntent, SwitchIntent, VlanIntent
+from fabric_stack.policy._common import (
     NETWORK_ORDER,
     cfg_or_default,
     is_compute_switch,
@@ -20,8 +20,8 @@ from .._common import (
     plural,
     some,
 )
-from ..models import RuleConfig, Violation, ViolationLevel
-from ..rule import Rule
+from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
+from fabric_stack.policy.rule import Rule
 
 
 class NetworkSeparationConfig(RuleConfig):

@@ -12,12 +12,9 @@ from collections.abc import Iterator
 
 from pydantic import Field, field_validator
 
-from ...errors import FabricStackError
-from ...fmt import fmt_num
-from ...intent import FabricIntent
-from ...sizing import SizingPlan, size_fabric
-from ...spec import parse_ratio
-from .._common import (
+from fabric_stack.errors import FabricStackError
+from fabric_stack.intent.model import FabricIntent
+from fabric_stack.policy._common import (
     SpecOnce,
     cfg_or_default,
     is_compute_switch,
@@ -25,8 +22,11 @@ from .._common import (
     plural,
     ratio_text,
 )
-from ..models import RuleConfig, Violation
-from ..rule import Rule
+from fabric_stack.policy.models import RuleConfig, Violation
+from fabric_stack.policy.rule import Rule
+from fabric_stack.sizing.size import SizingPlan, size_fabric
+from fabric_stack.spec.model import parse_ratio
+from fabric_stack.text.numbers import fmt_num
 
 
 class OversubscriptionConfig(RuleConfig):

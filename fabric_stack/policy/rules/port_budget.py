@@ -11,14 +11,10 @@ from typing import Any
 
 from pydantic import Field
 
-from ...intent import FabricIntent, SwitchIntent
-from .._common import (
-    cfg_or_default,
-    level_of,
-    plural,
-)
-from ..models import RuleConfig, Violation, ViolationLevel
-from ..rule import Rule
+from fabric_stack.intent.model import FabricIntent, SwitchIntent
+from fabric_stack.policy._common import cfg_or_default, level_of, plural
+from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
+from fabric_stack.policy.rule import Rule
 
 
 class PortBudgetConfig(RuleConfig):

@@ -9,15 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ...intent import FabricIntent, RdmaNicIntent, SwitchIntent
-from ...naming import leaf_name
-from .._common import (
-    cfg_or_default,
-    level_of,
-    parse_leaf_name,
-)
-from ..models import RuleConfig, Violation, ViolationLevel
-from ..rule import Rule
+from fabric_stack.intent.model import FabricIntent, RdmaNicIntent, SwitchIntent
+from fabric_stack.naming.devices import leaf_name
+from fabric_stack.policy._common import cfg_or_default, level_of, parse_leaf_name
+from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
+from fabric_stack.policy.rule import Rule
 
 
 class RailAlignmentConfig(RuleConfig):
@@ -49,7 +45,7 @@ def rail_alignment_records(
 ) -> Iterator[Violation]:
     """Single resources: a NIC against its leaf's *name*; a leaf's rail field against its name.
 
-    Leaf names come from :func:`fabric_stack.naming.leaf_name`, so one RdmaNic
+    Leaf names come from :func:`fabric_stack.naming.devices.leaf_name`, so one RdmaNic
     record (or one RdmaNicGroup) is enough: this is what the pack's resource
     policy runs.
     """

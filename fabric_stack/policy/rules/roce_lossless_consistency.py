@@ -15,14 +15,10 @@ from typing import Any
 
 from pydantic import Field
 
-from ...intent import FabricIntent, SwitchIntent
-from .._common import (
-    cfg_or_default,
-    is_compute_switch,
-    level_of,
-)
-from ..models import RuleConfig, Violation, ViolationLevel
-from ..rule import Rule
+from fabric_stack.intent.model import FabricIntent, SwitchIntent
+from fabric_stack.policy._common import cfg_or_default, is_compute_switch, level_of
+from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
+from fabric_stack.policy.rule import Rule
 
 
 class RoceLosslessConfig(RuleConfig):

@@ -1,7 +1,7 @@
 """``underlay-consistency``.
 
 The routed underlay of a RoCE/Ethernet fabric holds together. Checks, over an
-:class:`~fabric_stack.underlay.UnderlayPlan`:
+:class:`~fabric_stack.underlay.plan.UnderlayPlan`:
 
 * every fabric link has both ends addressed (/31, in one /31) or both unnumbered;
 * no address is used twice (loopbacks, link ends, gateways, host ports), no
@@ -25,14 +25,14 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Network, ip_interface
 
-from ...intent import FabricIntent
-from ...sizing import size_fabric
-from ...topology import build_topology
-from ...underlay import UnderlayPlan, plan_underlay
-from ...underlay_spec import PRIVATE_ASN_LAST
-from .._common import cfg_or_default, level_of
-from ..models import RuleConfig, Violation, ViolationLevel
-from ..rule import Rule
+from fabric_stack.intent.model import FabricIntent
+from fabric_stack.policy._common import cfg_or_default, level_of
+from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
+from fabric_stack.policy.rule import Rule
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.spec.underlay import PRIVATE_ASN_LAST
+from fabric_stack.topology.build import build_topology
+from fabric_stack.underlay.plan import UnderlayPlan, plan_underlay
 
 RULE_ID = "underlay-consistency"
 

@@ -1,0 +1,78 @@
+"""A live NetBox through its REST API: the cables, read page by page, filtered by site and tag.
+
+The cables come from ``/api/dcim/cables/`` exactly as the JSON export reader
+(:class:`~.netbox.NetboxJsonReader`) reads them from a file, and are handed to
+that reader unchanged, so a live read and an export of the same NetBox give the
+same findings. Findings point at ``URL/dcim/cables/ID/`` (the page to edit).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from fabric_stack.adapters.discovery.netbox import NetboxJsonReader
+from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient
+from fabric_stack.drift.model import Snapshot
+from fabric_stack.errors import InventoryError
+
+
+class NetboxApiReader:
+    """Cables of a live NetBox (``site``: a site slug or name; ``tag``: a tag slug)."""
+
+    source = "netbox"
+
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        site: str | None = None,
+        tag: str | None = None,
+        api: NetBoxApi | None = None,
+    ) -> None:
+        self.base = url.removeprefix("netbox+").rstrip("/")
+        self.site = site
+        self.tag = tag
+        self.api = api if api is not None else NetBoxClient(self.base, token)
+
+    def fetch(self) -> list[dict[str, Any]]:
+        """Every cable in scope (all pages)."""
+        query: dict[str, Any] = {}
+        if self.site:
+            sites = self.api.select("dcim/sites", {"slug": self.site}) or self.api.select(
+                "dcim/sites", {"name": self.site}
+            )
+            if not sites:
+                raise InventoryError(f"NetBox {self.base}: no site {self.site!r} (slug or name)")
+            query["site_id"] = sites[0]["id"]
+        if self.tag:
+            query["tag"] = self.tag
+        return self.api.select("dcim/cables", query)
+
+    def load(self) -> Snapshot:
+        """Read the cables and compare-ready links, as the JSON export reader would."""
+        cables = self.fetch()
+        with tempfile.TemporaryDirectory(prefix="fabric-stack-netbox-") as tmp:
+            path = Path(tmp) / "cables.json"
+            path.write_text(json.dumps(cables))
+            snap = NetboxJsonReader(path).load()
+        ids = [c.get("id") for c in cables]
+
+        def where(text: str) -> str:
+            # "<tmp>/cables.json:$[i]" → the cable's page in NetBox.
+            head, _, idx = text.rpartition("$[")
+            if not head.startswith(str(path)):
+                return text
+            try:
+                return f"{self.base}/dcim/cables/{ids[int(idx.rstrip(']'))]}/"
+            except (ValueError, IndexError):
+                return text
+
+        snap.links = [replace(link, where=where(link.where)) for link in snap.links]
+        for dev in snap.devices.values():
+            dev.where = where(dev.where)
+        snap.origin = self.base + (f" (site {self.site})" if self.site else "")
+        return snap

@@ -1,0 +1,409 @@
+"""NetBox objects behind the NetBox inventory: shared definitions, devices, interfaces.
+
+See :mod:`fabric_stack.adapters.inventory.netbox_store` for what each record becomes. The
+definitions every stack shares (custom fields, tag, site, manufacturers, device
+types, roles, racks) are looked up or created once per process and cached by id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
+from urllib.parse import unquote
+
+from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient, split_netbox_url
+from fabric_stack.adapters.inventory.store import InventoryStore
+from fabric_stack.errors import InventoryError
+
+TAG = "fabric-stack"
+TEXT_FIELDS = ("fabric_stack", "fabric_kind", "fabric_name", "fabric_bundle")
+OBJECT_TYPES = (
+    "dcim.site",
+    "dcim.device",
+    "dcim.interface",
+    "dcim.cable",
+    "ipam.prefix",
+    "ipam.vlan",
+)
+ENDPOINT = {
+    "Fabric": "dcim/sites",
+    "Switch": "dcim/devices",
+    "Cable": "dcim/cables",
+    "RdmaNic": "dcim/interfaces",
+    "Rail": "ipam/prefixes",
+    "Vlan": "ipam/prefixes",
+}
+_NAMES_PER_QUERY = 80  # names per ?name=…&name=… query (URL length)
+
+# NetBox interface types by link speed (Gb/s); other speeds are "other".
+IF_TYPE = {
+    1: "1000base-t",
+    10: "10gbase-x-sfpp",
+    25: "25gbase-x-sfp28",
+    100: "100gbase-x-qsfp28",
+    200: "200gbase-x-qsfp56",
+    400: "400gbase-x-osfp",
+    800: "800gbase-x-osfp",
+}
+# The plan's cable medium → NetBox cable type.
+CABLE_TYPE = {"mmf": "mmf", "smf": "smf", "copper": "dac-passive"}
+
+# The catalog's switches as the community device-type library names them (manufacturer, model,
+# slug, part number), so a NetBox that imported the library's types uses those very device
+# types, and one that did not gets types the library import later recognises by slug. Source:
+# github.com/netbox-community/devicetype-library, device-types/Nvidia/{QM9700,Q3400-RA,SN5600,
+# SN2201}.yaml (read 2026-11-30; SN2201 keeps its older slug mellanox-sn2201). Heights agree
+# with the catalog. The library's interface templates (QM9700 "P0.0", SN5600 "swp1", Q3400
+# "sw1p1") are not applied: interfaces are named as the plan names the ports.
+LIBRARY_TYPES = {
+    "qm9700": ("Nvidia", "QM9700", "nvidia-qm9700", ""),
+    "q3400": ("Nvidia", "Q3400-RA", "nvidia-q3400-ra", "920-9B36F-00RX-8S0"),
+    "sn5600": ("Nvidia", "SN5600", "nvidia-sn5600", ""),
+    "sn2201": ("Nvidia", "SN2201", "mellanox-sn2201", ""),
+}
+
+
+def type_slug(model: str) -> str:
+    """NetBox device-type slug of a catalog key: the library's where it has the model."""
+    lib = LIBRARY_TYPES.get(model.strip().lower())
+    return lib[2] if lib else slug(model)
+
+
+def model_of(type_slug_: str) -> str:
+    """The catalog key of a device-type slug (the slug itself when no catalog model has it)."""
+    for key, lib in LIBRARY_TYPES.items():
+        if lib[2] == type_slug_:
+            return key
+    return type_slug_
+
+
+def slug(text: str) -> str:
+    """NetBox slug of ``text`` (lower case, [a-z0-9_-], at most 100 characters)."""
+    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")[:100] or "x"
+
+
+def _chunks(items: Sequence[Any], n: int) -> Iterable[Sequence[Any]]:
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
+
+
+def cf_of(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """The custom fields of a NetBox object (``{}`` when none)."""
+    return dict(obj.get("custom_fields") or {})
+
+
+def name_of(ref: Any) -> str:
+    """``name`` of a nested NetBox object (or ``""``)."""
+    return str(ref.get("name") or "") if isinstance(ref, Mapping) else ""
+
+
+def end_of(terms: Any) -> tuple[str, str]:
+    """(device, interface) of a cable end's termination list; ("", "") unless one interface."""
+    if not isinstance(terms, list) or len(terms) != 1:
+        return "", ""
+    obj = terms[0].get("object") or {}
+    return name_of(obj.get("device")), str(obj.get("name") or "")
+
+
+class NetBoxObjects(InventoryStore):
+    """Shared definitions, devices and interfaces of a NetBox (base of ``NetBoxStore``)."""
+
+    _lock: ClassVar[threading.RLock] = threading.RLock()
+    _shared: ClassVar[
+        dict[tuple[str, str, str], int]
+    ] = {}  # (base, endpoint, key) → id, per process
+
+    def __init__(self, url: str, api: NetBoxApi | None = None, token: str | None = None) -> None:
+        super().__init__(url)
+        self.dialect = "netbox"
+        self.base, url_token = split_netbox_url(url)
+        token = unquote(url_token) or token or os.environ.get("NETBOX_TOKEN", "")
+        self.api: NetBoxApi = api if api is not None else NetBoxClient(self.base, token)
+
+    # -- shared definitions ----------------------------------------------------------
+    def _get_or_create(
+        self, endpoint: str, key: str, query: dict[str, Any], obj: dict[str, Any]
+    ) -> int:
+        """Id of the object ``query`` finds, creating ``obj`` if none (cached per process)."""
+        ck = (self.base, endpoint, key)
+        with self._lock:
+            if ck in self._shared:
+                return self._shared[ck]
+            found = self.api.select(endpoint, query)
+            if not found:
+                try:
+                    found = self.api.create(endpoint, [obj])
+                except InventoryError:
+                    found = self.api.select(endpoint, query)  # created meanwhile by another process
+                    if not found:
+                        raise
+            self._shared[ck] = int(found[0]["id"])
+            return self._shared[ck]
+
+    def _fields(self) -> None:
+        for name in (*TEXT_FIELDS, "fabric_record"):
+            self._get_or_create(
+                "extras/custom-fields",
+                name,
+                {"name": name},
+                {
+                    "name": name,
+                    "type": "json" if name == "fabric_record" else "text",
+                    "object_types": list(OBJECT_TYPES),
+                    "filter_logic": "exact",
+                    "group_name": "fabric-stack",
+                    "description": "fabric-stack: ties this object to its plan record",
+                },
+            )
+        self._get_or_create("extras/tags", TAG, {"slug": TAG}, {"name": TAG, "slug": TAG})
+
+    def site_id(self, stack: str) -> int:
+        """The stack's site (created with the custom fields and tag on first use)."""
+        self._fields()
+        return self._get_or_create(
+            "dcim/sites",
+            f"site:{stack}",
+            {"slug": slug(stack)},
+            {
+                "name": stack,
+                "slug": slug(stack),
+                "status": "planned",
+                "tags": [{"slug": TAG}],
+                "custom_fields": {"fabric_stack": stack},
+            },
+        )
+
+    def _manufacturer(self, vendor: str) -> int:
+        s = slug(vendor)
+        return self._get_or_create(
+            "dcim/manufacturers", s, {"slug": s}, {"name": vendor, "slug": s}
+        )
+
+    def _device_type(self, model: str) -> int:
+        """Device type of a switch catalog key, a server, or a not-yet-known endpoint."""
+        from fabric_stack.hardware.switches import lookup_switch
+
+        part = ""
+        if model in ("gpu-server", "endpoint"):
+            vendor, name, height = "Generic", f"fabric-stack {model}", 0
+        elif model.strip().lower() in LIBRARY_TYPES:
+            vendor, name, _, part = LIBRARY_TYPES[model.strip().lower()]
+            height = lookup_switch(model).rack_units
+        else:
+            sw = lookup_switch(model)
+            vendor, name, height = sw.vendor, sw.name, sw.rack_units
+        s = type_slug(model)
+        body = {"manufacturer": self._manufacturer(vendor), "model": name, "slug": s}
+        return self._get_or_create(
+            "dcim/device-types",
+            s,
+            {"slug": s},
+            {**body, "u_height": height, **({"part_number": part} if part else {})},
+        )
+
+    def _role(self, role: str) -> int:
+        s = slug(role)
+        return self._get_or_create(
+            "dcim/device-roles", s, {"slug": s}, {"name": role, "slug": s, "vm_role": False}
+        )
+
+    def _rack(self, stack: str, rack: str) -> int:
+        site = self.site_id(stack)
+        return self._get_or_create(
+            "dcim/racks",
+            f"{site}:{rack}",
+            {"site_id": site, "name": rack},
+            {"name": rack, "site": site, "status": "planned", "tags": [{"slug": TAG}]},
+        )
+
+    def _cf(
+        self, stack: str, kind: str, name: str, bundle: str, record: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        return {
+            "fabric_stack": stack,
+            "fabric_kind": kind,
+            "fabric_name": name,
+            "fabric_bundle": bundle,
+            "fabric_record": dict(record) if record is not None else None,
+        }
+
+    def _query(self, stack: str | None, kind: str, **more: str) -> dict[str, Any]:
+        q: dict[str, Any] = {"cf_fabric_kind": kind}
+        if stack is not None:
+            q["cf_fabric_stack"] = stack
+        q.update({f"cf_fabric_{k}": v for k, v in more.items()})
+        return q
+
+    # -- devices and interfaces ------------------------------------------------------
+    def devices(self, stack: str, names: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Devices of the stack's site by name."""
+        site = self.site_id(stack)
+        out: dict[str, dict[str, Any]] = {}
+        for chunk in _chunks(sorted(set(names)), _NAMES_PER_QUERY):
+            for d in self.api.select("dcim/devices", {"site_id": site, "name": list(chunk)}):
+                out[str(d["name"])] = d
+        return out
+
+    def _device_body(self, stack: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "role": self._role(spec["role"]),
+            "device_type": self._device_type(spec["model"]),
+            "custom_fields": self._cf(stack, spec["kind"], spec["name"], "", spec.get("record")),
+        }
+        if spec.get("rack"):
+            body["rack"] = self._rack(stack, spec["rack"])
+        return body
+
+    def ensure_devices(self, stack: str, specs: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
+        """Make the devices of ``specs`` (name → kind/role/model/rack/record) exist; name → id.
+
+        An ``Endpoint`` spec (a cable's far end) never overrides what is there; a
+        ``Switch`` spec adopts an endpoint created earlier by a cable.
+        """
+        for attempt in (1, 2):
+            have = self.devices(stack, specs)
+            new = [n for n in specs if n not in have]
+            patch = [
+                {"id": have[n]["id"], **self._device_body(stack, s)}
+                for n, s in specs.items()
+                if n in have and s["kind"] != "Endpoint" and self._differs(have[n], s)
+            ]
+            try:
+                if new:
+                    site = self.site_id(stack)
+                    self.api.create(
+                        "dcim/devices",
+                        [
+                            {
+                                "name": n,
+                                "site": site,
+                                "status": "planned",
+                                "tags": [{"slug": TAG}],
+                                **self._device_body(stack, specs[n]),
+                            }
+                            for n in new
+                        ],
+                    )
+                if patch:
+                    self.api.update("dcim/devices", patch)
+            except InventoryError:
+                if attempt == 2:
+                    raise
+                continue  # another resource created one of them meanwhile: look again
+            break
+        return {n: int(d["id"]) for n, d in self.devices(stack, specs).items()}
+
+    def _differs(self, dev: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
+        cf = cf_of(dev)
+        role = dev.get("role") or {}
+        dtype = dev.get("device_type") or {}
+        return (
+            cf.get("fabric_kind") != spec["kind"]
+            or cf.get("fabric_record") != spec.get("record")
+            or (isinstance(role, Mapping) and role.get("slug") != slug(spec["role"]))
+            or (isinstance(dtype, Mapping) and dtype.get("slug") != type_slug(spec["model"]))
+            or name_of(dev.get("rack")) != (spec.get("rack") or "")
+        )
+
+    def ensure_interfaces(
+        self, stack: str, ports: Mapping[tuple[str, str], int], devices: Mapping[str, int]
+    ) -> dict[tuple[str, str], int]:
+        """Make interfaces (device, name) → speed exist on ``devices``; (device, name) → id."""
+        by_id = {v: k for k, v in devices.items()}
+        ids = sorted({devices[d] for d, _ in ports})
+
+        def current() -> dict[tuple[str, str], int]:
+            out: dict[tuple[str, str], int] = {}
+            for chunk in _chunks(ids, _NAMES_PER_QUERY):
+                for i in self.api.select("dcim/interfaces", {"device_id": list(chunk), "brief": 1}):
+                    dev = i["device"]["id"] if isinstance(i.get("device"), Mapping) else i["device"]
+                    out[(by_id[int(dev)], str(i["name"]))] = int(i["id"])
+            return out
+
+        have = current()
+        new: list[dict[str, Any]] = [
+            {
+                "device": devices[d],
+                "name": p,
+                "type": IF_TYPE.get(speed, "other"),
+                "speed": speed * 1_000_000 if speed else None,
+                "tags": [{"slug": TAG}],
+            }
+            for (d, p), speed in sorted(ports.items())
+            if (d, p) not in have
+        ]
+        if new:
+            try:
+                self.api.create("dcim/interfaces", new)
+            except InventoryError:
+                have = current()  # created meanwhile: create only what is still missing
+                self.api.create(
+                    "dcim/interfaces",
+                    [n for n in new if (by_id[n["device"]], n["name"]) not in have],
+                )
+            have = current()
+        return have
+
+
+def ref_id(ref: Any) -> int:
+    """Id of a nested object or a bare id."""
+    return int(ref["id"] if isinstance(ref, Mapping) else ref)
+
+
+def _status(obj: Mapping[str, Any]) -> str:
+    st = obj.get("status")
+    return str(st.get("value") if isinstance(st, Mapping) else st or "")
+
+
+def record_of(kind: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan record kept on ``obj``, with what NetBox holds now laid over it (and ``status``)."""
+    rec = dict(cf_of(obj).get("fabric_record") or {})
+    if kind == "Cable" and "a_terminations" in obj:
+        for end in ("a", "b"):
+            dev, port = end_of(obj.get(f"{end}_terminations"))
+            if dev or port or obj.get(f"{end}_terminations") == []:
+                rec[f"{end}_device"], rec[f"{end}_port"] = dev, port
+    elif kind == "Switch":
+        role, dtype = obj.get("role"), obj.get("device_type")
+        if (
+            isinstance(role, Mapping)
+            and role.get("slug")
+            and role["slug"] != slug(str(rec.get("role", "")))
+        ):
+            rec["role"] = role["slug"]
+        if (
+            isinstance(dtype, Mapping)
+            and dtype.get("slug")
+            and dtype["slug"] != type_slug(str(rec.get("model", "")))
+        ):
+            rec["model"] = model_of(dtype["slug"])
+        if "rack" in obj:
+            rec["rack"] = name_of(obj.get("rack"))
+    elif kind in ("Rail", "Vlan") and obj.get("prefix"):
+        rec["subnet"] = obj["prefix"]
+    return {**rec, "status": _status(obj)}
+
+
+def changed(have: Mapping[str, Any], body: Mapping[str, Any]) -> bool:
+    """Whether NetBox object ``have`` differs from the write ``body`` in a field ``body`` sets."""
+    for key, want in body.items():
+        if key == "tags":
+            continue
+        got = have.get(key)
+        if key == "custom_fields":
+            cf = cf_of(have)
+            if any(cf.get(k) != v for k, v in want.items()):
+                return True
+        elif key.endswith("_terminations"):
+            ids = sorted(int(t.get("object_id", 0)) for t in got or [])
+            if ids != sorted(int(t["object_id"]) for t in want):
+                return True
+        elif isinstance(got, Mapping):
+            if got.get("id", got.get("value")) != want:
+                return True
+        elif got != want:
+            return True
+    return False

@@ -1,0 +1,298 @@
+"""What a `pulumi preview`/`up` changes, in the words of a network architect.
+
+:func:`summarize_changes` turns the engine's resource steps (op, type, old and
+new inputs) into a :class:`ChangeSummary`: switches to add or remove by model,
+cables by role and type (added, removed, re-patched), and the ports touched on
+switches that already exist. Cable bundles are opened up and compared cable by
+cable, so the summary is the same whichever granularity the stack uses.
+Pure: the Automation API adapter (:mod:`fabric_stack.adapters.pulumi.ops`) feeds it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fabric_stack.intent.wire import decode_cables, record_of
+
+_COUNTED_OPS = {"create", "update", "delete", "replace", "same"}
+
+
+class Step(BaseModel):
+    """One resource step as the engine reports it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    op: str = Field(description="create, update, delete, replace, same (others are ignored).")
+    kind: str = Field(description="Last part of the type token: Switch, CableBundle, Cable, …")
+    name: str = Field(description="Resource name.")
+    old: dict[str, Any] = Field(
+        default_factory=dict,
+        description="State before: outputs when known (they reflect a refresh), else inputs.",
+    )
+    new: dict[str, Any] = Field(default_factory=dict, description="Inputs after.")
+
+    @classmethod
+    def from_props(
+        cls,
+        op: str,
+        kind: str,
+        name: str,
+        old: Mapping[str, Any] | None,
+        new: Mapping[str, Any] | None,
+    ) -> Step:
+        """A step from the engine's resource props: their ``record`` text becomes the fields."""
+        return cls(op=op, kind=kind, name=name, old=_fields(old), new=_fields(new))
+
+
+def _fields(props: Mapping[str, Any] | None) -> dict[str, Any]:
+    props = dict(props or {})
+    try:
+        return record_of(props)
+    except ValueError:  # not one of our records: keep what the engine gave
+        return props
+
+
+class SwitchChange(BaseModel):
+    """A switch added, removed, replaced or changed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="Switch name.")
+    op: str = Field(description="create, delete, replace or update.")
+    role: str = Field(description="leaf, spine, core, storage, inband, oob.")
+    model: str = Field(description="Switch model (new one for replace).")
+    changed: list[str] = Field(default_factory=list, description="Props that change (update).")
+
+
+class CableChange(BaseModel):
+    """A cable added, removed or moved (re-patched at its b-end)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="Cable id (its a-end).")
+    op: str = Field(description="add, remove, move or update.")
+    role: str = Field(description="Cable role.")
+    cable_type: str = Field(description="Fiber/copper type.")
+    speed_gbps: int = Field(description="Link speed.")
+    a_device: str = Field(description="a-end device.")
+    a_port: str = Field(description="a-end port.")
+    b_device: str = Field(description="b-end device (new for move).")
+    b_port: str = Field(description="b-end port (new for move).")
+    old_b_device: str = Field(default="", description="b-end before a move.")
+    old_b_port: str = Field(default="", description="b-end port before a move.")
+
+
+class ChangeSummary(BaseModel):
+    """Everything a reviewer needs from a preview or an update."""
+
+    model_config = ConfigDict(frozen=True)
+
+    stack: str = Field(description="Stack name.")
+    operation: str = Field(description="preview or update.")
+    switches: list[SwitchChange] = Field(description="Switch changes, by name.")
+    cables: list[CableChange] = Field(description="Cable changes, by id.")
+    cable_counts: dict[str, dict[str, int]] = Field(description="role → op → count.")
+    cable_types: dict[str, dict[str, int]] = Field(description="cable type → op → count.")
+    switches_by_model: dict[str, dict[str, int]] = Field(description="op → model → count.")
+    ports_touched: dict[str, list[str]] = Field(
+        description=(
+            "Switches that already exist → their ports gaining, losing or changing a cable."
+        )
+    )
+    resource_ops: dict[str, int] = Field(description="Resource steps by op (all kinds).")
+    other: dict[str, dict[str, int]] = Field(description="kind → op → count for Rail, Vlan, NICs …")
+    policy_violations: list[dict[str, str]] = Field(
+        default_factory=list, description="Policy events."
+    )
+    # The spec on each side, from the Fabric summary record (for `plan --estimate`);
+    # kept out of the JSON dump: a reviewer wants the change, not two whole specs.
+    spec_before: dict[str, Any] = Field(
+        default_factory=dict, exclude=True, description="FabricSpec before ({} on a new stack)."
+    )
+    spec_after: dict[str, Any] = Field(
+        default_factory=dict, exclude=True, description="FabricSpec after ({} when deleted)."
+    )
+
+    @property
+    def has_changes(self) -> bool:
+        """True when anything other than 'same' steps is planned."""
+        return any(op != "same" and n for op, n in self.resource_ops.items())
+
+    @property
+    def destructive(self) -> bool:
+        """True when a switch or cable is removed or replaced."""
+        return any(s.op in ("delete", "replace") for s in self.switches) or any(
+            c.op == "remove" for c in self.cables
+        )
+
+
+def _cables_of(kind: str, props: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    if not props:
+        return {}
+    if kind == "CableBundle":
+        return {str(c["name"]): c for c in decode_cables(props)}
+    if kind == "Cable":
+        return {str(props.get("name")): props}
+    return {}
+
+
+def _change(op: str, new: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> CableChange:
+    return CableChange(
+        name=str(new.get("name")),
+        op=op,
+        role=str(new.get("role", "")),
+        cable_type=str(new.get("cable_type", "")),
+        speed_gbps=int(new.get("a_speed_gbps", 0) or 0),
+        a_device=str(new.get("a_device", "")),
+        a_port=str(new.get("a_port", "")),
+        b_device=str(new.get("b_device", "")),
+        b_port=str(new.get("b_port", "")),
+        old_b_device=str(old.get("b_device", "")) if old else "",
+        old_b_port=str(old.get("b_port", "")) if old else "",
+    )
+
+
+def summarize_changes(
+    steps: Iterable[Step],
+    stack: str = "",
+    operation: str = "preview",
+    policy_violations: list[dict[str, str]] | None = None,
+) -> ChangeSummary:
+    """Summarize engine steps (see module docstring). Pure.
+
+    The steps: :func:`_sort_steps` (switch changes, cables before and after, other
+    kinds), :func:`_cable_changes` (one change per cable that differs), then
+    :func:`_tally` (per role, per cable type, per switch model, ports touched).
+    """
+    steps = [s for s in steps if s.op in _COUNTED_OPS]
+    ops = Counter(s.op for s in steps)
+    sorted_steps = _sort_steps(steps)
+    cables = _cable_changes(sorted_steps.old_cables, sorted_steps.new_cables)
+    counts, types, touched = _tally(cables, sorted_steps.created)
+    by_model: dict[str, Counter[str]] = defaultdict(Counter)
+    for sw in sorted_steps.switches:
+        by_model[sw.op][sw.model] += 1
+    return ChangeSummary(
+        stack=stack,
+        operation=operation,
+        switches=sorted(sorted_steps.switches, key=lambda x: x.name),
+        cables=cables,
+        cable_counts={k: dict(v) for k, v in sorted(counts.items())},
+        cable_types={k: dict(v) for k, v in sorted(types.items())},
+        switches_by_model={k: dict(v) for k, v in sorted(by_model.items())},
+        ports_touched={k: sorted(v, key=_port_key) for k, v in sorted(touched.items())},
+        resource_ops=dict(sorted(ops.items())),
+        other={k: dict(v) for k, v in sorted(sorted_steps.other.items())},
+        policy_violations=policy_violations or [],
+        spec_before=_spec_dict(sorted_steps.specs[0]),
+        spec_after=_spec_dict(sorted_steps.specs[1]),
+    )
+
+
+def _spec_dict(spec: Any) -> dict[str, Any]:
+    """The Fabric record's spec, or {} when the step has none."""
+    return spec if isinstance(spec, dict) else {}
+
+
+@dataclass
+class _SortedSteps:
+    switches: list[SwitchChange] = field(default_factory=list)
+    created: set[str] = field(default_factory=set)
+    """Switches the steps create (their ports are new, not touched)."""
+    other: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    old_cables: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    new_cables: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    specs: tuple[Any, Any] = (None, None)
+    """The Fabric record's spec before and after (for ``plan --estimate``)."""
+
+
+def _sort_steps(steps: list[Step]) -> _SortedSteps:
+    """Switch changes (with the fields an update changes), cables before/after, the rest."""
+    out = _SortedSteps()
+    for s in steps:
+        if s.kind == "Switch":
+            props = s.new or s.old
+            if s.op == "create":
+                out.created.add(s.name)
+            if s.op != "same":
+                changed = (
+                    sorted(
+                        k
+                        for k in set(s.old) | set(s.new)
+                        if s.old.get(k) != s.new.get(k) and k not in ("inventory", "stack")
+                    )
+                    if s.op == "update"
+                    else []
+                )
+                out.switches.append(
+                    SwitchChange(
+                        name=s.name,
+                        op=s.op,
+                        role=str(props.get("role", "")),
+                        model=str(props.get("model", "")),
+                        changed=changed,
+                    )
+                )
+        elif s.kind in ("CableBundle", "Cable"):
+            old_side = s.old if s.op != "create" else {}
+            new_side = s.new if s.op != "delete" else {}
+            out.old_cables.update(_cables_of(s.kind, old_side))
+            out.new_cables.update(_cables_of(s.kind, new_side))
+        else:
+            out.other[s.kind][s.op] += 1
+            if s.kind == "Fabric":
+                out.specs = (
+                    s.old.get("spec") if s.op != "create" else None,
+                    s.new.get("spec") if s.op != "delete" else None,
+                )
+    return out
+
+
+def _cable_changes(
+    old_cables: Mapping[str, Mapping[str, Any]], new_cables: Mapping[str, Mapping[str, Any]]
+) -> list[CableChange]:
+    """Added, removed, moved (b-end elsewhere) and updated cables, by name."""
+    cables: list[CableChange] = []
+    for name in sorted(set(old_cables) | set(new_cables)):
+        o, n = old_cables.get(name), new_cables.get(name)
+        if o is None and n is not None:
+            cables.append(_change("add", n))
+        elif n is None and o is not None:
+            cables.append(_change("remove", o))
+        elif o is not None and n is not None and dict(o) != dict(n):
+            moved = (o.get("b_device"), o.get("b_port")) != (n.get("b_device"), n.get("b_port"))
+            cables.append(_change("move" if moved else "update", n, o))
+    return cables
+
+
+def _tally(
+    cables: list[CableChange], created: set[str]
+) -> tuple[dict[str, Counter[str]], dict[str, Counter[str]], dict[str, set[str]]]:
+    """Cable changes per role and per cable type, and the ports touched on existing switches."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    types: dict[str, Counter[str]] = defaultdict(Counter)
+    touched: dict[str, set[str]] = defaultdict(set)
+    for c in cables:
+        counts[c.role][c.op] += 1
+        types[c.cable_type][c.op] += 1
+        # The b-end is always a switch; the a-end only for uplinks (else it is a server).
+        ends = [(c.b_device, c.b_port)]
+        if c.role in ("leaf_spine", "spine_core"):
+            ends.append((c.a_device, c.a_port))
+        if c.op == "move":
+            ends.append((c.old_b_device, c.old_b_port))
+        for dev, port in ends:
+            if dev and dev not in created:
+                touched[dev].add(port)
+    return counts, types, touched
+
+
+def _port_key(port: str) -> tuple[Any, ...]:
+    import re
+
+    return tuple(int(x) if x.isdigit() else x for x in re.split(r"(\d+)", port))

@@ -1,0 +1,148 @@
+"""Reading a FabricSpec from files: a spec YAML, or a Pulumi stack's ``fabric:`` config.
+
+YAML is read with a loader that keeps ``2:1`` a string (PyYAML's YAML 1.1
+would read it as the base-60 integer 121) and reports errors with the line.
+Pulumi config keys are camelCase (``fabric:gpusPerNode``); nested structured
+config may use either case. Keys that configure the stack rather than the
+fabric (``inventory``) are returned separately.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fabric_stack.errors import InputFileError, SpecError
+from fabric_stack.files import inputs
+from fabric_stack.files.names_file import load_names
+from fabric_stack.spec.model import FabricSpec, validate_spec
+
+STACK_ONLY_KEYS = ("inventory", "granularity", "netbox_token")
+"""``fabric:`` config keys that are not part of the spec."""
+
+
+def load_yaml(path: str | Path) -> Any:
+    """Parse a YAML file through the input layer; errors name the file and line."""
+    return inputs.load_yaml(path)
+
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def snake(key: str) -> str:
+    """``gpusPerNode`` → ``gpus_per_node`` (snake keys pass through)."""
+    return _CAMEL.sub("_", key).lower()
+
+
+def snake_keys(value: Any) -> Any:
+    """Recursively convert mapping keys to snake_case."""
+    if isinstance(value, Mapping):
+        return {snake(str(k)): snake_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [snake_keys(v) for v in value]
+    return value
+
+
+def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
+    """Read a spec YAML (FabricSpec fields at the top level) or a Pulumi stack file."""
+    data = load_yaml(path)
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise InputFileError(str(path), "expected a mapping of spec fields at the top level")
+    if "config" in data and isinstance(data["config"], Mapping):
+        data, _ = split_stack_config(data["config"])
+    data = with_names_file(snake_keys(data), Path(path).parent)
+    try:
+        return validate_spec(data, **overrides)
+    except SpecError as exc:
+        raise InputFileError(str(path), exc.message) from None
+
+
+def with_names_file(data: dict[str, Any], base: Path) -> dict[str, Any]:
+    """``data`` with a ``names: FILE`` entry read (a relative path is relative to ``base``)."""
+    names = data.get("names")
+    if isinstance(names, str) and names.strip():
+        p = Path(names.strip())
+        data = {**data, "names": load_names(p if p.is_absolute() else base / p)}
+    return data
+
+
+def split_stack_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split Pulumi config (``{"fabric:gpus": 128, ...}``) into (spec data, stack settings).
+
+    Values Pulumi hands a program arrive as strings (structured values as JSON
+    text); they are decoded here so the spec sees numbers and mappings.
+    """
+    spec: dict[str, Any] = {}
+    stack: dict[str, Any] = {}
+    for full_key, raw in config.items():
+        ns, _, key = str(full_key).partition(":")
+        if ns != "fabric" or not key:
+            continue
+        value = _decode(raw)
+        if isinstance(value, Mapping) and "secure" in value and len(value) == 1:
+            stack[snake(key)] = value  # an encrypted secret: leave it to Pulumi
+            continue
+        if snake(key) in STACK_ONLY_KEYS:
+            stack[snake(key)] = value
+        else:
+            spec[snake(key)] = snake_keys(value)
+    return spec, stack
+
+
+def _decode(raw: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    text = raw.strip()
+    if text[:1] in "{[":
+        try:
+            return inputs.parse_json(text, "stack config")
+        except (ValueError, InputFileError):
+            return raw
+    return raw
+
+
+def spec_from_stack_config(
+    config: Mapping[str, Any], source: str = "stack config", base: Path | None = None
+) -> FabricSpec:
+    """Build the spec from Pulumi config; errors read like ``fabric:gpusPerNode: …``.
+
+    ``fabric:names`` (a names file) is read relative to ``base`` (default: the cwd,
+    which is the project directory when Pulumi runs the program).
+    """
+    data, _ = split_stack_config(config)
+    data = with_names_file(data, base or Path.cwd())
+    try:
+        return validate_spec(data)
+    except SpecError as exc:
+        raise stack_config_error(exc) from None
+
+
+def stack_config_error(exc: SpecError) -> SpecError:
+    """``exc`` with its field spelled as stack config spells it (``fabric:gpusPerNode…``).
+
+    The Pulumi program reports every spec error this way, from validation and from the
+    stages alike, so a line names the key the user set in ``Pulumi.<stack>.yaml``.
+    """
+    head, _, rest = exc.field.partition(".")
+    camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), head)
+    return SpecError(f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid)
+
+
+def stack_file(project_dir: Path, stack: str) -> Path:
+    """Path of ``Pulumi.<stack>.yaml``; a clear error when it does not exist."""
+    p = project_dir / f"Pulumi.{stack}.yaml"
+    if not p.exists():
+        have = sorted(
+            x.name.removeprefix("Pulumi.").removesuffix(".yaml")
+            for x in project_dir.glob("Pulumi.*.yaml")
+        )
+        raise (
+            InputFileError(str(p), "no such stack file", None)
+            if not have
+            else InputFileError(str(p), f"no such stack file (stacks here: {', '.join(have)})")
+        )
+    return p

@@ -1,0 +1,110 @@
+"""Stable, readable names for devices and ports.
+
+Devices (planes > 1 add a ``p<N>-`` prefix to fabric switches):
+
+========================  ==============================================
+``su1-node07``            server 7 of scalable unit 1
+``su1-r3-leaf``           rail-3 leaf of SU 1
+``spine-05``              spine 5 (two tiers)
+``pod2-spine-05``         spine 5 of pod 2 (three tiers)
+``core-g05-02``           core 2 of group 5 (group *j* serves spine *j* of every pod)
+``su1-storage-a1``        storage access switch 1 of side A in SU 1
+``su1-inband-a1``         in-band management switch; ``su1-oob-a1`` OOB switch
+========================  ==============================================
+
+Ports: server compute NICs are their RDMA device names, from the server profile
+(:meth:`fabric_stack.hardware.nodes.NodeProfile.rdma_name`: a DGX H100's rail 2 is ``mlx5_3``),
+else ``mlx5_0`` = rail 1 in rail order (:func:`nic_name`);
+switch ports are labelled as the switch OS prints them: MLNX-OS
+``1/<cage>/<lane>`` for split cages (``1/<cage>`` otherwise), Cumulus
+``swp<cage>`` or ``swp<cage>s<lane-1>``, generic ``p<n>``. Every port also has
+its 1-based logical number, which is what ``ibnetdiscover`` prints.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+
+def _w(n: int) -> int:
+    return max(2, len(str(n)))
+
+
+def plane_prefix(plane: int, planes: int) -> str:
+    """``p2-`` on dual-plane fabrics, empty otherwise."""
+    return f"p{plane}-" if planes > 1 else ""
+
+
+def node_name(su: int, index: int, su_nodes: int) -> str:
+    """Server ``index`` (1-based) of SU ``su``: ``su1-node07``."""
+    return f"su{su}-node{index:0{_w(su_nodes)}d}"
+
+
+def leaf_name(su: int, rail: int, plane: int = 1, planes: int = 1) -> str:
+    """Rail leaf of an SU: ``su1-r3-leaf`` (``p2-su1-r3-leaf`` on plane 2)."""
+    return f"{plane_prefix(plane, planes)}su{su}-r{rail}-leaf"
+
+
+def spine_name(index: int, count: int, pod: int = 0, plane: int = 1, planes: int = 1) -> str:
+    """Spine ``index`` (1-based): ``spine-05``, or ``pod2-spine-05`` in three tiers."""
+    pod_part = f"pod{pod}-" if pod else ""
+    return f"{plane_prefix(plane, planes)}{pod_part}spine-{index:0{_w(count)}d}"
+
+
+def core_name(
+    group: int, member: int, groups: int, per_group: int, plane: int = 1, planes: int = 1
+) -> str:
+    """Core ``member`` of ``group`` (both 1-based): ``core-g05-02``."""
+    return f"{plane_prefix(plane, planes)}core-g{group:0{_w(groups)}d}-{member:0{_w(per_group)}d}"
+
+
+def access_switch_name(su: int, network: str, side: str, index: int) -> str:
+    """Storage / in-band / OOB access switch of an SU: ``su1-storage-a1``."""
+    return f"su{su}-{network}-{side}{index}"
+
+
+def nic_name(rail: int, plane: int = 1, rails: int = 8) -> str:
+    """Neutral RDMA device name of the rail-``rail`` (1-based) NIC on ``plane``: ``mlx5_0`` …
+
+    What a profile without a port list (the default ``hgx-8gpu``) names its rails.
+    """
+    return f"mlx5_{(plane - 1) * rails + rail - 1}"
+
+
+@lru_cache(maxsize=65536)
+def switch_port_label(os_family: str, number: int, ports_per_cage: int) -> str:
+    """Label of logical port ``number`` (1-based) as the switch OS prints it."""
+    cage, lane = divmod(number - 1, ports_per_cage)
+    cage += 1
+    if os_family == "mlnx-os":
+        return f"1/{cage}/{lane + 1}" if ports_per_cage > 1 else f"1/{cage}"
+    if os_family == "cumulus":
+        return f"swp{cage}s{lane}" if ports_per_cage > 1 else f"swp{cage}"
+    if os_family == "nvos":
+        # NVOS: ``sw<cage>p<logical port>`` (NVOS User Manual for NVLink Switches, "NVLink
+        # Interface"). The same spelling on NVOS InfiniBand switches (Q3400) is taken from
+        # UFM tooling and is UNVERIFIED (see drift/ports.py).
+        return f"sw{cage}p{lane + 1}"
+    return f"p{number}"
+
+
+CUMULUS_PORT = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)
+"""A Cumulus port label: ``swp<cage>`` or ``swp<cage>s<lane - 1>`` (the one spelling)."""
+
+
+def cumulus_cage_lane(label: str) -> tuple[int, int] | None:
+    """(cage, lane), both 1-based, of a Cumulus port label (``swp5s1`` → (5, 2)); else None.
+
+    The inverse of :func:`switch_port_label` for ``cumulus`` (``swpN`` is lane 1).
+    """
+    m = CUMULUS_PORT.match(label)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)) + 1 if m.group(2) is not None else 1
+
+
+def cage_of(number: int, ports_per_cage: int) -> tuple[int, int]:
+    """(cage, lane), both 1-based, of logical port ``number``."""
+    cage, lane = divmod(number - 1, ports_per_cage)
+    return cage + 1, lane + 1

@@ -1,0 +1,552 @@
+"""Sizing: how many leaves, spines and cores a rail-optimized fabric needs, and why.
+
+This module holds the rules a network architect applies; :func:`size_fabric`
+applies them in order and returns a :class:`SizingPlan`. The port-by-port
+realisation of the plan is :mod:`fabric_stack.topology.build`; the counts here and
+the link list there are checked against each other by the test-suite.
+
+The rules, in the order they are applied
+----------------------------------------
+1. **Port speed and radix.** A GPU's NIC line rate is split over the planes;
+   the switch radix is the number of *logical* ports at that speed (a QM9700
+   has 32 twin-port cages: 64 ports at NDR 400G, 128 at NDR200).
+2. **Leaf split.** A leaf's ports are divided down:up in the requested ratio,
+   as many as fit: ``k = radix // (A + B)``, ``down = A·k``, ``up = B·k``
+   (1:1 on 64 ports → 32 down, 32 up).
+3. **Scalable unit (SU).** An SU holds ``su_nodes`` servers (default: one per
+   leaf downlink) and one leaf per rail per plane; NIC *i* of every server
+   lands on the rail-*i* leaf. A partial last SU still gets all its leaves and
+   all their uplinks, so it fills up later without touching the spine layer.
+4. **Spine count (even spreading).** Every leaf sends the same number of links
+   to every spine, so the spine count must divide a leaf's uplink count, and
+   the spines' ports must cover all leaf uplinks. The spine count is the
+   *smallest divisor of the leaf uplink count* whose ports cover them
+   (:func:`spine_count`), not the bare ``ceil(uplinks / radix)``.
+5. **Tiers.** Two tiers while some spine count satisfies rule 4 (at most
+   ``radix`` leaves: ``radix × down`` endpoints, radix²/2 at 1:1). Beyond that,
+   a third tier: SUs are grouped into pods whose spines give half their ports
+   to the pod's leaves and half to the cores (1:1 at the spine tier); spine *j*
+   of every pod connects to core group *j*, and the cores per group follow
+   rule 4 again. Every pod gets the full spine set so pods stay identical.
+6. **Bandwidth.** Per GPU = NIC line rate; per node = that × rails; bisection
+   (full duplex, as the card counts it) is the capacity across the cut that
+   puts half the NIC ports, whole leaves first, on each side
+   (:func:`bisection_gbps`): GPUs × line rate when non-blocking, less when the
+   leaves are oversubscribed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cache
+
+from fabric_stack.errors import CapacityError, CatalogError, SpecError
+from fabric_stack.hardware.switches import (
+    CATALOG,
+    Protocol,
+    SwitchModel,
+    lookup_switch,
+    port_mode,
+    radix_at,
+)
+from fabric_stack.sizing.managers import ManagerShape, manager_ports_on_rail, place_managers
+from fabric_stack.sizing.model import (
+    Bandwidth,
+    CableCounts,
+    SizingPlan,
+    SwitchCounts,
+    TierPlan,
+    Transceivers,
+)
+from fabric_stack.spec.model import FabricSpec
+
+__all__ = [
+    "Bandwidth",
+    "CableCounts",
+    "SizingPlan",
+    "SwitchCounts",
+    "TierPlan",
+    "Transceivers",
+    "bisection_gbps",
+    "cages_used",
+    "divisors",
+    "port_stride",
+    "size_fabric",
+    "spine_count",
+    "split_ports",
+]
+
+# --------------------------------------------------------------------------- rules
+
+
+@cache
+def divisors(n: int) -> tuple[int, ...]:
+    """All positive divisors of ``n`` in increasing order."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return tuple(sorted(set(small + [n // d for d in small])))
+
+
+def split_ports(radix: int, down: int, up: int) -> tuple[int, int]:
+    """Leaf ports (down, up) for a reduced ratio ``down:up`` on a ``radix``-port switch."""
+    k = radix // (down + up)
+    return down * k, up * k
+
+
+def spine_count(switches_below: int, uplinks_each: int, ports_per_spine: int) -> int | None:
+    """The even-spreading rule: smallest divisor ``s`` of ``uplinks_each`` with enough ports.
+
+    Each of ``switches_below`` switches sends ``uplinks_each / s`` links to each
+    of ``s`` switches above, which takes ``switches_below × uplinks_each / s``
+    ports on each of them. Returns ``None`` when even ``s = uplinks_each`` (one
+    link to every switch above) does not fit: the tier is full.
+    """
+    need = switches_below * uplinks_each
+    for s in divisors(uplinks_each):
+        if s * ports_per_spine >= need:
+            return s
+    return None
+
+
+def port_stride(ports: int, slots: int) -> int:
+    """Port distance between consecutive link slots of one downstream switch.
+
+    Links land on an upper switch slot-major: slot *t* of downstream switch *ℓ*
+    uses port ``t × stride + ℓ + 1``. When the upper tier doubles (growth), the
+    links in even slots keep both ends; those in odd slots move to spine
+    ``s + S_old`` (port ``t' × stride + ℓ + 1``), and the new SU's leaves take
+    the spine ports they vacate. Re-patching is one move per moved cable.
+    """
+    return ports // slots
+
+
+def bisection_gbps(leaf_nodes: list[int], uplinks: int, link_gbps: int) -> int:
+    """Full-duplex bisection of one plane, in Gb/s.
+
+    The cut halves the NIC ports in (SU, rail, server) order, so whole leaves
+    fall on each side (the worst case for an oversubscribed leaf layer). Traffic
+    across it is limited by the ports that stay inside a split leaf plus the
+    smaller side's usable uplinks (each leaf forwards at most min(its servers on
+    that side, its uplinks)). ``fabric_stack.topology.verify`` computes the same cut with
+    networkx max-flow; the tests check the two agree.
+    """
+    half = sum(leaf_nodes) // 2
+    seen = shared = src_up = snk_up = 0
+    for n in leaf_nodes:
+        s = min(n, max(0, half - seen))
+        t = n - s
+        seen += n
+        here = min(s, t)
+        shared += here
+        src_up += min(s - here, uplinks)
+        snk_up += min(t - here, uplinks)
+    return 2 * (shared + min(src_up, snk_up)) * link_gbps
+
+
+def cages_used(port_ranges: list[tuple[int, int]], ports_per_cage: int) -> int:
+    """Distinct cages touched by inclusive 1-based port ranges (one optic per cage)."""
+    spans = sorted(
+        ((lo - 1) // ports_per_cage, (hi - 1) // ports_per_cage)
+        for lo, hi in port_ranges
+        if hi >= lo
+    )
+    total, cur_lo, cur_hi = 0, -1, -2
+    for lo, hi in spans:
+        if lo > cur_hi:
+            total += cur_hi - cur_lo + 1 if cur_hi >= cur_lo else 0
+            cur_lo, cur_hi = lo, hi
+        else:
+            cur_hi = max(cur_hi, hi)
+    total += cur_hi - cur_lo + 1 if cur_hi >= cur_lo else 0
+    return total
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+def _check_switch(spec: FabricSpec) -> SwitchModel:
+    proto: Protocol = "infiniband" if spec.fabric == "infiniband" else "ethernet"
+    model = lookup_switch(spec.switch, proto)
+    if model.protocol != proto:
+        fit = [
+            k for k, v in _catalog_items() if v.protocol == proto and spec.link_gbps in v.speeds()
+        ]
+        raise CatalogError(
+            "switch",
+            f"{model.name} is an {model.protocol} switch but the fabric is {spec.fabric}",
+            f"for {spec.fabric} at {spec.link_gbps}G use "
+            + " or ".join([*fit, f"generic-<radix>x{spec.link_gbps}"]),
+        )
+    port_mode(model, spec.link_gbps)  # raises when the speed cannot be served
+    return model
+
+
+def binding_su_nodes(
+    spec: FabricSpec, nodes: int, su_nodes: int, down: int, max_sus: int
+) -> CapacityError | None:
+    """The capacity error naming ``su_nodes`` when a small SU, not the GPU count, binds.
+
+    Three tiers carry at most ``max_sus`` scalable units; when the leaf's full
+    downlink count would fit the cluster, the SU size the user chose is the cause.
+    """
+    if not spec.su_nodes or su_nodes >= down or math.ceil(nodes / down) > max_sus:
+        return None
+    need = math.ceil(nodes / max_sus)
+    return CapacityError(
+        "su_nodes",
+        f"{su_nodes} servers per SU make {math.ceil(nodes / su_nodes):,} SUs but three "
+        f"tiers carry at most {max_sus:,}",
+        f"use su_nodes {need if need == down else f'{need}-{down}'}, or leave it unset ({down})",
+    )
+
+
+def larger_switch_hint(current: SwitchModel, link_gbps: int) -> str:
+    """Suggest larger-radix switches of the same protocol and speed, never the one in use."""
+    here = [
+        (k, v)
+        for k, v in _catalog_items()
+        if k != current.key
+        and v.protocol == current.protocol
+        and link_gbps in v.speeds()
+        and radix_at(v, link_gbps) > radix_at(current, link_gbps)
+    ]
+    best = sorted(here, key=lambda kv: -radix_at(kv[1], link_gbps))[:2]
+    names = [f"{k} ({radix_at(v, link_gbps)} ports at {link_gbps}G)" for k, v in best]
+    return (
+        "use a larger-radix switch (e.g. "
+        + (" or ".join(names) if names else f"generic-<radix>x{link_gbps}")
+        + "), more planes, or fewer GPUs"
+    )
+
+
+def _catalog_items() -> list[tuple[str, SwitchModel]]:
+    return sorted(CATALOG.items())
+
+
+@dataclass
+class _Shape:
+    """The numbers the sizing steps decide, filled in step by step (see size_fabric)."""
+
+    spec: FabricSpec
+    model: SwitchModel
+    radix: int
+    ports_per_cage: int
+    down: int
+    up: int
+    su_nodes: int = 0
+    sus: int = 0
+    last: int = 0
+    sizes: list[int] = field(default_factory=list)
+    """Servers per SU once the fabric managers have their leaf ports."""
+    nodes: int = 0
+    mgr: ManagerShape = field(default_factory=lambda: ManagerShape(0, 1, 0, 0, 0))
+    leaves: int = 0
+    """Leaves per plane."""
+    two_max: int = 0
+    three_max: int = 0
+    tiers: int = 2
+    pods: int = 1
+    per_pod: int = 0
+    spine_downlinks: int = 0
+    """Ports of a spine that face the leaves."""
+    spine_uplinks: int = 0
+    """Ports of a spine that face the cores (0 in a two-tier fabric)."""
+    sp_per_pod: int = 0
+    spine_total: int = 0
+    groups: int = 0
+    cores_per_group: int = 0
+    spine_core_links: int = 0
+    """Links from one spine to each core of its group."""
+    core_stride: int = 0
+    leaf_spine_links: int = 0
+    """Links from one leaf to each spine of its pod."""
+    stride: int = 0
+
+    @property
+    def cores_per_plane(self) -> int:
+        """Core switches per plane (0 in two tiers)."""
+        return self.groups * self.cores_per_group
+
+
+def size_fabric(spec: FabricSpec) -> SizingPlan:
+    """Apply the sizing rules (module docstring) to ``spec``. Pure; raises SpecError.
+
+    The steps, in the order of the rules:
+
+    1. :func:`_check_switch` — the switch model serves the fabric and the port speed;
+    2. :func:`_split_leaf_ports` — radix at that speed, leaf ports down:up;
+    3. :func:`_form_sus` — servers per SU, SUs, leaves per plane, tier capacities;
+    4. :func:`_place_spines` — two tiers when a spine count spreads evenly, otherwise
+       :func:`_form_pods` (three tiers: pods, spines per pod, core groups);
+    5. :func:`_spread_links` — links per leaf-spine pair and the spine port stride;
+    6. :func:`_plan_of` — counts (:func:`_count_cables`, :func:`_count_switches`,
+       :func:`_count_optics`), :func:`_bandwidth` and :func:`_tier_plans`.
+    """
+    shape = _split_leaf_ports(spec, _check_switch(spec))
+    _form_sus(shape)
+    _place_spines(shape)
+    _spread_links(shape)
+    return _plan_of(shape)
+
+
+def _split_leaf_ports(spec: FabricSpec, model: SwitchModel) -> _Shape:
+    """Rules 1–2: the radix at the link speed and the leaf's down:up port split."""
+    mode = port_mode(model, spec.link_gbps)
+    radix = radix_at(model, spec.link_gbps)
+    a, b = spec.ratio
+    if a + b > radix:
+        raise SpecError(
+            "oversubscription",
+            f"{spec.oversubscription} does not fit a {radix}-port leaf",
+            f"A:B with A ≥ B ≥ 1 and A + B ≤ {radix}, e.g. 1:1, 2:1 or 3:1",
+        )
+    down, up = split_ports(radix, a, b)
+    return _Shape(spec, model, radix, mode.ports_per_cage, down, up)
+
+
+def _form_sus(s: _Shape) -> None:
+    """Rule 3: servers per SU (at most a leaf's downlinks), SUs, leaves; tier capacities."""
+    spec, down, radix = s.spec, s.down, s.radix
+    s.su_nodes = spec.su_nodes or down
+    if s.su_nodes > down:
+        raise SpecError(
+            "su_nodes",
+            f"{s.su_nodes} servers per SU need {s.su_nodes} downlinks on each rail leaf, "
+            f"but a {s.model.key.upper()} leaf at {spec.oversubscription} has {down}",
+            f"use at most {down}",
+        )
+    rails = spec.rails
+    s.sus = math.ceil(spec.nodes / s.su_nodes)
+    s.last = spec.nodes - (s.sus - 1) * s.su_nodes
+    # The fabric managers take leaf ports of one SU (fabric_stack.sizing.managers, the RA's rule).
+    sizes = [s.su_nodes] * (s.sus - 1) + [s.last]
+    s.sizes, s.mgr = place_managers(spec, sizes, s.su_nodes, down)
+    s.last, s.nodes = s.sizes[-1], sum(s.sizes)
+    s.leaves = s.sus * rails
+    two_tier_sus = radix // rails if spine_count(radix // rails * rails, s.up, radix) else 0
+    s.two_max = two_tier_sus * s.su_nodes * spec.gpus_per_node
+    s.three_max = radix * (radix // 2 // rails) * s.su_nodes * spec.gpus_per_node
+
+
+def _place_spines(s: _Shape) -> None:
+    """Rules 4–5: two tiers when some spine count spreads every leaf evenly, else pods."""
+    spines = spine_count(s.leaves, s.up, s.radix)
+    if spines is None:
+        _form_pods(s)
+        return
+    s.tiers, s.pods, s.per_pod, s.spine_downlinks, s.spine_uplinks = 2, 1, s.sus, s.radix, 0
+    s.sp_per_pod = s.spine_total = spines
+
+
+def _form_pods(s: _Shape) -> None:
+    """Rule 5, three tiers: pods of SUs, spines half down/half up, core groups per spine."""
+    spec, radix, rails = s.spec, s.radix, s.spec.rails
+    spine_ds = radix // 2
+    spine_us = radix - spine_ds
+    sus_per_pod = spine_ds // rails
+    if sus_per_pod < 1:
+        raise CapacityError(
+            "rails",
+            f"{rails} rails need {rails} leaves per pod but a spine has {spine_ds} "
+            "ports toward leaves",
+            "use fewer rails or a larger-radix switch",
+        )
+    s.tiers, s.per_pod, s.spine_downlinks, s.spine_uplinks = 3, sus_per_pod, spine_ds, spine_us
+    s.pods = math.ceil(s.sus / sus_per_pod)
+    sp = spine_count(sus_per_pod * rails, s.up, spine_ds)
+    assert sp is not None  # sus_per_pod was chosen so one pod always fits
+    s.sp_per_pod = sp
+    cpg = spine_count(s.pods, spine_us, radix)
+    if cpg is None:
+        binding = binding_su_nodes(spec, spec.nodes, s.su_nodes, s.down, radix * sus_per_pod)
+        if binding is not None:
+            raise binding
+        raise CapacityError(
+            "gpus",
+            f"{spec.gpus:,} GPUs need {s.pods} pods but three tiers of {radix}-port "
+            f"{s.model.key.upper()} switches at {spec.link_gbps}G carry {radix} pods "
+            f"({s.three_max:,} GPUs per plane)",
+            larger_switch_hint(s.model, spec.link_gbps),
+        )
+    s.groups, s.cores_per_group = sp, cpg
+    s.spine_core_links = spine_us // cpg
+    s.core_stride = port_stride(radix, s.spine_core_links)
+    s.spine_total = s.pods * sp
+
+
+def _spread_links(s: _Shape) -> None:
+    """Rule 4: links between a leaf and each spine, and the spine port stride between slots."""
+    s.leaf_spine_links = s.up // s.sp_per_pod
+    s.stride = port_stride(s.spine_downlinks, s.leaf_spine_links)
+
+
+def _count_cables(s: _Shape) -> CableCounts:
+    """Compute-fabric cables per tier, all planes."""
+    nodes, rails, p = s.nodes, s.spec.rails, s.spec.planes
+    mgr = s.mgr.ports_per_plane
+    return CableCounts(
+        node_leaf=nodes * rails * p,
+        leaf_spine=s.leaves * s.up * p,
+        spine_core=s.spine_total * s.spine_uplinks * p,
+        manager_leaf=mgr * p,
+        total=(nodes * rails + s.leaves * s.up + s.spine_total * s.spine_uplinks + mgr) * p,
+    )
+
+
+def _count_switches(s: _Shape) -> SwitchCounts:
+    """Compute-fabric switches per tier, all planes."""
+    p = s.spec.planes
+    return SwitchCounts(
+        leaf=s.leaves * p,
+        spine=s.spine_total * p,
+        core=s.cores_per_plane * p,
+        total=(s.leaves + s.spine_total + s.cores_per_plane) * p,
+    )
+
+
+def _count_optics(s: _Shape, nic_modules: int) -> Transceivers:
+    """Optics: the cages each switch lights, with the topology's slot-major port layout.
+
+    Ports of a partially filled spine are not contiguous, so cages are counted from
+    the port ranges in use rather than from a port total.
+    """
+    rails, ppc = s.spec.rails, s.ports_per_cage
+    sw_optics = 0
+    for su in range(1, s.sus + 1):
+        n = s.sizes[su - 1]
+        for rail in range(1, rails + 1):
+            mgr = manager_ports_on_rail(s.mgr, rail, rails, s.down) if su == s.mgr.attach_su else []
+            ranges = [(1, n), (s.down + 1, s.down + s.up), *((q, q) for q in mgr)]
+            sw_optics += cages_used(ranges, ppc)
+    for pod in range(1, s.pods + 1):
+        lp = (min(s.per_pod, s.sus - (pod - 1) * s.per_pod)) * rails
+        ranges = [(t * s.stride + 1, t * s.stride + lp) for t in range(s.leaf_spine_links)]
+        if s.tiers == 3:
+            ranges.append((s.spine_downlinks + 1, s.spine_downlinks + s.spine_uplinks))
+        sw_optics += s.sp_per_pod * cages_used(ranges, ppc)
+    if s.tiers == 3:
+        core_ranges = [
+            (t * s.core_stride + 1, t * s.core_stride + s.pods) for t in range(s.spine_core_links)
+        ]
+        sw_optics += s.cores_per_plane * cages_used(core_ranges, ppc)
+    p = s.spec.planes
+    nic_modules += s.mgr.ports_per_plane * p  # one module in each manager HCA port
+    return Transceivers(nic=nic_modules, switch=sw_optics * p, total=nic_modules + sw_optics * p)
+
+
+def _bandwidth(s: _Shape) -> Bandwidth:
+    """Rule 6: per-GPU, per-node, injection and bisection bandwidth."""
+    spec, rails, link = s.spec, s.spec.rails, s.spec.link_gbps
+    bis = bisection_gbps(
+        [s.sizes[su - 1] for su in range(1, s.sus + 1) for _ in range(rails)],
+        s.up,
+        link,
+    )
+    if spec.ratio == (1, 1):
+        bis = s.nodes * rails * link  # non-blocking: every GPU at line rate, whatever the parity
+    return Bandwidth(
+        link_gbps=link,
+        per_gpu_gbps=spec.nic_gbps * rails // spec.gpus_per_node,
+        per_node_gbps=spec.nic_gbps * rails,
+        injection_tbps=s.nodes * rails * spec.nic_gbps / 1000,
+        bisection_tbps=bis * spec.planes / 1000,
+    )
+
+
+def _leaf_ports_used_max(s: _Shape) -> int:
+    """Most ports cabled on one leaf: servers and uplinks, plus the managers on their SU."""
+    most = max(s.sizes) + s.up
+    if s.mgr.hosts:
+        most = max(most, s.sizes[s.mgr.attach_su - 1] + s.up + s.mgr.positions)
+    return most
+
+
+def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
+    """Per-tier port budgets, leaf first."""
+    a, b = s.spec.ratio
+    p, rails = s.spec.planes, s.spec.rails
+    tier_plans = [
+        TierPlan(
+            role="leaf",
+            count=s.leaves * p,
+            per_plane=s.leaves,
+            ports_down=s.down,
+            ports_up=s.up,
+            ports_used_max=_leaf_ports_used_max(s),
+            radix=s.radix,
+            oversubscription=f"{a}:{b}",
+        ),
+        TierPlan(
+            role="spine",
+            count=s.spine_total * p,
+            per_plane=s.spine_total,
+            ports_down=s.spine_downlinks,
+            ports_up=s.spine_uplinks,
+            ports_used_max=min(s.per_pod, s.sus) * rails * s.leaf_spine_links + s.spine_uplinks,
+            radix=s.radix,
+            oversubscription="1:1" if s.tiers == 3 else "-",
+        ),
+    ]
+    if s.tiers == 3:
+        tier_plans.append(
+            TierPlan(
+                role="core",
+                count=s.cores_per_plane * p,
+                per_plane=s.cores_per_plane,
+                ports_down=s.radix,
+                ports_up=0,
+                ports_used_max=s.pods * s.spine_core_links,
+                radix=s.radix,
+                oversubscription="-",
+            )
+        )
+    return tuple(tier_plans)
+
+
+def _plan_of(s: _Shape) -> SizingPlan:
+    """The :class:`SizingPlan` of a fully decided shape, with its counts and figures."""
+    spec = s.spec
+    a, b = spec.ratio
+    cables = _count_cables(s)
+    return SizingPlan(
+        spec=spec,
+        switch_model=s.model,
+        link_gbps=spec.link_gbps,
+        radix=s.radix,
+        ports_per_cage=s.ports_per_cage,
+        nodes=s.nodes,
+        rails=spec.rails,
+        planes=spec.planes,
+        su_nodes=s.su_nodes,
+        sus=s.sus,
+        last_su_nodes=s.last,
+        su_sizes=tuple(s.sizes),
+        managers=s.mgr.hosts,
+        manager_links=s.mgr.links,
+        manager_su=s.mgr.attach_su,
+        manager_positions=s.mgr.positions,
+        servers_removed=s.mgr.removed,
+        tiers=s.tiers,
+        leaf_down=s.down,
+        leaf_up=s.up,
+        spine_down=s.spine_downlinks,
+        spine_up=s.spine_uplinks,
+        pods=s.pods,
+        sus_per_pod=s.per_pod,
+        spines_per_pod=s.sp_per_pod,
+        leaf_spine_links=s.leaf_spine_links,
+        spine_stride=s.stride,
+        core_groups=s.groups,
+        cores_per_group=s.cores_per_group,
+        spine_core_links=s.spine_core_links,
+        core_stride=s.core_stride,
+        two_tier_max_gpus=s.two_max,
+        three_tier_max_gpus=s.three_max,
+        switches=_count_switches(s),
+        cables=cables,
+        # Server side: one module per cage (a DGX twin-port OSFP serves two rails).
+        transceivers=_count_optics(s, s.nodes * s.spec.node_profile.compute_cages(s.spec.planes)),
+        bandwidth=_bandwidth(s),
+        oversubscription=f"{a}:{b}",
+        tier_plans=_tier_plans(s),
+    )

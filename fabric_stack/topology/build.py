@@ -1,0 +1,581 @@
+"""Port-level fabric topology: every server, switch, NIC and cable of a SizingPlan.
+
+:func:`build_topology` realises a :class:`~fabric_stack.sizing.size.SizingPlan`
+port by port. Its link list is the single source of every count downstream
+(cabling exports, BOM, Pulumi resources, drift); the networkx graph built from
+it (:attr:`FabricTopology.graph`) answers reachability and min-cut questions.
+
+Wiring rules (see :mod:`fabric_stack.sizing.size` for why):
+
+* **Rail-optimized.** Server *j* of an SU uses downlink port *j* of every rail
+  leaf of that SU; NIC ``mlx5_(r-1)`` goes to the rail-*r* leaf.
+* **Even spreading.** Leaf uplink *u* (0-based, port ``down + 1 + u``) goes to
+  spine ``u mod S`` in link slot ``u div S``; on the spine it lands on port
+  ``slot × stride + ℓ + 1`` where ℓ is the leaf's index in its pod. Spines
+  reach cores the same way (spine *j* of each pod → core group *j*).
+* **Deterministic.** Numbers depend only on (SU, rail, server index, uplink
+  index), so adding an SU adds links and never renumbers an existing one while
+  the spine count is unchanged. When the spine count doubles, exactly the
+  uplinks in odd link slots move to the new spines (``s + S_old``), the new
+  SU's leaves take the spine ports they vacate, and every other cable keeps
+  both ends.
+
+The records it returns (:class:`Device`, :class:`Nic`, :class:`Link`,
+:class:`NetworkPlan`, :class:`FabricTopology`) are defined in
+:mod:`fabric_stack.topology.model` and re-exported here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fabric_stack.naming.devices import (
+    access_switch_name,
+    core_name,
+    leaf_name,
+    nic_name,
+    node_name,
+    spine_name,
+    switch_port_label,
+)
+from fabric_stack.sizing.managers import manager_name, manager_slot
+from fabric_stack.sizing.size import SizingPlan
+from fabric_stack.spec.networks import (
+    NETWORK_TITLES,
+    AccessSwitch,
+    access_ports,
+    access_switch,
+    attach_carriers,
+    rail_subnets,
+)
+from fabric_stack.topology.model import (
+    COMPUTE_ROLES,
+    FABRIC_ROLES,
+    HOST_ROLES,
+    MANAGER_ROLE,
+    SERVERS_PER_RACK,
+    Device,
+    FabricTopology,
+    Link,
+    LinkRole,
+    NetworkPlan,
+    Nic,
+)
+from fabric_stack.topology.rename import rename_topology
+
+__all__ = [
+    "COMPUTE_ROLES",
+    "FABRIC_ROLES",
+    "HOST_ROLES",
+    "MANAGER_ROLE",
+    "SERVERS_PER_RACK",
+    "Device",
+    "FabricTopology",
+    "Link",
+    "LinkRole",
+    "NetworkPlan",
+    "Nic",
+    "build_topology",
+]
+
+# --------------------------------------------------------------------------- optics
+
+
+def _optic(speed: int, per_cage: int, reach: str, twin: bool) -> str:
+    if speed <= 1:
+        return "RJ45 (no optic)"
+    if twin and per_cage == 4:
+        # Four logical ports per cage are a twin-port 2×(2·speed) module on 1:2 splitter fibres.
+        return f"OSFP 2×{2 * speed}G {reach} twin-port (1:2 split)"
+    if twin and per_cage > 1:
+        return f"OSFP {per_cage}×{speed}G {reach} twin-port"
+    return f"OSFP {speed}G {reach}"
+
+
+def _cable(medium: str) -> str:
+    return {
+        "mmf": "MPO-12/APC OM4 multimode fiber",
+        "smf": "MPO-12/APC OS2 single-mode fiber",
+        "copper": "Cat6 RJ45 patch cord",
+    }[medium]
+
+
+# --------------------------------------------------------------------------- builder
+
+
+def _rack(su: int, idx: int) -> tuple[str, int]:
+    r, slot = divmod(idx - 1, SERVERS_PER_RACK)
+    return f"su{su}-rack{r + 1:02d}", slot
+
+
+@dataclass
+class _Build:
+    """What the steps of :func:`build_topology` share: the plan and the lists they fill."""
+
+    plan: SizingPlan
+    devices: list[Device] = field(default_factory=list)
+    nics: list[Nic] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    node_names: list[list[str]] = field(default_factory=list)
+    """Server names per SU (index ``su - 1``)."""
+    leaf_names: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    """Leaf name by (plane, SU, rail)."""
+    carriers: dict[str, list[str]] = field(default_factory=dict)
+    """Switch names per network that has switches (compute and dedicated access networks)."""
+
+    def label(self, n: int) -> str:
+        """Port label of logical port ``n`` on the compute switch model."""
+        return switch_port_label(self.plan.switch_model.os_family, n, self.plan.ports_per_cage)
+
+    def compute_optic(self, reach: str) -> str:
+        """The optic of a compute switch port (``SR`` multimode, ``DR`` single-mode)."""
+        return _optic(self.plan.link_gbps, self.plan.ports_per_cage, reach, True)
+
+
+def build_topology(plan: SizingPlan) -> FabricTopology:
+    """Realise ``plan`` port by port (see the module docstring for the wiring rules).
+
+    The steps, in order (each appends to the shared device, NIC and link lists, so
+    the order of the lists, and with it every name and port number, is fixed):
+
+    1. :func:`_place_servers` — servers in their racks, their RDMA NICs and PCIe placement;
+    2. :func:`_wire_rails` — one leaf per (plane, SU, rail), server-to-leaf cables;
+       :func:`_wire_managers` — the fabric-manager hosts and their leaf cables;
+    3. :func:`_wire_plane` — per plane: :func:`_add_spines` and :func:`_wire_spines`
+       (even spreading) per pod, then :func:`_wire_cores` and :func:`_add_cores` when
+       the fabric has three tiers;
+    4. :func:`_add_access_networks` — storage, in-band and OOB access switches per SU
+       and their cables;
+    5. :func:`_plan_networks` — VLANs, subnets and carrier switches of the four networks;
+    6. :func:`~fabric_stack.topology.rename.rename_topology` — the site's names (``naming:``
+       templates, names file), last so that every rule above works on positions.
+
+    The spec checks a build relies on (attach chains, access switch models, the compute
+    subnet) run in :func:`~fabric_stack.spec.model.validate_spec`.
+    """
+    b = _Build(plan)
+    _place_servers(b)
+    _wire_rails(b)
+    _wire_managers(b)
+    for p in range(1, plan.planes + 1):
+        _wire_plane(b, p)
+    _add_access_networks(b)
+    networks = _plan_networks(b)
+    topo = FabricTopology(plan, tuple(b.devices), tuple(b.nics), tuple(b.links), networks)
+    return rename_topology(topo)
+
+
+def _place_servers(b: _Build) -> None:
+    """Servers of every SU, racked four to a rack, and their NICs (PCIe from the profile)."""
+    plan = b.plan
+    prof = plan.spec.node_profile
+    rails = plan.rails
+    gpu_sw = {g: prof.switch_of_gpu(g) for g in range(prof.gpus)}
+    nic_gpus = {
+        n: tuple(g for g in range(prof.gpus) if prof.nic_for_gpu(g) == n) for n in range(rails)
+    }
+    for su in range(1, plan.sus + 1):
+        names = []
+        for j in range(1, plan.nodes_in_su(su) + 1):
+            name = node_name(su, j, plan.su_nodes)
+            rack, slot = _rack(su, j)
+            b.devices.append(
+                Device(
+                    name=name,
+                    role="server",
+                    model=prof.name,
+                    network="compute",
+                    su=su,
+                    index=j,
+                    rack=rack,
+                    position=1 + slot * prof.rack_units,
+                )
+            )
+            names.append(name)
+            for p in range(1, plan.planes + 1):
+                for r in range(1, rails + 1):
+                    nsw = prof.switch_of_nic(r - 1)
+                    gs = nic_gpus[r - 1]
+                    b.nics.append(
+                        Nic(
+                            node=name,
+                            name=prof.rdma_name(r, p),
+                            rail=r,
+                            plane=p,
+                            pcie_switch=nsw.name,
+                            numa=nsw.numa,
+                            gpus=gs,
+                            gpu_pcie_switches=tuple(gpu_sw[g].name for g in gs),
+                            gpu_numas=tuple(gpu_sw[g].numa for g in gs),
+                        )
+                    )
+        b.node_names.append(names)
+
+
+def _wire_rails(b: _Build) -> None:
+    """One leaf per (plane, SU, rail); server *j* of the SU on downlink port *j* of each."""
+    plan = b.plan
+    planes, rails, speed = plan.planes, plan.rails, plan.link_gbps
+    prof = plan.spec.node_profile
+    leaf_opt = b.compute_optic("SR")
+    for p in range(1, planes + 1):
+        for su in range(1, plan.sus + 1):
+            pod = (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 0
+            for r in range(1, rails + 1):
+                lname = leaf_name(su, r, p, planes)
+                b.leaf_names[(p, su, r)] = lname
+                b.devices.append(
+                    Device(
+                        name=lname,
+                        role="leaf",
+                        model=plan.switch_model.key,
+                        network="compute",
+                        plane=p,
+                        su=su,
+                        pod=pod,
+                        rail=r,
+                        index=r,
+                        radix=plan.radix,
+                        rack=f"su{su}-net",
+                        position=1 + ((p - 1) * rails + r - 1) * plan.switch_model.rack_units,
+                    )
+                )
+                nic = prof.rdma_name(r, p)
+                # A twin-port server cage (DGX OSFP) takes one 2-port module for its two rails.
+                per_cage = prof.ports_per_cage(nic)
+                nic_opt = _optic(speed, per_cage, "SR", per_cage > 1)
+                for j, node in enumerate(b.node_names[su - 1], start=1):
+                    b.links.append(
+                        Link(
+                            id=f"{node}:{nic}",
+                            role="node_leaf",
+                            network="compute",
+                            a_device=node,
+                            a_port=nic,
+                            a_port_number=1,
+                            b_device=lname,
+                            b_port=b.label(j),
+                            b_port_number=j,
+                            speed_gbps=speed,
+                            plane=p,
+                            rail=r,
+                            su=su,
+                            pod=pod,
+                            medium="mmf",
+                            a_optic=nic_opt,
+                            b_optic=leaf_opt,
+                            cable_type=_cable("mmf"),
+                        )
+                    )
+
+
+def _wire_managers(b: _Build) -> None:
+    """Fabric-manager hosts (UFM / OpenSM) and their cables to the attach SU's rail leaves.
+
+    Manager *i* (1-based; 1 is the master) has ``manager_links`` HCA ports per plane,
+    named like a server's RDMA devices (:func:`~fabric_stack.naming.devices.nic_name`);
+    slot ``(i - 1) × links + k`` lands where :func:`~fabric_stack.sizing.managers.manager_slot`
+    says: the top free downlinks, master and standby on different rail leaves.
+    """
+    plan = b.plan
+    if not plan.managers:
+        return
+    spec, su, links = plan.spec, plan.manager_su, plan.manager_links
+    pod = (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 0
+    nic_opt, leaf_opt = _optic(plan.link_gbps, 1, "SR", False), b.compute_optic("SR")
+    kind = "UFM appliance" if spec.infiniband.sm_location == "ufm" else "OpenSM host"
+    for i in range(1, plan.managers + 1):
+        name = manager_name(spec, i)
+        b.devices.append(
+            Device(
+                name,
+                "manager",
+                kind,
+                "compute",
+                su=su,
+                index=i,
+                rack="mgmt-rack01",
+                position=1 + (i - 1) * 2,
+            )
+        )
+        for p in range(1, plan.planes + 1):
+            for k in range(links):
+                rail, port = manager_slot((i - 1) * links + k, plan.rails, plan.leaf_down)
+                hca = nic_name(k + 1, p, links)
+                b.links.append(
+                    Link(
+                        id=f"{name}:{hca}",
+                        role=MANAGER_ROLE,
+                        network="compute",
+                        a_device=name,
+                        a_port=hca,
+                        a_port_number=1,
+                        b_device=b.leaf_names[(p, su, rail)],
+                        b_port=b.label(port),
+                        b_port_number=port,
+                        speed_gbps=plan.link_gbps,
+                        plane=p,
+                        rail=rail,
+                        su=su,
+                        pod=pod,
+                        medium="mmf",
+                        a_optic=nic_opt,
+                        b_optic=leaf_opt,
+                        cable_type=_cable("mmf"),
+                    )
+                )
+
+
+def _wire_plane(b: _Build, p: int) -> None:
+    """The upper tiers of plane ``p``: each pod's spines and their cables, then the cores."""
+    plan = b.plan
+    for pod in range(1, plan.pods + 1):
+        spines = _add_spines(b, p, pod)
+        _wire_spines(b, p, pod, spines)
+        if plan.tiers == 3:
+            _wire_cores(b, p, pod, spines)
+    if plan.tiers == 3:
+        _add_cores(b, p)
+
+
+def _tier_rack(plane: int, planes: int, tier: str, idx: int) -> str:
+    # Sixteen spines (or cores) to a rack; dual-plane racks carry the plane in their name.
+    return f"{f'p{plane}-' if planes > 1 else ''}{tier}-rack{idx // 16 + 1:02d}"
+
+
+def _add_spines(b: _Build, p: int, pod: int) -> list[str]:
+    """The spines of ``pod`` in plane ``p`` (pod 0 in their names on a two-tier fabric)."""
+    plan = b.plan
+    S = plan.spines_per_pod
+    pod_tag = pod if plan.tiers == 3 else 0
+    spines = [spine_name(s + 1, S, pod_tag, p, plan.planes) for s in range(S)]
+    for s, sname in enumerate(spines):
+        idx = (pod - 1) * S + s
+        b.devices.append(
+            Device(
+                name=sname,
+                role="spine",
+                model=plan.switch_model.key,
+                network="compute",
+                plane=p,
+                pod=pod_tag,
+                index=s + 1,
+                radix=plan.radix,
+                rack=_tier_rack(p, plan.planes, "spine", idx),
+                position=1 + (idx % 16) * plan.switch_model.rack_units,
+            )
+        )
+    return spines
+
+
+def _wire_spines(b: _Build, p: int, pod: int, spines: list[str]) -> None:
+    """Leaf-to-spine cables of ``pod`` with even spreading (module docstring, rule 2)."""
+    plan = b.plan
+    S, stride, rails = plan.spines_per_pod, plan.spine_stride, plan.rails
+    pod_tag = pod if plan.tiers == 3 else 0
+    optic = b.compute_optic("SR")
+    first_su = (pod - 1) * plan.sus_per_pod + 1
+    for su in range(first_su, first_su + plan.sus_in_pod(pod)):
+        for r in range(1, rails + 1):
+            lname = b.leaf_names[(p, su, r)]
+            ell = (su - first_su) * rails + (r - 1)
+            for u in range(plan.leaf_up):
+                s, t = u % S, u // S
+                lp = plan.leaf_down + 1 + u
+                sp = t * stride + ell + 1
+                b.links.append(
+                    Link(
+                        id=f"{lname}:{b.label(lp)}",
+                        role="leaf_spine",
+                        network="compute",
+                        a_device=lname,
+                        a_port=b.label(lp),
+                        a_port_number=lp,
+                        b_device=spines[s],
+                        b_port=b.label(sp),
+                        b_port_number=sp,
+                        speed_gbps=plan.link_gbps,
+                        plane=p,
+                        rail=r,
+                        su=su,
+                        pod=pod_tag,
+                        medium="mmf",
+                        a_optic=optic,
+                        b_optic=optic,
+                        cable_type=_cable("mmf"),
+                    )
+                )
+
+
+def _wire_cores(b: _Build, p: int, pod: int, spines: list[str]) -> None:
+    """Spine-to-core cables of ``pod``: spine *j* of every pod reaches core group *j*."""
+    plan = b.plan
+    G, cstride = plan.cores_per_group, plan.core_stride
+    optic = b.compute_optic("DR")
+    for s, sname in enumerate(spines):
+        for u in range(plan.spine_up):
+            m, t = u % G, u // G
+            spp = plan.spine_down + 1 + u
+            cp = t * cstride + pod
+            b.links.append(
+                Link(
+                    id=f"{sname}:{b.label(spp)}",
+                    role="spine_core",
+                    network="compute",
+                    a_device=sname,
+                    a_port=b.label(spp),
+                    a_port_number=spp,
+                    b_device=core_name(s + 1, m + 1, plan.core_groups, G, p, plan.planes),
+                    b_port=b.label(cp),
+                    b_port_number=cp,
+                    speed_gbps=plan.link_gbps,
+                    plane=p,
+                    pod=pod,
+                    medium="smf",
+                    a_optic=optic,
+                    b_optic=optic,
+                    cable_type=_cable("smf"),
+                )
+            )
+
+
+def _add_cores(b: _Build, p: int) -> None:
+    """The core switches of plane ``p``, group by group."""
+    plan = b.plan
+    for g in range(1, plan.core_groups + 1):
+        for m in range(1, plan.cores_per_group + 1):
+            idx = (g - 1) * plan.cores_per_group + m - 1
+            b.devices.append(
+                Device(
+                    name=core_name(g, m, plan.core_groups, plan.cores_per_group, p, plan.planes),
+                    role="core",
+                    model=plan.switch_model.key,
+                    network="compute",
+                    plane=p,
+                    index=idx + 1,
+                    radix=plan.radix,
+                    rack=_tier_rack(p, plan.planes, "core", idx),
+                    position=1 + (idx % 16) * plan.switch_model.rack_units,
+                )
+            )
+
+
+def _add_access_networks(b: _Build) -> None:
+    """Access switches of every carrier network, per SU, and the cables of its riders."""
+    spec = b.plan.spec
+    access = spec.networks.access()
+    b.carriers = {n: [] for n in ("compute", *access)}
+    b.carriers["compute"] = [d.name for d in b.devices if d.role in ("leaf", "spine", "core")]
+    carrier_of = attach_carriers(access)
+    for carrier in access:
+        riders = [n for n in access if carrier_of[n] == carrier]
+        if riders:
+            _wire_access(b, carrier, riders)
+
+
+def _wire_access(b: _Build, carrier: str, riders: list[str]) -> None:
+    """One carrier network: A/B sides of access switches per SU and every rider's cables."""
+    plan = b.plan
+    ports = access_ports(plan.spec.node_profile)
+    # One switch side per port of the carrier network (A/B redundancy), sized per SU.
+    sides = max(ports[n][0] for n in riders) or 1
+    sw = access_switch(plan.spec.networks.access()[carrier].switch, ports[carrier][1], carrier)
+    # Ports each node puts on each side (port k of a rider goes to side k mod sides).
+    per_node_side = [
+        sum(1 for n in riders for k in range(ports[n][0]) if k % sides == s) for s in range(sides)
+    ]
+    for su in range(1, plan.sus + 1):
+        per_side = max(1, -(-(plan.nodes_in_su(su) * max(per_node_side)) // sw.down))
+        for side in range(sides):
+            for i in range(1, per_side + 1):
+                swn = access_switch_name(su, carrier, _SIDES[side], i)
+                b.devices.append(
+                    Device(
+                        name=swn,
+                        role=carrier,
+                        model=sw.model.key,
+                        network=carrier,
+                        su=su,
+                        index=i,
+                        radix=sw.radix,
+                        rack=f"su{su}-net",
+                        position=40 - (side * per_side + i) * sw.model.rack_units,
+                    )
+                )
+                b.carriers[carrier].append(swn)
+        used = [0] * sides
+        for rider in riders:
+            _wire_rider(b, su, carrier, sw, rider, sides, used)
+
+
+_SIDES = "abcdefgh"
+"""Letters of the redundant access-switch sides (A/B, …)."""
+
+
+def _wire_rider(
+    b: _Build, su: int, carrier: str, sw: AccessSwitch, rider: str, sides: int, used: list[int]
+) -> None:
+    """Cables of network ``rider`` in SU ``su``: port k of each server on side k mod sides."""
+    prof = b.plan.spec.node_profile
+    nports, rspeed, pname = access_ports(prof)[rider]
+    medium = "copper" if rspeed <= 1 else "mmf"
+    a_opt, b_opt = _optic(rspeed, 1, "SR", False), _optic(rspeed, sw.ports_per_cage, "SR", True)
+    for node in b.node_names[su - 1]:
+        for k in range(nports):
+            side = k % sides
+            i, port = divmod(used[side], sw.down)
+            used[side] += 1
+            a_port = prof.access_port(rider, k, pname)
+            b.links.append(
+                Link(
+                    id=f"{node}:{a_port}",
+                    role=rider,
+                    network=rider,
+                    a_device=node,
+                    a_port=a_port,
+                    a_port_number=k + 1,
+                    b_device=access_switch_name(su, carrier, _SIDES[side], i + 1),
+                    b_port=switch_port_label(sw.model.os_family, port + 1, sw.ports_per_cage),
+                    b_port_number=port + 1,
+                    speed_gbps=rspeed,
+                    su=su,
+                    medium=medium,
+                    a_optic=a_opt,
+                    b_optic=b_opt,
+                    cable_type=_cable(medium),
+                )
+            )
+
+
+def _plan_networks(b: _Build) -> tuple[NetworkPlan, ...]:
+    """VLANs, subnets and carrier switches of the compute network and the access networks."""
+    spec = b.plan.spec
+    rails, planes = b.plan.rails, b.plan.planes
+    c = spec.networks.compute
+    is_ib = spec.fabric == "infiniband"
+    plans = [
+        NetworkPlan(
+            name="compute",
+            title=NETWORK_TITLES["compute"],
+            attach="dedicated",
+            vlans=() if is_ib else tuple(spec.rail_vlan(r) for r in range(1, rails + 1)),
+            subnets=tuple(str(n) for n in rail_subnets(c.subnet, rails * planes)),
+            carriers=tuple(b.carriers["compute"]),
+            mtu=c.mtu or (spec.infiniband.mtu if is_ib else 9000),
+        )
+    ]
+    access = spec.networks.access()
+    carrier_of = attach_carriers(access)
+    for name, net in access.items():
+        plans.append(
+            NetworkPlan(
+                name=name,
+                title=NETWORK_TITLES[name],
+                attach=net.attach,
+                vlans=(net.vlan,),
+                subnets=(str(net.subnet),),
+                carriers=tuple(b.carriers[carrier_of[name]]),
+                mtu=net.mtu,
+            )
+        )
+    return tuple(plans)

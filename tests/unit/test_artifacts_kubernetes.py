@@ -1,0 +1,409 @@
+"""`render kubernetes`: every manifest validated against the real CRD schemas (tests/data/crds)."""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from fabric_stack.analysis.estimate import estimate_collective, parse_sizes
+from fabric_stack.artifacts import kubernetes, kubernetes_bundle
+from fabric_stack.artifacts._base import RenderContext, TargetMismatchError
+from tests.golden_artifacts import VARIANTS, context, seed_context
+
+CRD_DIR = Path(__file__).resolve().parents[1] / "data" / "crds"
+
+CRD_FILES = {
+    "SriovNetworkNodePolicy": "sriovnetwork.openshift.io_sriovnetworknodepolicies.yaml",
+    "SriovNetwork": "sriovnetwork.openshift.io_sriovnetworks.yaml",
+    "SriovIBNetwork": "sriovnetwork.openshift.io_sriovibnetworks.yaml",
+    "SriovNetworkPoolConfig": "sriovnetwork.openshift.io_sriovnetworkpoolconfigs.yaml",
+    "NetworkAttachmentDefinition": "network-attachment-definitions.k8s.cni.cncf.io.yaml",
+    "NicClusterPolicy": "mellanox.com_nicclusterpolicies.yaml",
+    "HostDeviceNetwork": "mellanox.com_hostdevicenetworks.yaml",
+    "IPoIBNetwork": "mellanox.com_ipoibnetworks.yaml",
+    "MPIJob": "kubeflow.org_mpijobs.yaml",
+}
+
+DNS_1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+RESOURCE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with unknown fields rejected wherever properties are listed.
+
+    The API server prunes unknown fields (kubectl --validate=strict rejects them);
+    plain JSON-Schema would silently accept a misspelt key, so close every object
+    that declares its properties.
+    """
+    out = copy.deepcopy(schema)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "properties" in node and "additionalProperties" not in node:
+                node["additionalProperties"] = False
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(out)
+    return out
+
+
+@cache
+def validator(kind: str) -> jsonschema.protocols.Validator:
+    """A strict validator for ``kind`` from its CRD's v1 openAPIV3Schema."""
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the MPIJob CRD is 650 KB
+    crd = yaml.load((CRD_DIR / CRD_FILES[kind]).read_text(encoding="utf-8"), Loader=loader)
+    want = {"MPIJob": "v2beta1"}.get(
+        kind, "v1alpha1" if ".mellanox.com" in crd["metadata"]["name"] else "v1"
+    )
+    (version,) = [v for v in crd["spec"]["versions"] if v["name"] == want]
+    schema = _strict(version["schema"]["openAPIV3Schema"])
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def docs(ctx: RenderContext) -> dict[str, list[dict[str, Any]]]:
+    """Rendered manifests per file name (YAML streams parsed)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for art in kubernetes_bundle.render(ctx):
+        if not art.path.endswith(".yaml"):
+            continue
+        loaded = [d for d in yaml.safe_load_all(art.content) if d is not None]
+        out[art.path.rsplit("/", 1)[1]] = loaded
+    return out
+
+
+def crd_docs(ctx: RenderContext) -> list[dict[str, Any]]:
+    """Every manifest that has a CRD."""
+    return [d for ds in docs(ctx).values() for d in ds if d["kind"] in CRD_FILES]
+
+
+SPECS = [
+    *VARIANTS.values(),
+    {"planes": 2, "nic_gbps": 800, "switch": "q3400"},
+    {"fabric": "ethernet", "switch": "sn5600"},
+    {"networks": {"compute": {"pkey": "0x8011"}}},
+]
+
+
+@pytest.mark.parametrize(
+    "spec", SPECS, ids=["ib", "roce", "roce-2su", "dgx-h100", "ib-2planes", "ethernet", "ib-pkey"]
+)
+def test_every_manifest_validates_against_its_crd(spec: dict[str, Any]) -> None:
+    ctx = context(spec)
+    manifests = crd_docs(ctx)
+    kinds = {d["kind"] for d in manifests}
+    net_kind = "SriovIBNetwork" if ctx.fabric == "infiniband" else "SriovNetwork"
+    assert kinds == {
+        "SriovNetworkNodePolicy",
+        "SriovNetworkPoolConfig",
+        net_kind,
+        "NetworkAttachmentDefinition",
+        "MPIJob",
+    }
+    _validate_all(manifests)
+
+
+def _validate_all(manifests: list[dict[str, Any]]) -> None:
+    for doc in manifests:
+        errors = sorted(validator(doc["kind"]).iter_errors(doc), key=str)
+        assert not errors, f"{doc['kind']} {doc['metadata']['name']}: {errors[0].message}"
+        assert doc["apiVersion"].endswith(("/v1", "/v1alpha1", "/v2beta1"))
+        assert DNS_1123.match(doc["metadata"]["name"])
+
+
+def netop_context(spec: dict[str, Any], mode: str) -> RenderContext:
+    base = context(spec)
+    return RenderContext(base.topo, base.intent, {}, {}, mode)
+
+
+@pytest.mark.parametrize(
+    ("spec", "mode"),
+    [({}, "ipoib"), ({}, "host-device"), (VARIANTS["roce"], "host-device")],
+    ids=["ib-ipoib", "ib-host-device", "roce-host-device"],
+)
+def test_network_operator_path_validates_against_its_crds(spec: dict[str, Any], mode: str) -> None:
+    ctx = netop_context(spec, mode)
+    d = docs(ctx)
+    net_file = "ipoib-networks.yaml" if mode == "ipoib" else "host-device-networks.yaml"
+    assert set(d) == {
+        "nic-cluster-policy.yaml",
+        net_file,
+        "training-pod.yaml",
+        "nccl-tests-mpijob.yaml",
+    }
+    manifests = [m for ms in d.values() for m in ms if m["kind"] in CRD_FILES]
+    _validate_all(manifests)
+    (ncp,) = d["nic-cluster-policy.yaml"]
+    plugin = "rdmaSharedDevicePlugin" if mode == "ipoib" else "sriovDevicePlugin"
+    assert plugin in ncp["spec"] and "multus" in ncp["spec"]["secondaryNetwork"]
+    assert ("ipoib" in ncp["spec"]["secondaryNetwork"]) is (mode == "ipoib")
+    config = json.loads(ncp["spec"][plugin]["config"])
+    entries = config["configList" if mode == "ipoib" else "resourceList"]
+    assert len(entries) == len(d[net_file]) == len(ctx.intent.rails)
+    (pod,) = d["training-pod.yaml"]
+    limits = pod["spec"]["containers"][0]["resources"]["limits"]
+    prefix = "rdma/" if mode == "ipoib" else "nvidia.com/hostdev_"
+    assert sum(k.startswith(prefix) for k in limits) == len(ctx.intent.rails)
+    env = {e["name"]: e["value"] for e in pod["spec"]["containers"][0]["env"]}
+    # Shared RDMA mode: the pod sees every HCA, so the rail devices are named exactly.
+    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}" for i in range(8))
+
+
+def test_ipoib_is_refused_off_infiniband() -> None:
+    with pytest.raises(TargetMismatchError, match="ipoib needs InfiniBand"):
+        kubernetes_bundle.render(netop_context(VARIANTS["roce"], "ipoib"))
+
+
+def test_new_crd_validators_can_fail() -> None:
+    ctx = netop_context({}, "ipoib")
+    (ncp,) = docs(ctx)["nic-cluster-policy.yaml"]
+    bad = copy.deepcopy(ncp)
+    del bad["spec"]["rdmaSharedDevicePlugin"]["image"]  # required by the CRD
+    assert list(validator("NicClusterPolicy").iter_errors(bad))
+    (pool,) = docs(seed_context("infiniband"))["sriov-network-pool-config.yaml"]
+    bad_pool = copy.deepcopy(pool)
+    bad_pool["spec"]["rdmaMode"] = "private"
+    assert list(validator("SriovNetworkPoolConfig").iter_errors(bad_pool))
+    (job,) = docs(seed_context("infiniband"))["nccl-tests-mpijob.yaml"]
+    bad_job = copy.deepcopy(job)
+    bad_job["spec"]["mpiReplicaSpecs"]["Worker"]["replica"] = 2
+    assert list(validator("MPIJob").iter_errors(bad_job))
+
+
+def test_strict_validation_rejects_typos_and_bad_enums() -> None:
+    # The validator must be able to fail, or the test above proves nothing.
+    policy = docs(seed_context("infiniband"))["sriov-node-policies.yaml"][0]
+    assert policy["kind"] == "SriovNetworkNodePolicy"
+    typo = copy.deepcopy(policy)
+    typo["spec"]["linktype"] = typo["spec"].pop("linkType")
+    assert any("linktype" in e.message for e in validator(policy["kind"]).iter_errors(typo))
+    bad_enum = copy.deepcopy(policy)
+    bad_enum["spec"]["linkType"] = "infiniband"
+    assert list(validator(policy["kind"]).iter_errors(bad_enum))
+    missing = copy.deepcopy(policy)
+    del missing["spec"]["numVfs"]
+    assert list(validator(policy["kind"]).iter_errors(missing))
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_one_policy_network_and_attachment_per_rail(variant: str) -> None:
+    ctx = seed_context(variant)
+    d = docs(ctx)
+    rails = ctx.intent.rails
+    policies = d["sriov-node-policies.yaml"]
+    networks = d["sriov-networks.yaml"]
+    nads = d["network-attachment-definitions.yaml"]
+    assert len(policies) == len(networks) == len(nads) == len(rails) == 8
+    is_ib = ctx.fabric == "infiniband"
+    # A DGX H100's PF netdevs from its user guide (rail order); otherwise the per-rail names.
+    pfs = (
+        ["ibp24s0", "ibp64s0", "ibp79s0", "ibp94s0", "ibp154s0", "ibp192s0", "ibp206s0", "ibp220s0"]
+        if variant == "dgx-h100"
+        else [f"rail{r}" for r in range(1, 9)]
+    )
+    for rail, pol, net, nad in zip(rails, policies, networks, nads, strict=True):
+        name = f"rail{rail.rail}"
+        assert pol["metadata"]["name"] == net["metadata"]["name"] == nad["metadata"]["name"] == name
+        spec = pol["spec"]
+        assert spec["resourceName"] == name and RESOURCE_NAME.match(spec["resourceName"])
+        assert spec["isRdma"] is True
+        assert spec["deviceType"] == "netdevice"
+        assert spec["linkType"] == ("ib" if is_ib else "eth")
+        assert spec["numVfs"] == ctx.spec.gpus_per_node
+        assert spec["nicSelector"]["pfNames"] == [f"{pfs[rail.rail - 1]}#0-{spec['numVfs'] - 1}"]
+        assert ("mtu" in spec) is (not is_ib)
+        assert net["kind"] == ("SriovIBNetwork" if is_ib else "SriovNetwork")
+        assert net["spec"]["resourceName"] == name
+        assert json.loads(net["spec"]["ipam"]) == {"type": "whereabouts", "range": rail.subnet}
+        annot = nad["metadata"]["annotations"]["k8s.v1.cni.cncf.io/resourceName"]
+        assert annot == f"{kubernetes.RESOURCE_PREFIX}/{name}"
+        conflist = json.loads(nad["spec"]["config"])
+        assert conflist["name"] == name
+        cni, meta = conflist["plugins"]
+        assert cni["type"] == ("ib-sriov" if is_ib else "sriov")
+        assert meta == {"type": "rdma"}  # the VF's RDMA device follows it into the pod
+        assert json.loads(net["spec"]["metaPlugins"]) == {"type": "rdma"}
+        assert ("capabilities" in net["spec"]) is is_ib
+        if is_ib:
+            assert json.loads(net["spec"]["capabilities"]) == {"infinibandGUID": True}
+            assert cni["capabilities"] == {"infinibandGUID": True}
+        assert cni["ipam"]["range"] == rail.subnet
+        # The planned subnet is a real network, distinct per rail.
+        assert ipaddress.ip_network(cni["ipam"]["range"]).num_addresses >= rail.nics
+    ranges = [json.loads(n["spec"]["config"])["plugins"][0]["ipam"]["range"] for n in nads]
+    (pool,) = d["sriov-network-pool-config.yaml"]
+    assert pool["spec"]["rdmaMode"] == "exclusive"
+    # The pool selects the same nodes the policies configure.
+    assert pool["spec"]["nodeSelector"]["matchLabels"] == policies[0]["spec"]["nodeSelector"]
+    assert len(set(ranges)) == len(ranges)
+
+
+def test_netdevs_name_the_physical_functions() -> None:
+    base = seed_context("roce")
+    netdevs = {f"mlx5_{i}": f"ens{i}f0np0" for i in range(8)}
+    ctx = RenderContext(base.topo, base.intent, {}, netdevs)
+    policies = docs(ctx)["sriov-node-policies.yaml"]
+    assert [p["spec"]["nicSelector"]["pfNames"][0] for p in policies] == [
+        f"ens{i}f0np0#0-7" for i in range(8)
+    ]
+
+
+def test_dual_plane_names_stay_valid() -> None:
+    ctx = context({"planes": 2, "nic_gbps": 800, "switch": "q3400"})
+    d = docs(ctx)
+    names = [p["metadata"]["name"] for p in d["sriov-node-policies.yaml"]]
+    resources = [p["spec"]["resourceName"] for p in d["sriov-node-policies.yaml"]]
+    assert len(names) == len(set(names)) == 16
+    assert names[8] == "p2-rail1" and resources[8] == "p2_rail1"
+    assert all(RESOURCE_NAME.match(r) for r in resources)
+    assert all(DNS_1123.match(n) for n in names)
+    pfs = [p["spec"]["nicSelector"]["pfNames"][0] for p in d["sriov-node-policies.yaml"]]
+    assert pfs[0].startswith("p1-rail1#") and pfs[15].startswith("p2-rail8#")
+
+
+def test_non_default_pkey_reaches_the_ib_network() -> None:
+    ctx = context({"networks": {"compute": {"pkey": "0x8011"}}})
+    d = docs(ctx)
+    assert {n["spec"]["pkey"] for n in d["sriov-networks.yaml"]} == {"0x8011"}
+    assert {
+        json.loads(n["spec"]["config"])["plugins"][0]["pkey"]
+        for n in d["network-attachment-definitions.yaml"]
+    } == {"0x8011"}
+    default = docs(seed_context("infiniband"))
+    assert all("pkey" not in n["spec"] for n in default["sriov-networks.yaml"])
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_training_pod_asks_for_every_rail(variant: str) -> None:
+    ctx = seed_context(variant)
+    d = docs(ctx)
+    (pod,) = d["training-pod.yaml"]
+    assert pod["apiVersion"] == "v1" and pod["kind"] == "Pod"
+    assert DNS_1123.match(pod["metadata"]["name"])
+    nads = [n["metadata"]["name"] for n in d["network-attachment-definitions.yaml"]]
+    assert pod["metadata"]["annotations"]["k8s.v1.cni.cncf.io/networks"].split(",") == nads
+    assert (
+        pod["metadata"]["namespace"]
+        == d["network-attachment-definitions.yaml"][0]["metadata"]["namespace"]
+    )
+    (container,) = pod["spec"]["containers"]
+    assert container["name"] and container["image"]
+    assert "IPC_LOCK" in container["securityContext"]["capabilities"]["add"]
+    limits = container["resources"]["limits"]
+    assert limits["nvidia.com/gpu"] == ctx.spec.gpus_per_node
+    for pol in d["sriov-node-policies.yaml"]:
+        assert limits[f"{kubernetes.RESOURCE_PREFIX}/{pol['spec']['resourceName']}"] == 1
+    assert container["resources"]["requests"] == limits
+    (mount,) = container["volumeMounts"]
+    assert mount["mountPath"] == "/dev/shm"
+    (vol,) = [v for v in pod["spec"]["volumes"] if v["name"] == mount["name"]]
+    assert vol["emptyDir"]["medium"] == "Memory"
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["NCCL_IB_HCA"] == "mlx5"
+    if variant.startswith("roce"):
+        assert env["NCCL_IB_TC"] == "104" and env["NCCL_IB_GID_INDEX"] == "3"
+    else:
+        assert "NCCL_IB_TC" not in env
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_acceptance_job_expects_the_plans_bus_bandwidth(variant: str) -> None:
+    ctx = seed_context(variant)
+    (job,) = docs(ctx)["nccl-tests-mpijob.yaml"]
+    est = estimate_collective(ctx.topo, "all_reduce", parse_sizes("8G"))
+    expected = est.points[-1].busbw_gbs
+    assert job["metadata"]["annotations"]["fabric-stack/expected-busbw-gbs"] == f"{expected:g}"
+    spec = job["spec"]
+    worker = spec["mpiReplicaSpecs"]["Worker"]
+    assert worker["replicas"] == ctx.plan.nodes
+    assert spec["slotsPerWorker"] == ctx.spec.gpus_per_node
+    script = spec["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"][2]
+    assert f"-np {ctx.plan.nodes * ctx.spec.gpus_per_node} " in script
+    assert f"(got + 0 >= {round(expected * 0.9, 1):g})" in script
+    (pod,) = docs(ctx)["training-pod.yaml"]
+    # Workers ask for what the sample pod asks for (every rail, every GPU, /dev/shm).
+    assert worker["template"]["spec"]["volumes"] == pod["spec"]["volumes"]
+    assert (
+        worker["template"]["spec"]["containers"][0]["resources"]
+        == pod["spec"]["containers"][0]["resources"]
+    )
+
+
+def test_acceptance_check_fails_below_the_floor(tmp_path: Path) -> None:
+    # Run the launcher's pass/fail tail on a fake nccl-tests output (the awk is real).
+    import subprocess
+
+    ctx = seed_context("infiniband")
+    (job,) = docs(ctx)["nccl-tests-mpijob.yaml"]
+    script = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0][
+        "command"
+    ][2]
+    tail = script.split("\n", 2)[2]  # drop `set` and the mpirun line
+    floor = round(float(job["metadata"]["annotations"]["fabric-stack/expected-busbw-gbs"]) * 0.9, 1)
+    for got, code in ((floor + 1, 0), (floor - 1, 1)):
+        out = tmp_path / "nccl.out"
+        out.write_text(f"# Avg bus bandwidth    : {got:.3f} \n", encoding="utf-8")
+        res = subprocess.run(
+            ["bash", "-c", tail.replace("/tmp/nccl.out", str(out))],
+            capture_output=True,
+            check=False,
+        )
+        assert res.returncode == code, res.stderr
+
+
+def test_readme_names_the_prerequisites() -> None:
+    text = {a.path: a.content for a in kubernetes_bundle.render(seed_context("infiniband"))}[
+        "kubernetes/README.md"
+    ]
+    for needle in (
+        "Multus",
+        "SR-IOV Network Operator",
+        "GPU Operator",
+        "GPUDirect RDMA",
+        "MPI Operator",
+    ):
+        assert needle in text
+    assert "placeholders" in text  # no --netdevs: the README says the names are not real
+    base = seed_context("infiniband")
+    named = RenderContext(base.topo, base.intent, {}, {f"mlx5_{i}": f"ibp{i}s0" for i in range(8)})
+    text = {a.path: a.content for a in kubernetes_bundle.render(named)}["kubernetes/README.md"]
+    assert "placeholders" not in text and "`ibp3s0`" in text
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_yaml_round_trip(variant: str) -> None:
+    for art in kubernetes_bundle.render(seed_context(variant)):
+        if not art.path.endswith(".yaml"):
+            continue
+        loaded = [d for d in yaml.safe_load_all(art.content) if d is not None]
+        again = list(yaml.safe_load_all(yaml.safe_dump_all(loaded, sort_keys=False)))
+        assert again == loaded, art.path
+
+
+def test_profile_netdevs_feed_the_one_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Server profiles that record their ports' netdevs (NodeProfile.netdev) name the PFs;
+    # --netdevs still wins over the profile.
+    from fabric_stack.artifacts._base import netdev_of
+    from fabric_stack.hardware.nodes import NodeProfile
+
+    monkeypatch.setattr(NodeProfile, "netdev", lambda self, rdma: f"ibp{rdma[-1]}s0", raising=False)
+    ctx = context({})
+    policies = docs(ctx)["sriov-node-policies.yaml"]
+    assert policies[2]["spec"]["nicSelector"]["pfNames"] == ["ibp2s0#0-7"]
+    assert "placeholders" not in kubernetes_bundle.render(ctx)[-1].content
+    given = RenderContext(ctx.topo, ctx.intent, {}, {"mlx5_2": "ens9f0"})
+    assert netdev_of(given, "mlx5_2") == "ens9f0" and netdev_of(given, "mlx5_3") == "ibp3s0"
