@@ -113,6 +113,7 @@ class NcclRun(BaseModel):
     gdr: bool | None = Field(description="GPUDirect RDMA used (GDR 1 / GDRDMA channels).")
     gdr_line: int | None = Field(description="Line the GDR reading comes from.")
     shared_nic: bool = Field(description="Channels via NET/…/Shared (GPUs sharing one NIC).")
+    shared_line: int | None = Field(description="Line of the first such channel.")
     info_lines: int = Field(description="NCCL INFO/WARN lines seen (0: NCCL_DEBUG not INFO).")
     warnings: list[str] = Field(description="The first NCCL WARN lines ('line N: text').")
     failures: list[NcclFailure] = Field(description="'Test NCCL/CUDA failure' lines.")

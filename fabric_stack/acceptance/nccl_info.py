@@ -53,6 +53,7 @@ class InfoState:
     gdr: bool | None = None
     gdr_line: int | None = None
     shared: bool = False
+    shared_line: int | None = None
     warnings: list[str] = field(default_factory=list)
 
     def host_nets(self) -> list[HostNet]:
@@ -120,7 +121,8 @@ def _transport(state: InfoState, msg: str, no: int) -> None:
             state.gdr, state.gdr_line = True, no
         elif not via.group(1) and state.gdr is None:
             state.gdr, state.gdr_line = False, no
-        state.shared = state.shared or bool(via.group(2))
+        if via.group(2) and not state.shared:
+            state.shared, state.shared_line = True, no
 
 
 __all__ = ["InfoState", "read_info"]

@@ -57,6 +57,15 @@ TESTS: dict[str, str] = {
 }
 """File-name token (lower case, no separators) → the nccl-tests binary it names."""
 
+COLLECTIVE_OF = {
+    "all_reduce_perf": "all_reduce",
+    "all_gather_perf": "all_gather",
+    "reduce_scatter_perf": "reduce_scatter",
+    "alltoall_perf": "alltoall",
+    "broadcast_perf": "broadcast",
+}
+"""nccl-tests binary → the collective of :mod:`fabric_stack.analysis.estimate`."""
+
 ELEMENT_BYTES = {
     "int8": 1, "uint8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "f8e4m3": 1, "f8e5m2": 1,
     "half": 2, "bfloat16": 2, "float16": 2,
@@ -265,6 +274,7 @@ def _freeze(r: _Run, number: int, source: str) -> NcclRun:
         gdr=info.gdr,
         gdr_line=info.gdr_line,
         shared_nic=info.shared,
+        shared_line=info.shared_line,
         info_lines=info.lines,
         warnings=info.warnings,
         failures=r.failures,
@@ -345,4 +355,4 @@ def _factor_check(test: str, n: int, rows: list[NcclRow]) -> list[str]:
     ]
 
 
-__all__ = ["busbw_factor", "infer_test", "ranks_range", "read_nccl_tests"]
+__all__ = ["COLLECTIVE_OF", "busbw_factor", "infer_test", "ranks_range", "read_nccl_tests"]

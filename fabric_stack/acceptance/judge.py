@@ -1,0 +1,101 @@
+"""All results of an acceptance run judged together: the steps of `fabric-stack accept`.
+
+In order, because each needs the one before:
+
+1. read every file (:func:`read_results`: nccl-tests and perftest runs; a file with
+   neither is refused);
+2. judge each run on its own (:func:`~.judge_nccl.judge_nccl`,
+   :func:`~.judge_perftest.judge_perftest`), which also places the perftest runs in
+   the rail matrix;
+3. localise over the whole matrix (:func:`~.localise.localise`): only the sweep
+   as a whole tells a cable from a leaf from a host;
+4. hand the matrix's findings to the failed nccl-tests runs on the same servers
+   (a ring runs at its slowest rail).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fabric_stack.acceptance.judge_nccl import judge_nccl
+from fabric_stack.acceptance.judge_perftest import judge_perftest
+from fabric_stack.acceptance.localise import localise
+from fabric_stack.acceptance.model import NcclRun, PerftestRun, UnrecognisedResultError
+from fabric_stack.acceptance.nccl_tests import read_nccl_tests
+from fabric_stack.acceptance.perftest import read_perftest
+from fabric_stack.acceptance.placement import AcceptContext
+from fabric_stack.acceptance.results import AcceptReport, MatrixCell, Suspect, TestResult
+
+
+def read_results(text: str, source: str) -> tuple[list[NcclRun], list[PerftestRun]]:
+    """The nccl-tests and perftest runs in one file's text."""
+    nccl = read_nccl_tests(text, source)
+    perf = read_perftest(text, source)
+    if not nccl and not perf:
+        raise UnrecognisedResultError(
+            source,
+            "neither nccl-tests output (no '# nThread … nGpus …' header) nor perftest output "
+            "(no '… BW Test' or '… Latency Test' title)",
+        )
+    return nccl, perf
+
+
+def plan_line(ctx: AcceptContext) -> str:
+    """The plan in one line: '16 servers × 8 GPUs, 8 rails × 400G infiniband, 1 SU'."""
+    p = ctx.topo.plan
+    s = p.spec
+    return (
+        f"{s.name}: {p.nodes} servers × {s.gpus_per_node} GPUs ({s.node_profile.name}), "
+        f"{p.rails * p.planes} rails × {p.link_gbps}G {s.fabric}, {p.sus} SU(s), {p.tiers} tiers"
+    )
+
+
+def judge_results(
+    files: Iterable[tuple[str, str]], ctx: AcceptContext, skipped: Iterable[str] = ()
+) -> AcceptReport:
+    """``files`` as (source, text) judged against ``ctx`` (module docstring)."""
+    tests: list[TestResult] = []
+    cells: list[MatrixCell] = []
+    for source, text in files:
+        nccl, perf = read_results(text, source)
+        tests += [judge_nccl(run, ctx) for run in nccl]
+        for run in perf:
+            result, cell = judge_perftest(run, ctx, len(tests))
+            tests.append(result)
+            if cell is not None:
+                cells.append(cell)
+    found = localise(cells, tests, ctx)
+    tests = [_with(t, found.get(i, [])) for i, t in enumerate(tests)]
+    tests = _share_with_nccl(tests, cells, found)
+    return AcceptReport(plan=plan_line(ctx), tests=tests, matrix=cells, skipped=list(skipped))
+
+
+def _with(t: TestResult, extra: list[Suspect]) -> TestResult:
+    if not extra:
+        return t
+    merged = list(t.suspects) + [s for s in extra if s not in t.suspects]
+    return t.model_copy(update={"suspects": merged})
+
+
+def _share_with_nccl(
+    tests: list[TestResult], cells: list[MatrixCell], found: dict[int, list[Suspect]]
+) -> list[TestResult]:
+    """Failed nccl-tests runs get the sweep's findings on their servers."""
+    by_server: dict[str, list[Suspect]] = {}
+    for c in cells:
+        for s in found.get(c.test, []):
+            if s not in by_server.setdefault(c.server, []):
+                by_server[c.server].append(s)
+    note = " (from the per-rail sweep: a collective runs at its slowest rail)"
+    out = []
+    for t in tests:
+        if t.tool == "nccl-tests" and t.passed is False and t.servers:
+            extra: list[Suspect] = []
+            for srv in t.servers:
+                extra += [s for s in by_server.get(srv, []) if s not in extra]
+            t = _with(t, [s.model_copy(update={"why": s.why + note}) for s in extra])
+        out.append(t)
+    return out
+
+
+__all__ = ["judge_results", "plan_line", "read_results"]

@@ -1,0 +1,156 @@
+"""An nccl-tests run judged against the plan's figure for that placement and size.
+
+The figure is :func:`fabric_stack.analysis.estimate.estimate_collective` for the
+job's servers (:mod:`.placement`) at the table's largest size, with the
+algorithms NCCL was told to use (``NCCL_ALGO`` as NCCL echoed it), nothing
+recomputed here. ``sendrecv_perf`` has no estimate: each rank sends to the next
+(``src/sendrecv.cu``: peer ``rank ± 1``, busbw = algbw), so across servers one
+GPU's transfer crosses one rail NIC: the figure is the rail's line rate × the
+model's network efficiency (UNVERIFIED: no published sendrecv figure calibrates it).
+The measured figure is the out-of-place busbw of that row.
+"""
+
+from __future__ import annotations
+
+from fabric_stack.acceptance.model import NcclRun
+from fabric_stack.acceptance.nccl_suspects import nccl_suspects
+from fabric_stack.acceptance.nccl_tests import COLLECTIVE_OF
+from fabric_stack.acceptance.placement import AcceptContext, Placement, place_nccl
+from fabric_stack.acceptance.results import TestResult, pass_floor
+from fabric_stack.analysis.estimate import ALGORITHMS, estimate_collective
+from fabric_stack.errors import InputFileError, SpecError
+
+NCCL_ALGO_NAMES = {
+    "ring": "ring",
+    "tree": "tree",
+    "nvls": "nvls",
+    "nvlstree": "nvls_tree",
+    "collnetdirect": "collnet",
+    "collnetchain": "collnet",
+    "collnet": "collnet",
+}
+"""NCCL_ALGO values (NCCL's env docs: Ring, Tree, CollnetDirect, CollnetChain, NVLS,
+NVLSTree, PAT) → the estimate's algorithm names; PAT has no counterpart."""
+
+
+def forced_algorithms(algo_env: str | None) -> list[str] | None:
+    """The estimate's algorithms NCCL_ALGO allows (``^`` excludes), None when not set."""
+    if not algo_env:
+        return None
+    text = algo_env.strip().lower()
+    exclude = text.startswith("^")
+    names = {NCCL_ALGO_NAMES[t] for t in text.lstrip("^").split(",") if t in NCCL_ALGO_NAMES}
+    if exclude:
+        return [a for a in ALGORITHMS if a not in names] or None
+    return sorted(names) or None
+
+
+def expected_busbw(
+    run: NcclRun, place: Placement, ctx: AcceptContext, size: int
+) -> tuple[float | None, str | None, list[str]]:
+    """(expected busbw GB/s, algorithm, basis) for the run's job at ``size``."""
+    test = run.test or ""
+    if test == "sendrecv_perf":
+        return _sendrecv(place, ctx)
+    coll = COLLECTIVE_OF.get(test)
+    if coll is None:
+        return None, None, [f"no planned figure for {test} (not judged)"]
+    algs = forced_algorithms(run.algo_env) if coll == "all_reduce" else None
+    try:
+        est = estimate_collective(
+            place.topo,
+            coll,
+            [size],
+            job_gpus=place.job_gpus,
+            job_hosts=place.job_hosts,
+            algorithms=algs,
+            params=ctx.params,
+        )
+    except SpecError as exc:
+        raise InputFileError(
+            run.source, f"cannot estimate this job: {exc.message}", run.line
+        ) from None
+    p = est.points[0]
+    basis = [
+        f"fabric-stack estimate: {coll} on {est.job.nodes} server(s), {est.job.gpus} GPUs, "
+        f"{est.job.sus} SU(s) at {size:,} B"
+        + (f", NCCL_ALGO={run.algo_env} (from the log)" if algs else ""),
+        *est.assumptions[:2],
+    ]
+    return p.busbw_gbs, p.algorithm, basis
+
+
+def _sendrecv(place: Placement, ctx: AcceptContext) -> tuple[float, str, list[str]]:
+    link = place.topo.plan.link_gbps
+    if len(place.hosts) <= 1:
+        bw = round(_nvlink(ctx) * ctx.params.nvlink_efficiency, 3)
+        return bw, "p2p", ["sendrecv inside one server: NVLink per direction × efficiency"]
+    bw = round(link / 8 * ctx.params.net_efficiency, 3)
+    return (
+        bw,
+        "p2p",
+        [
+            f"sendrecv across servers: one rail NIC per transfer, {link}G × "
+            f"{ctx.params.net_efficiency:g} (UNVERIFIED: no published sendrecv figure)"
+        ],
+    )
+
+
+def _nvlink(ctx: AcceptContext) -> float:
+    from fabric_stack.hardware.nvlink import nvlink_for
+
+    fig = nvlink_for(ctx.topo.plan.spec.node_profile)
+    return (ctx.params.nvlink_gbs or fig.bidirectional_gbs) / 2
+
+
+def judge_nccl(run: NcclRun, ctx: AcceptContext) -> TestResult:
+    """The run judged: expected figure, pass/fail, shortfall, suspects."""
+    if run.test is None:
+        raise InputFileError(
+            run.source,
+            f"cannot tell which nccl-tests test this is ({run.test_from}): keep the command "
+            "line in the log or put the test in the file name (…_allgather…, …_alltoall…)",
+            run.line,
+        )
+    place = place_nccl(run, ctx)
+    row = run.rows[-1] if run.rows else None
+    expected, alg, basis = (
+        expected_busbw(run, place, ctx, row.bytes) if row else (None, None, ["no result row"])
+    )
+    measured = row.busbw_gbs if row else None
+    passed: bool | None
+    if expected is None and row is not None:
+        passed = None
+    else:
+        ok = measured is not None and expected is not None and measured >= pass_floor(expected)
+        passed = ok and not run.failures and not any(r.wrong for r in run.rows)
+    shortfall = (
+        round(max(0.0, 100 * (1 - measured / expected)), 1)
+        if measured is not None and expected
+        else None
+    )
+    suspects = nccl_suspects(run, place, ctx, measured, expected, alg, passed)
+    return TestResult(
+        file=run.source,
+        run=run.run,
+        line=run.line,
+        tool="nccl-tests",
+        kind=run.test,
+        hosts=place.hosts,
+        servers=[s.name for s in place.servers],
+        placement=place.how,
+        bytes=row.bytes if row else None,
+        measured=measured,
+        unit="GB/s busbw",
+        expected=expected,
+        pass_at=pass_floor(expected) if expected else None,
+        shortfall_pct=shortfall,
+        passed=passed,
+        algorithm=alg,
+        basis=place.basis + basis,
+        suspects=suspects,
+        notes=[f"test {run.test_from}", *run.notes],
+    )
+
+
+__all__ = ["expected_busbw", "forced_algorithms", "judge_nccl"]
