@@ -8,7 +8,12 @@ Pure (layer 3): text in, judged results out; files are read by the CLI through
   (:class:`AcceptContext`), localised, in one :class:`AcceptReport`.
 """
 
-from fabric_stack.acceptance.judge import judge_results, plan_line, read_results
+from fabric_stack.acceptance.judge import (
+    judge_results,
+    looks_like_result,
+    plan_line,
+    read_results,
+)
 from fabric_stack.acceptance.model import NcclRun, PerftestRun, UnrecognisedResultError
 from fabric_stack.acceptance.nccl_tests import read_nccl_tests
 from fabric_stack.acceptance.perftest import read_perftest
@@ -33,6 +38,7 @@ __all__ = [
     "TestResult",
     "UnrecognisedResultError",
     "judge_results",
+    "looks_like_result",
     "pass_floor",
     "plan_line",
     "read_nccl_tests",

@@ -19,12 +19,22 @@ from collections.abc import Iterable
 
 from fabric_stack.acceptance.judge_nccl import judge_nccl
 from fabric_stack.acceptance.judge_perftest import judge_perftest
+from fabric_stack.acceptance.lines import numbered
 from fabric_stack.acceptance.localise import localise
 from fabric_stack.acceptance.model import NcclRun, PerftestRun, UnrecognisedResultError
 from fabric_stack.acceptance.nccl_tests import read_nccl_tests
 from fabric_stack.acceptance.perftest import read_perftest
 from fabric_stack.acceptance.placement import AcceptContext
 from fabric_stack.acceptance.results import AcceptReport, MatrixCell, Suspect, TestResult
+
+
+def looks_like_result(text: str) -> bool:
+    """Whether ``text`` has an nccl-tests header or a perftest title (cheap: for skipping the
+    other files of a results directory)."""
+    from fabric_stack.acceptance.nccl_tests import HEADER
+    from fabric_stack.acceptance.perftest import TITLE
+
+    return any(HEADER.match(s) or TITLE.match(s) for _no, s in numbered(text))
 
 
 def read_results(text: str, source: str) -> tuple[list[NcclRun], list[PerftestRun]]:
@@ -98,4 +108,4 @@ def _share_with_nccl(
     return out
 
 
-__all__ = ["judge_results", "plan_line", "read_results"]
+__all__ = ["judge_results", "looks_like_result", "plan_line", "read_results"]

@@ -41,7 +41,9 @@ def _evidence(c: MatrixCell, tests: list[TestResult]) -> str:
     return f"{t.kind} {c.gbps:g} Gb/s < {t.pass_at:g} ({t.file}:{t.line})"
 
 
-def localise(cells: list[MatrixCell], tests: list[TestResult], ctx: AcceptContext) -> dict[int, list[Suspect]]:
+def localise(
+    cells: list[MatrixCell], tests: list[TestResult], ctx: AcceptContext
+) -> dict[int, list[Suspect]]:
     """Suspects per failing test index (module docstring)."""
     out: dict[int, list[Suspect]] = defaultdict(list)
     by_rail: dict[tuple[int, int], list[MatrixCell]] = defaultdict(list)
@@ -125,7 +127,7 @@ def _leaf_faults(
                     f"{gb[0]:g}–{gb[-1]:g} Gb/s) while the same servers pass on their other "
                     f"rails; e.g. {_evidence(lc[0], tests)}",
                     check=drift_check(ctx, f"every {leaf} port")
-                    + f"; if drift is clean, the leaf itself: port speed/FEC settings"
+                    + "; if drift is clean, the leaf itself: port speed/FEC settings"
                     + (", PFC/ECN on the lossless priority" if _roce(ctx) else "")
                     + ", its power and temperature",
                     cables=[cable_text(lk) for lk in links],

@@ -94,13 +94,10 @@ def crash(run: NcclRun) -> list[Suspect]:
                 ver = _version(run.nccl_version)
                 if ver is not None and ver >= k.fixed_in:
                     continue
-                why += (
-                    f". The same failure is {k.source}, where {k.diagnosis}; this log "
-                    + (
-                        f"prints NCCL {run.nccl_version}"
-                        if ver
-                        else "does not print the NCCL version: UNVERIFIED that it is older"
-                    )
+                why += f". The same failure is {k.source}, where {k.diagnosis}; this log " + (
+                    f"prints NCCL {run.nccl_version}"
+                    if ver
+                    else "does not print the NCCL version: UNVERIFIED that it is older"
                 )
                 check = (
                     "print the version (NCCL_DEBUG=VERSION) and rerun with NCCL >= "
@@ -126,7 +123,8 @@ def wrong_results(run: NcclRun) -> list[Suspect]:
     return [
         Suspect(
             what="wrong results",
-            where="the job's GPUs and NICs (" + _hosts_text(list(dict.fromkeys(run_hosts(run))))
+            where="the job's GPUs and NICs ("
+            + _hosts_text(list(dict.fromkeys(run_hosts(run))))
             + ")",
             why=f"#wrong {r.wrong or r.in_wrong} at {r.bytes:,} B (line {r.line}) and "
             f"{len(bad) - 1} more row(s): the collective returned corrupted data",
@@ -148,9 +146,7 @@ def planned_nics(ctx: AcceptContext, devices: frozenset[int]) -> list[Nic]:
     return used or nics
 
 
-def hca_findings(
-    run: NcclRun, place: Placement, ctx: AcceptContext, failed: bool
-) -> list[Suspect]:
+def hca_findings(run: NcclRun, place: Placement, ctx: AcceptContext, failed: bool) -> list[Suspect]:
     """The HCAs NCCL opened vs the plan's rails, and NCCL_IB_HCA vs the rendered value."""
     out: list[Suspect] = []
     planned = planned_nics(ctx, place.devices)
@@ -209,7 +205,8 @@ def _setting(
 ) -> Suspect:
     why = evidence
     if missing:
-        why += f": {', '.join(n.name for n in missing)} ({rail_label(missing)}) carry no NCCL traffic"
+        names = ", ".join(n.name for n in missing)
+        why += f": {names} ({rail_label(missing)}) carry no NCCL traffic"
     if other:
         why += (
             f"; it selects {', '.join(other)}, not a rail HCA of the plan (a storage or "
@@ -386,7 +383,8 @@ def two_servers(
         algorithms=["ring"],
         params=ctx.params,
     ).points[0]
-    above = f" (measured {measured:.1f}, above it)" if measured and measured > ring.busbw_gbs else ""
+    high = measured is not None and measured > ring.busbw_gbs
+    above = f" (measured {measured:.1f}, above it)" if high else ""
     return [
         Suspect(
             what="a 2-server result flattered by tree/NVLSTree",

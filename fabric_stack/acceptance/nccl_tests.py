@@ -41,7 +41,9 @@ AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(\S+)")
 STARTING = re.compile(r"^#\s*Collective test starting:\s*(\w+)")
 REDUCING = re.compile(r"^#\s*Reducing maxBytes to (\d+) due to memory limitation")
 FAILURE = re.compile(r"^(\S+?):\s+Test (NCCL|CUDA) failure (\S+) '(.*?)'?\s*$")
-MPI_ABORT = re.compile(r"(mpirun|prterun) (detected that one or more processes exited|noticed that)")
+MPI_ABORT = re.compile(
+    r"(mpirun|prterun) (detected that one or more processes exited|noticed that)"
+)
 COMMAND = re.compile(
     r"\b(all_reduce|all_gather|reduce_scatter|alltoall|sendrecv|broadcast|reduce|gather"
     r"|scatter|hypercube)_perf\b"
@@ -338,14 +340,16 @@ def ranks_range(test: str, rows: list[NcclRow]) -> tuple[int, int] | None:
         r_hi = (x.busbw_gbs + 0.005) / (x.algbw_gbs - 0.005)
         lo = max(lo, top / (top - r_lo) if r_lo < top else math.inf)
         hi = min(hi, top / (top - r_hi) if r_hi < top else math.inf)
-    if lo == 1.0 and hi == math.inf or lo > hi:
+    if (lo == 1.0 and hi == math.inf) or lo > hi:
         return None
     return math.ceil(lo - 1e-9), (math.floor(hi + 1e-9) if math.isfinite(hi) else 10**9)
 
 
 def _factor_check(test: str, n: int, rows: list[NcclRow]) -> list[str]:
     f = busbw_factor(test, n)
-    bad = [x for x in rows if x.algbw_gbs >= 1.0 and f and abs(x.busbw_gbs / x.algbw_gbs - f) > 0.03]
+    if not f:
+        return []
+    bad = [x for x in rows if x.algbw_gbs >= 1.0 and abs(x.busbw_gbs / x.algbw_gbs - f) > 0.03]
     if not bad:
         return []
     x = bad[0]

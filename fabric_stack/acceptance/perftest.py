@@ -45,11 +45,63 @@ GBPS_PER_UNIT = {"Gb/sec": 1.0, "MB/sec": 8 * (1 << 20) / 1e9, "MiB/sec": 8 * (1
 """Gb/s per unit perftest prints (module docstring: 2^20-byte MB)."""
 
 VALUE_OPTIONS = frozenset(
-    "-d --ib-dev -i --ib-port -D --duration -q --qp -s --size -n --iters -p --port -x "
-    "--gid-index -m --mtu -t --tx-depth -r --rx-depth -c --connection -I --inline_size "
-    "-l --post_list -S --sl -T --tos -u --qp-timeout -E -B -J -j -w -y -K -k -W "
-    "--use_cuda --mmap --mmap-offset --source_ip --dest_ip --server_port --dest_port "
-    "--rate_limit --burst_size --rate_units --flows --retry_count".split()
+    {
+        "-d",
+        "--ib-dev",
+        "-i",
+        "--ib-port",
+        "-D",
+        "--duration",
+        "-q",
+        "--qp",
+        "-s",
+        "--size",
+        "-n",
+        "--iters",
+        "-p",
+        "--port",
+        "-x",
+        "--gid-index",
+        "-m",
+        "--mtu",
+        "-t",
+        "--tx-depth",
+        "-r",
+        "--rx-depth",
+        "-c",
+        "--connection",
+        "-I",
+        "--inline_size",
+        "-l",
+        "--post_list",
+        "-S",
+        "--sl",
+        "-T",
+        "--tos",
+        "-u",
+        "--qp-timeout",
+        "-E",
+        "-B",
+        "-J",
+        "-j",
+        "-w",
+        "-y",
+        "-K",
+        "-k",
+        "-W",
+        "--use_cuda",
+        "--mmap",
+        "--mmap-offset",
+        "--source_ip",
+        "--dest_ip",
+        "--server_port",
+        "--dest_port",
+        "--rate_limit",
+        "--burst_size",
+        "--rate_units",
+        "--flows",
+        "--retry_count",
+    }
 )
 """perftest options that take a value (``perftest_parameters.c`` usage), so the server
 named at the end of a client command is told from an option's value."""

@@ -4,16 +4,16 @@
   (:func:`fabric_stack.analysis.estimate.estimate_collective`, nothing recomputed here);
 * per-rail ``ib_write_bw``: the link rate times the estimate model's network
   efficiency (:class:`fabric_stack.analysis.estimate.ModelParams`, sourced there).
+
+The pass share and floor are :mod:`fabric_stack.acceptance`'s, the same `fabric-stack
+accept` judges the results with.
 """
 
 from __future__ import annotations
 
+from fabric_stack.acceptance.results import ACCEPTANCE_SHARE, pass_floor
 from fabric_stack.analysis.estimate import ModelParams
 from fabric_stack.artifacts._base import ACCEPTANCE_SIZE, RenderContext
-
-ACCEPTANCE_SHARE = 0.9
-"""A test passes at this share of the expected figure or more: the estimate is a model
-(docs/calibration.md), not a guarantee; a larger shortfall means a fault to find."""
 
 NCCL_TESTS_PATH = "/opt/nccl-tests/build"
 """Where the acceptance image has nccl-tests (built with MPI=1)."""
@@ -24,11 +24,6 @@ def acceptance_busbw(ctx: RenderContext) -> float | None:
     cluster, from the plan's estimate; None when the cluster has fewer than 2 GPUs."""
     est = ctx.acceptance_estimate
     return est.points[-1].busbw_gbs if est is not None else None
-
-
-def pass_floor(expected: float) -> float:
-    """The figure a test must reach: :data:`ACCEPTANCE_SHARE` of ``expected``, 1 decimal."""
-    return round(expected * ACCEPTANCE_SHARE, 1)
 
 
 def rail_write_bw_gbps(ctx: RenderContext) -> float:

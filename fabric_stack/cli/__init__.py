@@ -28,6 +28,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "What failures or drains do: bisection, isolation, ECMP, N−1.",
     ),
     "estimate": ("whatif", "estimate_cmd", "Estimate NCCL collective bandwidth on the fabric."),
+    "accept": (
+        "accept",
+        "accept_cmd",
+        "Judge nccl-tests/perftest results against the plan; find the slow rail or setting.",
+    ),
     "check": ("check", "check_cmd", "Run the policy rules on the plan (exit 1 on mandatory)."),
     "plan": ("stack", "plan_cmd", "Preview the Pulumi stack: switches and cables to add, by role."),
     "apply": ("stack", "apply_cmd", "Apply the Pulumi stack: record the fabric in the inventory."),

@@ -10,7 +10,8 @@ modules and any lower layer, never a higher one):
 1. the spec: ``spec/``
 2. the pure stages: ``sizing/``, ``topology/``, ``intent/``, ``underlay/``, ``analysis/``,
    ``pipeline`` (and the package root, which re-exports them)
-3. rules, the pure drift comparison and the file layer: ``policy/``, ``drift/``, ``files/``
+3. rules, the pure drift comparison, the acceptance judgement and the file layer:
+   ``policy/``, ``drift/``, ``acceptance/``, ``files/``
 4. adapters: ``adapters/pulumi``, ``adapters/inventory``, ``adapters/discovery``
 5. ``views/`` (card, BOM, diagram, exports, change and drift reports) over any result
 6. ``artifacts/`` (render targets built from the views); ``twin/`` (runs the rendered configs)
@@ -54,6 +55,7 @@ FOLDERS: dict[str, int] = {
     "fabric_stack.policy": 3,
     "fabric_stack.drift": 3,
     "fabric_stack.files": 3,
+    "fabric_stack.acceptance": 3,
     "fabric_stack.adapters": 4,
     "fabric_stack.adapters.pulumi": 4,
     "fabric_stack.adapters.inventory": 4,

@@ -1,0 +1,208 @@
+"""Renderers for `fabric-stack accept`: a rich table, Markdown (an acceptance record for the
+design report) and JSON.
+
+Pure functions of :class:`~fabric_stack.acceptance.AcceptReport`; nothing is judged here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import PurePath
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from fabric_stack.acceptance import AcceptReport, MatrixCell, TestResult
+from fabric_stack.views.whatif import size_label
+
+MAX_HOSTS = 3
+"""Hosts shown per test in the table and Markdown (JSON has all)."""
+
+
+def _verdict(t: TestResult) -> str:
+    if t.passed is None:
+        return "not judged"
+    if t.passed:
+        return "PASS"
+    return f"FAIL (−{t.shortfall_pct:g}%)" if t.shortfall_pct else "FAIL"
+
+
+def _hosts(t: TestResult) -> str:
+    names = t.servers or t.hosts
+    more = f" +{len(names) - MAX_HOSTS}" if len(names) > MAX_HOSTS else ""
+    return ", ".join(names[:MAX_HOSTS]) + more
+
+
+def _name(t: TestResult) -> str:
+    return f"{PurePath(t.file).name}#{t.run}"
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.1f}"
+
+
+def _row(t: TestResult) -> tuple[str, ...]:
+    return (
+        _name(t),
+        t.kind,
+        _hosts(t),
+        size_label(t.bytes) if t.bytes else "—",
+        f"{_num(t.measured)} {t.unit.split()[0]}" if t.measured is not None else "—",
+        f"{_num(t.expected)} (≥ {_num(t.pass_at)})" if t.expected is not None else "—",
+        _verdict(t),
+    )
+
+
+HEADS = ("result", "test", "servers", "size", "measured", "expected (pass at)", "verdict")
+
+
+def _matrix_rows(cells: list[MatrixCell]) -> tuple[list[str], list[tuple[str, ...]]]:
+    """(column heads, rows): one row per server, one column per (plane, rail)."""
+    rails = sorted({(c.plane, c.rail) for c in cells})
+    grid: dict[str, dict[tuple[int, int], str]] = defaultdict(dict)
+    for c in cells:
+        mark = "" if c.passed else " ✗"
+        prev = grid[c.server].get((c.plane, c.rail))
+        text = f"{c.gbps:,.0f}{mark}"
+        grid[c.server][c.plane, c.rail] = text if prev is None else f"{prev} / {text}"
+    heads = ["server"] + [f"r{r}" if p == 1 else f"p{p} r{r}" for p, r in rails]
+    rows = [(s, *(grid[s].get(k, "·") for k in rails)) for s in sorted(grid)]
+    return heads, rows
+
+
+def _suspect_lines(t: TestResult) -> list[str]:
+    out = []
+    for s in t.suspects:
+        out += [f"{s.what} — {s.where}", f"    why: {s.why}", f"    check: {s.check}"]
+        if s.cables:
+            out.append(
+                f"    cables: {'; '.join(s.cables[:8])}" + (" …" if len(s.cables) > 8 else "")
+            )
+    return out
+
+
+def render_accept(report: AcceptReport) -> RenderableType:
+    """Rich tables: the tests, the rail matrix, then suspects and notes per test."""
+    t = Table(title=f"Acceptance against {report.plan}")
+    for h in HEADS:
+        t.add_column(h, justify="right" if h in ("size", "measured") else "left")
+    for r in report.tests:
+        t.add_row(*_row(r), style=None if r.passed is not False else "bold red")
+    parts: list[RenderableType] = [t]
+    if report.matrix:
+        heads, rows = _matrix_rows(report.matrix)
+        m = Table(title="Per-rail perftest, Gb/s (✗ below the floor)")
+        for h in heads:
+            m.add_column(h, justify="left" if h == "server" else "right")
+        for row in rows:
+            m.add_row(*row)
+        parts.append(m)
+    lines: list[str] = []
+    for r in report.tests:
+        body = _suspect_lines(r) + ([f"note: {n}" for n in r.notes] if r.passed is False else [])
+        if r.passed is False or r.suspects:
+            lines += [f"{_name(r)} ({r.kind}): {r.placement}", *("  " + x for x in body), ""]
+    if report.skipped:
+        lines += ["skipped:", *(f"  {s}" for s in report.skipped)]
+    parts.append(Text("\n".join(lines).rstrip() or "no suspects"))
+    parts.append(Text(_summary(report)))
+    return Group(*parts)
+
+
+def _summary(report: AcceptReport) -> str:
+    judged = [t for t in report.tests if t.passed is not None]
+    failed = len(report.failed)
+    return (
+        f"{len(judged) - failed} passed, {failed} failed, "
+        f"{len(report.tests) - len(judged)} not judged"
+    )
+
+
+def accept_markdown(report: AcceptReport) -> str:
+    """An acceptance record: the plan, the tests, the matrix, suspects and notes."""
+    out = [
+        "## Acceptance record",
+        "",
+        f"Plan: {report.plan}. Pass at {_share(report)} of the plan's figure.",
+        "",
+        "| " + " | ".join(HEADS) + " |",
+        "|" + "---|" * len(HEADS),
+    ]
+    out += ["| " + " | ".join(_md(c) for c in _row(t)) + " |" for t in report.tests]
+    if report.matrix:
+        heads, rows = _matrix_rows(report.matrix)
+        out += ["", "### Per-rail perftest (Gb/s, ✗ below the floor)", ""]
+        out += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+    for t in report.tests:
+        if not t.suspects and t.passed is not False:
+            continue
+        out += [
+            "",
+            f"### {_md(_name(t))} — {t.kind}: {_verdict(t)}",
+            "",
+            f"- placement: {_md(t.placement)}",
+        ]
+        out += [f"- expected from: {_md(b)}" for b in t.basis]
+        for s in t.suspects:
+            out.append(f"- **suspect: {_md(s.what)}** — {_md(s.where)}")
+            out.append(f"  - why: {_md(s.why)}")
+            out.append(f"  - check: {_md(s.check)}")
+            if s.cables:
+                out.append(f"  - cables: {_md('; '.join(s.cables))}")
+        out += [f"- note: {_md(n)}" for n in t.notes]
+    if report.skipped:
+        out += ["", "Skipped:", ""] + [f"- {_md(s)}" for s in report.skipped]
+    out += ["", _summary(report)]
+    return "\n".join(out) + "\n"
+
+
+def _share(report: AcceptReport) -> str:
+    from fabric_stack.acceptance import ACCEPTANCE_SHARE
+
+    return f"{ACCEPTANCE_SHARE:.0%}"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def accept_json(report: AcceptReport) -> dict[str, Any]:
+    """``{"plan", "tests": [{"file", "kind", "hosts", "bytes", "measured_busbw_gbs" or
+    "measured_gbps", "expected", "passed", "suspects", …}], "matrix", "skipped", "summary"}``."""
+    tests = []
+    for t in report.tests:
+        d = t.model_dump(mode="json")
+        measured = d.pop("measured")
+        d.pop("unit")
+        key = "measured_busbw_gbs" if t.tool == "nccl-tests" else "measured_gbps"
+        tests.append(
+            {
+                "file": d.pop("file"),
+                "kind": d.pop("kind"),
+                "hosts": d.pop("hosts"),
+                "bytes": d.pop("bytes"),
+                key: measured,
+                "expected": d.pop("expected"),
+                "passed": d.pop("passed"),
+                "suspects": d.pop("suspects"),
+                **d,
+            }
+        )
+    judged = [t for t in report.tests if t.passed is not None]
+    return {
+        "plan": report.plan,
+        "tests": tests,
+        "matrix": [c.model_dump(mode="json") for c in report.matrix],
+        "skipped": report.skipped,
+        "summary": {
+            "passed": len(judged) - len(report.failed),
+            "failed": len(report.failed),
+            "not_judged": len(report.tests) - len(judged),
+        },
+    }
+
+
+__all__ = ["accept_json", "accept_markdown", "render_accept"]
