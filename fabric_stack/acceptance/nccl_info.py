@@ -111,16 +111,12 @@ def _settings(state: InfoState, host: str, msg: str, no: int) -> None:
 
 def _transport(state: InfoState, msg: str, no: int) -> None:
     ring = RINGS.search(msg)
-    if ring and ring.group(1) is not None:
-        used = ring.group(1) == "1"
-        if state.gdr is None or used:
-            state.gdr, state.gdr_line = used, no
+    if ring and ring.group(1) is not None:  # NCCL's own summary wins over channel lines
+        state.gdr, state.gdr_line = ring.group(1) == "1", no
     via = VIA_NET.search(msg)
     if via:
-        if via.group(1) and not state.gdr:
-            state.gdr, state.gdr_line = True, no
-        elif not via.group(1) and state.gdr is None:
-            state.gdr, state.gdr_line = False, no
+        if state.gdr is None:
+            state.gdr, state.gdr_line = bool(via.group(1)), no
         if via.group(2) and not state.shared:
             state.shared, state.shared_line = True, no
 
