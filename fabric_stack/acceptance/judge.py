@@ -22,6 +22,7 @@ from fabric_stack.acceptance.judge_perftest import judge_perftest
 from fabric_stack.acceptance.lines import numbered
 from fabric_stack.acceptance.localise import localise
 from fabric_stack.acceptance.model import NcclRun, PerftestRun, UnrecognisedResultError
+from fabric_stack.acceptance.nccl_suspects import UNEXPLAINED
 from fabric_stack.acceptance.nccl_tests import read_nccl_tests
 from fabric_stack.acceptance.perftest import read_perftest
 from fabric_stack.acceptance.placement import AcceptContext
@@ -100,10 +101,13 @@ def _share_with_nccl(
     out = []
     for t in tests:
         if t.tool == "nccl-tests" and t.passed is False and t.servers:
-            extra: list[Suspect] = []
+            extra: dict[tuple[str, str], Suspect] = {}
             for srv in t.servers:
-                extra += [s for s in by_server.get(srv, []) if s not in extra]
-            t = _with(t, [s.model_copy(update={"why": s.why + note}) for s in extra])
+                for s in by_server.get(srv, []):
+                    extra.setdefault((s.what, s.where), s.model_copy(update={"why": s.why + note}))
+            if extra:  # the sweep localises what the log alone could not
+                kept = [s for s in t.suspects if s.what != UNEXPLAINED]
+                t = _with(t.model_copy(update={"suspects": kept}), list(extra.values()))
         out.append(t)
     return out
 

@@ -20,6 +20,9 @@ from fabric_stack.acceptance.results import TestResult, pass_floor
 from fabric_stack.analysis.estimate import ALGORITHMS, estimate_collective
 from fabric_stack.errors import InputFileError, SpecError
 
+CALIBRATED = frozenset({"all_reduce", "alltoall"})
+"""Collectives docs/calibration.md checks the model against (C1-C9)."""
+
 NCCL_ALGO_NAMES = {
     "ring": "ring",
     "tree": "tree",
@@ -71,11 +74,20 @@ def expected_busbw(
             run.source, f"cannot estimate this job: {exc.message}", run.line
         ) from None
     p = est.points[0]
+    uncalibrated = (
+        []
+        if coll in CALIBRATED
+        else [
+            f"no published {coll} figure calibrates the model (docs/calibration.md has "
+            "all_reduce and alltoall): UNVERIFIED"
+        ]
+    )
     basis = [
         f"fabric-stack estimate: {coll} on {est.job.nodes} server(s), {est.job.gpus} GPUs, "
         f"{est.job.sus} SU(s) at {size:,} B"
         + (f", NCCL_ALGO={run.algo_env} (from the log)" if algs else ""),
         *est.assumptions[:2],
+        *uncalibrated,
     ]
     return p.busbw_gbs, p.algorithm, basis
 

@@ -58,19 +58,19 @@ def localise(
         for i in s[1]:
             out[i].append(s[0])
             done.add(i)
-    for suspect, idx in _host_faults(ctx, cells, tests, by_rail):
-        for i in idx:
-            if i not in done:
-                out[i].append(suspect)
-                done.add(i)
+    hosts = _host_faults(ctx, cells, tests, by_rail)
     for rail_cells in by_rail.values():
         cleared = {c.server for c in rail_cells if c.passed}
         cleared |= {c.peer for c in rail_cells if c.passed and c.peer}
         for c in rail_cells:
             if c.passed or c.test in done:
                 continue
+            ends = [e for e in (c.server, c.peer) if e and e not in cleared]
+            if any(e in hosts for e in ends):  # a slow host explains its runs, either end
+                out[c.test] += [hosts[e] for e in ends if e in hosts]
+                continue
             same = _same_path_passes(c, rail_cells, tests)
-            out[c.test] += same or _path_faults(ctx, c, cleared, rail_cells, tests)
+            out[c.test] += same or _path_faults(ctx, c, cleared, passing_rails, tests)
     return dict(out)
 
 
@@ -147,33 +147,29 @@ def _host_faults(
     cells: list[MatrixCell],
     tests: list[TestResult],
     by_rail: dict[tuple[int, int], list[MatrixCell]],
-) -> list[tuple[Suspect, list[int]]]:
+) -> dict[str, Suspect]:
     by_server: dict[str, list[MatrixCell]] = defaultdict(list)
     for c in cells:
         by_server[c.server].append(c)
-    out = []
+    out = {}
     for server, sc in sorted(by_server.items()):
         rails = {(c.rail, c.plane) for c in sc}
+        cleared = any(o.passed and server in (o.server, o.peer) for r in rails for o in by_rail[r])
         others_pass = all(
             any(o.passed and server not in (o.server, o.peer) for o in by_rail[r]) for r in rails
         )
-        if len(rails) < 2 or any(c.passed for c in sc) or not others_pass:
+        if len(rails) < 2 or cleared or not others_pass:
             continue
         numa = sorted({n.numa for n in ctx.topo.nics if n.node == server})
-        out.append(
-            (
-                Suspect(
-                    what=f"server {server} (every rail slow)",
-                    where=server,
-                    why=f"all {len(rails)} rails measured on {server} are slow while other "
-                    f"servers pass on them; e.g. {_evidence(sc[0], tests)}: not the fabric",
-                    check=f"on {server}: each NIC's PCIe link (`lspci -vv`, LnkSta against "
-                    f"LnkCap) and ib_write_bw pinned to the NIC's NUMA node (`numactl -N`; the "
-                    f"plan puts the rail NICs on NUMA {', '.join(map(str, numa))}); CPU "
-                    "frequency governor",
-                ),
-                sorted({c.test for c in sc}),
-            )
+        out[server] = Suspect(
+            what=f"server {server} (every rail slow)",
+            where=server,
+            why=f"all {len(rails)} rails measured on {server} are slow while other "
+            f"servers pass on them; e.g. {_evidence(sc[0], tests)}: not the fabric",
+            check=f"on {server}: each NIC's PCIe link (`lspci -vv`, LnkSta against "
+            f"LnkCap) and ib_write_bw pinned to the NIC's NUMA node (`numactl -N`; the "
+            f"plan puts the rail NICs on NUMA {', '.join(map(str, numa))}); CPU "
+            "frequency governor",
         )
     return out
 
@@ -182,14 +178,14 @@ def _path_faults(
     ctx: AcceptContext,
     c: MatrixCell,
     cleared: set[str],
-    rail_cells: list[MatrixCell],
+    passing_rails: dict[str, set[tuple[int, int]]],
     tests: list[TestResult],
 ) -> list[Suspect]:
     ends = [c.server] + ([c.peer] if c.peer else [])
     uncleared = [e for e in ends if e not in cleared]
     if uncleared:
         both = len(uncleared) > 1
-        return [_cable_fault(ctx, c, e, rail_cells, tests, both) for e in uncleared]
+        return [_cable_fault(ctx, c, e, cleared, passing_rails, tests, both) for e in uncleared]
     leaf_a, leaf_b = _leaf(ctx, c), (_peer_leaf(ctx, c) or "?")
     if leaf_a == leaf_b or leaf_b == "?":
         return [
@@ -225,18 +221,22 @@ def _cable_fault(
     ctx: AcceptContext,
     c: MatrixCell,
     server: str,
-    rail_cells: list[MatrixCell],
+    cleared: set[str],
+    passing_rails: dict[str, set[tuple[int, int]]],
     tests: list[TestResult],
     ambiguous: bool,
 ) -> Suspect:
     link = rail_cable(ctx, server, c.device)
-    passing = sorted({x.server for x in rail_cells if x.passed} - {server})
+    passing = sorted(cleared - {server})
     why = _evidence(c, tests)
     why += (
         f"; rail {c.rail} passes on {len(passing)} other server(s)"
         if passing
         else f"; no run on rail {c.rail} passes"
     )
+    others = sorted(r for r, _p in passing_rails.get(server, set()) if r != c.rail)
+    if others:
+        why += f"; {server} passes on rail(s) {', '.join(map(str, others))}"
     if ambiguous:
         why += f"; both ends are unproven: {c.server} or {c.peer} (rerun each against a third host)"
     cable = cable_text(link) if link else f"{server}:{c.device}"

@@ -401,6 +401,11 @@ def two_servers(
     ]
 
 
+UNEXPLAINED = "not localised by this log"
+"""The ``what`` of the suspect that says how to get the evidence (dropped once the per-rail
+sweep localises the shortfall)."""
+
+
 def unexplained(run: NcclRun, place: Placement, ctx: AcceptContext) -> Suspect:
     """A shortfall this log alone cannot place: how to get the evidence that can."""
     nics = planned_nics(ctx, place.devices)
@@ -410,7 +415,7 @@ def unexplained(run: NcclRun, place: Placement, ctx: AcceptContext) -> Suspect:
         else "the log has no NCCL_DEBUG=INFO lines (which NICs NCCL used is not known)"
     )
     return Suspect(
-        what="not localised by this log",
+        what=UNEXPLAINED,
         where=_hosts_text(place.hosts),
         why=info,
         check=f"run the per-rail sweep (`ib_write_bw -d {nics[0].name} --report_gbits PEER` for "
@@ -444,6 +449,7 @@ def nccl_suspects(
 __all__ = [
     "ERRATIC_SHARE",
     "KNOWN_ISSUES",
+    "UNEXPLAINED",
     "KnownIssue",
     "crash",
     "erratic",

@@ -199,20 +199,29 @@ def test_perftest_bnxt_duration_mode() -> None:
 # ------------------------------------------------------------------ decorated and damaged
 
 
-ROWS = """\
-# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5
-#
-# Using devices
-#  Rank  0 Group  0 Pid   101 on node-a device  0 [0x0f] NVIDIA H100 80GB HBM3
-#  Rank  1 Group  0 Pid   102 on node-b device  0 [0x0f] NVIDIA H100 80GB HBM3
-#
-#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
-#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
-     1048576        262144     float     sum      -1    71.93   14.58   14.58      0    71.47   14.67   14.67      0
-     2097152        524288     float     sum      -1    76.24   27.51   27.51      0    76.62   27.37   27.37      0
-# Out of bounds values : 0 OK
-# Avg bus bandwidth    : 21.03
-"""
+COLUMNS = (
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    "     time   algbw   busbw #wrong"
+)
+ROWS = "\n".join(
+    [
+        "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5",
+        "#",
+        "# Using devices",
+        "#  Rank  0 Group  0 Pid   101 on node-a device  0 [0x0f] NVIDIA H100 80GB HBM3",
+        "#  Rank  1 Group  0 Pid   102 on node-b device  0 [0x0f] NVIDIA H100 80GB HBM3",
+        "#",
+        COLUMNS,
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)",
+        "     1048576        262144     float     sum      -1    71.93   14.58   14.58      0"
+        "    71.47   14.67   14.67      0",
+        "     2097152        524288     float     sum      -1    76.24   27.51   27.51      0"
+        "    76.62   27.37   27.37      0",
+        "# Out of bounds values : 0 OK",
+        "# Avg bus bandwidth    : 21.03",
+        "",
+    ]
+)
 
 
 @pytest.mark.parametrize(
