@@ -72,6 +72,32 @@ def _matrix_rows(cells: list[MatrixCell]) -> tuple[list[str], list[tuple[str, ..
     return heads, rows
 
 
+MAX_LISTED = 24
+"""Above this many tests, passing perftest runs are counted, not listed (the matrix has
+them; JSON lists every test)."""
+
+MAX_MATRIX_SERVERS = 32
+"""Above this many servers, the matrix shows only servers with a slow rail."""
+
+
+def _listed(report: AcceptReport) -> tuple[list[TestResult], str]:
+    """(tests to list, a line counting the passing perftest runs left out)."""
+    if len(report.tests) <= MAX_LISTED:
+        return report.tests, ""
+    shown = [t for t in report.tests if t.tool != "perftest" or t.passed is not True]
+    n = len(report.tests) - len(shown)
+    return shown, f"{n} more perftest runs passed (the matrix shows them; --format json lists all)"
+
+
+def _matrix(cells: list[MatrixCell]) -> tuple[list[str], list[tuple[str, ...]], str]:
+    heads, rows = _matrix_rows(cells)
+    if len(rows) <= MAX_MATRIX_SERVERS:
+        return heads, rows, ""
+    slow = {c.server for c in cells if not c.passed}
+    kept = [r for r in rows if r[0] in slow]
+    return heads, kept, f"; {len(rows) - len(kept)} servers with every rail at the floor not shown"
+
+
 def _suspect_lines(t: TestResult) -> list[str]:
     out = []
     for s in t.suspects:
@@ -88,17 +114,20 @@ def render_accept(report: AcceptReport) -> RenderableType:
     t = Table(title=f"Acceptance against {report.plan}")
     for h in HEADS:
         t.add_column(h, justify="right" if h in ("size", "measured") else "left")
-    for r in report.tests:
+    shown, hidden = _listed(report)
+    for r in shown:
         t.add_row(*_row(r), style=None if r.passed is not False else "bold red")
     parts: list[RenderableType] = [t]
+    if hidden:
+        parts.append(Text(hidden))
     if report.matrix:
-        heads, rows = _matrix_rows(report.matrix)
-        m = Table(title="Per-rail perftest, Gb/s (✗ below the floor)")
+        heads, rows, note = _matrix(report.matrix)
+        m = Table()
         for h in heads:
             m.add_column(h, justify="left" if h == "server" else "right")
         for row in rows:
             m.add_row(*row)
-        parts.append(m)
+        parts += [Text(f"Per-rail perftest, Gb/s (✗ below the floor){note}"), m]
     lines: list[str] = []
     for r in report.tests:
         body = _suspect_lines(r) + ([f"note: {n}" for n in r.notes] if r.passed is False else [])
@@ -130,10 +159,12 @@ def accept_markdown(report: AcceptReport) -> str:
         "| " + " | ".join(HEADS) + " |",
         "|" + "---|" * len(HEADS),
     ]
-    out += ["| " + " | ".join(_md(c) for c in _row(t)) + " |" for t in report.tests]
+    shown, hidden = _listed(report)
+    out += ["| " + " | ".join(_md(c) for c in _row(t)) + " |" for t in shown]
+    out += ["", hidden] if hidden else []
     if report.matrix:
-        heads, rows = _matrix_rows(report.matrix)
-        out += ["", "### Per-rail perftest (Gb/s, ✗ below the floor)", ""]
+        heads, rows, note = _matrix(report.matrix)
+        out += ["", f"### Per-rail perftest (Gb/s, ✗ below the floor){note}", ""]
         out += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
         out += ["| " + " | ".join(r) + " |" for r in rows]
     for t in report.tests:
