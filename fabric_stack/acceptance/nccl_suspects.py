@@ -179,16 +179,19 @@ def hca_findings(run: NcclRun, place: Placement, ctx: AcceptContext, failed: boo
         )
         chosen = setting is not None and not any(n.name in hca_names(setting) for n in missing)
         rails_only = _estimate_without(run, place, ctx, missing) if failed and not other else None
-        if rails_only is not None:
-            evidence += (
-                f"; with only the HCAs it opened, the plan's estimate is {rails_only:.1f} GB/s "
-                f"(measured {run.rows[-1].busbw_gbs:.1f})"
-            )
+        tail = (
+            f"; with only the HCAs it opened, the plan's estimate is {rails_only:.1f} GB/s "
+            f"(measured {run.rows[-1].busbw_gbs:.1f})"
+            if rails_only is not None
+            else ""
+        )
         if chosen and setting is not None:
-            out.append(_setting(ctx, hn.host, setting, planned, missing, other, evidence))
+            s = _setting(ctx, hn.host, setting, planned, missing, other, evidence)
+            out.append(s.model_copy(update={"why": s.why + tail}))
             continue
         if missing:
-            out.append(_unopened(ctx, hn.host, missing, evidence))
+            s = _unopened(ctx, hn.host, missing, evidence)
+            out.append(s.model_copy(update={"why": s.why + tail}))
         if other:
             out.append(_outside(ctx, hn.host, planned, other, evidence))
     return out

@@ -6,6 +6,7 @@ below are the ones written there (the test checks the doc states the same band).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,9 @@ from fabric_stack.topology.build import build_topology
 DOC = Path(__file__).resolve().parents[2] / "docs" / "calibration.md"
 G = 1 << 30
 A100 = ModelParams(nvlink_gbs=600)  # NVLink 3, no NVLS
+ROCE1024 = {"gpus": 1024, "fabric": "roce", "switch": "sn5600"}
+H200_ROCE = {"gpus": 16, "fabric": "roce", "switch": "sn5600", "node_profile": "dgx-h200"}
+A100_ROCE = {"gpus": 16, "nic_gbps": 200, "fabric": "roce", "switch": "sn5600"}
 
 # id: (spec, collective, size, forced algorithms, params, busbw divisor, band lo, band hi,
 #      band as docs/calibration.md states it)
@@ -52,6 +56,10 @@ CASES: dict[str, tuple[Any, ...]] = {
     "C7": ({"gpus": 1984}, "all_reduce", 512 << 20, None, None, 1, 315, 385, "315–385"),
     "C8": ({"gpus": 16}, "all_reduce", 8 * G, None, None, 1, 376, float("inf"), "> 376"),
     "C9": ({"gpus": 48}, "alltoall", 8 * G, None, None, 1, 48, 60, "48–60"),
+    "C10": (ROCE1024, "all_reduce", 16 * G, ["ring"], None, 1, 349, 386, "349–386"),
+    "C11": ({"gpus": 16}, "all_reduce", 16 * G, None, None, 1, 422, 516, "422–516"),
+    "C12": (H200_ROCE, "all_reduce", 16 * G, None, None, 1, 462, 511, "462–511"),
+    "C13": (A100_ROCE, "all_reduce", 10 * G, None, A100, 1, 212, 234, "212–234"),
 }
 
 
@@ -119,3 +127,38 @@ def test_cli_reproduces_c1_with_the_a100_nvlink_flag() -> None:
         "600 GB/s per GPU (bidirectional, given)" in a
         for a in json.loads(res.output)["assumptions"]
     )
+
+
+REAL = next(
+    (
+        p / "shared" / "realdata" / "nccl-tests"
+        for p in (DOC.parents[2], DOC.parents[3])
+        if (p / "shared" / "realdata" / "nccl-tests").is_dir()
+    ),
+    None,
+)
+ACCEPTED: dict[str, tuple[str, int, float]] = {
+    "C10": ("nccl-tests-issue322-h100-roce-128node-1024gpu-allreduce-crash.txt", 115, 367.29),
+    "C11": ("nccl-tests-issue309-hgx-h100-ib-ndr-2node-allreduce.txt", 68, 469.21),
+    "C12": ("oci-h200-roce-2node-allreduce-slurm.out", 57, 486.49),
+    "C13": ("oci-a100-roce-2node-allreduce-10G.txt", 24, 222.88),
+}
+"""Acceptance results in the calibration set: (real file, line, busbw at the size judged)."""
+
+
+@pytest.mark.skipif(REAL is None and not os.environ.get("CI"), reason="../shared/realdata absent")
+@pytest.mark.parametrize("cid", sorted(ACCEPTED))
+def test_accepted_rows_are_what_the_acceptance_reader_reads(cid: str) -> None:
+    from fabric_stack.acceptance import read_nccl_tests
+
+    assert REAL is not None
+    name, line, busbw = ACCEPTED[cid]
+    (run,) = read_nccl_tests((REAL / name).read_text(encoding="utf-8"), name)
+    row = run.rows[-1]
+    assert (row.line, row.busbw_gbs, row.bytes) == (line, busbw, CASES[cid][2])
+    doc_row = next(
+        x for x in DOC.read_text(encoding="utf-8").splitlines() if x.startswith(f"| {cid} |")
+    )
+    assert f"| {busbw:.1f} |" in doc_row and f"line {line}" in doc_row
+    lo, hi = CASES[cid][6], CASES[cid][7]
+    assert lo <= busbw <= hi  # the band holds the measurement as well as the model
