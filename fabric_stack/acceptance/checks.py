@@ -72,8 +72,8 @@ def drift_check(ctx: AcceptContext, subject: str) -> str:
 def nic_check(device: str, host: str) -> str:
     """How to look at one NIC port's link on its host."""
     return (
-        f"on {host}: `mlxlink -d {device} -c` (NVIDIA MFT: speed, FEC and BER counters) or "
-        f"`ibstat {device}` (State Active, Rate)"
+        f"on {host}: `ibstat {device}` (State Active, Rate at the planned speed) and the port's "
+        "FEC and BER counters (`mlxlink -d <its PCI address> -c`, NVIDIA MFT)"
     )
 
 

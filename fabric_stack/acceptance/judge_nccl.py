@@ -130,12 +130,17 @@ def judge_nccl(run: NcclRun, ctx: AcceptContext) -> TestResult:
         expected_busbw(run, place, ctx, row.bytes) if row else (None, None, ["no result row"])
     )
     measured = row.busbw_gbs if row else None
-    passed: bool | None
-    if expected is None and row is not None:
-        passed = None
-    else:
-        ok = measured is not None and expected is not None and measured >= pass_floor(expected)
-        passed = ok and not run.failures and not any(r.wrong for r in run.rows)
+    passed: bool | None = None
+    reason = None
+    if row is None:
+        passed, reason = False, "crashed" if run.failures else "no result"
+    elif run.failures:
+        passed, reason = False, "crashed"
+    elif any(r.wrong or r.in_wrong for r in run.rows):
+        passed, reason = False, "wrong results"
+    elif expected is not None and measured is not None:
+        passed = measured >= pass_floor(expected)
+        reason = None if passed else "below the floor"
     shortfall = (
         round(max(0.0, 100 * (1 - measured / expected)), 1)
         if measured is not None and expected
@@ -158,6 +163,7 @@ def judge_nccl(run: NcclRun, ctx: AcceptContext) -> TestResult:
         pass_at=pass_floor(expected) if expected else None,
         shortfall_pct=shortfall,
         passed=passed,
+        fail_reason=reason,
         algorithm=alg,
         basis=place.basis + basis,
         suspects=suspects,

@@ -66,8 +66,9 @@ def judge_perftest(
     shortfall = (
         round(max(0.0, 100 * (1 - measured / expected)), 1) if measured and expected else None
     )
+    reason = None if passed is not False else "below the floor"
     if run.bandwidth and not run.rows:
-        passed = False
+        passed, reason = False, "no result"
     result = TestResult(
         file=run.source,
         run=run.run,
@@ -88,6 +89,7 @@ def judge_perftest(
         pass_at=pass_floor(expected) if expected else None,
         shortfall_pct=shortfall,
         passed=passed,
+        fail_reason=reason,
         algorithm=None,
         basis=basis,
         suspects=[],

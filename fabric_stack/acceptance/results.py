@@ -56,6 +56,10 @@ class TestResult(BaseModel):
     pass_at: float | None = Field(description="The floor: ACCEPTANCE_SHARE of expected.")
     shortfall_pct: float | None = Field(description="100 × (1 − measured/expected), ≥ 0.")
     passed: bool | None = Field(description="Pass/fail; None when not judged (latency).")
+    fail_reason: str | None = Field(
+        default=None,
+        description="Why it failed: 'below the floor', 'crashed', 'wrong results', 'no result'.",
+    )
     algorithm: str | None = Field(description="The estimate's algorithm at that size.")
     basis: list[str] = Field(description="What the expected figure rests on.")
     suspects: list[Suspect] = Field(description="What could cost the shortfall, or flatter it.")

@@ -2,8 +2,9 @@
 
 Through the input layer (:mod:`fabric_stack.files.inputs`: size cap, UTF-8, one-line
 errors naming the file). A file given by name must be a result (else an error, exit 2);
-in a directory, entries that are not results (a README, a binary) are skipped and
-listed, so a results folder can be passed whole.
+a directory is read with its subdirectories (hidden entries left out); entries that are
+not results (a README, a binary) are skipped and listed, so a results folder can be passed
+whole.
 """
 
 from __future__ import annotations
@@ -29,7 +30,11 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[tuple[str, str]], li
         if not p.is_dir():
             files.append((str(p), inputs.read_text(p, MAX_RESULT_BYTES)))
             continue
-        entries = inputs.list_files(p, "*")
+        entries = [
+            e
+            for e in inputs.list_files(p, "**/*")
+            if not any(part.startswith(".") for part in e.relative_to(p).parts)
+        ]
         if not entries:
             raise InputFileError(str(p), "directory holds no files (expected result files)")
         for e in entries:

@@ -26,7 +26,9 @@ def _verdict(t: TestResult) -> str:
         return "not judged"
     if t.passed:
         return "PASS"
-    return f"FAIL (−{t.shortfall_pct:g}%)" if t.shortfall_pct else "FAIL"
+    if t.fail_reason == "below the floor" and t.shortfall_pct:
+        return f"FAIL (−{t.shortfall_pct:g}%)"
+    return f"FAIL ({t.fail_reason})" if t.fail_reason else "FAIL"
 
 
 def _hosts(t: TestResult) -> str:
