@@ -8,14 +8,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-# One offline environment for every project command and test (see README, "Offline Pulumi").
+# One offline environment for every project command and test (see docs/pulumi-stack.md, "The Pulumi engine").
 export PULUMI_SKIP_UPDATE_CHECK := true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION := true
 export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo bench bench-preview goldens docs clean twin-deps twin-demo bench-twin
+.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo bench bench-preview goldens docs docs-examples docs-examples-pulumi docs-site clean twin-deps twin-demo bench-twin
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -71,7 +71,7 @@ twin-demo: venv twin-deps ## build the seed cluster's twin, check it, drift it, 
 test: setup postgres netbox ## set up, then run the whole suite (real PostgreSQL, NetBox, Pulumi)
 	$(BIN)/pytest
 
-test-netbox: setup netbox ## only the real-NetBox inventory tests (see README "NetBox")
+test-netbox: setup netbox ## only the real-NetBox inventory tests (see docs/netbox.md)
 	$(BIN)/pytest -m netbox
 
 test-fast: venv ## unit, property and golden tests only (tests/unit tests/golden: no real part)
@@ -91,6 +91,15 @@ lint: venv ## ruff + mypy
 
 goldens: venv ## regenerate golden files under tests/golden (review the git diff!)
 	$(BIN)/python -m tests.regenerate
+
+docs-examples: venv ## rerun the README's and docs' examples, rewrite their outputs (review the diff!)
+	$(BIN)/python -m tests.docs_examples --update
+
+docs-examples-pulumi: setup ## the same for the examples that need the Pulumi engine (plan, apply)
+	$(BIN)/python -m tests.docs_examples --update --pulumi
+
+docs-site: venv ## build the MkDocs site into .state/site (strict: a broken link fails)
+	$(BIN)/mkdocs build --strict -d $(CURDIR)/.state/site
 
 docs: venv ## regenerate docs/spec-reference.md from the models
 	$(BIN)/python -m fabric_stack.views.reference > docs/spec-reference.md

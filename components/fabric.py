@@ -13,8 +13,8 @@ Tree (types in brackets)::
 
 The component only translates records into resources: it never computes a
 port map and never decides anything from an Output. Granularity ("bundle",
-the default, or "cable") was chosen with ``bench/bench_preview.py``; see the
-README for the figures.
+the default, or "cable") was chosen with ``bench/bench_preview.py``; see
+docs/pulumi-stack.md ("Granularity") for the figures.
 """
 
 from __future__ import annotations

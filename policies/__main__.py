@@ -8,7 +8,7 @@ first on ``sys.path``.
 
 from __future__ import annotations
 
-from fabric_policies import PACK_NAME, POLICIES
+from fabric_policies import PACK_DESCRIPTION, PACK_NAME, POLICIES
 from pulumi_policy import EnforcementLevel, PolicyPack
 
 PolicyPack(
@@ -17,10 +17,6 @@ PolicyPack(
     # Every policy sets its own level (see fabric_stack.policy.RULES); this is the
     # fallback for none of them.
     enforcement_level=EnforcementLevel.ADVISORY,
-    description=(
-        "Blocks unsafe GPU-fabric designs: oversubscription, GPUDirect PCIe locality, "
-        "network separation, rail alignment, port budgets, link speeds, RoCE lossless "
-        "settings, InfiniBand subnet-manager redundancy."
-    ),
+    description=PACK_DESCRIPTION,
     display_name="fabric-stack fabric policies",
 )

@@ -14,6 +14,12 @@ them.
   resource at a time, so they are resource policies (a Switch, a Cable or
   CableBundle, an RdmaNic or RdmaNicGroup); the part of the last two that needs
   two resources runs as the stack policy ``<id>-fabric``.
+* Every policy honours the rule's ``applies`` exactly as ``fabric-stack check`` does:
+  a stack policy asks it of the rebuilt intent and reports "not applicable" with its
+  reason. A resource policy sees one resource, not the fabric it belongs to, so only a
+  rule that applies everywhere (:attr:`Applicability.universal
+  <fabric_stack.policy.applicability.Applicability.universal>`) runs as one; a rule
+  with a record part that applies only somewhere runs whole as a stack policy.
 
 Each violation is reported against the URN of the resource that holds the
 record (a cable inside a CableBundle is reported on the bundle).
@@ -224,9 +230,10 @@ def _schema(rule: Rule) -> PolicyConfigSchema | None:
 
 def stack_policy(rule: Rule, cross_only: bool = False) -> StackValidationPolicy:
     """The rule as a stack policy (its cross-resource part only when ``cross_only``)."""
+    reads = rule.reads if cross_only else (*rule.reads, *rule.record_kinds)
 
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-        view = fabric_view(args.resources, rule.reads)
+        view = fabric_view(args.resources, reads)
         if view is None:
             args.not_applicable(f"no {TYPE_PREFIX}* resources in this stack")
             return
@@ -257,8 +264,9 @@ def stack_policy(rule: Rule, cross_only: bool = False) -> StackValidationPolicy:
 
 
 def resource_policy(rule: Rule) -> ResourceValidationPolicy:
-    """The rule's single-resource part as a resource policy."""
-    assert rule.check_record is not None
+    """The rule's single-resource part as a resource policy (a rule that applies everywhere:
+    one resource does not say which fabric it belongs to)."""
+    assert rule.check_record is not None and rule.applies.universal, rule.id
     check = rule.check_record
 
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
@@ -288,11 +296,11 @@ def resource_policy(rule: Rule) -> ResourceValidationPolicy:
     )
 
 
-def build_policies() -> list[Policy]:
-    """Every policy of the pack, in rule order."""
+def build_policies(rules: Iterable[Rule] | None = None) -> list[Policy]:
+    """Every policy of the pack (of ``rules``, default every registered rule), in rule order."""
     out: list[Policy] = []
-    for rule in RULES.values():
-        if rule.resource_policy:
+    for rule in RULES.values() if rules is None else rules:
+        if rule.resource_policy and rule.applies.universal:
             out.append(resource_policy(rule))
             if rule.check_cross is not None:
                 out.append(stack_policy(rule, cross_only=True))
@@ -303,3 +311,8 @@ def build_policies() -> list[Policy]:
 
 POLICIES: list[Policy] = build_policies()
 """What ``__main__.py`` hands to ``PolicyPack``."""
+
+PACK_DESCRIPTION = "Blocks unsafe GPU-fabric designs: " + "; ".join(
+    f"{r.title} ({r.applies.describe()})" for r in RULES.values()
+)
+"""The pack's description, listing every rule from the registry."""

@@ -10,8 +10,8 @@
 set -euo pipefail
 
 # Single source of the Pulumi release (fabric_stack/adapters/pulumi/env.py and pyproject.toml
-# must agree;
-# tests/unit/test_pulumi_env.py checks that). Bump it together with scripts/pulumi-wrapper/go.mod.
+# must agree; tests/unit/test_pulumi_env.py checks that). Bump it together with
+# scripts/pulumi-wrapper/go.mod.
 PULUMI_VERSION=3.260.0
 # Commit tagged pkg/v3.260.0. The upstream Python language host module has no version tags, so it
 # can only be required at this commit (used when the Go proxy serves it; see build_langhost).

@@ -3,7 +3,7 @@
 #
 #   scripts/twin-deps.sh     ibsim-utils opensm infiniband-diags lldpd frr iproute2
 #
-# The twin (fabric-stack twin, see README "Digital twin") runs these real daemons inside its own
+# The twin (fabric-stack twin, see docs/twin.md) runs these real daemons inside its own
 # network namespaces and ibsim's socket. Debian would start lldpd and frr as system services on
 # install: a policy-rc.d that answers 101 keeps invoke-rc.d from starting them (the twin starts
 # its own, per namespace, and nothing else may run on the host).

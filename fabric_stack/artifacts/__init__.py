@@ -1,22 +1,11 @@
 """Deployment artifacts rendered from the plan (`fabric-stack render TARGET --out DIR`).
 
-Targets, one module each:
-
-==============  =====================================================  ===================
-target          files                                                  fabrics
-==============  =====================================================  ===================
-``roce-qos``    ``roce-qos/<switch>.yaml``: lossless QoS intent         roce
-``cumulus``     ``cumulus/<switch>.nvue.sh``: the same as NVUE          roce on Cumulus
-``frr``         ``frr/<switch>.conf``: routed underlay (BGP)          roce, ethernet
-``sonic``       ``sonic/<switch>/config_db.json`` + README              roce, ethernet (SN5600)
-``hosts``       ``hosts/<server>.netplan.yaml`` and ``.sh``               roce, ethernet
-``infiniband``  ``infiniband/``: opensm.conf per SM, partitions,        infiniband
-                node-name-map, ``.topo``
-``nccl``        ``nccl/<fabric>.env``                                   all
-``kubernetes``  ``kubernetes/``: rail networks, pod, MPIJob, README   all
-``report``      ``report/design-report.html``                           all
-``all``         every target that applies to the fabric
-==============  =====================================================  ===================
+:data:`TARGETS` is the registry, one module per target: each entry holds its renderer,
+the paths it writes, a one-line description and where it applies
+(:class:`~fabric_stack.policy.applicability.Applicability`, required: no target applies
+by default). ``render all`` renders every target that applies and names each skipped one
+with its reason; ``render --help``, the design report and :func:`targets_table` (the
+Markdown table for the docs) list the same registry.
 
 :func:`render_artifacts` renders everything in memory first; a target that does
 not fit the fabric raises :class:`TargetMismatchError` before any file exists.
@@ -43,50 +32,128 @@ from fabric_stack.artifacts import (
 )
 from fabric_stack.artifacts._base import Artifact, RenderContext, TargetMismatchError
 from fabric_stack.files.outputs import write_files
+from fabric_stack.hardware.switches import FABRIC_KINDS, FabricKind
+from fabric_stack.policy.applicability import Applicability, Condition
+from fabric_stack.views.registry_tables import markdown_table
 
 
-@dataclass(frozen=True, slots=True)
+def plan_fabric(ctx: RenderContext) -> str:
+    """The plan's compute fabric (what a target's applicability looks at)."""
+    return ctx.fabric
+
+
+def for_fabrics(
+    *fabrics: FabricKind, otherwise: str = "", needs: tuple[Condition[RenderContext], ...] = ()
+) -> Applicability[RenderContext]:
+    """A target's applicability: ``fabrics`` (the reason on any other), then ``needs``."""
+    return Applicability(
+        fabrics=fabrics, fabric_of=plan_fabric, otherwise=otherwise, conditions=needs
+    )
+
+
+EVERY_FABRIC: Applicability[RenderContext] = for_fabrics(*FABRIC_KINDS)
+"""Applicability of a target every plan gets (still stated: there is no default)."""
+
+_ROUTED = "an InfiniBand fabric has no IP underlay"
+_NOT_ROCE = "the plan's fabric is {fabric}, not RoCEv2"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Target:
-    """A render target: its renderer, the paths it writes (cheap), a one-line description."""
+    """A render target: its renderer, the paths it writes (cheap), a one-line description,
+    the files it writes as patterns (for help and tables), and where it applies (required)."""
 
     render: Callable[[RenderContext], list[Artifact]]
     files: Callable[[RenderContext], list[str]]
     help: str
+    writes: tuple[str, ...]
+    applies: Applicability[RenderContext]
 
 
 TARGETS: dict[str, Target] = {
     "roce-qos": Target(
-        roce_qos.render, roce_qos.files, "Per-switch lossless RoCEv2 QoS intent (YAML)."
+        render=roce_qos.render,
+        files=roce_qos.files,
+        help="Per-switch lossless RoCEv2 QoS intent (YAML).",
+        writes=("roce-qos/<switch>.yaml",),
+        applies=for_fabrics("roce", otherwise=_NOT_ROCE),
     ),
     "cumulus": Target(
-        cumulus.render,
-        cumulus.files,
-        "RoCE QoS and BGP underlay as Cumulus Linux NVUE commands, per switch.",
+        render=cumulus.render,
+        files=cumulus.files,
+        help="RoCE QoS and BGP underlay as Cumulus Linux NVUE commands, per switch.",
+        writes=("cumulus/<switch>.nvue.sh",),
+        applies=for_fabrics(
+            "roce",
+            otherwise=_NOT_ROCE,
+            needs=(Condition("compute switches run Cumulus Linux", cumulus.not_cumulus),),
+        ),
     ),
-    "frr": Target(frr.render, frr.files, "FRR (zebra + bgpd) underlay config per leaf/spine/core."),
+    "frr": Target(
+        render=frr.render,
+        files=frr.files,
+        help="FRR (zebra + bgpd) underlay config per leaf/spine/core.",
+        writes=("frr/<switch>.conf",),
+        applies=for_fabrics("roce", "ethernet", otherwise=_ROUTED),
+    ),
     "sonic": Target(
-        sonic.render,
-        sonic.files,
-        "SONiC config_db.json per leaf/spine/core: ports, addresses, BGP, lossless QoS.",
+        render=sonic.render,
+        files=sonic.files,
+        help="SONiC config_db.json per leaf/spine/core: ports, addresses, BGP, lossless QoS.",
+        writes=("sonic/<switch>/config_db.json", "sonic/README.md"),
+        applies=for_fabrics(
+            "roce",
+            "ethernet",
+            otherwise=_ROUTED,
+            needs=(Condition("a switch model with a SONiC platform", sonic.no_lane_table),),
+        ),
     ),
     "hosts": Target(
-        hosts.render, hosts.files, "Per server: rail addresses, per-rail tables and rules."
+        render=hosts.render,
+        files=hosts.files,
+        help="Per server: rail addresses, per-rail tables and rules.",
+        writes=("hosts/<server>.netplan.yaml", "hosts/<server>.sh"),
+        applies=for_fabrics("roce", "ethernet", otherwise=_ROUTED),
     ),
     "infiniband": Target(
-        infiniband.render,
-        infiniband.files,
-        "OpenSM settings per SM, partitions, node-name-map and .topo.",
+        render=infiniband.render,
+        files=infiniband.files,
+        help="OpenSM settings per SM, partitions, node-name-map and .topo.",
+        writes=(
+            "infiniband/opensm-<sm>.conf",
+            "infiniband/partitions.conf.user_ext",
+            "infiniband/ib-node-name-map",
+            "infiniband/<cluster>.topo",
+            "infiniband/ibnl/<hca>.ibnl",
+            "infiniband/hca_mapping.csv",
+        ),
+        applies=for_fabrics(
+            "infiniband",
+            otherwise="the plan's fabric is {fabric}; subnet managers, partitions and .topo "
+            "are InfiniBand only",
+        ),
     ),
-    "nccl": Target(nccl.render, nccl.files, "NCCL environment file for the fabric."),
+    "nccl": Target(
+        render=nccl.render,
+        files=nccl.files,
+        help="NCCL environment file for the fabric.",
+        writes=("nccl/<fabric>.env",),
+        applies=EVERY_FABRIC,
+    ),
     "kubernetes": Target(
-        kubernetes_bundle.render,
-        kubernetes_bundle.files,
-        "RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, README.",
+        render=kubernetes_bundle.render,
+        files=kubernetes_bundle.files,
+        help="RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, "
+        "README.",
+        writes=("kubernetes/<object>.yaml", "kubernetes/README.md"),
+        applies=EVERY_FABRIC,
     ),
     "report": Target(
-        lambda ctx: report.render(ctx, target_listing(ctx)),
-        report.files,
-        "Self-contained HTML design report.",
+        render=lambda ctx: report.render(ctx, target_listing(ctx)),
+        files=report.files,
+        help="Self-contained HTML design report.",
+        writes=("report/design-report.html",),
+        applies=EVERY_FABRIC,
     ),
 }
 """Target name → :class:`Target`, in the order `all` renders them."""
@@ -95,24 +162,34 @@ TARGET_NAMES: tuple[str, ...] = (*TARGETS, "all")
 """What `fabric-stack render` accepts."""
 
 
+def skip_reason(target: str, ctx: RenderContext) -> str | None:
+    """Why ``target`` does not fit this plan (None: it fits, and `all` renders it)."""
+    return TARGETS[target].applies(ctx)
+
+
 def applies(target: str, ctx: RenderContext) -> bool:
     """Whether ``target`` fits this plan (what `all` includes)."""
-    if target == "roce-qos":
-        return ctx.fabric == "roce"
-    if target == "cumulus":
-        return ctx.fabric == "roce" and ctx.plan.switch_model.os_family == "cumulus"
-    if target == "infiniband":
-        return ctx.fabric == "infiniband"
-    if target in ("frr", "hosts"):
-        return ctx.fabric != "infiniband"
-    if target == "sonic":
-        return ctx.fabric != "infiniband" and sonic.has_lane_table(ctx)
-    return True
+    return skip_reason(target, ctx) is None
+
+
+def skipped_targets(ctx: RenderContext) -> list[tuple[str, str]]:
+    """(target, reason) of every target `all` leaves out for this plan, in registry order."""
+    return [(name, why) for name in TARGETS if (why := skip_reason(name, ctx)) is not None]
 
 
 def target_listing(ctx: RenderContext) -> list[report.ArtifactRow]:
     """(target, description, files) of every target that fits the plan, in `all` order."""
     return [(name, t.help, t.files(ctx)) for name, t in TARGETS.items() if applies(name, ctx)]
+
+
+def targets_table() -> str:
+    """The render targets as a Markdown table (target, what, files, applies to), from
+    :data:`TARGETS`: for the README and docs, never kept by hand."""
+    rows = [
+        (f"`{n}`", t.help, ", ".join(f"`{w}`" for w in t.writes), t.applies.describe())
+        for n, t in TARGETS.items()
+    ]
+    return markdown_table(("target", "what", "files", "applies to"), rows)
 
 
 def report_html(ctx: RenderContext) -> str:
@@ -153,5 +230,8 @@ __all__ = [
     "TargetMismatchError",
     "applies",
     "render_artifacts",
+    "skip_reason",
+    "skipped_targets",
+    "targets_table",
     "write_artifacts",
 ]

@@ -40,14 +40,23 @@ PROFILE = "default-global"
 """The NVUE QoS profile that applies to every port (the RoCE profile configures it)."""
 
 
+def not_cumulus(ctx: RenderContext) -> str | None:
+    """Why the plan's compute switches cannot take NVUE commands (None: they run Cumulus
+    Linux; what the target's applicability and :func:`require_cumulus` check)."""
+    model = ctx.plan.switch_model
+    if model.os_family == "cumulus":
+        return None
+    return f"the compute switches ({model.name}) do not run Cumulus Linux"
+
+
 def require_cumulus(ctx: RenderContext) -> None:
     """RoCE plan on switches that run Cumulus Linux, else :class:`TargetMismatchError`."""
     require_roce(ctx, TARGET)
-    model = ctx.plan.switch_model
-    if model.os_family != "cumulus":
+    problem = not_cumulus(ctx)
+    if problem is not None:
         raise TargetMismatchError(
             TARGET,
-            f"the compute switches ({model.name}) do not run Cumulus Linux",
+            problem,
             "plan with a Cumulus switch such as `--switch sn5600`, or use `render roce-qos` for "
             "vendor-neutral intent",
         )

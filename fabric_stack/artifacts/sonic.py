@@ -10,9 +10,9 @@ plan, QoS from :func:`.roce_qos.qos_values`; nothing recomputed):
   ``BGP_NEIGHBOR`` keys are IP addresses and cannot express BGP unnumbered, the
   multipath relax or the rail blocks; ``buffer_model: dynamic`` lets buffermgrd
   size the lossless headroom from ``CABLE_LENGTH`` and the port speed.
-* ``PORT``: SONiC's own names and lanes (``Ethernet<first lane>``, the SN5600
-  lane table of :data:`fabric_stack.drift.ports.SONIC_LANES_PER_CAGE`, the same the
-  drift reader parses), alias ``etp<cage><a|b…>``, speed, MTU, RS-FEC, admin up.
+* ``PORT``: SONiC's own names and lanes (``Ethernet<first lane>``, the lanes per cage
+  of the switch model's record, :attr:`~fabric_stack.hardware.switches.SwitchModel.sonic`,
+  the same the drift reader parses), alias ``etp<cage><a|b…>``, speed, MTU, RS-FEC, admin up.
 * ``LOOPBACK_INTERFACE``, ``INTERFACE`` (``ipv6_use_link_local_only`` for
   unnumbered fabric links, /31s otherwise and for ``p2p31`` host ports),
   ``VLAN``/``VLAN_MEMBER``/``VLAN_INTERFACE`` for the leaf-local rail gateway,
@@ -40,7 +40,7 @@ from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, 
 from fabric_stack.artifacts.cumulus_underlay import CABLE_LENGTH_M
 from fabric_stack.artifacts.frr import rail_interface, require_routed
 from fabric_stack.artifacts.roce_qos import qos_values
-from fabric_stack.drift.ports import SONIC_LANES_PER_CAGE
+from fabric_stack.hardware.switches import CATALOG, SonicPlatform
 from fabric_stack.intent.model import SwitchIntent
 from fabric_stack.naming.devices import cage_of
 from fabric_stack.topology.build import Link
@@ -49,45 +49,38 @@ TARGET = "sonic"
 MAP = "ROCE"
 """Name of every QoS map this renderer writes."""
 
-HWSKU = {
-    ("sn5600", 800): ("x86_64-nvidia_sn5600-r0", "ACS-SN5600"),
-    ("sn5600", 400): ("x86_64-nvidia_sn5600-r0", "Mellanox-SN5600-O128"),
-    ("sn5600", 200): ("x86_64-nvidia_sn5600-r0", "Mellanox-SN5600-V256"),
-    ("sn5600", 100): ("x86_64-nvidia_sn5600-r0", "Mellanox-SN5600-C256S1"),
-}
-"""(model, port speed) → (platform, HwSKU): sonic-buildimage
-device/mellanox/x86_64-nvidia_sn5600-r0/ (O128 = 128 × 400G, port_config.ini read;
-V256 / C256S1 / ACS-SN5600 by directory name only)."""
-
 DEVICE_TYPE = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
 """Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names: the server-facing tier is 'ToR')."""
 
 
-def has_lane_table(ctx: RenderContext) -> bool:
-    """Whether the plan's switch model has a known SONiC port table (what ``all`` checks)."""
-    return ctx.plan.switch_model.key in SONIC_LANES_PER_CAGE
+def no_lane_table(ctx: RenderContext) -> str | None:
+    """Why the plan's switch model has no SONiC port table (None: it has one, from its record's
+    SONiC platform; what the target's applicability and :func:`require_sonic` check)."""
+    model = ctx.plan.switch_model
+    return None if model.sonic is not None else f"no SONiC lane table for {model.name}"
 
 
-def require_sonic(ctx: RenderContext) -> None:
-    """A routed plan on a switch whose SONiC port table we know, else TargetMismatchError."""
+def require_sonic(ctx: RenderContext) -> SonicPlatform:
+    """The SONiC platform of a routed plan's switch model, else TargetMismatchError."""
     require_routed(ctx)
-    model = ctx.plan.switch_model.key
-    if model not in SONIC_LANES_PER_CAGE:
+    sonic = ctx.plan.switch_model.sonic
+    if sonic is None:
+        known = sorted(key for key, m in CATALOG.items() if m.sonic is not None)
         raise TargetMismatchError(
             TARGET,
-            f"no SONiC lane table for {ctx.plan.switch_model.name}",
-            "SONiC port names need the platform's port_config.ini; known: "
-            + ", ".join(sorted(SONIC_LANES_PER_CAGE)),
+            str(no_lane_table(ctx)),
+            "SONiC port names need the platform's port_config.ini; known: " + ", ".join(known),
         )
+    return sonic
 
 
 @lru_cache(maxsize=4096)  # a few hundred distinct ports, asked for once per switch
-def sonic_port(model: str, number: int, ppc: int) -> tuple[str, str, str]:
-    """(name, lanes, alias) of logical port ``number``: ``Ethernet<first lane>``, ``etp<cage><x>``.
+def sonic_port(per_cage: int, number: int, ppc: int) -> tuple[str, str, str]:
+    """(name, lanes, alias) of logical port ``number``: ``Ethernet<first lane>``, ``etp<cage><x>``,
+    on a platform with ``per_cage`` SerDes lanes per cage and ``ppc`` ports per cage.
 
     The inverse of the drift reader's SONiC parsing (:mod:`fabric_stack.drift.ports`).
     """
-    per_cage = SONIC_LANES_PER_CAGE[model]
     cage, lane = cage_of(number, ppc)
     width = per_cage // ppc
     first = (cage - 1) * per_cage + (lane - 1) * width
@@ -105,9 +98,10 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
     u = ctx.underlay
     s = u.switches[sw.name]
     q = qos_values(ctx, sw)
-    model, ppc = ctx.plan.switch_model.key, ctx.plan.ports_per_cage
-    names = {label: sonic_port(model, num, ppc) for _, label, num in _ports(ctx, sw)}
-    platform, hwsku = HWSKU.get((model, sw.port_gbps), ("", ""))
+    sonic, ppc = require_sonic(ctx), ctx.plan.ports_per_cage
+    names = {label: sonic_port(sonic.lanes_per_cage, num, ppc) for _, label, num in _ports(ctx, sw)}
+    hwsku = sonic.hwsku(sw.port_gbps)
+    platform, hwsku = (sonic.platform, hwsku) if hwsku is not None else ("", "")
     db: dict[str, Any] = {
         "DEVICE_METADATA": {
             "localhost": {

@@ -9,14 +9,6 @@ from typing import Any
 import click
 from rich.table import Table
 
-from fabric_stack.adapters.discovery import (
-    EosReader,
-    IbnetdiscoverReader,
-    LldpReader,
-    NetboxCsvReader,
-    NetboxJsonReader,
-    Reader,
-)
 from fabric_stack.cli.common import (
     console,
     echo_json,
@@ -25,8 +17,8 @@ from fabric_stack.cli.common import (
     load_spec,
     spec_options,
 )
-from fabric_stack.cli.netbox import netbox_options, netbox_reader
 from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.cli.sources import chosen_sources, source_options
 from fabric_stack.drift.adopt import (
     CLASSES,
     AdoptResult,
@@ -40,26 +32,9 @@ from fabric_stack.files.outputs import write_file
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.topology.build import build_topology
 
-_PATH = NonEmptyPath(path_type=Path)
-
 
 class AdoptError(FabricStackError):
     """No observed device could be placed on the plan (the line says why)."""
-
-
-def _readers(opts: dict[str, Any]) -> list[Reader]:
-    out: list[Reader] = []
-    if opts["ibnetdiscover"] is not None:
-        out.append(IbnetdiscoverReader(opts["ibnetdiscover"], opts["node_name_map"]))
-    if opts["lldp"] is not None:
-        out.append(LldpReader(opts["lldp"], opts["mac_table"]))
-    if opts["eos"] is not None:
-        out.append(EosReader(opts["eos"], opts["mac_table"]))
-    if opts["netbox_csv"] is not None:
-        out.append(NetboxCsvReader(opts["netbox_csv"]))
-    if opts["netbox_json"] is not None:
-        out.append(NetboxJsonReader(opts["netbox_json"]))
-    return out
 
 
 def merge(observations: list[Observation]) -> Observation:
@@ -81,14 +56,7 @@ def merge(observations: list[Observation]) -> Observation:
 @click.command("adopt")
 @spec_options
 @format_option
-@click.option("--ibnetdiscover", type=_PATH, metavar="FILE", help="ibnetdiscover topology output.")
-@click.option("--node-name-map", type=_PATH, metavar="FILE", help="GUID → name map for it.")
-@click.option("--lldp", type=_PATH, metavar="DIR", help="Directory of lldpctl JSON, <host>.json.")
-@click.option("--eos", type=_PATH, metavar="DIR", help="Directory of EOS LLDP JSON, <host>.json.")
-@click.option("--mac-table", type=_PATH, metavar="FILE", help="CSV device,port,mac[,ifname].")
-@click.option("--netbox-csv", type=_PATH, metavar="FILE", help="NetBox cable CSV export.")
-@click.option("--netbox-json", type=_PATH, metavar="FILE", help="NetBox REST cables JSON.")
-@netbox_options
+@source_options("adopt")
 @click.option(
     "--out",
     type=NonEmptyPath(dir_okay=False, path_type=Path),
@@ -114,28 +82,7 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
       NETBOX_TOKEN=… fabric-stack adopt --gpus 1024 --netbox https://nb.example --out names.csv
       fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
     """
-    opts = {
-        k: kwargs.pop(k)
-        for k in (
-            "ibnetdiscover",
-            "node_name_map",
-            "lldp",
-            "eos",
-            "mac_table",
-            "netbox_csv",
-            "netbox_json",
-        )
-    }
-    if opts["node_name_map"] is not None and opts["ibnetdiscover"] is None:
-        raise click.UsageError("--node-name-map needs --ibnetdiscover")
-    readers = _readers(opts)
-    live = netbox_reader(kwargs)  # --netbox URL: the cables of a live NetBox
-    if live is not None:
-        readers.append(live)
-    if not readers:
-        raise click.UsageError(
-            "give a source: --ibnetdiscover, --lldp, --eos, --netbox-csv, --netbox-json or --netbox"
-        )
+    readers = chosen_sources("adopt", kwargs).readers()
     spec = load_spec(kwargs)
     obs = merge([observation_from_snapshot(r.load()) for r in readers])
     topo = build_topology(size_fabric(spec))

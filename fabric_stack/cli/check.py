@@ -19,7 +19,13 @@ from fabric_stack.cli.common import (
 )
 from fabric_stack.cli.params import NonEmptyPath
 from fabric_stack.pipeline import paused_gc, run_pipeline
-from fabric_stack.policy import PolicyConfig, evaluate, load_policy_config, policy_config_schema
+from fabric_stack.policy import (
+    RULES,
+    PolicyConfig,
+    evaluate,
+    load_policy_config,
+    policy_config_schema,
+)
 from fabric_stack.views.policy_report import (
     render_report,
     report_json,
@@ -28,7 +34,48 @@ from fabric_stack.views.policy_report import (
 )
 
 
-@click.command("check")
+def rule_list() -> list[str]:
+    """The rules as `check --help` lists them: id, title, where it applies.
+
+    Generated from :data:`~fabric_stack.policy.RULES` (nothing here is kept by hand).
+    """
+    width = max(len(r.id) for r in RULES.values()) + 2
+    lines: list[str] = []
+    for rule in RULES.values():
+        lines.append(f"  {rule.id:<{width}} {rule.title}")
+        lines.append(f"  {'':<{width}} applies to: {rule.applies.describe()}")
+    return lines
+
+
+CHECK_HELP = "\n".join(
+    [
+        "Check the planned fabric against the policy rules; exit 1 on a mandatory violation.",
+        "",
+        "Runs the same rules as the CrossGuard pack (policies/) on the plan derived "
+        "from the spec; a rule that does not apply to the fabric is skipped, with the "
+        "reason, by both.",
+        "",
+        "\b",
+        "Rules:",
+        *rule_list(),
+        "",
+        "Exit status: 0 clean (advisory violations allowed), 1 a mandatory rule is "
+        "violated, 2 bad input (spec, stack or policy config).",
+        "",
+        "\b",
+        "Examples:",
+        "  fabric-stack check                                   # the seed cluster: clean",
+        "  fabric-stack check --oversubscription 2:1            # fails oversubscription-1-to-1",
+        "  fabric-stack check --stack prod --format markdown    # PR comment in CI",
+        "  fabric-stack check --config cluster.yaml --format json",
+        '  fabric-stack check --policy-config policy.yaml       # e.g. max_ratio "2:1"',
+        "  fabric-stack check --list-rules",
+    ]
+)
+"""`fabric-stack check --help`: the rule list comes from the registry."""
+
+
+@click.command("check", help=CHECK_HELP)
 @spec_options
 @format_option
 @click.option(
@@ -54,25 +101,7 @@ def check_cmd(
     config_schema: bool,
     **kwargs: Any,
 ) -> None:
-    """Check the planned fabric against the policy rules; exit 1 on a mandatory violation.
-
-    Runs the same rules as the CrossGuard pack (policies/) on the plan derived
-    from the spec: oversubscription-1-to-1, gpudirect-pcie-locality,
-    network-separation, rail-alignment, port-budget, link-speed-match,
-    roce-lossless-consistency, ib-subnet-manager-redundancy.
-
-    Exit status: 0 clean (advisory violations allowed), 1 a mandatory rule is
-    violated, 2 bad input (spec, stack or policy config).
-
-    \b
-    Examples:
-      fabric-stack check                                   # the seed cluster: clean
-      fabric-stack check --oversubscription 2:1            # fails oversubscription-1-to-1
-      fabric-stack check --stack prod --format markdown    # PR comment in CI
-      fabric-stack check --config cluster.yaml --format json
-      fabric-stack check --policy-config policy.yaml       # e.g. max_ratio "2:1"
-      fabric-stack check --list-rules
-    """
+    """Check the planned fabric against the policy rules (help: CHECK_HELP)."""
     if config_schema:
         echo_json(policy_config_schema())
         return

@@ -11,16 +11,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-from fabric_stack.adapters.discovery import (
-    EosReader,
-    IbnetdiscoverReader,
-    InventoryReader,
-    LldpReader,
-    NetboxCsvReader,
-    NetboxJsonReader,
-    Reader,
-)
-from fabric_stack.adapters.discovery._common import dir_size
+from fabric_stack.adapters.discovery import Reader
 from fabric_stack.cli.common import (
     console,
     echo_json,
@@ -29,8 +20,8 @@ from fabric_stack.cli.common import (
     load_spec,
     spec_options,
 )
-from fabric_stack.cli.netbox import netbox_options, netbox_reader
 from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.cli.sources import chosen_sources, source_options
 from fabric_stack.drift import (
     DriftReport,
     IgnoreRules,
@@ -53,49 +44,10 @@ PROGRESS_MIN_BYTES = 2 << 20
 _PATH = NonEmptyPath(path_type=Path)
 
 
-def _size(path: Path) -> int:
-    if path.is_dir():
-        return dir_size(path)
-    return path.stat().st_size if path.is_file() else 0
-
-
 @click.command("drift")
 @spec_options
 @format_option
-@click.option(
-    "--lldp",
-    type=_PATH,
-    metavar="DIR",
-    help="Directory of `lldpctl -f json0` (or -f json) outputs, <hostname>.json each.",
-)
-@click.option(
-    "--eos",
-    type=_PATH,
-    metavar="DIR",
-    help="Directory of EOS `show lldp neighbors detail | json` outputs, <hostname>.json "
-    "(+ optional <hostname>.status.json from `show interfaces status | json`).",
-)
-@click.option("--ibnetdiscover", type=_PATH, metavar="FILE", help="ibnetdiscover topology output.")
-@click.option(
-    "--node-name-map",
-    type=_PATH,
-    metavar="FILE",
-    help='GUID → name map for --ibnetdiscover (`0x<guid> "<name>"` lines).',
-)
-@click.option("--netbox-csv", type=_PATH, metavar="FILE", help="NetBox cable CSV export.")
-@click.option(
-    "--netbox-json", type=_PATH, metavar="FILE", help="NetBox REST /api/dcim/cables/ JSON."
-)
-@click.option(
-    "--inventory", metavar="URL", help="The stack's inventory: sqlite:///PATH or postgresql://…"
-)
-@netbox_options
-@click.option(
-    "--mac-table",
-    type=_PATH,
-    metavar="FILE",
-    help="CSV device,port,mac[,ifname]: maps MAC port ids and host interface names.",
-)
+@source_options("drift")
 @click.option(
     "--network",
     "network",
@@ -121,14 +73,6 @@ def _size(path: Path) -> int:
 @handle_errors
 def drift_cmd(
     fmt: str,
-    lldp: Path | None,
-    eos: Path | None,
-    ibnetdiscover: Path | None,
-    node_name_map: Path | None,
-    netbox_csv: Path | None,
-    netbox_json: Path | None,
-    inventory: str | None,
-    mac_table: Path | None,
     network: str | None,
     min_coverage: float,
     ignore_file: Path | None,
@@ -162,40 +106,17 @@ def drift_cmd(
         - {device: su1-r1-leaf, port: swp4s0, mode: link_state_only}
       devices: [su1-node16]
     """
-    if node_name_map is not None and ibnetdiscover is None:
-        raise click.UsageError("--node-name-map needs --ibnetdiscover")
-    netbox = netbox_reader(kwargs)
-    if not any((lldp, eos, ibnetdiscover, netbox_csv, netbox_json, inventory, netbox)):
-        raise click.UsageError(
-            "give at least one source: --lldp, --eos, --ibnetdiscover, --netbox-csv, "
-            "--netbox-json, --netbox or --inventory"
-        )
+    sources = chosen_sources("drift", kwargs)
     stack = kwargs.get("stack")
     spec = load_spec(kwargs)
     rules = load_ignore(ignore_file) if ignore_file is not None else None
     guids, macs = bindings(spec)
-    files = [p for p in (lldp, eos, ibnetdiscover, netbox_csv, netbox_json) if p is not None]
-    total = sum(_size(p) for p in files)
+    total = sources.input_bytes()
     err = Console(stderr=True)
     show = err.is_terminal and total >= PROGRESS_MIN_BYTES
 
     def readers(advance: Callable[[int], None] | None) -> list[Reader]:
-        out: list[Reader] = []
-        if lldp is not None:
-            out.append(LldpReader(lldp, mac_table, advance))
-        if eos is not None:
-            out.append(EosReader(eos, mac_table, advance))
-        if ibnetdiscover is not None:
-            out.append(IbnetdiscoverReader(ibnetdiscover, node_name_map, advance, guids))
-        if netbox_csv is not None:
-            out.append(NetboxCsvReader(netbox_csv, advance))
-        if netbox_json is not None:
-            out.append(NetboxJsonReader(netbox_json, advance))
-        if inventory is not None:
-            out.append(InventoryReader(inventory, stack))
-        if netbox is not None:
-            out.append(netbox)
-        return out
+        return sources.readers(advance, guids, stack)
 
     # Everything is read before anything is printed: a bad file stops the run with
     # its one error line and no partial report.

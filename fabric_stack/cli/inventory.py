@@ -8,8 +8,7 @@ import io
 import click
 from rich.table import Table
 
-from fabric_stack.adapters.inventory import mask_url
-from fabric_stack.adapters.inventory.readonly import open_read_only
+from fabric_stack.adapters.inventory import mask_url, open_read_only
 from fabric_stack.cli.common import console, echo_json, handle_errors, project_dir
 from fabric_stack.cli.inventory_transfer import export_cmd, import_cmd, upgrade_cmd
 from fabric_stack.cli.params import StackName

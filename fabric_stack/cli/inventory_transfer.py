@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from fabric_stack.adapters.inventory import mask_url, open_store
-from fabric_stack.adapters.inventory.readonly import open_read_only
+from fabric_stack.adapters.inventory import mask_url, open_read_only, open_store
 from fabric_stack.adapters.inventory.schema import MIGRATIONS, SCHEMA_VERSION
 from fabric_stack.adapters.inventory.transfer import (
     dump_document,

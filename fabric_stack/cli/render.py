@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from fabric_stack.artifacts import (
     TARGETS,
     RenderContext,
     render_artifacts,
+    skipped_targets,
     write_artifacts,
 )
 from fabric_stack.artifacts._base import K8S_RDMA_MODES, Artifact, parse_netdev_csv
@@ -41,7 +43,64 @@ def _read(path: Path) -> str:
     return read_text(path, MAX_CONFIG_BYTES)
 
 
-@click.command("render")
+def target_list() -> list[str]:
+    """The targets as `render --help` lists them: name, description, where it applies.
+
+    Generated from :data:`~fabric_stack.artifacts.TARGETS` (nothing here is kept by hand).
+    """
+    lines: list[str] = []
+    pad = " " * 15
+    for name, target in TARGETS.items():
+        lines += textwrap.wrap(
+            target.help, 88, initial_indent=f"  {name:<12} ", subsequent_indent=pad
+        )
+        lines += textwrap.wrap(
+            f"applies to: {target.applies.describe()}",
+            88,
+            initial_indent=pad,
+            subsequent_indent=pad + "  ",
+        )
+    return [*lines, f"  {'all':<12} every target that applies to the fabric"]
+
+
+RENDER_HELP = "\n".join(
+    [
+        "Render deployment artifacts for TARGET from the plan into --out DIR.",
+        "",
+        "\b",
+        "Targets:",
+        *target_list(),
+        "",
+        "`all` renders every target that applies and names each one it skips, with the "
+        "reason, on stderr. The design report as PDF: add --pdf (prints "
+        "report/design-report.html to report/design-report.pdf with headless Chromium; "
+        "scripts/pdf-deps.sh installs it).",
+        "",
+        "A target that does not fit the fabric (roce-qos for InfiniBand) is an error "
+        "(exit 2) and nothing is written. A plan that fails a mandatory policy rule "
+        "(the rules of `fabric-stack check`) is refused: the violations are printed, "
+        "exit 1, nothing is written; --allow-violations writes anyway, with a banner "
+        "naming each violation at the top of every file.",
+        "",
+        "\b",
+        "Examples:",
+        "  fabric-stack render all --out build/                     # seed cluster, InfiniBand",
+        "  fabric-stack render cumulus --fabric roce --switch sn5600 --out build/",
+        "  fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 "
+        "--out build/",
+        "  fabric-stack render sonic --fabric roce --switch sn5600 --out build/",
+        "  fabric-stack render infiniband --guids guids.csv --out build/",
+        "  fabric-stack render report --config cluster.yaml --out build/ --format json",
+        '  fabric-stack render report --doc-revision B --doc-date 2026-12-01 --author "A. '
+        'Architect" \\',
+        "      --software nccl=2.23.4 --pdf --out build/",
+        "  fabric-stack render kubernetes --k8s-rdma ipoib --netdevs netdevs.csv --out build/",
+    ]
+)
+"""`fabric-stack render --help`: the target list comes from the registry."""
+
+
+@click.command("render", help=RENDER_HELP)
 @click.argument("target", type=click.Choice(TARGET_NAMES), metavar="TARGET")
 @click.option(
     "--out",
@@ -119,39 +178,7 @@ def render_cmd(
     fmt: str,
     **kwargs: Any,
 ) -> None:
-    """Render deployment artifacts for TARGET from the plan into --out DIR.
-
-    \b
-    Targets (fabric):
-      roce-qos     per-switch lossless QoS intent, YAML            (RoCEv2)
-      cumulus      QoS + BGP underlay as Cumulus Linux NVUE        (RoCEv2, Cumulus)
-      frr          FRR bgpd/zebra underlay config per switch       (RoCEv2, Ethernet)
-      sonic        SONiC config_db.json per switch                 (RoCEv2, Ethernet; SN5600)
-      hosts        netplan + ip script per server: rail tables/rules (RoCEv2, Ethernet)
-      infiniband   opensm.conf per SM, partitions, node map, .topo (InfiniBand)
-      nccl         NCCL env file: HCAs, socket ifname, GID/TC      (all)
-      kubernetes   rail networks, pod, nccl-tests MPIJob, README   (all)
-      report       design document: HTML (+ PDF via `make pdf`)   (all)
-      all          every target that applies to the fabric
-
-    A target that does not fit the fabric (roce-qos for InfiniBand) is an error
-    (exit 2) and nothing is written. A plan that fails a mandatory policy rule
-    (the rules of `fabric-stack check`) is refused: the violations are printed,
-    exit 1, nothing is written; --allow-violations writes anyway, with a banner
-    naming each violation at the top of every file.
-
-    \b
-    Examples:
-      fabric-stack render all --out build/                     # seed cluster, InfiniBand
-      fabric-stack render cumulus --fabric roce --switch sn5600 --out build/
-      fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 --out build/
-      fabric-stack render sonic --fabric roce --switch sn5600 --out build/
-      fabric-stack render infiniband --guids guids.csv --out build/
-      fabric-stack render report --config cluster.yaml --out build/ --format json
-      fabric-stack render report --doc-revision B --doc-date 2026-12-01 --author "A. Architect" \\
-          --software nccl=2.23.4 --out build/
-      fabric-stack render kubernetes --k8s-rdma ipoib --netdevs netdevs.csv --out build/
-    """
+    """Render deployment artifacts for TARGET from the plan into --out DIR (help: RENDER_HELP)."""
     spec = load_spec(kwargs)
     topo = build_topology(size_fabric(spec))
     ctx = RenderContext.from_topology(topo)
@@ -195,6 +222,9 @@ def render_cmd(
         for a, p in zip(artifacts, paths, strict=True)
     ]
     _print_rows(fmt, out_dir, rows)
+    if target == "all":  # stderr: stdout stays the list of what was written
+        for name, reason in skipped_targets(ctx):
+            click.echo(f"render all: skipped {name}: {reason}", err=True)
 
 
 def _print_rows(fmt: str, out_dir: Path, rows: list[dict[str, Any]]) -> None:

@@ -28,8 +28,8 @@ from fabric_stack.drift.model import Endpoint, PortType, Snapshot
 from fabric_stack.drift.plan import PlanIndex, PortScheme
 from fabric_stack.drift.ports import port_number
 from fabric_stack.naming.devices import cumulus_cage_lane, switch_port_label
+from fabric_stack.naming.nodedesc import mf0_host
 
-_MF0 = re.compile(r"^MF0;([^:]+):")
 _HCA = re.compile(r"^(\S+?)[\s/:]+(mlx\d+_\d+)$")
 _MLX = re.compile(r"^mlx(\d+)_(\d+)$", re.I)
 _EOS = re.compile(r"^(?:ethernet|et)(\d+)(?:/(\d+))?(?:/(\d+))?$", re.I)
@@ -199,8 +199,8 @@ class Identity:
         devices = self.plan.devices
         if s in devices:
             return s
-        if m := _MF0.match(s):
-            s = m.group(1).strip()
+        if (host := mf0_host(s)) is not None:
+            s = host.strip()
             self.note("mf0", f"{raw} → {s}")
             if s in devices:
                 return s

@@ -8,14 +8,12 @@ UFM) can build one directly.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from fabric_stack.drift.identity import is_mac, normalize_guid, normalize_mac, unquote
 from fabric_stack.drift.model import Snapshot
-
-_MF0 = re.compile(r"^MF0;([^:]+):")
+from fabric_stack.naming.nodedesc import mf0_host
 
 
 @dataclass(slots=True)
@@ -42,8 +40,8 @@ class Observation:
 def short_name(raw: str) -> str:
     """The host name in a raw device name: MLNX-OS NodeDesc and FQDN stripped, lower case."""
     s = unquote(raw)
-    if m := _MF0.match(s):
-        s = m.group(1)
+    if (host := mf0_host(s)) is not None:
+        s = host
     s = s.strip()
     if "." in s and not s.replace(".", "").isdigit():
         s = s.split(".", 1)[0]

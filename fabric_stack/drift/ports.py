@@ -21,8 +21,9 @@ Spellings read (``N`` cage, ``M`` lane / port of the cage):
   ``EthernetN`` on a model without a SONiC lane table;
 * SONiC ``EthernetN`` where N is the first SerDes lane of the port
   (``Ethernet184`` on an SN5600 is cage 24, its first 400G port) and SONiC's
-  aliases ``etpN``, ``etpNa``/``etpNb``…; the lanes per cage come from
-  :data:`SONIC_LANES_PER_CAGE`;
+  aliases ``etpN``, ``etpNa``/``etpNb``…; the lanes per cage come from the catalog
+  record's SONiC platform (:attr:`fabric_stack.hardware.switches.SonicPlatform.lanes_per_cage`,
+  see :func:`sonic_lanes_per_cage`);
 * generic ``pN`` / ``portN``.
 """
 
@@ -31,17 +32,17 @@ from __future__ import annotations
 import re
 
 from fabric_stack.drift.plan import PortScheme
+from fabric_stack.hardware.switches import CATALOG
 from fabric_stack.naming.devices import cumulus_cage_lane
 
-SONIC_LANES_PER_CAGE: dict[str, int] = {"sn5600": 8}
-"""SerDes lanes per cage in SONiC's lane-based port names, per catalog model.
 
-SN5600: SONiC's ``device/mellanox/x86_64-nvidia_sn5600-r0/Mellanox-SN5600-O128/
-port_config.ini`` (sonic-net/sonic-buildimage) lists ``Ethernet0`` lanes 0-3
-alias ``etp1a``, ``Ethernet4`` lanes 4-7 ``etp1b``, ``Ethernet8`` ``etp2a`` …
-``Ethernet508`` ``etp64b``: 8 lanes per OSFP cage, the port named after its
-first lane (and ``Ethernet512`` ``etp65``, the 25G SFP28 port outside the
-64 planned cages)."""
+def sonic_lanes_per_cage(model: str) -> int:
+    """SerDes lanes per cage in SONiC's port names of catalog key ``model``, from its record
+    (0: not a catalog model, or one with no SONiC platform: generic switches have none)."""
+    record = CATALOG.get(model)
+    sonic = record.sonic if record is not None else None
+    return sonic.lanes_per_cage if sonic is not None else 0
+
 
 _CHIP = re.compile(r"^U(\d+)/(\d+)$", re.I)
 _MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
@@ -67,7 +68,7 @@ def _number(cage: int, lane: int, scheme: PortScheme) -> int | None:
 
 def _sonic(lane_index: int, scheme: PortScheme) -> int | None:
     """SONiC ``Ethernet<first lane>`` → logical port, if the port starts on a port boundary."""
-    lanes = SONIC_LANES_PER_CAGE.get(scheme.model, 0)
+    lanes = sonic_lanes_per_cage(scheme.model)
     if not lanes or lanes % scheme.ports_per_cage:
         return None
     per_port = lanes // scheme.ports_per_cage
@@ -96,7 +97,7 @@ def port_number(raw: str, scheme: PortScheme) -> int | None:
     if m := _ETH.match(s):
         parts = [int(g) for g in m.groups() if g is not None]
         if len(parts) == 1:
-            if scheme.model in SONIC_LANES_PER_CAGE:
+            if sonic_lanes_per_cage(scheme.model):
                 return _sonic(parts[0], scheme)
             return _number(parts[0], 1, scheme)
         if len(parts) == 3:  # modular chassis: slot/cage/lane

@@ -10,6 +10,16 @@ manuals and the NetBox device-type library; the ``source`` field names the
 document. The power figures could not be confirmed against a datasheet from
 here and say so in ``power_basis``: check them before a power budget relies on
 them. Optics add to switch power (see the BOM).
+
+One record per model holds *every* per-model fact the other modules need, each
+with its source: the port-label family of its OS (``os_family``, the templates are
+:data:`fabric_stack.naming.devices.PORT_LABEL_TEMPLATES`), the operating systems it
+is planned for, its SONiC platform (HwSKU per port speed and SerDes lanes per cage:
+``render sonic`` and the drift reader), its NetBox device type (the inventory), and
+its ibdm system type (the ``.topo`` export). Nothing else keeps a table keyed by
+catalog key, so a copy of a record under a new key (``model_copy(update={"key":
+…})``) keeps every fact. ``tests/unit/test_switch_models.py`` checks that each
+entry declares what its protocol and operating systems need.
 """
 
 from __future__ import annotations
@@ -17,15 +27,26 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fabric_stack.errors import CatalogError
 
 FabricKind = Literal["infiniband", "roce", "ethernet"]
 """The three compute-fabric technologies fabric-stack plans."""
 
+FABRIC_KINDS: tuple[FabricKind, ...] = ("infiniband", "roce", "ethernet")
+"""Every compute-fabric technology, in the order help and tables list them."""
+
 Protocol = Literal["infiniband", "ethernet"]
 """Link-layer protocol a switch speaks (RoCE and TCP both run on Ethernet switches)."""
+
+OsFamily = Literal["mlnx-os", "nvos", "cumulus", "generic"]
+"""Port-label family of the switch OS (how the plan spells a port: ``1/3/2``, ``sw3p2``,
+``swp3s1``, ``p5``); one template each in
+:data:`fabric_stack.naming.devices.PORT_LABEL_TEMPLATES`."""
+
+SwitchOs = Literal["mlnx-os", "nvos", "cumulus", "sonic"]
+"""An operating system a catalog model is planned to run (what the render targets need)."""
 
 
 class PortMode(BaseModel):
@@ -38,8 +59,50 @@ class PortMode(BaseModel):
     lane_name: str = Field(description="Speed name as the switch OS prints it, e.g. 'NDR', '400G'.")
 
 
+class SonicSku(BaseModel):
+    """The SONiC HwSKU that runs a model's cages at one port speed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    speed_gbps: int = Field(description="Logical port speed the HwSKU splits the cages into.")
+    hwsku: str = Field(description="HwSKU directory name under the platform, e.g. 'ACS-SN5600'.")
+    basis: str = Field(description="How the HwSKU was confirmed (port_config.ini read or not).")
+
+
+class SonicPlatform(BaseModel):
+    """What SONiC needs to know about a model: platform, lanes per cage, HwSKU per speed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    platform: str = Field(description="SONiC platform string, e.g. 'x86_64-nvidia_sn5600-r0'.")
+    lanes_per_cage: int = Field(
+        ge=1,
+        description="SerDes lanes per cage in SONiC's port names (Ethernet<first lane>): the "
+        "lane table `render sonic` writes and the drift reader parses.",
+    )
+    hwskus: tuple[SonicSku, ...] = Field(description="HwSKU per supported port speed.")
+    source: str = Field(description="Where the platform, lanes and HwSKUs come from.")
+
+    def hwsku(self, speed_gbps: int) -> str | None:
+        """The HwSKU for ports at ``speed_gbps`` (None: no HwSKU known at that speed)."""
+        return next((s.hwsku for s in self.hwskus if s.speed_gbps == speed_gbps), None)
+
+
+class NetBoxDeviceType(BaseModel):
+    """A model's device type as the NetBox community device-type library names it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    manufacturer: str = Field(description="Manufacturer name in the library (e.g. 'Nvidia').")
+    model: str = Field(description="Device-type model name in the library (e.g. 'Q3400-RA').")
+    slug: str = Field(description="Device-type slug in the library (e.g. 'nvidia-q3400-ra').")
+    part_number: str = Field(default="", description="Part number, when the library has one.")
+    source: str = Field(description="The library file the names were read from.")
+
+
 class SwitchModel(BaseModel):
-    """A switch model as published: cages, port modes, power and form factor."""
+    """A switch model as published: cages, port modes, power and form factor, and every
+    per-model fact the renderers, the inventory and the drift readers need."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -55,10 +118,36 @@ class SwitchModel(BaseModel):
     power_w: int | None = Field(description="Power draw in W without optics (see power_basis).")
     power_basis: str = Field(description="What power_w means (typical/max, with what cables).")
     cooling: str = Field(description="Air or liquid cooled, airflow.")
-    os_family: Literal["mlnx-os", "nvos", "cumulus", "generic"] = Field(
-        description="Port-naming convention of the switch OS."
+    os_family: OsFamily = Field(
+        description="Port-label family of the switch OS the plan names ports after."
+    )
+    operating_systems: tuple[SwitchOs, ...] = Field(
+        description="Operating systems the model is planned for (what its records must "
+        "declare: SONiC needs `sonic`); empty for a generic switch."
+    )
+    sonic: SonicPlatform | None = Field(
+        description="SONiC platform facts; None when the model is not planned for SONiC."
+    )
+    netbox_device_type: NetBoxDeviceType | None = Field(
+        description="Device type in the NetBox community library; None says why in "
+        "`netbox_note` (NetBox then gets a type named after the model)."
+    )
+    netbox_note: str = Field(
+        default="", description="Why there is no library device type (when it is None)."
+    )
+    ib_system_type: str | None = Field(
+        description="ibdm system type (IBNL name) of an InfiniBand switch in a `.topo` file; "
+        "None for Ethernet switches and generic ones (the export then writes SW_<radix>)."
     )
     source: str = Field(description="Where the figures come from.")
+
+    @model_validator(mode="after")
+    def _declared(self) -> SwitchModel:
+        if self.netbox_device_type is None and not self.netbox_note:
+            raise ValueError(f"{self.key}: no NetBox device type and no netbox_note saying why")
+        if ("sonic" in self.operating_systems) != (self.sonic is not None):
+            raise ValueError(f"{self.key}: SONiC among operating_systems needs sonic facts")
+        return self
 
     @property
     def native_speed_gbps(self) -> int:
@@ -75,6 +164,49 @@ _UNVERIFIED = "{}; UNVERIFIED (not confirmed against the datasheet)"
 
 def _mode(speed: int, per_cage: int, name: str) -> PortMode:
     return PortMode(speed_gbps=speed, ports_per_cage=per_cage, lane_name=name)
+
+
+def _library(model: str, slug: str, part: str = "") -> NetBoxDeviceType:
+    return NetBoxDeviceType(
+        manufacturer="Nvidia",
+        model=model,
+        slug=slug,
+        part_number=part,
+        source=f"{_NETBOX_LIBRARY}/{model}.yaml (read 2026-11-30)",
+    )
+
+
+# The catalog's switches as the community device-type library names them, so a NetBox that
+# imported the library's types uses those very device types, and one that did not gets types
+# the library import later recognises by slug (SN2201 keeps its older slug mellanox-sn2201).
+# Heights agree with the catalog. The library's interface templates (QM9700 "P0.0", SN5600
+# "swp1", Q3400 "sw1p1") are not applied: interfaces are named as the plan names the ports.
+_NETBOX_LIBRARY = "github.com/netbox-community/devicetype-library, device-types/Nvidia"
+
+_SN5600_DIR = "sonic-net/sonic-buildimage device/mellanox/x86_64-nvidia_sn5600-r0/"
+_BY_NAME = "HwSKU directory name only (its port_config.ini not read): UNVERIFIED"
+
+SN5600_SONIC = SonicPlatform(
+    platform="x86_64-nvidia_sn5600-r0",
+    lanes_per_cage=8,
+    hwskus=(
+        SonicSku(speed_gbps=800, hwsku="ACS-SN5600", basis=_BY_NAME),
+        SonicSku(
+            speed_gbps=400,
+            hwsku="Mellanox-SN5600-O128",
+            basis="port_config.ini read (128 × 400G)",
+        ),
+        SonicSku(speed_gbps=200, hwsku="Mellanox-SN5600-V256", basis=_BY_NAME),
+        SonicSku(speed_gbps=100, hwsku="Mellanox-SN5600-C256S1", basis=_BY_NAME),
+    ),
+    source=(
+        f"{_SN5600_DIR}Mellanox-SN5600-O128/port_config.ini lists Ethernet0 lanes 0-3 alias "
+        "etp1a, Ethernet4 lanes 4-7 etp1b, Ethernet8 etp2a … Ethernet508 etp64b: 8 lanes per "
+        "OSFP cage, the port named after its first lane (and Ethernet512 etp65, the 25G SFP28 "
+        "port outside the 64 planned cages)"
+    ),
+)
+"""The SN5600's SONiC platform (``render sonic`` and the drift reader's SONiC names)."""
 
 
 CATALOG: dict[str, SwitchModel] = {
@@ -94,6 +226,11 @@ CATALOG: dict[str, SwitchModel] = {
             power_basis=_UNVERIFIED.format("typical with passive cables"),
             cooling="air, P2C or C2P",
             os_family="mlnx-os",
+            operating_systems=("mlnx-os",),
+            sonic=None,
+            netbox_device_type=_library("QM9700", "nvidia-qm9700"),
+            # The system type MLNX-OS puts in its NodeDescription ("MF0;<name>:MQM9700/U1").
+            ib_system_type="MQM9700",
             source="NVIDIA QM9700/QM9790 1U NDR 400Gb/s InfiniBand Switch Systems User Manual",
         ),
         SwitchModel(
@@ -112,6 +249,12 @@ CATALOG: dict[str, SwitchModel] = {
             # Q3400-RA runs NVOS, not MLNX-OS: Q3200-RA/Q3400-RA XDR Switch Systems User Manual,
             # section "NVOS" (docs.nvidia.com/networking/display/xdrswitcheshwum/nvos).
             os_family="nvos",
+            operating_systems=("nvos",),
+            sonic=None,
+            netbox_device_type=_library("Q3400-RA", "nvidia-q3400-ra", "920-9B36F-00RX-8S0"),
+            # UNVERIFIED: a real Q3400-RA router NodeDescription reads "MF0;<name>:Q3400_RA/U2/RT"
+            # (../shared/realdata/ibnetdiscover), so the .topo name may need to be Q3400_RA.
+            ib_system_type="Q3400",
             source="NVIDIA Quantum-X800 Q3400 InfiniBand Switch datasheet",
         ),
         SwitchModel(
@@ -133,6 +276,12 @@ CATALOG: dict[str, SwitchModel] = {
             power_basis=_UNVERIFIED.format("approximate typical"),
             cooling="air, P2C or C2P",
             os_family="cumulus",
+            # Ports are labelled the Cumulus way (swp<cage>s<lane>); `render sonic` renames
+            # them to SONiC's lane-based names from the platform's lane table.
+            operating_systems=("cumulus", "sonic"),
+            sonic=SN5600_SONIC,
+            netbox_device_type=_library("SN5600", "nvidia-sn5600"),
+            ib_system_type=None,
             source="NVIDIA Spectrum-4 SN5000 2U Switch Systems Hardware User Manual",
         ),
         SwitchModel(
@@ -149,6 +298,10 @@ CATALOG: dict[str, SwitchModel] = {
             power_basis=_UNVERIFIED.format("approximate typical"),
             cooling="air",
             os_family="cumulus",
+            operating_systems=("cumulus",),
+            sonic=None,
+            netbox_device_type=_library("SN2201", "mellanox-sn2201"),
+            ib_system_type=None,
             source="NVIDIA SN2201 1GbE out-of-band management switch datasheet",
         ),
     )
@@ -174,6 +327,11 @@ def generic_switch(radix: int, speed_gbps: int, protocol: Protocol = "ethernet")
         power_basis="unknown",
         cooling="unspecified",
         os_family="generic",
+        operating_systems=(),
+        sonic=None,
+        netbox_device_type=None,
+        netbox_note="not in the device-type library: NetBox gets a type named after the model",
+        ib_system_type=None,
         source="user supplied radix × speed",
     )
 

@@ -72,21 +72,27 @@ def nic_name(rail: int, plane: int = 1, rails: int = 8) -> str:
     return f"mlx5_{(plane - 1) * rails + rail - 1}"
 
 
+PORT_LABEL_TEMPLATES: dict[str, tuple[str, str]] = {
+    "mlnx-os": ("1/{cage}/{lane}", "1/{cage}"),
+    "cumulus": ("swp{cage}s{lane0}", "swp{cage}"),
+    # NVOS: ``sw<cage>p<logical port>`` (NVOS User Manual for NVLink Switches, "NVLink
+    # Interface"). The same spelling on NVOS InfiniBand switches (Q3400) is taken from
+    # UFM tooling and is UNVERIFIED (see drift/ports.py).
+    "nvos": ("sw{cage}p{lane}", "sw{cage}p{lane}"),
+    "generic": ("p{number}", "p{number}"),
+}
+"""Port-label family (a switch model's ``os_family``) → (template of a port in a split cage,
+template of an unsplit cage's port). Fields: ``cage`` and ``lane`` (1-based), ``lane0``
+(0-based), ``number`` (the logical port). A family not listed is labelled as ``generic``."""
+
+
 @lru_cache(maxsize=65536)
 def switch_port_label(os_family: str, number: int, ports_per_cage: int) -> str:
     """Label of logical port ``number`` (1-based) as the switch OS prints it."""
     cage, lane = divmod(number - 1, ports_per_cage)
-    cage += 1
-    if os_family == "mlnx-os":
-        return f"1/{cage}/{lane + 1}" if ports_per_cage > 1 else f"1/{cage}"
-    if os_family == "cumulus":
-        return f"swp{cage}s{lane}" if ports_per_cage > 1 else f"swp{cage}"
-    if os_family == "nvos":
-        # NVOS: ``sw<cage>p<logical port>`` (NVOS User Manual for NVLink Switches, "NVLink
-        # Interface"). The same spelling on NVOS InfiniBand switches (Q3400) is taken from
-        # UFM tooling and is UNVERIFIED (see drift/ports.py).
-        return f"sw{cage}p{lane + 1}"
-    return f"p{number}"
+    split, whole = PORT_LABEL_TEMPLATES.get(os_family, PORT_LABEL_TEMPLATES["generic"])
+    template = split if ports_per_cage > 1 else whole
+    return template.format(cage=cage + 1, lane=lane + 1, lane0=lane, number=number)
 
 
 CUMULUS_PORT = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)

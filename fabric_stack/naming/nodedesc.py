@@ -13,6 +13,11 @@ in real ``ibnetdiscover`` output (see ``../shared/realdata/ibnetdiscover``):
   (``"MT25408 ConnectX Mellanox Technologies"``, ``"SwitchIB Mellanox
   Technologies"``, ``"Voltaire 4036 # 4036-8C5C"``), often shared by many
   nodes, and SHARP's ``"Mellanox Technologies Aggregation Node"``.
+
+:func:`parse_nodedesc` reads them; :func:`switch_nodedesc` and :func:`host_nodedesc`
+write the first two forms (the twin's simulated nodes report them), so what is
+written is what is read back. How a dump's nodes are named from them is
+:mod:`fabric_stack.naming.ib_nodes`.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 _MF0 = re.compile(r"^MF0;([^:]+):([^/]+)(?:/U(\d+))?(/RT)?\s*$")
+_MF0_HOST = re.compile(r"^MF0;([^:]+):")
 _HOST_DEV = re.compile(r"^(\S+?)[\s/:]+((?:mlx\d+_\d+)|(?:HCA-\d+))$", re.I)
 _AGGREGATION = re.compile(r"aggregation node", re.I)
 
@@ -69,3 +75,19 @@ def parse_nodedesc(desc: str) -> NodeDesc:
     if m := _HOST_DEV.match(s):
         return NodeDesc(s, host=m.group(1), hca=m.group(2))
     return NodeDesc(s, aggregation=bool(_AGGREGATION.search(s)))
+
+
+def mf0_host(desc: str) -> str | None:
+    """The host part of any ``MF0;<host>:…`` NodeDescription (however the rest is spelled)."""
+    m = _MF0_HOST.match(desc)
+    return m.group(1) if m else None
+
+
+def switch_nodedesc(host: str, model: str, chip: int = 1) -> str:
+    """An MLNX-OS / NVOS switch NodeDescription: ``MF0;<host>:<model>/U<chip>``."""
+    return f"MF0;{host}:{model}/U{chip}"
+
+
+def host_nodedesc(host: str, hca: str) -> str:
+    """A host HCA's NodeDescription as rdma-core sets it: ``<hostname> <ibdev>``."""
+    return f"{host} {hca}"

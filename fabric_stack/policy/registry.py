@@ -3,8 +3,9 @@
 :data:`RULES` is built from the rule modules of :mod:`fabric_stack.policy.rules` (one per
 rule, named after its id). From it derive the ``--policy-config`` model
 (:class:`PolicyConfig`: one field per rule, aliased by the rule id), :func:`rule_ids`, and
-the CrossGuard pack's policy list (``policies/fabric_policies.py``), so adding a rule is
-one new module plus one line here.
+the CrossGuard pack's policy list (``policies/fabric_policies.py``), ``check --help`` and
+the docs' rule table (:func:`fabric_stack.views.registry_tables.rules_table`), so adding a
+rule is one new module plus one line here.
 """
 
 from __future__ import annotations

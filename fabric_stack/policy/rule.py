@@ -14,11 +14,13 @@ record part + cross part, so ``check`` and the pack report the same set.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from fabric_stack.hardware.switches import FABRIC_KINDS, FabricKind
 from fabric_stack.intent.model import FabricIntent
 from fabric_stack.policy._common import level_of
+from fabric_stack.policy.applicability import Applicability
 from fabric_stack.policy.models import Level, RuleConfig, Violation, ViolationLevel
 
 RecordCheck = Callable[[str, Iterable[Any], Any], Iterator[Violation]]
@@ -28,8 +30,18 @@ FabricCheck = Callable[[FabricIntent, Any], Iterator[Violation]]
 """``(intent, config)``: judge what needs several resources together."""
 
 
-def _always(intent: FabricIntent) -> str | None:
-    return None
+def compute_fabric(intent: FabricIntent) -> str:
+    """The compute fabric of ``intent`` (what a rule's applicability looks at)."""
+    return intent.summary.fabric
+
+
+def on_fabrics(*fabrics: FabricKind, otherwise: str = "") -> Applicability[FabricIntent]:
+    """A rule's applicability: ``fabrics``, and the reason on any other (``{fabric}``)."""
+    return Applicability(fabrics=fabrics, fabric_of=compute_fabric, otherwise=otherwise)
+
+
+EVERY_FABRIC: Applicability[FabricIntent] = on_fabrics(*FABRIC_KINDS)
+"""The applicability of a rule that judges every fabric (still stated: there is no default)."""
 
 
 ALL_KINDS = ("Fabric", "Switch", "Rail", "Vlan", "RdmaNic", "Cable")
@@ -45,6 +57,8 @@ class Rule:
     ``check_cross(intent, config)`` judges what needs several resources.
     :meth:`run` does both over a whole intent. ``reads`` lists the record kinds
     the cross part reads, so the pack rebuilds only those from a large stack.
+    ``applies`` (required: no default) says where the rule runs; ``check`` and the pack
+    both skip it, with its reason, wherever it does not apply.
     """
 
     id: str
@@ -53,10 +67,10 @@ class Rule:
     default_level: ViolationLevel
     remediation: str
     config_model: type[RuleConfig]
+    applies: Applicability[FabricIntent]
     check_cross: FabricCheck | None = None
     record_kinds: tuple[str, ...] = ()
     check_record: RecordCheck | None = None
-    applies: Callable[[FabricIntent], str | None] = field(default=_always)
     reads: tuple[str, ...] = ALL_KINDS
     config_field: str = ""
     """Attribute of :class:`~fabric_stack.policy.registry.PolicyConfig` holding the settings."""

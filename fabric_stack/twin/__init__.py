@@ -3,7 +3,7 @@
 Pure parts: :mod:`.wiring` (the plan as cables, GUIDs, faults) and :mod:`.ibnet`
 (the ibsim net file, the adapted OpenSM config, readers of OpenSM and diag output).
 Adapters: :mod:`.runtime` (namespaces, processes, the state file), :mod:`.ops_ib`,
-:mod:`.ops_eth` and :mod:`.ops` (the commands). See README "Digital twin".
+:mod:`.ops_eth` and :mod:`.ops` (the commands). See docs/twin.md.
 """
 
 from __future__ import annotations

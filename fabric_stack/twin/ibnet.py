@@ -19,30 +19,24 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from fabric_stack.drift.compare import IB_WIDTH
+from fabric_stack.drift.speeds import LANE_GBPS
+from fabric_stack.naming import ib_nodes
+from fabric_stack.naming.nodedesc import host_nodedesc, switch_nodedesc
 from fabric_stack.twin.model import Cable, Wiring
 from fabric_stack.twin.wiring import TwinError
 
 IBSIM_LANES = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR")
 """Lane speed names ibsim 0.10's net-file parser accepts (sim_net.c, LINKSPEED_STR_*)."""
 
-LANE_GBPS = {
-    "SDR": 2.5,
-    "DDR": 5,
-    "QDR": 10,
-    "FDR": 14,
-    "EDR": 25,
-    "HDR": 50,
-    "NDR": 100,
-    "XDR": 200,
-}
-"""Per-lane Gb/s (the same table as the ibnetdiscover drift reader)."""
-
-PLANNED_WIDTH = {800: 4, 400: 4, 200: 2, 100: 1}
+PLANNED_WIDTH = {gbps: int(width.rstrip("x")) for gbps, width in IB_WIDTH.items()}
 """Link width the plan means at each speed (the drift engine's IB_WIDTH: 2x NDR200, 4x NDR…)."""
 
-SWITCH_DESC = "MF0;{name}:M{model}/U1"
-"""Switch NodeDescription as MLNX-OS reports it (``MF0;su1-r1-leaf:MQM9700/U1``, the drift
-reader's documented example). ``M<MODEL>`` for models other than QM9700: unverified."""
+
+def switch_desc(name: str, model_key: str) -> str:
+    """Switch NodeDescription as MLNX-OS reports it (``MF0;su1-r1-leaf:MQM9700/U1``, the drift
+    reader's documented example). ``M<MODEL>`` for models other than QM9700: unverified."""
+    return switch_nodedesc(name, f"M{model_key.upper()}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +81,7 @@ def fault_rate(plan_gbps: int, gbps: int) -> Rate:
 
 def node_id(guid: str, switch: bool) -> str:
     """ibsim node id, spelled as ibnetdiscover names nodes: ``S-<guid>`` / ``H-<guid>``."""
-    return f"{'S' if switch else 'H'}-{int(guid, 16):016x}"
+    return ib_nodes.node_id(guid, "Switch" if switch else "Ca")
 
 
 def _cable_rate(cable: Cable, plan_gbps: int) -> Rate:
@@ -120,7 +114,6 @@ def render_netfile(wiring: Wiring, guids: Mapping[str, str], plan_gbps: int, mod
         (na, pa), (nb, pb) = ends
         ports.setdefault(na, []).append((pa, nb, pb, rate))
         ports.setdefault(nb, []).append((pb, na, pa, rate))
-    model = model_key.upper()
     out = [
         "# ibsim net file rendered by `fabric-stack twin up` from the plan (do not edit).",
         "# Node ids are the GUIDs as ibnetdiscover prints them; NodeDescriptions as the gear",
@@ -129,7 +122,7 @@ def render_netfile(wiring: Wiring, guids: Mapping[str, str], plan_gbps: int, mod
     ]
     for d in switches:
         nid = node_id(guids[d.name], True)
-        desc = SWITCH_DESC.format(name=d.name, model=model)
+        desc = switch_desc(d.name, model_key)
         out.append(f"switchguid={guids[d.name]}")
         out.append(f'Switch {d.ports} "{nid}" # "{desc}" enhanced port 0 lid 0 lmc 0')
         out += [
@@ -141,7 +134,7 @@ def render_netfile(wiring: Wiring, guids: Mapping[str, str], plan_gbps: int, mod
             guid = guids[f"{d.name} {h}"]
             nid = node_id(guid, False)
             out.append(f"caguid={guid}")
-            out.append(f'Hca 1 "{nid}" # "{d.name} {h}"')
+            out.append(f'Hca 1 "{nid}" # "{host_nodedesc(d.name, h)}"')
             out += [
                 f'[{p}] "{r}"[{rp}] # lid 0 lmc 0 "" lid 0 {rate}'
                 for p, r, rp, rate in sorted(ports.get(nid, []))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import time
 from collections.abc import Callable, Iterable
@@ -27,6 +26,7 @@ import yaml
 
 from fabric_stack.artifacts import infiniband, opensm
 from fabric_stack.artifacts._base import RenderContext
+from fabric_stack.naming.nodedesc import mf0_host
 from fabric_stack.topology.build import FabricTopology
 from fabric_stack.twin import ibnet
 from fabric_stack.twin.model import Process, TwinState, Wiring
@@ -385,8 +385,7 @@ def compare_links(fab: ibnet.Fabric, planned: Wiring) -> dict[str, Any]:
     def end_name(guid: str, port: int) -> str:
         desc = fab.desc.get(guid, guid)
         if fab.kind.get(guid) == "Switch":
-            m = re.match(r"^MF0;([^:]+):", desc)
-            return f"{m.group(1) if m else desc}:{port}"
+            return f"{mf0_host(desc) or desc}:{port}"
         return desc.replace(" ", ":", 1)
 
     seen = {frozenset((end_name(g, p), end_name(rg, rp))) for (g, p), (rg, rp) in fab.peer.items()}

@@ -19,8 +19,8 @@ between SUs once leaves are routed):
   (``networks.compute.subnet`` split per rail/plane) is cut into one block per
   SU; the leaf takes the first address, server *k* of the leaf the next. One
   connected route per leaf is advertised, which is what NVIDIA Spectrum-X and
-  the Juniper/Arista rail-optimised reference designs describe (see README
-  "RoCE underlay" for the cited pages). ``p2p31`` gives every host port a /31
+  the Juniper/Arista rail-optimised reference designs describe (see docs/underlay.md
+  for the cited pages). ``p2p31`` gives every host port a /31
   from the same block (leaf even, host odd) and the leaf advertises the block.
 
 Every pool overflow is a :class:`~fabric_stack.errors.SpecError` naming the field.

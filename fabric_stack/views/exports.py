@@ -111,9 +111,6 @@ AVD_COLUMNS: tuple[str, ...] = (
 )
 """Columns of the Arista AVD-style topology CSV."""
 
-IB_SYSTEM_TYPES: dict[str, str] = {"qm9700": "MQM9700", "q3400": "Q3400"}
-"""ibdm system type (IBNL name) per catalog switch; others get ``SW_<radix>``."""
-
 _IB_LANE_GBPS: dict[str, int] = {"HDR": 50, "NDR": 100, "NDR200": 100, "XDR": 200}
 
 
@@ -245,9 +242,9 @@ def ib_width(topo: FabricTopology) -> str:
 
 
 def ib_system_type(topo: FabricTopology) -> str:
-    """ibdm system type of the fabric switches (``MQM9700`` for a QM9700)."""
-    model = topo.plan.switch_model
-    return IB_SYSTEM_TYPES.get(model.key, f"SW_{topo.plan.radix}")
+    """ibdm system type of the fabric switches: the switch model record's ``ib_system_type``
+    (``MQM9700`` for a QM9700), ``SW_<radix>`` for a model without one (generic switches)."""
+    return topo.plan.switch_model.ib_system_type or f"SW_{topo.plan.radix}"
 
 
 def topo_file(topo: FabricTopology) -> str:

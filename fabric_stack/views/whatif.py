@@ -38,7 +38,7 @@ def _pct(x: float) -> str:
 
 
 def whatif_json(r: WhatIfResult) -> dict[str, Any]:
-    """The stable JSON shape (README: failed, bisection_tbps, isolated, ecmp, …)."""
+    """The stable JSON shape (docs/whatif-estimate.md: failed, bisection_tbps, ecmp, …)."""
     return r.model_dump(mode="json")
 
 

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
-from fabric_stack.artifacts import TARGETS, applies, render_artifacts
+from fabric_stack.artifacts import (
+    TARGETS,
+    Target,
+    TargetMismatchError,
+    applies,
+    render_artifacts,
+    skip_reason,
+    skipped_targets,
+    targets_table,
+)
 from fabric_stack.cli import main
+from fabric_stack.policy.applicability import Applicability
 from tests.golden_artifacts import VARIANTS, context, seed_artifacts, seed_context
 
 ROCE = ["--fabric", "roce", "--switch", "sn5600"]
@@ -190,6 +202,118 @@ def test_help_teaches() -> None:
     assert "fabric-stack render all --out build/" in result.output
     top = CliRunner().invoke(main, ["--help"])
     assert "render" in top.output
+
+
+def _help_list(output: str, heading: str) -> list[tuple[str, str]]:
+    """(name, applies-to text) of each entry listed under ``heading`` in a --help text."""
+    lines = output.splitlines()
+    start = lines.index(f"  {heading}") + 1
+    out: list[tuple[str, str]] = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        if re.match(r"^    [a-z0-9-]+ ", line):
+            out.append((line.split()[0], ""))
+        elif "applies to: " in line:
+            out[-1] = (out[-1][0], line.split("applies to: ", 1)[1])
+    return out
+
+
+def test_help_lists_the_registry_and_the_real_pdf_path() -> None:
+    wide = {"terminal_width": 200, "max_content_width": 200}  # no line wrapped
+    result = CliRunner().invoke(main, ["render", "--help"], **wide)
+    assert result.exit_code == 0
+    listed = _help_list(result.output, "Targets:")
+    assert listed == [
+        *((name, t.applies.describe()) for name, t in TARGETS.items()),
+        ("all", ""),
+    ]
+    assert "make pdf" not in result.output  # no such Makefile target: --pdf prints it
+    assert "--pdf" in result.output and "scripts/pdf-deps.sh" in result.output
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
+    assert not re.search(r"^pdf:", makefile, re.M)
+
+
+def test_all_names_each_skipped_target_on_stderr(tmp_path: Path) -> None:
+    code, out, err = _run("all", "--out", str(tmp_path / "ib"), "--format", "json")
+    assert code == 0, err
+    assert {r["target"] for r in json.loads(out)} == {"infiniband", "nccl", "kubernetes", "report"}
+    routed = "an InfiniBand fabric has no IP underlay"
+    assert err.splitlines() == [
+        "render all: skipped roce-qos: the plan's fabric is infiniband, not RoCEv2",
+        "render all: skipped cumulus: the plan's fabric is infiniband, not RoCEv2",
+        f"render all: skipped frr: {routed}",
+        f"render all: skipped sonic: {routed}",
+        f"render all: skipped hosts: {routed}",
+    ]
+    code, out, err = _run(
+        "all", "--fabric", "roce", "--switch", "generic-64x400", "--out", str(tmp_path / "g")
+    )
+    assert code == 0, err
+    assert err.splitlines() == [
+        "render all: skipped cumulus: the compute switches (Generic 64 × 400G switch) do not "
+        "run Cumulus Linux",
+        "render all: skipped sonic: no SONiC lane table for Generic 64 × 400G switch",
+        "render all: skipped infiniband: the plan's fabric is roce; subnet managers, "
+        "partitions and .topo are InfiniBand only",
+    ]
+    code, _, err = _run("nccl", "--out", str(tmp_path / "n"))
+    assert code == 0 and err == ""  # a single target: nothing skipped
+
+
+APPLICABILITY_SPECS = {
+    "infiniband": {},
+    "roce": {"fabric": "roce", "switch": "sn5600"},
+    "ethernet": {"fabric": "ethernet", "switch": "sn5600"},
+    "roce-generic": {"fabric": "roce", "switch": "generic-64x400"},
+    "ethernet-generic": {"fabric": "ethernet", "switch": "generic-64x400"},
+    "ib-generic": {"switch": "generic-64x400"},
+}
+
+
+@pytest.mark.parametrize("spec", list(APPLICABILITY_SPECS))
+def test_applicability_is_exactly_what_each_renderer_accepts(spec: str) -> None:
+    ctx = context(APPLICABILITY_SPECS[spec])
+    for name, target in TARGETS.items():
+        reason = skip_reason(name, ctx)
+        if reason is None:
+            assert target.render(ctx), name
+            continue
+        with pytest.raises(TargetMismatchError) as exc:
+            target.render(ctx)
+        assert reason in str(exc.value), (name, reason, str(exc.value))
+    assert [n for n, _ in skipped_targets(ctx)] == [n for n in TARGETS if not applies(n, ctx)]
+
+
+def test_every_target_states_its_applicability_and_files() -> None:
+    field = next(f for f in dataclasses.fields(Target) if f.name == "applies")
+    assert field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+    for name, target in TARGETS.items():
+        assert isinstance(target.applies, Applicability), name
+    # Every file a target renders matches one of the patterns it declares (and each is used).
+    used: dict[str, set[str]] = {name: set() for name in TARGETS}
+    for variant in VARIANTS:
+        for path in seed_artifacts(variant):
+            target = path.split("/", 1)[0]
+            hits = [w for w in TARGETS[target].writes if _pattern(w).fullmatch(path)]
+            assert hits, f"{path} matches no pattern of {target}: {TARGETS[target].writes}"
+            used[target].update(hits)
+    for name, target in TARGETS.items():
+        assert used[name] == set(target.writes), name
+
+
+def _pattern(glob: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"<[a-z]+>", "[^/]+", re.escape(glob).replace(r"\<", "<")))
+
+
+def test_targets_table_lists_the_registry() -> None:
+    lines = targets_table().splitlines()
+    assert lines[0] == "| target | what | files | applies to |"
+    rows = [line.split(" | ") for line in lines[2:]]
+    assert [r[0].removeprefix("| ") for r in rows] == [f"`{n}`" for n in TARGETS]
+    assert [r[-1].removesuffix(" |") for r in rows] == [
+        t.applies.describe() for t in TARGETS.values()
+    ]
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

@@ -20,7 +20,11 @@ import pytest
 from fabric_stack.artifacts import TargetMismatchError, render_artifacts, sonic
 from fabric_stack.drift.plan import PortScheme
 from fabric_stack.drift.ports import port_number
+from fabric_stack.hardware.switches import CATALOG
 from tests.golden_artifacts import context, seed_context
+
+SN5600_LANES = 8
+"""SerDes lanes per SN5600 cage in SONiC's port_config.ini (O128: Ethernet0, 4, 8 … 508)."""
 
 IP4 = r"\d{1,3}(\.\d{1,3}){3}"
 PORT = r"Ethernet\d+"
@@ -183,13 +187,15 @@ def test_every_config_db_follows_the_schema(variant: str) -> None:
 
 
 def test_port_names_and_lanes_are_sonics_and_drift_reads_them_back() -> None:
+    sn5600 = CATALOG["sn5600"].sonic
+    assert sn5600 is not None and sn5600.lanes_per_cage == SN5600_LANES
     ctx = seed_context("roce-2su")
     scheme = PortScheme("sonic", ctx.plan.ports_per_cage, radix=128, cages=64, model="sn5600")
     dbs = _dbs(ctx)
     for name, ports in ctx.compute_ports.items():
         db_ports = dbs[name]["PORT"]
         for num, label, _ in ports:
-            sname, _, alias = sonic.sonic_port("sn5600", num, 2)
+            sname, _, alias = sonic.sonic_port(SN5600_LANES, num, 2)
             first = int(sname.removeprefix("Ethernet"))
             # port_config.ini (O128): EthernetN has lanes N..N+3, alias etp<cage><a|b>.
             assert db_ports[sname]["lanes"] == ",".join(str(first + i) for i in range(4))
@@ -197,8 +203,8 @@ def test_port_names_and_lanes_are_sonics_and_drift_reads_them_back() -> None:
             assert db_ports[sname]["description"].startswith(f"{label} to ")
             assert port_number(sname, scheme) == num == port_number(alias, scheme)
             assert db_ports[sname]["speed"] == "400000"
-    assert sonic.sonic_port("sn5600", 47, 2) == ("Ethernet184", "184,185,186,187", "etp24a")
-    assert sonic.sonic_port("sn5600", 128, 2)[0] == "Ethernet508"
+    assert sonic.sonic_port(SN5600_LANES, 47, 2) == ("Ethernet184", "184,185,186,187", "etp24a")
+    assert sonic.sonic_port(SN5600_LANES, 128, 2)[0] == "Ethernet508"
 
 
 def test_underlay_and_qos_values_come_from_the_plan() -> None:
@@ -257,7 +263,7 @@ def test_p2p31_fabric_and_hosts() -> None:
     for h in u.hosts_of("su1-r1-leaf"):
         num = port_number(h.leaf_port, scheme)  # swp1s0 → 1
         assert num is not None
-        assert f"{sonic.sonic_port('sn5600', num, 2)[0]}|{h.gateway}/31" in leaf["INTERFACE"]
+        assert f"{sonic.sonic_port(SN5600_LANES, num, 2)[0]}|{h.gateway}/31" in leaf["INTERFACE"]
     spine = dbs["spine-01"]
     assert all(r["pfc_enable"] == "" for r in spine["PORT_QOS_MAP"].values())
     assert not any(r["profile"] == "NULL" for r in spine["BUFFER_PG"].values())

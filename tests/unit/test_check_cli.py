@@ -173,3 +173,22 @@ def test_help_teaches() -> None:
     assert r.exit_code == 0
     assert "fabric-stack check --stack prod --format markdown" in r.stdout
     assert "1 a mandatory rule is" in r.stdout
+
+
+def test_help_lists_every_rule_from_the_registry() -> None:
+    from fabric_stack.policy import RULES
+    from fabric_stack.views.registry_tables import rules_table
+
+    wide = {"terminal_width": 200, "max_content_width": 200}  # no line wrapped
+    r = CliRunner().invoke(main, ["check", "--help"], env=ENV, **wide)
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    start = lines.index("  Rules:") + 1
+    block = lines[start : lines.index("", start)]
+    pairs = zip(block[::2], block[1::2], strict=True)
+    listed = [(a.split()[0], b.split("applies to: ", 1)[1]) for a, b in pairs]
+    assert listed == [(rid, rule.applies.describe()) for rid, rule in RULES.items()]
+    table = rules_table().splitlines()
+    assert [row.split(" | ")[0].removeprefix("| ") for row in table[2:]] == [
+        f"`{rid}`" for rid in RULES
+    ]

@@ -23,6 +23,7 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from fabric_stack.hardware.switches import CATALOG
 from tests.contract import run_checked as _run_checked
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
@@ -59,9 +60,10 @@ INTS = st.sampled_from(
 )  # fmt: skip
 TEXT = st.text(max_size=12) | st.sampled_from(["", "1:1", "2:1", "64:1", "0:1", "3:4", "\x00"])
 SWITCHES = st.sampled_from(
-    ["qm9700", "q3400", "sn5600", "sn2201", "generic-64x400", "generic-1024x400",
-     "generic-3x1", "generic-99999999x1", "QM9700", "", "nope"]
+    [*CATALOG, "generic-64x400", "generic-1024x400", "generic-3x1", "generic-99999999x1",
+     "QM9700", "", "nope"]
 )  # fmt: skip
+"""Every catalog model (from the registry), then generic, bad and odd spellings."""
 SPEC_FLAGS = st.lists(
     st.one_of(
         st.tuples(st.sampled_from(["--gpus", "--gpus-per-node", "--rails", "--su-nodes"]), INTS),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -492,6 +493,15 @@ def test_one_rule_per_module_named_after_its_id() -> None:
     for module in registry.RULE_MODULES:
         rule = module.RULE
         assert module.__name__.rsplit(".", 1)[1] == rule.id.replace("-", "_")
+        # The id is written once per module: RULE.id, every Violation.rule, the registry key.
+        assert rule.id == module.RULE_ID
+        source = Path(module.__file__ or "").read_text(encoding="utf-8")
+        literals = [
+            n.lineno
+            for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.Constant) and n.value == rule.id
+        ]
+        assert len(literals) == 1, f"{rule.id}: spelled out on lines {literals}, use RULE_ID"
         # The config file model and the pack derive from the registry.
         assert rule.id in PolicyConfig.model_json_schema(by_alias=True)["properties"]
     assert list(RULES) == [m.RULE.id for m in registry.RULE_MODULES]

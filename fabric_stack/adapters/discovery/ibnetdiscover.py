@@ -8,25 +8,14 @@ One block per node: ``vendid=``/``devid=``/``sysimgguid=``/``switchguid=``,
     Ca      1 "H-0c42a10300a1b2c4"  # "su1-node01 mlx5_0"
     [1](c42a10300a1b2c4)  "S-fc6a1c0300e4a1c0"[1]  # lid 17 lmc 0 "MF0;su1-r1-leaf:…" lid 1 4xNDR
 
-**Identity is the node GUID**, never the description: 89 HCAs that all say
-``MT25408 ConnectX Mellanox Technologies`` are 89 devices. A node is named,
-in order, by the node-name map, by its NodeDescription when that names a
-host (:mod:`.nodedesc`: ``host mlx5_N``, ``host HCA-N``, ``MF0;host:MODEL/Un``)
-or is unique in the dump, and otherwise by ``<description> <guid>``.
-
-**Multi-chip systems.** Switch nodes that share a system image GUID are one
-device (a Quantum-X800 Q3400 reports each of its four ASICs as its own
-switch, ``…Q3400_RA/U1`` … ``/U4``; a director chassis its line and spine
-chips). Their ports are chip-qualified (``U2/149``), links between two chips
-of one system are internal and skipped, and the per-chip links of one cable
-(the same port number on every chip, to the same far end) are folded into
-one link whose width is the sum of the chips' widths. The Q3400 facts this
-relies on are UNVERIFIED (see :data:`Q3400_LAYOUT`).
-
-**Kinds.** ``Switch`` nodes are switches, ``Rt`` nodes routers, a CA whose
-description says ``Aggregation Node`` a SHARP aggregation node; only other
-CAs are servers. A router or aggregation node sharing the system image GUID
-of a switch is part of that switch (its link is internal).
+**Naming and multi-chip systems** are :mod:`fabric_stack.naming.ib_nodes` (shared with
+the twin): identity is the node GUID, never the description; a node is named by the
+node-name map, by its NodeDescription when that names a host or is unique in the dump,
+else ``<description> <guid>``. Switch nodes that share a system image GUID are one
+device (a Quantum-X800 Q3400 reports each of its four ASICs as a switch), with
+chip-qualified ports (``U2/149``); links between its chips are internal and skipped,
+and the per-chip links of one cable fold into one link whose width is the sum of the
+chips' widths. The Q3400 facts this relies on are UNVERIFIED (see :data:`Q3400_LAYOUT`).
 
 **Variants accepted**: plain and ``-g`` output (``Chassis N (guid …)``,
 ``Non-Chassis Nodes``, ``# Spine Nodes``, ``[ext N]`` port suffixes); stray
@@ -40,16 +29,24 @@ a block of its own means the dump was cut short.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fabric_stack.adapters.discovery._common import Progress, read_text
 from fabric_stack.drift.identity import normalize_guid
-from fabric_stack.drift.model import DeviceSeen, Endpoint, ObservedLink, PortType, Snapshot
+from fabric_stack.drift.model import DeviceSeen, Endpoint, ObservedLink, Snapshot
 from fabric_stack.drift.speeds import LANE_GBPS, ib_speed
 from fabric_stack.errors import InputFileError
+from fabric_stack.naming.ib_nodes import (
+    IbNode,
+    NodeName,
+    cable_key,
+    folded_port_label,
+    folded_rate,
+    internal_link,
+    name_nodes,
+    port_label,
+)
 from fabric_stack.naming.nodedesc import parse_nodedesc
 
 __all__ = ["LANE_GBPS", "Q3400_LAYOUT", "IbnetdiscoverReader", "load_node_name_map"]
@@ -114,26 +111,6 @@ def load_node_name_map(path: str | Path) -> dict[str, str]:
     return out
 
 
-@dataclass(slots=True)
-class _Node:
-    kind: str
-    guid: str
-    desc: str
-    line: int
-    sysimg: str = ""
-
-
-@dataclass(slots=True)
-class _End:
-    """How one node's ports are named: device, kind, chip label (multi-chip), HCA name."""
-
-    device: str
-    kind: str
-    chip: str = ""
-    hca: str = ""
-    system: str = ""
-
-
 def _rate_of(groups: tuple[str, str] | None) -> tuple[str | None, str | None, Any]:
     """(width, rate, Gb/s) from the ``(width, speed name)`` of a trailing ``4xNDR``."""
     if groups is None:
@@ -144,14 +121,14 @@ def _rate_of(groups: tuple[str, str] | None) -> tuple[str | None, str | None, An
 
 def _parse_lines(
     path: str, text: str, progress: Progress | None
-) -> tuple[dict[str, _Node], list[tuple[Any, ...]], dict[str, tuple[int, str]], list[str]]:
+) -> tuple[dict[str, IbNode], list[tuple[Any, ...]], dict[str, tuple[int, str]], list[str]]:
     """Nodes by GUID, port lines as (guid, port, rguid, rport, rate, line), the first
     reference of each remote GUID (to name a truncated dump), and skipped-line warnings."""
     lines = text.split("\n")
     step = 1 << 16  # progress in steps of ~64k lines, sized in bytes
     step_bytes = len(text) * step // max(1, len(lines))
     reported = 0
-    nodes: dict[str, _Node] = {}
+    nodes: dict[str, IbNode] = {}
     ports: list[tuple[Any, ...]] = []
     referenced: dict[str, tuple[int, str]] = {}
     warnings: list[str] = []
@@ -202,7 +179,7 @@ def _parse_lines(
         m = _NODE.match(s)
         if m:
             cur = normalize_guid(m.group(4))
-            nodes[cur] = _Node(m.group(1), cur, m.group(5) or "", lineno, sysimg)
+            nodes[cur] = IbNode(m.group(1), cur, m.group(5) or "", lineno, sysimg)
             sysimg = ""
             continue
         if _STDERR.match(s):
@@ -220,7 +197,7 @@ def _parse_lines(
 
 
 def _check_complete(
-    path: str, nodes: dict[str, _Node], referenced: dict[str, tuple[int, str]]
+    path: str, nodes: dict[str, IbNode], referenced: dict[str, tuple[int, str]]
 ) -> None:
     if not nodes:
         raise InputFileError(
@@ -238,95 +215,10 @@ def _check_complete(
             )
 
 
-def _name_nodes(
-    nodes: dict[str, _Node], names: dict[str, str], forced: frozenset[str] = frozenset()
-) -> dict[str, _End]:
-    """Each node's device name, kind, chip label and HCA (see the module docstring).
-
-    A GUID in ``forced`` (a names file) names its host even when the NodeDesc names one.
-    """
-    desc_count = Counter(n.desc for n in nodes.values())
-    switch_systems: dict[str, list[_Node]] = {}
-    for n in nodes.values():
-        if n.kind == "Switch" and n.sysimg:
-            switch_systems.setdefault(n.sysimg, []).append(n)
-    ends: dict[str, _End] = {}
-    for system, chips in switch_systems.items():
-        if len(chips) > 1:
-            _name_system(system, chips, names, ends)
-    for n in nodes.values():
-        if n.guid in ends:
-            continue
-        own = parse_nodedesc(n.desc)
-        mapped = names.get(n.guid)
-        parsed = own if mapped is None or mapped == n.desc else parse_nodedesc(mapped)
-        inside = n.kind != "Switch" and n.sysimg in switch_systems
-        if n.kind == "Switch":
-            device = names.get(n.guid) or own.host or _unique(n, desc_count)
-            ends[n.guid] = _End(device, "switch", system=n.sysimg)
-        elif n.kind == "Rt" or own.router:
-            ends[n.guid] = _End(
-                names.get(n.guid) or _unique(n, desc_count),
-                "router",
-                system=n.sysimg if inside else "",
-            )
-        elif own.aggregation:
-            ends[n.guid] = _End(
-                names.get(n.guid) or _unique(n, desc_count),
-                "aggregation_node",
-                system=n.sysimg if inside else "",
-            )
-        else:
-            host = (
-                names[n.guid]
-                if n.guid in forced
-                else parsed.host or names.get(n.guid) or _unique(n, desc_count)
-            )
-            ends[n.guid] = _End(host, "server", hca=parsed.hca or own.hca)
-    # A router or aggregation node inside a multi-chip switch system takes the system's name.
-    for n in nodes.values():
-        e = ends[n.guid]
-        if e.system and e.kind != "switch":
-            chips = switch_systems[e.system]
-            owner = ends[chips[0].guid]
-            e.device, e.chip = owner.device, f"{e.kind}"
-    return ends
-
-
-def _name_system(
-    system: str, chips: list[_Node], names: dict[str, str], ends: dict[str, _End]
-) -> None:
-    """Name the chips of one multi-chip switch system (one device, chip-qualified ports)."""
-    chips.sort(key=lambda c: (parse_nodedesc(c.desc).chip or 1 << 20, c.guid))
-    first = chips[0]
-    device = re.sub(r"/U\d+$", "", names.get(first.guid, "")) or parse_nodedesc(first.desc).host
-    if not device:
-        device = f"{first.desc} {system}".strip()
-    for c in chips:
-        chip = parse_nodedesc(c.desc).chip
-        label = f"U{chip}" if chip else f"c{c.guid[-4:]}"
-        ends[c.guid] = _End(device, "switch", chip=label, system=system)
-
-
-def _unique(n: _Node, desc_count: Counter[str]) -> str:
-    """The description when only this node has it, else ``<description> <guid>``."""
-    desc = n.desc.strip()
-    if desc and desc_count[n.desc] == 1:
-        return desc
-    return f"{desc} {n.guid}".strip()
-
-
-def _endpoint(e: _End, port: int) -> Endpoint:
+def _endpoint(e: NodeName, port: int) -> Endpoint:
     """One end of a link as the reader reports it (numbers for switches, HCA names for hosts)."""
-    ptype: PortType
-    if e.kind == "switch":
-        if e.chip:
-            return Endpoint(e.device, f"{e.chip}/{port}", "number")
-        return Endpoint(e.device, str(port), "number")
-    if e.kind == "server" and e.hca:
-        return Endpoint(e.device, e.hca if port == 1 else f"{e.hca}/{port}")
-    ptype = "unresolved"
-    return Endpoint(e.device, f"port{port}", ptype)
+    label, kind = port_label(e, port)
+    return Endpoint(e.device, label, kind)
 
 
 class IbnetdiscoverReader:
@@ -363,7 +255,7 @@ class IbnetdiscoverReader:
         names.update(self.guid_names)
         nodes, ports, referenced, warnings = _parse_lines(path, self._read(), self.progress)
         _check_complete(path, nodes, referenced)
-        ends = _name_nodes(nodes, names, frozenset(self.guid_names))
+        ends = name_nodes(nodes, names, self.guid_names)
         snap = Snapshot(
             source=self.source, origin=path, networks=frozenset({"compute"}), one_plane=True
         )
@@ -379,7 +271,9 @@ class IbnetdiscoverReader:
         self._devices(snap, nodes, ends, names)
         return snap
 
-    def _links(self, snap: Snapshot, ports: list[tuple[Any, ...]], ends: dict[str, _End]) -> int:
+    def _links(
+        self, snap: Snapshot, ports: list[tuple[Any, ...]], ends: dict[str, NodeName]
+    ) -> int:
         """Append one link per cable (printed from both ends); fold per-chip links. Returns
         the number of internal links skipped."""
         path = str(self.path)
@@ -404,14 +298,12 @@ class IbnetdiscoverReader:
                 rate = rates[rate_groups] = _rate_of(rate_groups)
             ea, eb = ends[guid], ends[rguid]
             if chips and (guid in chips or rguid in chips):
-                if ea.system and ea.system == eb.system and guid != rguid:
-                    internal += 1  # between two ASICs (or a router / SHARP node) of one system
+                if internal_link(ea, eb, guid, rguid):
+                    internal += 1
                     continue
-                pa, pb = (0 if ea.hca else port), (0 if eb.hca else rport)
-                fold = (ea.device, pa, ea.hca, eb.device, pb, eb.hca)
-                if ea.device > eb.device:
-                    fold = (eb.device, pb, eb.hca, ea.device, pa, ea.hca)
-                multi.setdefault(fold, []).append((ea, port, eb, rport, rate, lineno))
+                multi.setdefault(cable_key(ea, port, eb, rport), []).append(
+                    (ea, port, eb, rport, rate, lineno)
+                )
                 continue
             # The common case, inlined: a plain switch port number or an HCA name.
             if ea.kind == "switch":
@@ -434,7 +326,11 @@ class IbnetdiscoverReader:
         return internal
 
     def _devices(
-        self, snap: Snapshot, nodes: dict[str, _Node], ends: dict[str, _End], names: dict[str, str]
+        self,
+        snap: Snapshot,
+        nodes: dict[str, IbNode],
+        ends: dict[str, NodeName],
+        names: dict[str, str],
     ) -> None:
         """One DeviceSeen per device (internal routers / aggregation nodes excluded), with
         a switch's GUID, and the GUID the map expects when the switch was replaced."""
@@ -473,28 +369,18 @@ def _fold(group: list[tuple[Any, ...]], path: str) -> ObservedLink:
         return ObservedLink(
             a, b, speed_gbps=rate[2], width=rate[0], rate=rate[1], where=f"{path}:{lineno}"
         )
-    lanes = 0
-    name = ""
-    for _, _, _, _, r, _ in group:
-        if r[1] is None:
-            lanes, name = 0, ""
-            break
-        w, _, n = r[1].partition("x")
-        lanes += int(w)
-        name = n if not name or name == n else "mixed"
-    rate_s = f"{lanes}x{name}" if lanes and name != "mixed" else None
+    rate_s = folded_rate(r[1] for _, _, _, _, r, _ in group)
     speed = ib_speed(rate_s) if rate_s else None
 
-    def end(e: _End, p: int) -> Endpoint:
-        if e.kind == "switch":
-            return Endpoint(e.device, str(p), "number")
-        return Endpoint(e.device, e.hca or f"port{p}", "name" if e.hca else "unresolved")
+    def end(e: NodeName, p: int) -> Endpoint:
+        label, kind = folded_port_label(e, p)
+        return Endpoint(e.device, label, kind)
 
     return ObservedLink(
         end(ea, port),
         end(eb, rport),
         speed_gbps=speed,
-        width=f"{lanes}x" if rate_s else None,
+        width=rate_s[: rate_s.index("x") + 1] if rate_s else None,
         rate=rate_s,
         where=f"{path}:{lineno}",
         attrs={"chips": ",".join(chips), "chip_links": len(group)},

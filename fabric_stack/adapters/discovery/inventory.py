@@ -71,7 +71,7 @@ class InventoryReader:
         if not isinstance(self.store, str):
             return self.store
         try:
-            from fabric_stack.adapters.inventory.readonly import open_read_only
+            from fabric_stack.adapters.inventory.connect import open_read_only
         except ImportError:
             raise InventoryError(
                 f"{self.store}: the inventory store (fabric_stack.adapters.inventory) "

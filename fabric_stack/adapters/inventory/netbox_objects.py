@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient, split_netbox_url
-from fabric_stack.adapters.inventory.store import InventoryStore
+from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.errors import InventoryError
+from fabric_stack.hardware.switches import CATALOG, NetBoxDeviceType, lookup_switch
 
 TAG = "fabric-stack"
 TEXT_FIELDS = ("fabric_stack", "fabric_kind", "fabric_name", "fabric_bundle")
@@ -51,31 +52,30 @@ IF_TYPE = {
 # The plan's cable medium → NetBox cable type.
 CABLE_TYPE = {"mmf": "mmf", "smf": "smf", "copper": "dac-passive"}
 
-# The catalog's switches as the community device-type library names them (manufacturer, model,
-# slug, part number), so a NetBox that imported the library's types uses those very device
-# types, and one that did not gets types the library import later recognises by slug. Source:
-# github.com/netbox-community/devicetype-library, device-types/Nvidia/{QM9700,Q3400-RA,SN5600,
-# SN2201}.yaml (read 2026-11-30; SN2201 keeps its older slug mellanox-sn2201). Heights agree
-# with the catalog. The library's interface templates (QM9700 "P0.0", SN5600 "swp1", Q3400
-# "sw1p1") are not applied: interfaces are named as the plan names the ports.
-LIBRARY_TYPES = {
-    "qm9700": ("Nvidia", "QM9700", "nvidia-qm9700", ""),
-    "q3400": ("Nvidia", "Q3400-RA", "nvidia-q3400-ra", "920-9B36F-00RX-8S0"),
-    "sn5600": ("Nvidia", "SN5600", "nvidia-sn5600", ""),
-    "sn2201": ("Nvidia", "SN2201", "mellanox-sn2201", ""),
-}
+
+def library_type(model: str) -> NetBoxDeviceType | None:
+    """The community-library device type of catalog key ``model`` (None: not a catalog model,
+    or one the library lacks), from the switch model's record
+    (:attr:`~fabric_stack.hardware.switches.SwitchModel.netbox_device_type`, with its source).
+
+    A NetBox that imported the library's types then uses those very device types, and one
+    that did not gets types the library import later recognises by slug.
+    """
+    record = CATALOG.get(model.strip().lower())
+    return record.netbox_device_type if record is not None else None
 
 
 def type_slug(model: str) -> str:
     """NetBox device-type slug of a catalog key: the library's where it has the model."""
-    lib = LIBRARY_TYPES.get(model.strip().lower())
-    return lib[2] if lib else slug(model)
+    lib = library_type(model)
+    return lib.slug if lib else slug(model)
 
 
 def model_of(type_slug_: str) -> str:
     """The catalog key of a device-type slug (the slug itself when no catalog model has it)."""
-    for key, lib in LIBRARY_TYPES.items():
-        if lib[2] == type_slug_:
+    for key, record in CATALOG.items():
+        lib = record.netbox_device_type
+        if lib is not None and lib.slug == type_slug_:
             return key
     return type_slug_
 
@@ -184,13 +184,12 @@ class NetBoxObjects(InventoryStore):
 
     def _device_type(self, model: str) -> int:
         """Device type of a switch catalog key, a server, or a not-yet-known endpoint."""
-        from fabric_stack.hardware.switches import lookup_switch
-
         part = ""
+        lib = library_type(model)
         if model in ("gpu-server", "endpoint"):
             vendor, name, height = "Generic", f"fabric-stack {model}", 0
-        elif model.strip().lower() in LIBRARY_TYPES:
-            vendor, name, _, part = LIBRARY_TYPES[model.strip().lower()]
+        elif lib is not None:
+            vendor, name, part = lib.manufacturer, lib.model, lib.part_number
             height = lookup_switch(model).rack_units
         else:
             sw = lookup_switch(model)

@@ -16,15 +16,16 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
-from fabric_stack.adapters.inventory.store import InventoryStore, open_store, sqlite_path
+from fabric_stack.adapters.inventory.store import SqlStore, sqlite_path
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url
 
 TABLE = "fabric_inventory"
 
 
-class ReadOnlyStore(InventoryStore):
-    """An :class:`InventoryStore` that refuses to create, migrate or write anything."""
+class ReadOnlyStore(SqlStore):
+    """An SQL store that refuses to create, migrate or write anything (opened by
+    :func:`fabric_stack.adapters.inventory.connect.open_read_only`)."""
 
     @contextmanager
     def _conn(self) -> Iterator[Any]:
@@ -81,14 +82,4 @@ class ReadOnlyStore(InventoryStore):
             ) from None
 
 
-def open_read_only(url: str) -> ReadOnlyStore:
-    """Open the inventory at ``url`` for reading only (same URLs as ``open_store``)."""
-    if url.startswith("netbox+"):
-        from fabric_stack.adapters.inventory.netbox_store import open_netbox
-
-        return open_netbox(url)  # type: ignore[return-value]  # reads never write NetBox
-    open_store(url)  # the same URL checks and messages
-    return ReadOnlyStore(url)
-
-
-__all__ = ["ReadOnlyStore", "open_read_only"]
+__all__ = ["ReadOnlyStore"]

@@ -1,4 +1,4 @@
-"""Inventory store: one table of fabric records, typed columns plus JSON props.
+"""The SQL inventory store: one table of fabric records, typed columns plus JSON props.
 
 Layout (both backends)::
 
@@ -15,6 +15,9 @@ first use (:mod:`.schema`).
 
 Connections are opened per call: the Pulumi dynamic providers that use this
 store must stay stateless (they are pickled into every resource's state).
+:class:`SqlStore` is one implementation of
+:class:`~fabric_stack.adapters.inventory.protocol.InventoryStore`; ``open_store``
+(:mod:`.connect`) opens it for ``sqlite:`` and ``postgresql:`` URLs.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.adapters.inventory.schema import migrate
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url
@@ -95,11 +99,11 @@ def _row(
     )
 
 
-class InventoryStore:
+class SqlStore(InventoryStore):
     """Records of one or more stacks in SQLite or PostgreSQL. Every method is one transaction."""
 
     def __init__(self, url: str) -> None:
-        self.url = url
+        super().__init__(url)
         self.dialect = (
             "postgresql" if url.startswith(("postgresql://", "postgres://")) else "sqlite"
         )
@@ -329,16 +333,11 @@ class InventoryStore:
 _URL = re.compile(r"^(sqlite:///|postgres(ql)?://)")
 
 
-def open_store(url: str) -> InventoryStore:
-    """Open the inventory at ``url`` (``sqlite:///path.db``, ``postgresql://…`` or ``netbox+https://…``)."""
-    if url.startswith("netbox+"):
-        from fabric_stack.adapters.inventory.netbox_store import open_netbox
-
-        return open_netbox(url)
+def check_sql_url(url: str) -> None:
+    """InventoryError unless ``url`` names an SQL inventory (or is the path of an SQLite file)."""
     if not url or not (_URL.match(url) or url.endswith((".db", ".sqlite", ".sqlite3"))):
         raise InventoryError(
             f"inventory URL {mask_url(url)!r} is not supported "
             "(use sqlite:///path/to/inventory.db, postgresql://user:pass@host:port/db "
             "or netbox+https://HOST)"
         )
-    return InventoryStore(url)

@@ -9,7 +9,8 @@ export → import → export gives the same file byte for byte::
 An import is one transaction. A row whose key (stack, kind, name) is already
 in the target with the same content is skipped (re-running an import is
 harmless); one with different content is a conflict, and any conflict refuses
-the whole import: nothing is written.
+the whole import: nothing is written. Rows are an SQL inventory's: a NetBox
+inventory is refused with one line (NetBox keeps objects, not rows).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.adapters.inventory.schema import SCHEMA_VERSION, current_version
-from fabric_stack.adapters.inventory.store import _INSERT, InventoryStore
+from fabric_stack.adapters.inventory.store import _INSERT, SqlStore
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
 from fabric_stack.text.redact import mask_url
@@ -33,6 +35,7 @@ __all__ = [
     "import_document",
     "parse_document",
     "schema_version",
+    "sql_store",
 ]
 
 FORMAT = "fabric-stack-inventory"
@@ -49,12 +52,23 @@ class ImportResult:
     stacks: tuple[str, ...]
 
 
+def sql_store(store: InventoryStore) -> SqlStore:
+    """``store`` as the SQL store that holds rows; InventoryError for any other inventory."""
+    if not isinstance(store, SqlStore):
+        raise InventoryError(
+            f"inventory {mask_url(store.url)}: export, import and upgrade work on SQL "
+            "inventories (sqlite:///… or postgresql://…), not on a NetBox inventory"
+        )
+    return store
+
+
 def export_document(store: InventoryStore, stacks: Sequence[str] = ()) -> dict[str, Any]:
     """Every row (of ``stacks``, or all), ordered by stack, kind and name, as a document.
 
     Works on a read-only store and on a database not yet upgraded: a schema 1 row's
     ``created_at`` is its ``updated_at``, as the migration would make it.
     """
+    store = sql_store(store)
     params: list[str] = []
     where = ""
     if stacks:
@@ -152,6 +166,7 @@ def _as_row(rec: Mapping[str, Any]) -> tuple[Any, ...]:
 
 def import_document(store: InventoryStore, records: Sequence[Mapping[str, Any]]) -> ImportResult:
     """Insert ``records`` in one transaction; refuse all of them on any conflicting row."""
+    store = sql_store(store)
     stacks = sorted({str(r["stack"]) for r in records})
     incoming = {tuple(r[k] for k in _KEY): _as_row(r) for r in records}
     with store._conn() as conn:
@@ -189,7 +204,7 @@ def import_document(store: InventoryStore, records: Sequence[Mapping[str, Any]])
 
 
 def _existing_rows(
-    store: InventoryStore, conn: Any, stacks: Sequence[str]
+    store: SqlStore, conn: Any, stacks: Sequence[str]
 ) -> dict[tuple[str, ...], tuple[Any, ...]]:
     if not stacks:
         return {}
@@ -208,5 +223,6 @@ def _existing_rows(
 
 def schema_version(store: InventoryStore) -> int:
     """The schema version of the database behind ``store`` (read-only stores too)."""
+    store = sql_store(store)
     with store._conn() as conn:
         return current_version(conn, store.dialect)

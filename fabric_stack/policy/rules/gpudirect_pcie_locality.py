@@ -16,7 +16,10 @@ from pydantic import Field
 from fabric_stack.intent.model import FabricIntent, RdmaNicIntent
 from fabric_stack.policy._common import cfg_or_default, level_of
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import EVERY_FABRIC, Rule
+
+RULE_ID = "gpudirect-pcie-locality"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class PcieLocalityConfig(RuleConfig):
@@ -46,9 +49,6 @@ def check_pcie_locality(
     yield from _gpus_without_one_nic(intent, pairs.served, lvl)
 
 
-_RID = "gpudirect-pcie-locality"
-
-
 @dataclass
 class _Pairs:
     near: dict[tuple[str, int, str], str] = field(default_factory=dict)
@@ -74,7 +74,7 @@ def _pair_nics(intent: FabricIntent, cfg: PcieLocalityConfig) -> _Pairs:
 
 def _misplaced_nics(pairs: _Pairs, lvl: ViolationLevel) -> Iterator[Violation]:
     """A NIC not on its GPU's PCIe switch (or NUMA node)."""
-    rid, near, bad = _RID, pairs.near, pairs.bad
+    rid, near, bad = RULE_ID, pairs.near, pairs.bad
     for nic, g, gsw, gnuma in bad:
         if gsw != nic.pcie_switch:
             numa = f" (NUMA {gnuma})" if gnuma != nic.numa else ""
@@ -114,7 +114,7 @@ def _gpus_without_one_nic(
     lvl: ViolationLevel,
 ) -> Iterator[Violation]:
     """A GPU served by no NIC, or by more than one, on a plane."""
-    rid = _RID
+    rid = RULE_ID
     if not served:
         return
     gpus = spec_gpus_per_node(intent)
@@ -165,7 +165,7 @@ def spec_gpus_per_node(intent: FabricIntent) -> int:
 
 
 RULE = Rule(
-    id="gpudirect-pcie-locality",
+    id=RULE_ID,
     title="GPUDirect RDMA PCIe locality",
     description=(
         "Every RDMA NIC shares a PCIe switch and NUMA node with each GPU it serves, and "
@@ -175,6 +175,7 @@ RULE = Rule(
     remediation="Fix the node profile's pcie_switches map, or pair each GPU with the NIC "
     "under its own PCIe switch.",
     config_model=PcieLocalityConfig,
+    applies=EVERY_FABRIC,
     check_cross=check_pcie_locality,
     reads=("Fabric", "RdmaNic"),
     config_field="pcie_locality",

@@ -13,8 +13,11 @@ from pydantic import Field
 from fabric_stack.intent.model import FabricIntent, FabricSummary
 from fabric_stack.policy._common import cfg_or_default, level_of, plural
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import Rule, on_fabrics
 from fabric_stack.topology.build import MANAGER_ROLE
+
+RULE_ID = "ib-subnet-manager-redundancy"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class SubnetManagerConfig(RuleConfig):
@@ -25,9 +28,8 @@ class SubnetManagerConfig(RuleConfig):
     )
 
 
-def _ib_applies(intent: FabricIntent) -> str | None:
-    f = intent.summary.fabric
-    return None if f == "infiniband" else f"the compute fabric is {f}, not InfiniBand"
+APPLIES = on_fabrics("infiniband", otherwise="the compute fabric is {fabric}, not InfiniBand")
+"""InfiniBand only: subnet managers exist nowhere else."""
 
 
 def check_ib_subnet_managers(
@@ -37,7 +39,7 @@ def check_ib_subnet_managers(
     subnet managers, and the master's and the standby's cables on different leaves."""
     cfg = cfg_or_default(config, SubnetManagerConfig)
     lvl = level_of(cfg, "mandatory")
-    if lvl is None or _ib_applies(intent):
+    if lvl is None or APPLIES(intent):
         return
     s = intent.summary
     for plane in range(1, max(1, s.planes) + 1):
@@ -83,7 +85,7 @@ def _too_few(
         return
     cabled = "" if s.sm_location == "switch" else " cabled"
     yield Violation(
-        rule="ib-subnet-manager-redundancy",
+        rule=RULE_ID,
         level=lvl,
         kind="Fabric",
         resource=s.name,
@@ -106,7 +108,7 @@ def _same_leaf(
     if not shared:
         return
     yield Violation(
-        rule="ib-subnet-manager-redundancy",
+        rule=RULE_ID,
         level=lvl,
         kind="Fabric",
         resource=s.name,
@@ -121,7 +123,7 @@ def _same_leaf(
 
 
 RULE = Rule(
-    id="ib-subnet-manager-redundancy",
+    id=RULE_ID,
     title="InfiniBand subnet-manager redundancy",
     description=(
         "InfiniBand only, per plane: at least two subnet managers (master + standby), "
@@ -130,9 +132,9 @@ RULE = Rule(
     default_level="mandatory",
     remediation="Run a standby subnet manager (infiniband.subnet_managers ≥ 2).",
     config_model=SubnetManagerConfig,
+    applies=APPLIES,
     check_cross=check_ib_subnet_managers,
     reads=("Fabric", "Switch", "Cable"),
-    applies=_ib_applies,
     config_field="subnet_managers",
     config_description="Redundant InfiniBand subnet managers.",
 )

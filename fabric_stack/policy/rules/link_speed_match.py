@@ -12,7 +12,10 @@ from typing import Any
 from fabric_stack.intent.model import CableIntent, FabricIntent
 from fabric_stack.policy._common import cfg_or_default, level_of
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import EVERY_FABRIC, Rule
+
+RULE_ID = "link-speed-match"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class LinkSpeedConfig(RuleConfig):
@@ -37,7 +40,7 @@ def _speed_cable(c: CableIntent, lvl: ViolationLevel) -> Violation:
     slow = c.a_device if c.a_speed_gbps < c.b_speed_gbps else c.b_device
     slow_port = c.a_port if slow == c.a_device else c.b_port
     return Violation(
-        rule="link-speed-match",
+        rule=RULE_ID,
         level=lvl,
         kind="Cable",
         resource=c.name,
@@ -69,7 +72,7 @@ def link_speed_cross(
         if not leaf or leaf == nic.speed_gbps:
             continue
         yield Violation(
-            rule="link-speed-match",
+            rule=RULE_ID,
             level=lvl,
             kind="RdmaNic",
             resource=nic.name,
@@ -102,7 +105,7 @@ def _nic_over_max(intent: FabricIntent, lvl: ViolationLevel) -> Violation | None
         return None
     model, name = prof.get("nic_model", "NIC"), prof.get("name", "?")
     return Violation(
-        rule="link-speed-match",
+        rule=RULE_ID,
         level=lvl,
         kind="Fabric",
         resource=intent.summary.name,
@@ -118,7 +121,7 @@ def _nic_over_max(intent: FabricIntent, lvl: ViolationLevel) -> Violation | None
 
 
 RULE = Rule(
-    id="link-speed-match",
+    id=RULE_ID,
     title="Link speed match",
     description=(
         "Both ends of every cable run one speed, every RDMA NIC runs its leaf's port speed, "
@@ -127,6 +130,7 @@ RULE = Rule(
     default_level="mandatory",
     remediation="Set the same speed (and split mode) at both ends.",
     config_model=LinkSpeedConfig,
+    applies=EVERY_FABRIC,
     record_kinds=("Cable",),
     check_record=link_speed_records,
     check_cross=link_speed_cross,

@@ -21,7 +21,10 @@ from fabric_stack.policy._common import (
     some,
 )
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import EVERY_FABRIC, Rule
+
+RULE_ID = "network-separation"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class NetworkSeparationConfig(RuleConfig):
@@ -80,12 +83,15 @@ def check_network_separation(
     yield from _nics_off_compute_leaves(scope)
 
 
-_RID = "network-separation"
-
-
 def _shared_vlan_ids(scope: _Scope) -> Iterator[Violation]:
     """1. A VLAN id belongs to one network."""
-    intent, lvl, rid, order, vlan_net = scope.intent, scope.lvl, _RID, scope.order, scope.vlan_net
+    intent, lvl, rid, order, vlan_net = (
+        scope.intent,
+        scope.lvl,
+        RULE_ID,
+        scope.order,
+        scope.vlan_net,
+    )
     by_id: dict[int, list[VlanIntent]] = {}
     for v in intent.vlans:
         if v.vlan:
@@ -120,7 +126,7 @@ def _access_vlans_on_compute(scope: _Scope) -> Iterator[Violation]:
     intent, lvl, rid, compute_sw, reported = (
         scope.intent,
         scope.lvl,
-        _RID,
+        RULE_ID,
         scope.compute_sw,
         scope.reported,
     )
@@ -154,7 +160,7 @@ def _access_vlans_on_compute(scope: _Scope) -> Iterator[Violation]:
 
 def _foreign_networks_on_compute(scope: _Scope) -> Iterator[Violation]:
     """3. Per compute switch: any other network configured on it."""
-    lvl, rid, switches, order = scope.lvl, _RID, scope.switches, scope.order
+    lvl, rid, switches, order = scope.lvl, RULE_ID, scope.switches, scope.order
     compute_list, vlan_net, reported = scope.compute_list, scope.vlan_net, scope.reported
     for name in compute_list:
         sw = switches[name]
@@ -182,7 +188,7 @@ def _foreign_networks_on_compute(scope: _Scope) -> Iterator[Violation]:
 
 def _access_ports_on_compute(scope: _Scope) -> Iterator[Violation]:
     """4. No storage/management port on a compute switch."""
-    intent, lvl, rid, compute_sw = scope.intent, scope.lvl, _RID, scope.compute_sw
+    intent, lvl, rid, compute_sw = scope.intent, scope.lvl, RULE_ID, scope.compute_sw
     for c in intent.cables:
         if c.network == "compute":
             continue
@@ -213,7 +219,7 @@ def _access_ports_on_compute(scope: _Scope) -> Iterator[Violation]:
 
 def _nics_off_compute_leaves(scope: _Scope) -> Iterator[Violation]:
     """5. Compute NICs only on compute leaves."""
-    intent, lvl, rid, switches = scope.intent, scope.lvl, _RID, scope.switches
+    intent, lvl, rid, switches = scope.intent, scope.lvl, RULE_ID, scope.switches
     for nic in intent.nics:
         leaf = switches.get(nic.leaf)
         if leaf is not None and leaf.network == "compute" and leaf.role == "leaf":
@@ -239,7 +245,7 @@ def _nics_off_compute_leaves(scope: _Scope) -> Iterator[Violation]:
 
 
 RULE = Rule(
-    id="network-separation",
+    id=RULE_ID,
     title="Separate compute, storage and management networks",
     description=(
         "Compute, storage, in-band and OOB use distinct switches or VLANs; no VLAN id is "
@@ -250,6 +256,7 @@ RULE = Rule(
     remediation="Give each network its own VLAN id and storage/management their own "
     "switches (networks.<name>.attach: dedicated).",
     config_model=NetworkSeparationConfig,
+    applies=EVERY_FABRIC,
     check_cross=check_network_separation,
     config_field="network_separation",
     config_description="Compute, storage, in-band and OOB kept apart.",

@@ -23,10 +23,13 @@ from fabric_stack.policy._common import (
     ratio_text,
 )
 from fabric_stack.policy.models import RuleConfig, Violation
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import EVERY_FABRIC, Rule
 from fabric_stack.sizing.size import SizingPlan, size_fabric
 from fabric_stack.spec.model import parse_ratio
 from fabric_stack.text.numbers import fmt_num
+
+RULE_ID = "oversubscription-1-to-1"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class OversubscriptionConfig(RuleConfig):
@@ -120,7 +123,7 @@ def check_oversubscription(
     s = intent.summary
     spec = SpecOnce(intent)
     growth = _Growth(intent, spec, allowed)
-    rid = "oversubscription-1-to-1"
+    rid = RULE_ID
     for sw in intent.switches:
         if not is_compute_switch(sw):
             continue
@@ -177,7 +180,7 @@ def check_oversubscription(
 
 
 RULE = Rule(
-    id="oversubscription-1-to-1",
+    id=RULE_ID,
     title="Non-blocking compute fabric",
     description=(
         "Every leaf (and, in three tiers, every spine) has at least as much uplink as "
@@ -188,6 +191,7 @@ RULE = Rule(
     remediation='Re-size at the allowed ratio (oversubscription: "1:1"): more uplinks '
     "per leaf and more spines.",
     config_model=OversubscriptionConfig,
+    applies=EVERY_FABRIC,
     check_cross=check_oversubscription,
     reads=("Fabric", "Switch"),
     config_field="oversubscription",

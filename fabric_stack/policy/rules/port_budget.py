@@ -14,7 +14,10 @@ from pydantic import Field
 from fabric_stack.intent.model import FabricIntent, SwitchIntent
 from fabric_stack.policy._common import cfg_or_default, level_of, plural
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import EVERY_FABRIC, Rule
+
+RULE_ID = "port-budget"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class PortBudgetConfig(RuleConfig):
@@ -44,7 +47,7 @@ def port_budget_records(
 def _port_budget(
     sw: SwitchIntent, cfg: PortBudgetConfig, lvl: ViolationLevel
 ) -> Iterator[Violation]:
-    rid = "port-budget"
+    rid = RULE_ID
     used = sw.ports_down + sw.ports_up
     if sw.radix and used > sw.radix:
         over = used - sw.radix
@@ -89,7 +92,7 @@ def _port_budget(
 
 
 RULE = Rule(
-    id="port-budget",
+    id=RULE_ID,
     title="Port budget",
     description=(
         "On every switch ports_down + ports_up ≤ radix, and each side stays within the "
@@ -98,6 +101,7 @@ RULE = Rule(
     default_level="mandatory",
     remediation="Re-size the fabric instead of over-filling a switch.",
     config_model=PortBudgetConfig,
+    applies=EVERY_FABRIC,
     record_kinds=("Switch",),
     check_record=port_budget_records,
     config_field="port_budget",

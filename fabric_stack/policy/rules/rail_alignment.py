@@ -13,7 +13,10 @@ from fabric_stack.intent.model import FabricIntent, RdmaNicIntent, SwitchIntent
 from fabric_stack.naming.devices import leaf_name
 from fabric_stack.policy._common import cfg_or_default, level_of, parse_leaf_name
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import EVERY_FABRIC, Rule
+
+RULE_ID = "rail-alignment"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class RailAlignmentConfig(RuleConfig):
@@ -26,7 +29,7 @@ def _rail_nic(nic: RdmaNicIntent, lvl: ViolationLevel, rail: int, plane: int) ->
     what = f"rail-{rail}" if plane == nic.plane else f"plane-{plane} rail-{rail}"
     me = f"rail-{nic.rail}" if plane == nic.plane else f"plane-{nic.plane} rail-{nic.rail}"
     return Violation(
-        rule="rail-alignment",
+        rule=RULE_ID,
         level=lvl,
         kind="RdmaNic",
         resource=nic.name,
@@ -68,7 +71,7 @@ def rail_alignment_records(
         if parsed is None or (parsed[2] == sw.rail and (not sw.plane or parsed[0] == sw.plane)):
             continue
         yield Violation(
-            rule="rail-alignment",
+            rule=RULE_ID,
             level=lvl,
             kind="Switch",
             resource=sw.name,
@@ -105,12 +108,13 @@ def rail_alignment_cross(
 
 
 RULE = Rule(
-    id="rail-alignment",
+    id=RULE_ID,
     title="Rail alignment",
     description="A rail-r RDMA NIC is cabled to its SU's rail-r leaf (of its plane).",
     default_level="mandatory",
     remediation="Re-cable the NIC to the leaf of its rail.",
     config_model=RailAlignmentConfig,
+    applies=EVERY_FABRIC,
     record_kinds=("RdmaNic", "Switch"),
     check_record=rail_alignment_records,
     check_cross=rail_alignment_cross,

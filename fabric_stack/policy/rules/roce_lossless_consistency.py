@@ -18,7 +18,10 @@ from pydantic import Field
 from fabric_stack.intent.model import FabricIntent, SwitchIntent
 from fabric_stack.policy._common import cfg_or_default, is_compute_switch, level_of
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import Rule, on_fabrics
+
+RULE_ID = "roce-lossless-consistency"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class RoceLosslessConfig(RuleConfig):
@@ -32,9 +35,8 @@ class RoceLosslessConfig(RuleConfig):
     )
 
 
-def _roce_applies(intent: FabricIntent) -> str | None:
-    f = intent.summary.fabric
-    return None if f == "roce" else f"the compute fabric is {f}, not RoCEv2"
+APPLIES = on_fabrics("roce", otherwise="the compute fabric is {fabric}, not RoCEv2")
+"""RoCEv2 only: the lossless settings mean nothing on InfiniBand or plain Ethernet."""
 
 
 def _mode(values: Iterable[Any], prefer_high: bool = False) -> Any:
@@ -70,7 +72,7 @@ class _Hops:
     ) -> Violation:
         """A violation on switch ``sw``."""
         return Violation(
-            rule=_RID,
+            rule=RULE_ID,
             level=self.lvl,
             kind="Switch",
             resource=sw.name,
@@ -79,9 +81,6 @@ class _Hops:
             message=f"{sw.name}: {measured}{why} — {fix}",
             fix=fix,
         )
-
-
-_RID = "roce-lossless-consistency"
 
 
 def check_roce_lossless(
@@ -93,7 +92,7 @@ def check_roce_lossless(
     """
     cfg = cfg_or_default(config, RoceLosslessConfig)
     lvl = level_of(cfg, "mandatory")
-    if lvl is None or _roce_applies(intent):
+    if lvl is None or APPLIES(intent):
         return
     hops = [sw for sw in intent.switches if is_compute_switch(sw)]
     if not hops:
@@ -165,7 +164,7 @@ def _mtu_violations(h: _Hops, intent: FabricIntent, cfg: RoceLosslessConfig) -> 
     s = intent.summary
     if h.ref_mtu is not None and h.ref_mtu < cfg.min_mtu:
         yield Violation(
-            rule=_RID,
+            rule=RULE_ID,
             level=h.lvl,
             kind="Fabric",
             resource=s.name,
@@ -180,7 +179,7 @@ def _mtu_violations(h: _Hops, intent: FabricIntent, cfg: RoceLosslessConfig) -> 
     for vl in intent.vlans:
         if vl.network == "compute" and h.ref_mtu is not None and vl.mtu > h.ref_mtu:
             yield Violation(
-                rule=_RID,
+                rule=RULE_ID,
                 level=h.lvl,
                 kind="Vlan",
                 resource=vl.name,
@@ -195,7 +194,7 @@ def _mtu_violations(h: _Hops, intent: FabricIntent, cfg: RoceLosslessConfig) -> 
 
 
 RULE = Rule(
-    id="roce-lossless-consistency",
+    id=RULE_ID,
     title="RoCE lossless consistency",
     description=(
         "RoCEv2 only: every compute switch has exactly one PFC priority (the same one "
@@ -204,9 +203,9 @@ RULE = Rule(
     default_level="mandatory",
     remediation="Apply one RoCE QoS profile everywhere (drop per-tier roce.overrides).",
     config_model=RoceLosslessConfig,
+    applies=APPLIES,
     check_cross=check_roce_lossless,
     reads=("Fabric", "Switch", "Vlan"),
-    applies=_roce_applies,
     config_field="roce_lossless",
     config_description="One PFC priority, ECN, DSCP trust and one MTU on every RoCE hop.",
 )

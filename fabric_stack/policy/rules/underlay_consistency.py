@@ -28,23 +28,22 @@ from ipaddress import IPv4Address, IPv4Network, ip_interface
 from fabric_stack.intent.model import FabricIntent
 from fabric_stack.policy._common import cfg_or_default, level_of
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
-from fabric_stack.policy.rule import Rule
+from fabric_stack.policy.rule import Rule, on_fabrics
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.spec.underlay import PRIVATE_ASN_LAST
 from fabric_stack.topology.build import build_topology
 from fabric_stack.underlay.plan import UnderlayPlan, plan_underlay
 
 RULE_ID = "underlay-consistency"
+"""This rule's id: its module name with dashes, its key in the registry and the policy config."""
 
 
 class UnderlayConsistencyConfig(RuleConfig):
     """Settings of ``underlay-consistency`` (only the enforcement level)."""
 
 
-def underlay_applies(intent: FabricIntent) -> str | None:
-    """Only IP fabrics have an underlay."""
-    f = intent.summary.fabric
-    return f"the compute fabric is {f}: no IP underlay" if f == "infiniband" else None
+APPLIES = on_fabrics("roce", "ethernet", otherwise="the compute fabric is {fabric}: no IP underlay")
+"""Only IP fabrics have an underlay."""
 
 
 def _v(lvl: ViolationLevel, kind: str, res: str, measured: str, allowed: str) -> Violation:
@@ -124,7 +123,7 @@ def check_underlay_consistency(
     """The rule's cross check: plan the underlay from the intent's spec and judge it."""
     cfg = cfg_or_default(config, UnderlayConsistencyConfig)
     lvl = level_of(cfg, "mandatory")
-    if lvl is None or underlay_applies(intent):
+    if lvl is None or APPLIES(intent):
         return
     yield from check_underlay(plan_underlay(build_topology(size_fabric(intent.spec))), lvl)
 
@@ -140,9 +139,9 @@ RULE = Rule(
     default_level="mandatory",
     remediation="Re-plan the underlay from the spec (underlay.* pools) instead of editing it.",
     config_model=UnderlayConsistencyConfig,
+    applies=APPLIES,
     check_cross=check_underlay_consistency,
     reads=("Fabric",),
-    applies=underlay_applies,
     config_field="underlay",
     config_description="Routed underlay: addressing, router-ids, ASNs, rail blocks consistent.",
 )

@@ -340,7 +340,7 @@ def _without_password(url: str) -> str:
 
 
 def test_twenty_stacks_by_four_workers_all_succeed(tmp_path: Path, team: Team) -> None:
-    """One stack per site, 4 at a time, the way README "Team setup" configures a team:
+    """One stack per site, 4 at a time, the way docs/pulumi-stack.md "Team setup" configures a team:
     URLs without passwords, which come from a ~/.pgpass-style file (both lib/pq, in
     the Pulumi CLI, and libpq, in the providers, read PGPASSFILE)."""
     pgpass = tmp_path / "pgpass"

@@ -35,7 +35,8 @@ def _clone(dest: Path) -> Path:
 def _clean_env(home: Path) -> dict[str, str]:
     env = {"HOME": str(home), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
     # Where the engine `make setup` linked for this checkout lives (its first option,
-    # README "The Pulumi engine"), so the clone's setup links it rather than building one.
+    # docs/pulumi-stack.md "The Pulumi engine"), so the clone's setup links it rather than
+    # building one.
     env["FABRIC_STACK_PULUMI_BIN"] = str((REPO_ROOT / ".venv/bin/pulumi").resolve().parent)
     return env
 

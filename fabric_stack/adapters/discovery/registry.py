@@ -1,0 +1,422 @@
+"""Drift sources: every reader `drift` and `adopt` take, each described once, in one table.
+
+An entry of :data:`SOURCES` holds everything about one source: its name, its CLI
+option (flag, what the value is, help text), the options only it reads
+(``--node-name-map``), the networks it sees, and how its reader is built from the
+option's value and the shared options. The commands take their options and their
+readers from here (:mod:`fabric_stack.cli.sources` adds the click options), so a new
+source is one entry: it is offered by the commands in its ``commands``, after the
+sources :data:`LAYOUTS` places.
+
+Two steps, because a command checks its options before it loads the spec and builds
+its readers after: :func:`select_sources` takes the parsed options and checks them
+(an option without its source, the NetBox URL and token, no source at all: one
+:class:`SourceOptionError` line each, as the CLI always printed them);
+:meth:`Selection.readers` builds the readers once the names file and the progress
+bar are known.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from fabric_stack.adapters.discovery._common import Progress, Reader, dir_size
+from fabric_stack.adapters.discovery.eos import EosReader
+from fabric_stack.adapters.discovery.ibnetdiscover import IbnetdiscoverReader
+from fabric_stack.adapters.discovery.inventory import InventoryReader
+from fabric_stack.adapters.discovery.lldp import LldpReader
+from fabric_stack.adapters.discovery.netbox import NetboxCsvReader, NetboxJsonReader
+from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
+from fabric_stack.errors import FabricStackError
+
+Takes = Literal["file", "dir", "url", "slug"]
+"""What an option's value is: a file, a directory, a URL or a NetBox slug."""
+
+_METAVAR: dict[str, str] = {"file": "FILE", "dir": "DIR", "url": "URL", "slug": "SLUG"}
+
+EVERY_NETWORK = frozenset({"compute", "storage", "inband", "oob"})
+"""The networks of a source that reports any device: drift scopes it to the networks of
+the devices it reports (the reader's snapshot leaves ``networks`` open)."""
+
+
+class SourceOptionError(FabricStackError):
+    """The drift source options do not fit together (the CLI shows it as a usage error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceOption:
+    """One CLI option of a drift source: flag, what its value is, help text."""
+
+    flag: str
+    takes: Takes
+    help: str
+    short_help: str = ""
+    """The shorter text a command with a long option list shows (``adopt``); else ``help``."""
+    metavar: str = ""
+    """Shown in --help; by default FILE, DIR, URL or SLUG after ``takes``."""
+    dest: str = ""
+    """The parameter name; by default the key in snake case (``node_name_map``)."""
+
+    @property
+    def key(self) -> str:
+        """The flag without its dashes (``node-name-map``): how the registry names the option."""
+        return self.flag.removeprefix("--")
+
+    @property
+    def name(self) -> str:
+        """The parameter name the command receives the value under."""
+        return self.dest or self.key.replace("-", "_")
+
+    @property
+    def shown_metavar(self) -> str:
+        """The metavar --help shows."""
+        return self.metavar or _METAVAR[self.takes]
+
+    @property
+    def is_path(self) -> bool:
+        """True when the value is a file or a directory."""
+        return self.takes in ("file", "dir")
+
+    def help_for(self, short: bool) -> str:
+        """The help text, the short one when ``short`` and there is one."""
+        return self.short_help if short and self.short_help else self.help
+
+
+@dataclass(frozen=True, slots=True)
+class SourceContext:
+    """What a reader may need beyond its own option's value (set by the command)."""
+
+    options: Mapping[str, Any]
+    """Every source option of the command by parameter name (``node_name_map``, ``mac_table``)."""
+    progress: Progress | None = None
+    guid_names: Mapping[str, str] | None = None
+    """GUID → name from a names file (``drift --names``): wins over the fabric's own names."""
+    stack: str | None = None
+    """``--stack``: the inventory's records of this stack."""
+
+
+Build = Callable[[Any, SourceContext], Reader]
+"""Builds a source's reader from its (prepared) option value."""
+
+
+@dataclass(frozen=True, slots=True)
+class DriftSource:
+    """One source: its option, the options only it reads, the networks it sees, its reader."""
+
+    name: str
+    option: SourceOption
+    networks: frozenset[str]
+    """The networks the source sees (only the compute fabric for an InfiniBand subnet)."""
+    build: Build
+    extras: tuple[SourceOption, ...] = ()
+    """Options only this source reads, shown right after it; one of them alone is an error."""
+    uses: tuple[str, ...] = ()
+    """Shared options (:data:`SHARED`) its reader reads, by key (``mac-table``)."""
+    commands: tuple[str, ...] = ("drift", "adopt")
+    """The commands that offer it."""
+    orphan: str = "{extras} needs {flag}"
+    """The error when an extra is given without the source's own option."""
+    prepare: Callable[[Any, Mapping[str, Any]], Any] | None = None
+    """Checks the value with the options before anything is read, returns what ``build`` takes."""
+
+    def orphan_error(self) -> str:
+        """The line for an extra option given without this source."""
+        extras = "/".join(e.flag for e in self.extras)
+        return self.orphan.format(extras=extras, flag=self.option.flag)
+
+
+# --------------------------------------------------------------------------- NetBox
+
+
+def netbox_token(token_file: Path | None) -> str:
+    """The API token: ``token_file``'s first line, else ``NETBOX_TOKEN``; an error if neither."""
+    if token_file is not None:
+        try:
+            token = token_file.read_text().strip().splitlines()[0:1]
+        except OSError as exc:
+            raise SourceOptionError(f"--netbox-token-file {token_file}: {exc.strerror}") from None
+        if not token or not token[0].strip():
+            raise SourceOptionError(f"--netbox-token-file {token_file}: the file is empty")
+        return token[0].strip()
+    token_env = os.environ.get("NETBOX_TOKEN", "").strip()
+    if not token_env:
+        raise SourceOptionError(
+            "--netbox needs an API token: set NETBOX_TOKEN or --netbox-token-file"
+        )
+    return token_env
+
+
+def _netbox_prepare(url: str, options: Mapping[str, Any]) -> tuple[str, str]:
+    """(URL, token) of ``--netbox``: the URL checked, the token found."""
+    if not url.startswith(("http://", "https://", "netbox+http://", "netbox+https://")):
+        raise SourceOptionError(f"--netbox {url!r}: expected http(s)://HOST[:PORT]")
+    return url, netbox_token(options.get("netbox_token_file"))
+
+
+def _netbox_live(value: tuple[str, str], ctx: SourceContext) -> Reader:
+    url, token = value
+    site, tag = ctx.options.get("netbox_site"), ctx.options.get("netbox_tag")
+    return NetboxApiReader(url, token, site=site, tag=tag)
+
+
+# --------------------------------------------------------------------------- the table
+
+MAC_TABLE = SourceOption(
+    "--mac-table",
+    "file",
+    "CSV device,port,mac[,ifname]: maps MAC port ids and host interface names.",
+    short_help="CSV device,port,mac[,ifname].",
+)
+
+SHARED: tuple[SourceOption, ...] = (MAC_TABLE,)
+"""Options several sources read (shown once, where the command's layout puts them)."""
+
+SOURCES: tuple[DriftSource, ...] = (
+    DriftSource(
+        "ibnetdiscover",
+        SourceOption("--ibnetdiscover", "file", "ibnetdiscover topology output."),
+        frozenset({"compute"}),
+        lambda path, ctx: IbnetdiscoverReader(
+            path, ctx.options.get("node_name_map"), ctx.progress, dict(ctx.guid_names or {})
+        ),
+        extras=(
+            SourceOption(
+                "--node-name-map",
+                "file",
+                'GUID → name map for --ibnetdiscover (`0x<guid> "<name>"` lines).',
+                short_help="GUID → name map for it.",
+            ),
+        ),
+    ),
+    DriftSource(
+        "lldp",
+        SourceOption(
+            "--lldp",
+            "dir",
+            "Directory of `lldpctl -f json0` (or -f json) outputs, <hostname>.json each.",
+            short_help="Directory of lldpctl JSON, <host>.json.",
+        ),
+        EVERY_NETWORK,
+        lambda path, ctx: LldpReader(path, ctx.options.get("mac_table"), ctx.progress),
+        uses=("mac-table",),
+    ),
+    DriftSource(
+        "eos",
+        SourceOption(
+            "--eos",
+            "dir",
+            "Directory of EOS `show lldp neighbors detail | json` outputs, <hostname>.json "
+            "(+ optional <hostname>.status.json from `show interfaces status | json`).",
+            short_help="Directory of EOS LLDP JSON, <host>.json.",
+        ),
+        EVERY_NETWORK,
+        lambda path, ctx: EosReader(path, ctx.options.get("mac_table"), ctx.progress),
+        uses=("mac-table",),
+    ),
+    DriftSource(
+        "netbox-csv",
+        SourceOption("--netbox-csv", "file", "NetBox cable CSV export."),
+        EVERY_NETWORK,
+        lambda path, ctx: NetboxCsvReader(path, ctx.progress),
+    ),
+    DriftSource(
+        "netbox-json",
+        SourceOption(
+            "--netbox-json",
+            "file",
+            "NetBox REST /api/dcim/cables/ JSON.",
+            short_help="NetBox REST cables JSON.",
+        ),
+        EVERY_NETWORK,
+        lambda path, ctx: NetboxJsonReader(path, ctx.progress),
+    ),
+    DriftSource(
+        "inventory",
+        SourceOption(
+            "--inventory", "url", "The stack's inventory: sqlite:///PATH or postgresql://…"
+        ),
+        EVERY_NETWORK,
+        lambda url, ctx: InventoryReader(url, ctx.stack),
+        commands=("drift",),
+    ),
+    DriftSource(
+        "netbox",
+        SourceOption(
+            "--netbox",
+            "url",
+            "A live NetBox (http(s)://HOST): its cables through the REST API "
+            "(token: NETBOX_TOKEN or --netbox-token-file).",
+            dest="netbox_url",
+        ),
+        EVERY_NETWORK,
+        _netbox_live,
+        extras=(
+            SourceOption("--netbox-token-file", "file", "File holding the NetBox API token."),
+            SourceOption("--netbox-site", "slug", "Only this NetBox site's cables."),
+            SourceOption("--netbox-tag", "slug", "Only cables with this NetBox tag."),
+        ),
+        orphan="{extras} need {flag} URL",
+        prepare=_netbox_prepare,
+    ),
+)
+"""Every drift source."""
+
+BY_NAME: dict[str, DriftSource] = {s.name: s for s in SOURCES}
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How one command lays out its sources: --help order, the no-source error."""
+
+    order: tuple[str, ...]
+    """Sources and shared options (by name) in --help order; the readers run in this order.
+    A source the command offers but this does not list comes after them."""
+    named: tuple[str, ...]
+    """The sources the no-source error names, in its order (unlisted ones after them)."""
+    missing: str
+    """The start of the no-source error."""
+    short_help: bool = False
+    """Show the options' short help texts."""
+
+
+LAYOUTS: dict[str, Layout] = {
+    "drift": Layout(
+        order=(
+            "lldp",
+            "eos",
+            "ibnetdiscover",
+            "netbox-csv",
+            "netbox-json",
+            "inventory",
+            "netbox",
+            "mac-table",
+        ),
+        named=("lldp", "eos", "ibnetdiscover", "netbox-csv", "netbox-json", "netbox", "inventory"),
+        missing="give at least one source",
+    ),
+    "adopt": Layout(
+        order=("ibnetdiscover", "lldp", "eos", "mac-table", "netbox-csv", "netbox-json", "netbox"),
+        named=("ibnetdiscover", "lldp", "eos", "netbox-csv", "netbox-json", "netbox"),
+        missing="give a source",
+        short_help=True,
+    ),
+}
+"""Each command's layout: today's option order, kept so --help and the errors stay as they are."""
+
+
+def _ranked(names: tuple[str, ...], items: list[Any], name: Callable[[Any], str]) -> list[Any]:
+    """``items`` in the order of ``names``; items not listed keep their order, after them."""
+    rank = {n: i for i, n in enumerate(names)}
+    return sorted(items, key=lambda it: rank.get(name(it), len(names)))
+
+
+def sources_of(command: str) -> list[DriftSource]:
+    """The sources ``command`` offers, in its order (the order its readers run in)."""
+    offered = [s for s in SOURCES if command in s.commands]
+    return _ranked(LAYOUTS[command].order, offered, lambda s: s.name)
+
+
+def options_of(command: str) -> list[SourceOption]:
+    """Every source option of ``command`` in --help order: each source with its extras,
+    the shared options its sources read where the layout puts them."""
+    sources = sources_of(command)
+    used = {u for s in sources for u in s.uses}
+    blocks: list[tuple[str, list[SourceOption]]] = [
+        (s.name, [s.option, *s.extras]) for s in sources
+    ]
+    blocks += [(o.key, [o]) for o in SHARED if o.key in used]
+    ordered = _ranked(LAYOUTS[command].order, blocks, lambda b: b[0])
+    return [o for _, opts in ordered for o in opts]
+
+
+def missing_error(command: str) -> str:
+    """The line ``command`` says when no source was given."""
+    layout = LAYOUTS[command]
+    flags = [s.option.flag for s in _ranked(layout.named, sources_of(command), lambda s: s.name)]
+    listing = ", ".join(flags[:-1]) + " or " + flags[-1] if len(flags) > 1 else flags[0]
+    return f"{layout.missing}: {listing}"
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """A source the options ask for, with its prepared value."""
+
+    source: DriftSource
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The sources a command's options chose, checked; builds their readers."""
+
+    chosen: tuple[Chosen, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def input_bytes(self) -> int:
+        """Total size of the files and directories given (for a progress bar)."""
+        total = 0
+        for c in self.chosen:
+            if c.source.option.is_path:
+                path = Path(c.value)
+                if path.is_dir():
+                    total += dir_size(path)
+                elif path.is_file():
+                    total += path.stat().st_size
+        return total
+
+    def readers(
+        self,
+        progress: Progress | None = None,
+        guid_names: Mapping[str, str] | None = None,
+        stack: str | None = None,
+    ) -> list[Reader]:
+        """One reader per chosen source, in the command's order."""
+        ctx = SourceContext(self.options, progress, guid_names, stack)
+        return [c.source.build(c.value, ctx) for c in self.chosen]
+
+
+def select_sources(command: str, options: dict[str, Any]) -> Selection:
+    """Pop ``command``'s source options from ``options`` and check them.
+
+    An extra option without its source, a bad NetBox URL or token, or no source at
+    all raise :class:`SourceOptionError` (checked in the command's order).
+    """
+    values = {o.name: options.pop(o.name, None) for o in options_of(command)}
+    chosen = []
+    for source in sources_of(command):
+        value = values[source.option.name]
+        if value is None:
+            if any(values[e.name] for e in source.extras):
+                raise SourceOptionError(source.orphan_error())
+            continue
+        if source.prepare is not None:
+            value = source.prepare(value, values)
+        chosen.append(Chosen(source, value))
+    if not chosen:
+        raise SourceOptionError(missing_error(command))
+    return Selection(tuple(chosen), values)
+
+
+__all__ = [
+    "BY_NAME",
+    "EVERY_NETWORK",
+    "LAYOUTS",
+    "SHARED",
+    "SOURCES",
+    "Chosen",
+    "DriftSource",
+    "Layout",
+    "Selection",
+    "SourceContext",
+    "SourceOption",
+    "SourceOptionError",
+    "missing_error",
+    "netbox_token",
+    "options_of",
+    "select_sources",
+    "sources_of",
+]
