@@ -58,6 +58,9 @@ def _row(t: TestResult) -> tuple[str, ...]:
 
 
 HEADS = ("result", "test", "servers", "size", "measured", "expected (pass at)", "verdict")
+MIN_WIDTH = {"servers": 11}
+"""Columns that wrap or shorten when the terminal is narrow, and how far (a server name
+whole); the test's kind stays whole."""
 
 
 def _matrix_rows(cells: list[MatrixCell]) -> tuple[list[str], list[tuple[str, ...]]]:
@@ -113,13 +116,16 @@ def _suspect_lines(t: TestResult) -> list[str]:
 
 def render_accept(report: AcceptReport) -> RenderableType:
     """Rich tables: the tests, the rail matrix, then suspects and notes per test."""
-    t = Table(title=f"Acceptance against {report.plan}")
+    t = Table()
     for h in HEADS:
-        t.add_column(h, justify="right" if h in ("size", "measured") else "left")
+        right = h in ("size", "measured")
+        t.add_column(
+            h, justify="right" if right else "left", no_wrap=h == "test", min_width=MIN_WIDTH.get(h)
+        )
     shown, hidden = _listed(report)
     for r in shown:
         t.add_row(*_row(r), style=None if r.passed is not False else "bold red")
-    parts: list[RenderableType] = [t]
+    parts: list[RenderableType] = [Text(f"Acceptance against {report.plan}"), t]
     if hidden:
         parts.append(Text(hidden))
     if report.matrix:

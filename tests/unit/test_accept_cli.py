@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from fabric_stack.cli import main
-from tests.unit.test_accept_localise import HEALTHY, SLOW, perftest
+from tests.accept_fixtures import HEALTHY, SLOW, perftest
 from tests.unit.test_accept_readers import NT, PT, REAL, pytestmark  # noqa: F401
 
 

@@ -1,12 +1,9 @@
 """Planted faults on the seed plan are localised: a slow rail to its NIC/cable, a slow leaf,
 a slow host, a spine path, and a wrong NCCL_IB_HCA to the setting.
 
-The perftest files are written here in perftest's own layout (the ``ib_write_bw
---report_gbits`` block of ``../shared/realdata/perftest/cx7-…``: title, header
-fields, result header, one row between dashed lines), one per server and rail,
-named ``<host>_<device>.txt``, each the client of a run to the next server on the
-same rail. Healthy runs reach 392.34 Gb/s (the real NDR result); a planted fault
-runs at 60 % of it.
+The perftest and nccl-tests files are written by :mod:`tests.accept_fixtures` in the
+tools' own layouts, one perftest file per server and rail; healthy runs reach 392.34 Gb/s
+(the real NDR result), a planted fault 60 % of it.
 """
 
 from __future__ import annotations
@@ -22,57 +19,7 @@ from fabric_stack.artifacts._base import RenderContext
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.spec.model import validate_spec
 from fabric_stack.topology.build import FabricTopology, build_topology
-
-HEALTHY = 392.34
-SLOW = round(HEALTHY * 0.6, 2)
-
-
-def seed() -> FabricTopology:
-    return build_topology(size_fabric(validate_spec({})))
-
-
-def perftest(host: str, device: str, peer: str | None, gbps: float) -> str:
-    """One ``ib_write_bw --report_gbits`` client run as perftest prints it."""
-    rate = gbps * 1e9 / 8 / 65536 / 1e6
-    cmd = f"ib_write_bw -d {device} --report_gbits" + (f" {peer}" if peer else "")
-    return "\n".join(
-        [
-            f"ops@{host}:~$ {cmd}",
-            "-" * 87,
-            "                    RDMA_Write BW Test",
-            f" Dual-port       : OFF\t\tDevice         : {device}",
-            " Number of qps   : 1\t\tTransport type : IB",
-            " Connection type : RC\t\tUsing SRQ      : OFF",
-            " TX depth        : 128",
-            " Mtu             : 4096[B]",
-            " Link type       : IB",
-            "-" * 87,
-            " local address: LID 0x01 QPN 0x004a PSN 0xbe352e RKey 0x1fff00 VAddr 0x007e6f4ed11000",
-            " remote address: LID 0x02 QPN 0x0049 PSN 0x4601da RKey 0x1fff00 VAddr 0x0077e64eb000",
-            "-" * 87,
-            " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]",
-            f" 65536      5000             {gbps + 0.04:.2f}             {gbps:.2f} \t\t     "
-            f"{rate:.6f}",
-            "-" * 87,
-            "",
-        ]
-    )
-
-
-def sweep(
-    topo: FabricTopology, slow: set[tuple[str, str]], *, peers: bool = True
-) -> list[tuple[str, str]]:
-    """(file, text) per server and rail: a run from each server to the next one (a ring) on
-    the same rail; a run is slow when either end's (server, device) is in ``slow``."""
-    servers = [d.name for d in topo.devices if d.role == "server"]
-    out = []
-    for i, host in enumerate(servers):
-        peer = servers[(i + 1) % len(servers)]
-        for nic in (n for n in topo.nics if n.node == host):
-            hit = (host, nic.name) in slow or (peers and (peer, nic.name) in slow)
-            text = perftest(host, nic.name, peer if peers else None, SLOW if hit else HEALTHY)
-            out.append((f"{host}_{nic.name}.txt", text))
-    return out
+from tests.accept_fixtures import HEALTHY, SLOW, nccl_log, perftest, seed, sweep
 
 
 def judge(topo: FabricTopology, files: list[tuple[str, str]]) -> AcceptReport:
@@ -152,50 +99,6 @@ def test_a_healthy_sweep_passes() -> None:
 
 
 # ------------------------------------------------------------------ a wrong NCCL_IB_HCA
-
-
-def nccl_log(topo: FabricTopology, hcas: list[str], busbw: float) -> str:
-    """An all_reduce_perf run on every server of ``topo`` with NCCL_DEBUG=INFO, in the
-    layout of the real NCCL 2.26 logs (``../shared/realdata/nccl-tests/moc-…``)."""
-    servers = [d.name for d in topo.devices if d.role == "server"]
-    gpn = topo.plan.spec.gpus_per_node
-    n = len(servers) * gpn
-    ranks = [
-        f"#  Rank {r:2d} Group  0 Pid {1000 + r:6d} on {servers[r // gpn]} device {r % gpn:2d} "
-        f"[0000:19:00] NVIDIA H100 80GB HBM3"
-        for r in range(n)
-    ]
-    info = "su1-node01:1000:1010 [0] NCCL INFO "
-    using = " ".join(f"[{i}]{h}:1/IB" for i, h in enumerate(hcas))
-    size = 8 << 30
-    algbw = busbw / (2 * (n - 1) / n)
-    us = size / algbw / 1e3
-    return "\n".join(
-        [
-            "# nThread 1 nGpus 1 minBytes 8589934592 maxBytes 8589934592 step: 2(factor) "
-            "warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
-            "#",
-            "# Using devices",
-            *ranks,
-            "su1-node01:1000:1000 [0] NCCL INFO NCCL version 2.26.2+cuda12.8",
-            info + f"NCCL_IB_HCA set to {','.join(hcas)}",
-            info + f"NET/IB : Using {using} [RO]; OOB mgmt1:10.0.0.1<0>",
-            info + "Using network IB",
-            info + f"comm 0x55d0 rank 0 nRanks {n} nNodes {len(servers)} localRanks {gpn} "
-            "localRank 0 MNNVL 0",
-            "#",
-            "#       size         count      type   redop    root     time   algbw   busbw "
-            "#wrong     time   algbw   busbw #wrong",
-            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)"
-            "            (us)  (GB/s)  (GB/s)",
-            f"  {size}    {size // 4}     float     sum      -1   {us:.0f}  {algbw:.2f}  "
-            f"{busbw:.2f}      0   {us:.0f}  {algbw:.2f}  {busbw:.2f}      0",
-            "# Out of bounds values : 0 OK",
-            f"# Avg bus bandwidth    : {busbw:g}",
-            "#",
-            "",
-        ]
-    )
 
 
 def test_a_wrong_nccl_ib_hca_is_the_setting() -> None:
