@@ -45,7 +45,7 @@ postgres: ## install (Debian) PostgreSQL server binaries if missing
 netbox: postgres ## install a throw-away NetBox (pinned, own venv), Redis, and its migrated database
 	@bash scripts/netbox.sh install
 
-twin-deps: ## install (Debian) ibsim, OpenSM, infiniband-diags, lldpd, FRR for the twin if missing
+twin-deps: ## install (Debian) ibsim, OpenSM, infiniband-diags, lldpd, FRR, iperf3 for the twin if missing
 	@bash scripts/twin-deps.sh
 
 # The seed cluster's digital twin (root): up, check, collect, drift (0 findings), a swap,

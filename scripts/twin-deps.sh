@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Install the digital twin's Debian packages if any is missing; idempotent.
 #
-#   scripts/twin-deps.sh     ibsim-utils opensm infiniband-diags lldpd frr iproute2
+#   scripts/twin-deps.sh     ibsim-utils opensm infiniband-diags lldpd frr iproute2 iperf3
 #
 # The twin (fabric-stack twin, see docs/twin.md) runs these real daemons inside its own
-# network namespaces and ibsim's socket. Debian would start lldpd and frr as system services on
-# install: a policy-rc.d that answers 101 keeps invoke-rc.d from starting them (the twin starts
-# its own, per namespace, and nothing else may run on the host).
+# network namespaces and ibsim's socket; iperf3 is the real traffic `twin traffic` sends over
+# the rail addresses. Debian would start lldpd and frr as system services on install (and iperf3's
+# daemon if its debconf question were answered yes; noninteractive keeps its default, no): a
+# policy-rc.d that answers 101 keeps invoke-rc.d from starting them (the twin starts its own,
+# per namespace, and nothing else may run on the host).
 set -euo pipefail
 
-PACKAGES=(ibsim-utils opensm infiniband-diags lldpd frr iproute2)
+PACKAGES=(ibsim-utils opensm infiniband-diags lldpd frr iproute2 iperf3)
 
 say() { printf 'twin-deps: %s\n' "$*" >&2; }
 

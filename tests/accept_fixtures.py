@@ -12,6 +12,8 @@ real NDR result); a planted fault runs at 60 % of it. ``nccl_log`` writes an
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from pathlib import Path
 
 from fabric_stack.sizing.size import size_fabric
@@ -126,4 +128,52 @@ def write_results(out: Path) -> Path:
     log = nccl_log(topo, [f"mlx5_{i}" for i in range(4)], 187.1)
     (out / "nccl" / "all_reduce_8g.log").write_text(log, encoding="utf-8")
     (out / "README.md").write_text("perftest sweep and nccl-tests logs, site X\n", "utf-8")
+    return out
+
+
+# ------------------------------------------------------------------ iperf3
+
+IPERF3 = Path(__file__).parent / "fixtures" / "accept" / "iperf3"
+"""Real ``iperf3 -J`` outputs (iperf3 3.12 in a RoCE twin; provenance in SOURCES.md there)."""
+
+
+def iperf3_json(src: str, dst: str, gbps: float, *, pace: float | None = 0.5) -> str:
+    """The real paced run (``su1-node01_mlx5_0_to_su1-node02.json``) from ``src`` to ``dst``
+    (rail addresses) with ``gbps`` received, paced at ``pace`` Gb/s (None: unpaced)."""
+    doc = json.loads((IPERF3 / "su1-node01_mlx5_0_to_su1-node02.json").read_text("utf-8"))
+    doc["start"]["connected"][0].update(local_host=src, remote_host=dst)
+    doc["start"]["connecting_to"]["host"] = dst
+    target = int(pace * 1e9) if pace else 0
+    doc["start"]["target_bitrate"] = doc["start"]["test_start"]["target_bitrate"] = target
+    for key in ("sum_sent", "sum_received"):
+        doc["end"][key]["bits_per_second"] = gbps * 1e9
+    return json.dumps(doc, indent="\t")
+
+
+def roce_seed(gpus: int = 32) -> FabricTopology:
+    """The seed's servers (8 × H100, 8 rails) on RoCE (SN5600), ``gpus`` of them: the twin's."""
+    return build_topology(size_fabric(validate_spec({"fabric": "roce", "switch": "sn5600",
+                                                     "gpus": gpus})))  # fmt: skip
+
+
+def iperf3_sweep(
+    topo: FabricTopology,
+    slow_into: Collection[tuple[str, str]] = (),
+    slow_out_of: Collection[tuple[str, str]] = (),
+    *,
+    healthy: float = 0.498,
+    slow: float = 0.096,
+    pace: float | None = 0.5,
+) -> list[tuple[str, str]]:
+    """(file, text) per run of `twin traffic`'s sweep (the same pairs): a run is slow when
+    its receiver's (server, device) is in ``slow_into`` or its sender's in ``slow_out_of``."""
+    from fabric_stack.twin.ops_traffic import sweep_pairs
+    from fabric_stack.underlay.plan import plan_underlay
+
+    out = []
+    for pairs in sweep_pairs(list(plan_underlay(topo).hosts)):
+        for src, dst in pairs:
+            hit = (dst.server, dst.nic) in slow_into or (src.server, src.nic) in slow_out_of
+            text = iperf3_json(src.address, dst.address, slow if hit else healthy, pace=pace)
+            out.append((f"{src.server}_{src.nic}_to_{dst.server}.json", text))
     return out

@@ -2,11 +2,12 @@
 
 In order, because each needs the one before:
 
-1. read every file (:func:`read_results`: nccl-tests and perftest runs; a file with
-   neither is refused);
-2. judge each run on its own (:func:`~.judge_nccl.judge_nccl`,
-   :func:`~.judge_perftest.judge_perftest`), which also places the perftest runs in
-   the rail matrix;
+1. read every file (:func:`read_results`: nccl-tests, perftest and iperf3 runs; a file
+   with none is refused);
+2. judge each run (:func:`~.judge_nccl.judge_nccl`, :func:`~.judge_perftest.judge_perftest`
+   on its own; :func:`~.judge_iperf3.judge_iperf3` against the iperf3 runs together, whose
+   median is a reference), which also places the perftest and iperf3 runs in the rail
+   matrix;
 3. localise over the whole matrix (:func:`~.localise.localise`): only the sweep
    as a whole tells a cable from a leaf from a host;
 4. hand the matrix's findings to the failed nccl-tests runs on the same servers
@@ -17,11 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fabric_stack.acceptance.iperf3 import looks_like_iperf3, read_iperf3
+from fabric_stack.acceptance.judge_iperf3 import judge_iperf3
 from fabric_stack.acceptance.judge_nccl import judge_nccl
 from fabric_stack.acceptance.judge_perftest import judge_perftest
 from fabric_stack.acceptance.lines import numbered
 from fabric_stack.acceptance.localise import localise
-from fabric_stack.acceptance.model import NcclRun, PerftestRun, UnrecognisedResultError
+from fabric_stack.acceptance.model import (
+    Iperf3Run,
+    NcclRun,
+    PerftestRun,
+    UnrecognisedResultError,
+)
 from fabric_stack.acceptance.nccl_suspects import UNEXPLAINED
 from fabric_stack.acceptance.nccl_tests import read_nccl_tests
 from fabric_stack.acceptance.perftest import read_perftest
@@ -30,25 +38,31 @@ from fabric_stack.acceptance.results import AcceptReport, MatrixCell, Suspect, T
 
 
 def looks_like_result(text: str) -> bool:
-    """Whether ``text`` has an nccl-tests header or a perftest title (cheap: for skipping the
-    other files of a results directory)."""
+    """Whether ``text`` has an nccl-tests header, a perftest title or iperf3's JSON (cheap:
+    for skipping the other files of a results directory)."""
     from fabric_stack.acceptance.nccl_tests import HEADER
     from fabric_stack.acceptance.perftest import TITLE
 
+    if looks_like_iperf3(text):
+        return True
     return any(HEADER.match(s) or TITLE.match(s) for _no, s in numbered(text))
 
 
-def read_results(text: str, source: str) -> tuple[list[NcclRun], list[PerftestRun]]:
-    """The nccl-tests and perftest runs in one file's text."""
+def read_results(
+    text: str, source: str
+) -> tuple[list[NcclRun], list[PerftestRun], list[Iperf3Run]]:
+    """The nccl-tests, perftest and iperf3 runs in one file's text (a JSON text is iperf3's)."""
+    if text.lstrip().startswith("{"):
+        return [], [], read_iperf3(text, source)
     nccl = read_nccl_tests(text, source)
     perf = read_perftest(text, source)
     if not nccl and not perf:
         raise UnrecognisedResultError(
             source,
             "neither nccl-tests output (no '# nThread … nGpus …' header) nor perftest output "
-            "(no '… BW Test' or '… Latency Test' title)",
+            "(no '… BW Test' or '… Latency Test' title) nor iperf3 -J output (no JSON object)",
         )
-    return nccl, perf
+    return nccl, perf, []
 
 
 def plan_line(ctx: AcceptContext) -> str:
@@ -67,14 +81,20 @@ def judge_results(
     """``files`` as (source, text) judged against ``ctx`` (module docstring)."""
     tests: list[TestResult] = []
     cells: list[MatrixCell] = []
+    iperf: list[Iperf3Run] = []
     for source, text in files:
-        nccl, perf = read_results(text, source)
+        nccl, perf, ip3 = read_results(text, source)
         tests += [judge_nccl(run, ctx) for run in nccl]
+        iperf += ip3
         for run in perf:
             result, cell = judge_perftest(run, ctx, len(tests))
             tests.append(result)
             if cell is not None:
                 cells.append(cell)
+    for result, cell in judge_iperf3(iperf, ctx, len(tests)):  # after: the median needs all
+        tests.append(result)
+        if cell is not None:
+            cells.append(cell)
     found = localise(cells, tests, ctx)
     tests = [_with(t, found.get(i, [])) for i, t in enumerate(tests)]
     tests = _share_with_nccl(tests, cells, found)

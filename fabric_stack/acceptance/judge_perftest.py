@@ -107,8 +107,18 @@ def judge_perftest(
             gbps=measured,
             passed=passed,
             test=index,
+            flow=_flow(run),
         )
     return result, cell
+
+
+def _flow(run: PerftestRun) -> str | None:
+    """Which way the data ran: a client writes or sends to its server, reads from it."""
+    if run.bidirectional or run.peer is None:
+        return None
+    if run.test in ("ib_write_bw", "ib_send_bw"):
+        return "to peer"
+    return "from peer" if run.test == "ib_read_bw" else None
 
 
 def _mtu_note(run: PerftestRun, ctx: AcceptContext) -> list[str]:

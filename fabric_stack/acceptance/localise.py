@@ -10,8 +10,16 @@ which; the sweep can, by elimination. On each rail:
 3. a **server** slow on every rail it was measured on, while other servers pass
    on those rails, is the fault, not the fabric (PCIe, NUMA, host settings);
 4. otherwise each slow run's uncleared end is: its NIC or its cable to the leaf
-   (both ends uncleared: one of the two); with both ends cleared, the path
-   between them: the leaf-spine uplinks when the two are in different SUs.
+   (both ends uncleared: one of the two);
+5. with both ends cleared, the direction: a run carries data one way (perftest's
+   client writes or sends to its server; iperf3's client sends, ``-R`` receives). A
+   server into which every run on that rail is slow, from two or more senders that
+   send at the floor to others, while it sends at the floor itself, has the fault on
+   its receive side: the leaf port's egress toward it, its cable's leaf → server
+   direction or its NIC's receive path (the mirror case: the transmit side). A shaper
+   or a policer on one port, or one dirty fibre of a pair, looks like this;
+6. otherwise the path between the two: the leaf-spine uplinks when the two are in
+   different SUs.
 
 Each finding names the plan's cables and the drift command that would confirm it.
 """
@@ -70,8 +78,74 @@ def localise(
                 out[c.test] += [hosts[e] for e in ends if e in hosts]
                 continue
             same = _same_path_passes(c, rail_cells, tests)
+            if not same and c.server in cleared and (c.peer is None or c.peer in cleared):
+                same = _direction_fault(ctx, c, rail_cells, tests)
             out[c.test] += same or _path_faults(ctx, c, cleared, passing_rails, tests)
     return dict(out)
+
+
+def _ends(c: MatrixCell) -> tuple[str, str] | None:
+    """(sender, receiver) of a run whose direction is known."""
+    if c.peer is None or c.flow is None:
+        return None
+    return (c.server, c.peer) if c.flow == "to peer" else (c.peer, c.server)
+
+
+def _direction_fault(
+    ctx: AcceptContext, c: MatrixCell, rail_cells: list[MatrixCell], tests: list[TestResult]
+) -> list[Suspect]:
+    """Step 5 of the module docstring: the receive or transmit side of one server's port."""
+    ends = _ends(c)
+    if ends is None:
+        return []
+    sender, receiver = ends
+    runs = [(o, e) for o in rail_cells if (e := _ends(o)) is not None]
+    sends_ok = {e[0] for o, e in runs if o.passed}
+    receives_ok = {e[1] for o, e in runs if o.passed}
+    slow_into = sorted({e[0] for o, e in runs if not o.passed and e[1] == receiver})
+    slow_from = sorted({e[1] for o, e in runs if not o.passed and e[0] == sender})
+    # Two slow paths that share only this end's one direction, and this end's other
+    # direction, like every other end of those paths, at the floor elsewhere.
+    into = receiver in sends_ok and all(s in sends_ok for s in slow_into)
+    if receiver not in receives_ok and len(slow_into) >= 2 and into:
+        return [_side_fault(ctx, c, receiver, "receive", slow_into, tests)]
+    out_of = sender in receives_ok and all(r in receives_ok for r in slow_from)
+    if sender not in sends_ok and len(slow_from) >= 2 and out_of:
+        return [_side_fault(ctx, c, sender, "transmit", slow_from, tests)]
+    return []
+
+
+def _side_fault(
+    ctx: AcceptContext,
+    c: MatrixCell,
+    server: str,
+    side: str,
+    others: list[str],
+    tests: list[TestResult],
+) -> Suspect:
+    link = rail_cable(ctx, server, c.device)
+    leaf = link.b_device if link else "its leaf"
+    port = f"{leaf}:{link.b_port}" if link else leaf
+    cable = cable_text(link) if link else f"{server}:{c.device}"
+    if side == "receive":
+        what = f"{server}'s rail-{c.rail} port, leaf → server: {port}'s egress or the cable"
+        runs = f"every run into {server} on rail {c.rail} is slow (from {', '.join(others)})"
+        rest = f"those senders reach the floor toward other servers and {server} sends at it"
+        look = f"on {leaf}: port {link.b_port if link else '?'}'s egress shaping, QoS and discard"
+    else:
+        what = f"{server}'s rail-{c.rail} port, server → leaf: its transmit side or the cable"
+        runs = f"every run out of {server} on rail {c.rail} is slow (to {', '.join(others)})"
+        rest = f"those receivers reach the floor from other servers and {server} receives at it"
+        look = f"on {server}: {c.device}'s transmit rate limits and counters; on {leaf}: port "
+        look += f"{link.b_port if link else '?'}'s ingress policing and discard"
+    return Suspect(
+        what=what,
+        where=cable,
+        why=f"{_evidence(c, tests)}; {runs}; {rest}: one direction of {cable}",
+        check=f"{look} counters (`tc -s qdisc show dev <port>` on a Linux NOS, `ethtool -S`); "
+        f"{nic_check(c.device, server)}; {drift_check(ctx, cable)}",
+        cables=[cable] if link else [],
+    )
 
 
 def _same_path_passes(

@@ -1,4 +1,4 @@
-"""What the acceptance readers take out of a log: nccl-tests runs and perftest runs.
+"""What the acceptance readers take out of a log: nccl-tests, perftest and iperf3 runs.
 
 Plain records of what the tools printed, each with the line it came from, so a
 judgement can always point back at the log. No interpretation here beyond units
@@ -15,7 +15,7 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
 class UnrecognisedResultError(InputFileError):
-    """A file holds neither nccl-tests nor perftest output (a directory entry is skipped)."""
+    """A file holds no nccl-tests, perftest or iperf3 output (a directory entry is skipped)."""
 
 
 class NcclRow(BaseModel):
@@ -156,8 +156,36 @@ class PerftestRun(BaseModel):
     notes: list[str] = Field(description="What the reader noticed (duration mode, noise).")
 
 
+class Iperf3Run(BaseModel):
+    """One ``iperf3 -J`` run: where it ran (addresses, file name) and what the receiver got."""
+
+    model_config = _FROZEN
+
+    source: str = Field(description="The file it was read from.")
+    run: int = Field(description="1-based number of the JSON object in the file.")
+    line: int = Field(description="Line where the object starts.")
+    version: str | None = Field(description="start.version ('iperf 3.12').")
+    local_host: str | None = Field(description="start.connected[0].local_host: the client.")
+    remote_host: str | None = Field(description="start.connected[0].remote_host: the server.")
+    host: str | None = Field(description="The client host from the file name, if named.")
+    device: str | None = Field(description="The client's rail device from the file name.")
+    peer: str | None = Field(description="The server host from the file name ('…_to_PEER').")
+    protocol: str = Field(description="test_start.protocol (TCP, UDP).")
+    streams: int = Field(description="test_start.num_streams (-P).")
+    reverse: bool = Field(description="test_start.reverse (-R: the server sends).")
+    bidirectional: bool = Field(description="test_start.bidir (--bidir).")
+    target_gbps: float | None = Field(description="test_start.target_bitrate (-b), None: unpaced.")
+    received_gbps: float | None = Field(description="end.sum_received.bits_per_second, Gb/s.")
+    sent_gbps: float | None = Field(description="end.sum_sent.bits_per_second, Gb/s.")
+    seconds: float | None = Field(description="end.sum_received.seconds.")
+    retransmits: int | None = Field(description="end.sum_sent.retransmits.")
+    error: str | None = Field(description="The 'error' iperf3 printed (the run did not finish).")
+    notes: list[str] = Field(description="What the reader noticed.")
+
+
 __all__ = [
     "HostNet",
+    "Iperf3Run",
     "NcclFailure",
     "NcclRow",
     "NcclRun",

@@ -29,6 +29,7 @@ from fabric_stack.errors import InputFileError
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.spec.model import validate_spec
 from fabric_stack.topology.build import Device, FabricTopology, build_topology
+from fabric_stack.underlay.plan import plan_underlay
 
 
 @dataclass
@@ -50,6 +51,14 @@ class AcceptContext:
     def servers(self) -> dict[str, Device]:
         """Plan servers by lower-case name."""
         return {d.name.lower(): d for d in self.topo.devices if d.role == "server"}
+
+    @cached_property
+    def rail_addresses(self) -> dict[str, tuple[str, str]]:
+        """The plan's host rail addresses, address → (server, rail device): RoCE and Ethernet
+        plans have them (the routed underlay), InfiniBand none."""
+        if self.topo.plan.spec.fabric == "infiniband":
+            return {}
+        return {h.address: (h.server, h.nic) for h in plan_underlay(self.topo).hosts}
 
     def server(self, host: str) -> Device | None:
         """The plan server a log's host name is (module docstring), or None."""

@@ -16,9 +16,10 @@ ACCEPTANCE_SHARE = 0.9
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-def pass_floor(expected: float) -> float:
-    """The figure a test must reach: :data:`ACCEPTANCE_SHARE` of ``expected``, 1 decimal."""
-    return round(expected * ACCEPTANCE_SHARE, 1)
+def pass_floor(expected: float, digits: int = 1) -> float:
+    """The figure a test must reach: :data:`ACCEPTANCE_SHARE` of ``expected``, to ``digits``
+    decimals (1 for the GB/s and Gb/s of a real fabric; more for a figure of a few Gb/s)."""
+    return round(expected * ACCEPTANCE_SHARE, digits)
 
 
 class Suspect(BaseModel):
@@ -44,7 +45,7 @@ class TestResult(BaseModel):
     file: str = Field(description="The result file.")
     run: int = Field(description="1-based run number inside the file.")
     line: int = Field(description="Line where the run starts.")
-    tool: str = Field(description="nccl-tests or perftest.")
+    tool: str = Field(description="nccl-tests, perftest or iperf3.")
     kind: str = Field(description="The binary: all_reduce_perf, ib_write_bw, …")
     hosts: list[str] = Field(description="Hosts as the log names them.")
     servers: list[str] = Field(description="The plan's servers they map to ([] if unmapped).")
@@ -67,7 +68,7 @@ class TestResult(BaseModel):
 
 
 class MatrixCell(BaseModel):
-    """One perftest measurement placed on the plan: a server's rail."""
+    """One perftest or iperf3 measurement placed on the plan: a server's rail."""
 
     model_config = _FROZEN
 
@@ -80,6 +81,11 @@ class MatrixCell(BaseModel):
     gbps: float = Field(description="Measured Gb/s.")
     passed: bool = Field(description="At or above the floor.")
     test: int = Field(description="Index of the test in AcceptReport.tests.")
+    flow: str | None = Field(
+        default=None,
+        description="Which way the data ran: 'to peer' (the host sent), 'from peer', or None "
+        "(both ways, or not known).",
+    )
 
 
 class AcceptReport(BaseModel):
@@ -89,7 +95,7 @@ class AcceptReport(BaseModel):
 
     plan: str = Field(description="The plan judged against, in one line.")
     tests: list[TestResult] = Field(description="One per run, in file order.")
-    matrix: list[MatrixCell] = Field(description="Perftest runs by server and rail.")
+    matrix: list[MatrixCell] = Field(description="perftest and iperf3 runs by server and rail.")
     skipped: list[str] = Field(description="Directory entries that are not results, and why.")
 
     @property

@@ -41,6 +41,7 @@ def twin_cmd() -> None:
       fabric-stack twin fault --dir /tmp/twin --list
       fabric-stack twin down --dir /tmp/twin
       fabric-stack twin up --fabric roce --switch sn5600 --dir /tmp/roce
+      fabric-stack twin traffic --dir /tmp/roce --out /tmp/results   # iperf3, for accept
     """
 
 
@@ -197,6 +198,53 @@ def collect_cmd(directory: Path, out: Path) -> None:
     for f in files:
         click.echo(f"wrote {f}")
     click.echo(f"next: {ops.drift_command(directory, out)}")
+
+
+@twin_cmd.command("traffic")
+@_DIR
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the results (OUT/iperf3/*.json, OUT/spec.yaml).",
+)
+@click.option(
+    "--rate",
+    type=click.FloatRange(min=0.001, max=100),
+    default=0.5,
+    show_default=True,
+    metavar="GBPS",
+    help="Pace of every run (iperf3 -b), Gb/s: what each link is asked to carry.",
+)
+@click.option(
+    "--seconds",
+    type=click.IntRange(min=1, max=30),
+    default=2,
+    show_default=True,
+    help="Length of every run (iperf3 -t).",
+)
+@handle_errors
+def traffic_cmd(directory: Path, out: Path, rate: float, seconds: int) -> None:
+    """Real iperf3 traffic over the rail addresses of a RoCE/Ethernet twin, for `accept`.
+
+    Per rail, every server sends to the next and to the previous server of the rail
+    (client and server in the servers' namespaces, bound to their rail addresses), the
+    rails side by side, each run paced at --rate for --seconds. Writes
+    OUT/iperf3/<host>_<device>_to_<peer>.json (iperf3 -J) and OUT/spec.yaml; `accept`
+    reads them and holds each run to its pace and the sweep's median (the twin's veths
+    have no line rate).
+
+    \b
+    Examples:
+      fabric-stack twin traffic --dir /tmp/roce --out /tmp/results
+      fabric-stack accept --config /tmp/results/spec.yaml /tmp/results/iperf3
+    """
+    from fabric_stack.twin import ops_traffic
+
+    ops_require_root()
+    files = ops_traffic.traffic(directory, out, click.echo, rate, seconds)
+    click.echo(f"wrote {len(files) - 1} iperf3 results under {out / 'iperf3'}")
+    click.echo(f"next: fabric-stack accept --config {out / 'spec.yaml'} {out / 'iperf3'}")
 
 
 @twin_cmd.command("fault")

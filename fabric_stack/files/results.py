@@ -1,4 +1,4 @@
-"""Reading acceptance results: files and directories of nccl-tests and perftest output.
+"""Reading acceptance results: files and directories of nccl-tests, perftest and iperf3 output.
 
 Through the input layer (:mod:`fabric_stack.files.inputs`: size cap, UTF-8, one-line
 errors naming the file). A file given by name must be a result (else an error, exit 2);
@@ -46,7 +46,7 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[tuple[str, str]], li
             if looks_like_result(text):
                 files.append((str(e), text))
             else:
-                skipped.append(f"{e}: not nccl-tests or perftest output")
+                skipped.append(f"{e}: not nccl-tests, perftest or iperf3 output")
     return files, skipped
 
 

@@ -42,7 +42,10 @@ def _name(t: TestResult) -> str:
 
 
 def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:,.1f}"
+    """One decimal for the figures of a real fabric; three digits for a few Gb/s (iperf3)."""
+    if x is None:
+        return "—"
+    return f"{x:,.1f}" if x >= 10 or x == 0 else f"{x:.3g}"
 
 
 def _row(t: TestResult) -> tuple[str, ...]:
@@ -70,7 +73,7 @@ def _matrix_rows(cells: list[MatrixCell]) -> tuple[list[str], list[tuple[str, ..
     for c in cells:
         mark = "" if c.passed else " ✗"
         prev = grid[c.server].get((c.plane, c.rail))
-        text = f"{c.gbps:,.0f}{mark}"
+        text = f"{c.gbps:,.0f}{mark}" if c.gbps >= 10 else f"{c.gbps:.2f}{mark}"
         grid[c.server][c.plane, c.rail] = text if prev is None else f"{prev} / {text}"
     heads = ["server"] + [f"r{r}" if p == 1 else f"p{p} r{r}" for p, r in rails]
     rows = [(s, *(grid[s].get(k, "·") for k in rails)) for s in sorted(grid)]
@@ -85,13 +88,25 @@ MAX_MATRIX_SERVERS = 32
 """Above this many servers, the matrix shows only servers with a slow rail."""
 
 
+PER_RAIL = ("perftest", "iperf3")
+"""The tools whose runs make the per-rail matrix."""
+
+
+def _tools(report: AcceptReport) -> str:
+    """'perftest', 'iperf3' or 'perftest/iperf3': the tools of the matrix's runs."""
+    used = {report.tests[c.test].tool for c in report.matrix} or {"perftest"}
+    return "/".join(t for t in PER_RAIL if t in used)
+
+
 def _listed(report: AcceptReport) -> tuple[list[TestResult], str]:
-    """(tests to list, a line counting the passing perftest runs left out)."""
+    """(tests to list, a line counting the passing per-rail runs left out)."""
     if len(report.tests) <= MAX_LISTED:
         return report.tests, ""
-    shown = [t for t in report.tests if t.tool != "perftest" or t.passed is not True]
+    shown = [t for t in report.tests if t.tool not in PER_RAIL or t.passed is not True]
     n = len(report.tests) - len(shown)
-    return shown, f"{n} more perftest runs passed (the matrix shows them; --format json lists all)"
+    return shown, (
+        f"{n} more {_tools(report)} runs passed (the matrix shows them; --format json lists all)"
+    )
 
 
 def _matrix(cells: list[MatrixCell]) -> tuple[list[str], list[tuple[str, ...]], str]:
@@ -125,7 +140,9 @@ def render_accept(report: AcceptReport) -> RenderableType:
     shown, hidden = _listed(report)
     for r in shown:
         t.add_row(*_row(r), style=None if r.passed is not False else "bold red")
-    parts: list[RenderableType] = [Text(f"Acceptance against {report.plan}"), t]
+    parts: list[RenderableType] = [Text(f"Acceptance against {report.plan}")]
+    if shown:  # every run passed and is in the matrix: no empty table
+        parts.append(t)
     if hidden:
         parts.append(Text(hidden))
     if report.matrix:
@@ -135,7 +152,7 @@ def render_accept(report: AcceptReport) -> RenderableType:
             m.add_column(h, justify="left" if h == "server" else "right")
         for row in rows:
             m.add_row(*row)
-        parts += [Text(f"Per-rail perftest, Gb/s (✗ below the floor){note}"), m]
+        parts += [Text(f"Per-rail {_tools(report)}, Gb/s (✗ below the floor){note}"), m]
     lines: list[str] = []
     for r in report.tests:
         body = _suspect_lines(r) + ([f"note: {n}" for n in r.notes] if r.passed is False else [])
@@ -172,7 +189,7 @@ def accept_markdown(report: AcceptReport) -> str:
     out += ["", hidden] if hidden else []
     if report.matrix:
         heads, rows, note = _matrix(report.matrix)
-        out += ["", f"### Per-rail perftest (Gb/s, ✗ below the floor){note}", ""]
+        out += ["", f"### Per-rail {_tools(report)} (Gb/s, ✗ below the floor){note}", ""]
         out += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
         out += ["| " + " | ".join(r) + " |" for r in rows]
     for t in report.tests:

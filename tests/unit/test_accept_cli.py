@@ -35,7 +35,7 @@ def test_a_healthy_sweep_exits_0_and_skips_what_is_not_a_result(tmp_path: Path) 
     r = run(str(write_sweep(tmp_path / "sweep")))
     assert r.exit_code == 0, r.output
     assert "16 passed, 0 failed, 0 not judged" in r.output
-    assert "README.md: not nccl-tests or perftest output" in r.output
+    assert "README.md: not nccl-tests, perftest or iperf3 output" in r.output
 
 
 def test_json_shape_and_exit_1(tmp_path: Path) -> None:
@@ -96,7 +96,8 @@ def test_unreadable_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert r.output.strip().splitlines() == [
         f"error: {bad}: neither nccl-tests output (no '# nThread … nGpus …' header) nor "
-        "perftest output (no '… BW Test' or '… Latency Test' title)"
+        "perftest output (no '… BW Test' or '… Latency Test' title) nor iperf3 -J output "
+        "(no JSON object)"
     ]
     r = CliRunner().invoke(main, ["accept", str(tmp_path / "missing.log")])
     assert r.exit_code == 2 and "missing.log: cannot read: no such file" in r.output
@@ -122,6 +123,6 @@ def test_every_real_sample_folder_is_judged_without_an_error() -> None:
     assert r.exit_code == 1  # ib_read_bw under the write floor
     doc = json.loads(r.output)
     assert len(doc["tests"]) == 5 and doc["skipped"] == [
-        f"{PT / 'SOURCES.md'}: not nccl-tests or perftest output"
+        f"{PT / 'SOURCES.md'}: not nccl-tests, perftest or iperf3 output"
     ]
     assert REAL.is_dir()

@@ -1,6 +1,6 @@
 """`fabric-stack accept` under the bad-input contract (tests/contract.py): lines of nccl-tests
-and perftest output shuffled, cut, doubled and mixed with noise, never a traceback, exit 0/1/2,
-one line on 2.
+and perftest output shuffled, cut, doubled and mixed with noise, and a real iperf3 -J run cut
+and spliced with junk: never a traceback, exit 0/1/2, one line on 2.
 
 ``FUZZ_EXAMPLES`` sets the examples per test, as for tests/unit/test_fuzz_contract.py.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from tests.accept_fixtures import IPERF3
 from tests.contract import run_checked
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
@@ -117,3 +118,28 @@ def test_accept_on_bytes(data: bytes) -> None:
         (root / "d").mkdir()
         (root / "d" / "r.log").write_bytes(data)
         run_checked(["accept", "d"], root)
+
+
+IPERF3_RUN = (IPERF3 / "su1-node01_mlx5_0_to_su1-node02.json").read_text(encoding="utf-8")
+JUNK = ["", "x", "NaN", "Infinity", "1e999", "-1", "null", "[]", "{}", '"', "}", ",", "\x00"]
+
+
+@FUZZ
+@given(
+    at=st.integers(0, len(IPERF3_RUN)),
+    cut=st.integers(1, len(IPERF3_RUN) + 20),
+    junk=st.sampled_from(JUNK) | st.text(max_size=8),
+    twice=st.booleans(),
+    fmt=st.sampled_from(["table", "json"]),
+)
+def test_accept_keeps_the_contract_on_iperf3_json(
+    at: int, cut: int, junk: str, twice: bool, fmt: str
+) -> None:
+    # The real run cut, spliced with junk (NaN, an infinite rate, a stray brace), doubled.
+    text = (IPERF3_RUN[:at] + junk + IPERF3_RUN[at:])[:cut]
+    with workdir() as root:
+        name = "su1-node01_mlx5_0_to_su1-node02.json"
+        (root / name).write_text(text + ("\n" + text if twice else ""), encoding="utf-8")
+        args = ["accept", "--fabric", "roce", "--switch", "sn5600", "--gpus", "32"]
+        run = run_checked([*args, "--format", fmt, name], root)
+        event(f"exit {run.code}")
