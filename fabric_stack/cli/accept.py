@@ -1,4 +1,4 @@
-"""`fabric-stack accept`: measured nccl-tests and perftest results judged against the plan."""
+"""`fabric-stack accept`: measured nccl-tests, perftest and iperf3 results against the plan."""
 
 from __future__ import annotations
 
@@ -53,10 +53,12 @@ def accept_cmd(
     RESULT is a file or a directory of nccl-tests stdout (all_reduce_perf,
     all_gather_perf, reduce_scatter_perf, alltoall_perf, sendrecv_perf; with or
     without NCCL_DEBUG=INFO) and perftest output (ib_write_bw/ib_read_bw/
-    ib_send_bw, --report_gbits or not; files named <host>_<device>.txt). Each
-    run is compared with the plan's figure for its placement and size (the
-    `estimate` model for nccl-tests, the rail's line rate × the model's network
-    efficiency for perftest) and passes at 90 % of it. Then the suspects: the slow
+    ib_send_bw, --report_gbits or not; files named <host>_<device>.txt) and
+    iperf3 -J output (RoCE/Ethernet: placed by the plan's rail addresses; `twin
+    traffic` writes it). Each run is compared with the plan's figure for its
+    placement and size (the `estimate` model for nccl-tests, the rail's line rate
+    × the model's network efficiency for perftest; for iperf3, TCP, its -b pace
+    and the median of the iperf3 runs) and passes at 90 % of it. Then the suspects: the slow
     rail, leaf, cable or host from the per-rail matrix, NCCL using fewer or other
     HCAs than the rendered NCCL_IB_HCA, GPUDirect RDMA off, a crash, and 2-server
     results that only look good through tree/NVLS; each names the plan's cables

@@ -67,16 +67,24 @@ whole); the test's kind stays whole."""
 
 
 def _matrix_rows(cells: list[MatrixCell]) -> tuple[list[str], list[tuple[str, ...]]]:
-    """(column heads, rows): one row per server, one column per (plane, rail)."""
+    """(column heads, rows): one row per server (the host that ran the runs), one column
+    per (plane, rail); a cell is its slowest run, ✗ when one is below the floor."""
     rails = sorted({(c.plane, c.rail) for c in cells})
-    grid: dict[str, dict[tuple[int, int], str]] = defaultdict(dict)
+    grid: dict[str, dict[tuple[int, int], list[MatrixCell]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
     for c in cells:
-        mark = "" if c.passed else " ✗"
-        prev = grid[c.server].get((c.plane, c.rail))
-        text = f"{c.gbps:,.0f}{mark}" if c.gbps >= 10 else f"{c.gbps:.2f}{mark}"
-        grid[c.server][c.plane, c.rail] = text if prev is None else f"{prev} / {text}"
+        grid[c.server][c.plane, c.rail].append(c)
+
+    def cell(runs: list[MatrixCell]) -> str:
+        if not runs:
+            return "·"
+        low = min(c.gbps for c in runs)
+        mark = "" if all(c.passed for c in runs) else " ✗"
+        return (f"{low:,.0f}" if low >= 10 else f"{low:.2f}") + mark
+
     heads = ["server"] + [f"r{r}" if p == 1 else f"p{p} r{r}" for p, r in rails]
-    rows = [(s, *(grid[s].get(k, "·") for k in rails)) for s in sorted(grid)]
+    rows = [(s, *(cell(grid[s].get(k, [])) for k in rails)) for s in sorted(grid)]
     return heads, rows
 
 
@@ -87,6 +95,9 @@ them; JSON lists every test)."""
 MAX_MATRIX_SERVERS = 32
 """Above this many servers, the matrix shows only servers with a slow rail."""
 
+
+MATRIX_NOTE = "each host's slowest run (✗ below the floor)"
+"""What a cell of the per-rail matrix is."""
 
 PER_RAIL = ("perftest", "iperf3")
 """The tools whose runs make the per-rail matrix."""
@@ -149,10 +160,10 @@ def render_accept(report: AcceptReport) -> RenderableType:
         heads, rows, note = _matrix(report.matrix)
         m = Table()
         for h in heads:
-            m.add_column(h, justify="left" if h == "server" else "right")
+            m.add_column(h, justify="left" if h == "server" else "right", no_wrap=h == "server")
         for row in rows:
             m.add_row(*row)
-        parts += [Text(f"Per-rail {_tools(report)}, Gb/s (✗ below the floor){note}"), m]
+        parts += [Text(f"Per-rail {_tools(report)}, Gb/s: {MATRIX_NOTE}{note}"), m]
     lines: list[str] = []
     for r in report.tests:
         body = _suspect_lines(r) + ([f"note: {n}" for n in r.notes] if r.passed is False else [])
@@ -189,7 +200,7 @@ def accept_markdown(report: AcceptReport) -> str:
     out += ["", hidden] if hidden else []
     if report.matrix:
         heads, rows, note = _matrix(report.matrix)
-        out += ["", f"### Per-rail {_tools(report)} (Gb/s, ✗ below the floor){note}", ""]
+        out += ["", f"### Per-rail {_tools(report)}, Gb/s: {MATRIX_NOTE}{note}", ""]
         out += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
         out += ["| " + " | ".join(r) + " |" for r in rows]
     for t in report.tests:

@@ -77,7 +77,7 @@ def test_markdown_is_an_acceptance_record(tmp_path: Path) -> None:
     assert r.exit_code == 1
     assert r.output.startswith("## Acceptance record\n\nPlan: gpu-cluster: 16 servers × 8 GPUs")
     assert "| su1-node03_mlx5_0.txt#1 | ib_write_bw | su1-node03, su1-node04 | 64K |" in r.output
-    assert "### Per-rail perftest (Gb/s, ✗ below the floor)" in r.output
+    assert "### Per-rail perftest, Gb/s: each host's slowest run (✗ below the floor)" in r.output
     assert "| su1-node03 | 235 ✗ |" in r.output
     assert "- **suspect: su1-node03's rail-1 NIC mlx5_0 or its cable**" in r.output
 

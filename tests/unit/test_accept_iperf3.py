@@ -199,7 +199,7 @@ def test_the_cli_reads_a_directory_and_skips_json_that_is_not_iperf3(tmp_path: P
     t = next(t for t in doc["tests"] if not t["passed"])
     assert t["measured_gbps"] == 0.096 and t["expected"] == 0.498
     table = CliRunner().invoke(main, [*args, str(d)], env={"COLUMNS": "200"}).output
-    assert "Per-rail iperf3, Gb/s (✗ below the floor)" in table
+    assert "Per-rail iperf3, Gb/s: each host's slowest run (✗ below the floor)" in table
     assert "0.10 ✗" in table and "62 more iperf3 runs passed" in table
 
 
@@ -213,3 +213,22 @@ def test_the_sweep_is_each_server_to_its_next_and_previous_on_every_rail() -> No
     ]  # fmt: skip
     two = sweep_pairs(list(plan_underlay(roce_seed(16)).hosts))
     assert len(two) == 2  # two servers: one pair each way, not twice
+
+
+def test_the_twins_own_shaped_sweep_names_the_shaped_port() -> None:
+    # Real iperf3 output of `twin traffic` with su1-r6-leaf:swp2s0 shaped to 100 Mbit/s
+    # (tests/fixtures/accept/iperf3/SOURCES.md): the same finding as the root-only test.
+    d = IPERF3.parent / "twin-shaped"
+    args = ["accept", "--config", str(d / "spec.yaml"), "--format", "json", str(d / "iperf3")]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1, r.output
+    doc = json.loads(r.output)
+    assert doc["summary"] == {"passed": 62, "failed": 2, "not_judged": 0}
+    failed = [t for t in doc["tests"] if not t["passed"]]
+    assert [t["servers"] for t in failed] == [
+        ["su1-node02", "su1-node03"],
+        ["su1-node04", "su1-node03"],
+    ]
+    assert [t["measured_gbps"] for t in failed] == [0.099, 0.099]
+    (where,) = {s["where"] for t in failed for s in t["suspects"]}
+    assert where == "su1-node03:mlx5_5 <-> su1-r6-leaf:swp2s0"

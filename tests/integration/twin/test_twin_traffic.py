@@ -1,0 +1,120 @@
+"""`accept` finds a shaped leaf port of a RoCE twin from real iperf3 measurements alone.
+
+The twin of the seed's servers on RoCE (8 × H100 with 8 rails, SN5600, 4 servers: FRR on
+every switch, the rendered host addresses), `twin traffic` (real iperf3 in the server
+namespaces over the rail addresses, paced), then `accept` on what iperf3 printed. Without
+shaping nothing is flagged; with one leaf port shaped by ``tc … tbf`` (the leaf's egress
+toward one server, as a mis-set shaper or policer on a switch port would be) exactly the runs
+into that server on that rail fail and every suspect names that port's cable. The plan and
+the measurements are all `accept` gets: the shaped port is not told to it. Needs root and
+iperf3 (scripts/twin-deps.sh); about a minute.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from fabric_stack.acceptance import AcceptContext
+from fabric_stack.acceptance.checks import cable_text, rail_cable
+from fabric_stack.cli import main
+from fabric_stack.twin.model import TwinState
+from fabric_stack.twin.ops import topology_of
+from fabric_stack.underlay.plan import plan_underlay
+from tests.integration.twin.test_twin import ok, state_of, twin
+from tests.integration.twin.test_twin import (
+    twin_dir as twin_dir,  # the fixture (torn down whatever happens)
+)
+
+pytestmark = [
+    pytest.mark.twin,
+    pytest.mark.skipif(os.geteuid() != 0, reason="the twin needs root (network namespaces)"),
+]
+
+SPEC = ("--fabric", "roce", "--switch", "sn5600", "--gpus", "32")
+SHAPED = ("su1-node03", 6)
+"""The server and rail whose leaf port is shaped."""
+SHAPE_RATE = "100mbit"
+"""A fifth of the runs' 0.5 Gb/s pace."""
+SHAPE = os.environ.get("FABRIC_TWIN_TRAFFIC_SHAPE", "1") == "1"
+"""0 leaves the port unshaped (to see the test fail: nothing to find)."""
+
+
+def accept(results: Path) -> dict[str, Any]:
+    """`fabric-stack accept` on what `twin traffic` wrote: the plan and the measurements."""
+    args = ["accept", "--config", str(results / "spec.yaml"), "--format", "json"]
+    r = CliRunner().invoke(main, [*args, str(results / "iperf3")])
+    assert r.exit_code in (0, 1), r.output
+    doc: dict[str, Any] = json.loads(r.output)
+    assert (r.exit_code == 0) == (doc["summary"]["failed"] == 0)
+    return doc
+
+
+def iperf3_left(state: TwinState) -> list[int]:
+    """PIDs of iperf3 (or its `timeout`) still running in the twin's namespaces."""
+    left = []
+    for ns in state.namespaces:
+        pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True)
+        for pid in pids.stdout.split():
+            with contextlib.suppress(OSError):  # it may exit meanwhile
+                if Path(f"/proc/{pid}/comm").read_text().strip() in ("iperf3", "timeout"):
+                    left.append(int(pid))
+    return left
+
+
+def test_a_shaped_leaf_port_is_found_from_the_measurements(twin_dir: Path, tmp_path: Path) -> None:
+    if shutil.which("iperf3") is None:
+        pytest.fail("iperf3 is missing: run `make twin-deps` (scripts/twin-deps.sh)")
+    said = ok(twin("up", *SPEC, "--dir", str(twin_dir)))
+    assert "BGP sessions up" in said
+    state = TwinState.model_validate(state_of(twin_dir))
+    topo = topology_of(state)
+
+    said = ok(twin("traffic", "--dir", str(twin_dir), "--out", str(tmp_path / "clean")))
+    assert "iperf3: 64 runs over 8 rail(s), 8 round(s) of 2 s, each paced at 0.5 Gb/s" in said
+    assert not iperf3_left(state), "traffic left iperf3 running"
+    clean = accept(tmp_path / "clean")
+    assert clean["summary"] == {"passed": 64, "failed": 0, "not_judged": 0}, [
+        (t["file"], t["measured_gbps"], t["pass_at"]) for t in clean["tests"] if not t["passed"]
+    ]
+    assert not any(t["suspects"] for t in clean["tests"])
+    t = clean["tests"][0]
+    assert t["expected"] <= 0.5 and "paced at (iperf3 -b 0.5G)" in t["basis"][0]
+
+    server, rail = SHAPED
+    port = next(h for h in plan_underlay(topo).hosts if h.server == server and h.rail == rail)
+    if SHAPE:
+        tc = ["tc", "qdisc", "add", "dev", port.leaf_port, "root", "tbf", "rate", SHAPE_RATE]
+        subprocess.run(
+            ["ip", "netns", "exec", f"fst-{state.tag}-{port.leaf}", *tc,
+             "burst", "32kb", "latency", "50ms"],
+            check=True,
+        )  # fmt: skip
+    ok(twin("traffic", "--dir", str(twin_dir), "--out", str(tmp_path / "shaped")))
+    shaped = accept(tmp_path / "shaped")
+    failed = [t for t in shaped["tests"] if t["passed"] is False]
+    link = rail_cable(AcceptContext(topo), server, port.nic)
+    assert link is not None and (link.b_device, link.b_port) == (port.leaf, port.leaf_port)
+    cable = cable_text(link)
+    # The runs into su1-node03 on rail 6 (from its two neighbours), and only those, fail ...
+    assert sorted((t["servers"][0], t["servers"][1]) for t in failed) == [
+        ("su1-node02", server),
+        ("su1-node04", server),
+    ], [(t["file"], t["measured_gbps"]) for t in failed]
+    assert all(f"_{port.nic}_to_{server}.json" in t["file"] for t in failed)
+    # ... and each names exactly that port's cable, the leaf → server direction.
+    suspects = [s for t in failed for s in t["suspects"]]
+    assert suspects and all(s["where"] == cable and s["cables"] == [cable] for s in suspects)
+    assert {s["what"] for s in suspects} == {
+        f"{server}'s rail-{rail} port, leaf → server: {port.leaf}:{port.leaf_port}'s egress or "
+        "the cable"
+    }
+    assert shaped["summary"] == {"passed": 62, "failed": 2, "not_judged": 0}
