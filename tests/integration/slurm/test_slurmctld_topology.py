@@ -33,8 +33,10 @@ from typing import Any
 
 import pytest
 
+from fabric_stack.adapters.discovery.slurm_topology import SlurmTopologyReader
 from fabric_stack.artifacts import render_artifacts
 from fabric_stack.artifacts._base import safe_name
+from fabric_stack.drift.scheduler import compare_scheduler
 from fabric_stack.text.hostlist import compress, expand
 from fabric_stack.topology.build import FabricTopology
 from fabric_stack.topology.scheduler import scheduler_view
@@ -235,3 +237,21 @@ def test_rail_leaves_as_slurm_switches_is_what_slurm_warns_about(tmp_path: Path)
     shown, log = _load(topo, tmp_path, "\n".join(lines) + "\n")
     assert "Multiple leaf switches contain nodes" in log
     assert {int(f["Level"]) for f in shown.values()} == {0, 1}
+
+
+def test_drift_finds_a_node_slurmctld_was_told_is_elsewhere(tmp_path: Path) -> None:
+    """A live controller loaded with a misplaced server: drift on its `scontrol show
+    topology` output finds exactly that server under the wrong switch."""
+    ctx = context(PLANS["4-su"])
+    conf = {a.path: a.content for a in render_artifacts("slurm", ctx)}["slurm/topology.conf"]
+    conf = conf.replace("Nodes=su1-node[01-31]", "Nodes=su1-node[01-06,08-31]")
+    conf = conf.replace("Nodes=su2-node[01-32]", "Nodes=su1-node07,su2-node[01-32]")
+    (tmp_path / "slurm.conf").write_text(slurm_conf(ctx.topo, tmp_path))
+    (tmp_path / "topology.conf").write_text(conf)
+    with slurmctld(tmp_path):
+        shown = _scontrol(tmp_path, "show", "topology").stdout
+    (tmp_path / "shown.txt").write_text(shown)
+    report = compare_scheduler(ctx.topo, SlurmTopologyReader(tmp_path / "shown.txt").load())
+    (f,) = report.findings
+    assert (f.kind, f.cause, f.su) == ("wrong_peer", "wrong_switch", 1)
+    assert f.summary.startswith("su1-node07 is under SwitchName=su2")
