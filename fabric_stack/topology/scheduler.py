@@ -41,9 +41,11 @@ NVL72_PROFILE = "gb200-nvl72-tray"
 """The node profile whose servers are compute trays of an NVL72 rack (the NVLink domain)."""
 
 NVL72_TRAYS = 18
-"""Compute trays per GB200 NVL72 rack: 72 GPUs, 4 per tray (NVIDIA GB200 NVL72 product
-page: "72 Blackwell GPUs", "18 compute trays"; the plan does not model the rack, so trays
-are grouped 18 at a time in plan order: UNVERIFIED against the site's racking)."""
+"""Compute trays per GB200 NVL72 rack: 72 GPUs in 18 trays of 4 (the profile's 4 GPUs per
+tray; 18 trays per rack from third-party descriptions, e.g. setloop.io "GB200 NVL72
+architecture": "72 Blackwell GPUs across 18 compute trays"; NVIDIA's own datasheet not
+read: UNVERIFIED there). The plan does not model the rack, so trays are grouped 18 at a
+time in plan order: UNVERIFIED against the site's racking."""
 
 
 @dataclass(frozen=True, slots=True)

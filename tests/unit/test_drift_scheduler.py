@@ -1,11 +1,11 @@
 """Drift for the scheduler's view: planted misplacements in a Slurm topology and a node list.
 
-Fixtures (tests/fixtures/drift/): ``slurm/scontrol-show-topology.txt`` captured from a real
-slurmctld 22.05 that loaded the rendered topology.conf of ``--gpus 1024`` (no drift);
-``slurm/topology-drifted.conf``, a hand-edited topology.conf of the seed cluster with
-three planted errors; ``k8s/nodes-drifted.json``, ``kubectl get nodes -o json``-shaped
-nodes of the seed cluster with planted label errors, a missing node and a control-plane
-node.
+Fixtures (tests/fixtures/scheduler/, provenance in its README):
+``slurm/scontrol-show-topology.txt`` captured from a real slurmctld 22.05 that loaded the
+rendered topology.conf of ``--gpus 1024`` (no drift); ``slurm/topology-drifted.conf``, a
+hand-edited topology.conf of the seed cluster with three planted errors;
+``k8s/nodes-drifted.json``, ``kubectl get nodes -o json``-shaped nodes of the seed cluster
+with planted label errors, a missing node and a control-plane node.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from fabric_stack.drift.scheduler import compare_scheduler
 from fabric_stack.errors import InputFileError
 from tests.golden_artifacts import context
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "drift"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "scheduler"
 
 
 def _rendered(tmp_path: Path, target: str, spec: dict[str, object]) -> Path:

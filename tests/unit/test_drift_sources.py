@@ -118,8 +118,8 @@ FIXTURES: dict[str, Callable[[Path, pytest.MonkeyPatch], dict[str, Any]]] = {
     "netbox-json": _files(netbox_json="ib/netbox-cables.json"),
     "inventory": _inventory,
     "netbox": _netbox_live,
-    "slurm-topology": _files(slurm_topology="slurm/scontrol-show-topology.txt"),
-    "k8s-nodes": _files(k8s_nodes="k8s/nodes-drifted.json"),
+    "slurm-topology": _files(slurm_topology="../scheduler/slurm/scontrol-show-topology.txt"),
+    "k8s-nodes": _files(k8s_nodes="../scheduler/k8s/nodes-drifted.json"),
 }
 """Per source: the options that point its reader at a fixture of tests/fixtures/drift."""
 
