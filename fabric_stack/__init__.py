@@ -15,6 +15,7 @@ stage function (``tests/unit/test_public_api.py`` keeps the list complete).
 from __future__ import annotations
 
 from fabric_stack.analysis.estimate import estimate_collective
+from fabric_stack.analysis.placement import compare_placements
 from fabric_stack.analysis.whatif import analyze_failures
 from fabric_stack.errors import FabricStackError, InputFileError, SpecError
 from fabric_stack.intent.derive import derive_intent
@@ -23,6 +24,7 @@ from fabric_stack.pipeline import Pipeline, run_pipeline
 from fabric_stack.sizing.size import SizingPlan, size_fabric
 from fabric_stack.spec.model import FabricSpec, validate_spec
 from fabric_stack.topology.build import FabricTopology, build_topology
+from fabric_stack.topology.scheduler import scheduler_view
 from fabric_stack.topology.verify import verify_topology
 from fabric_stack.underlay.plan import UnderlayPlan, plan_underlay
 
@@ -41,10 +43,12 @@ __all__ = [
     "__version__",
     "analyze_failures",
     "build_topology",
+    "compare_placements",
     "derive_intent",
     "estimate_collective",
     "plan_underlay",
     "run_pipeline",
+    "scheduler_view",
     "size_fabric",
     "validate_spec",
     "verify_topology",

@@ -35,6 +35,7 @@ FOLDER_MARKERS: dict[str, str] = {
     "integration/postgres": "postgres",
     "integration/netbox": "netbox",
     "integration/twin": "twin",
+    "integration/slurm": "slurm",
 }
 """The marker every test under a folder gets (the folder names the real part it needs)."""
 

@@ -24,10 +24,12 @@ from fabric_stack.artifacts import (
     frr,
     hosts,
     infiniband,
+    k8s_topology,
     kubernetes_bundle,
     nccl,
     report,
     roce_qos,
+    slurm,
     sonic,
 )
 from fabric_stack.artifacts._base import Artifact, RenderContext, TargetMismatchError
@@ -146,6 +148,22 @@ TARGETS: dict[str, Target] = {
         help="RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, "
         "README.",
         writes=("kubernetes/<object>.yaml", "kubernetes/README.md"),
+        applies=EVERY_FABRIC,
+    ),
+    "slurm": Target(
+        render=slurm.render,
+        files=slurm.files,
+        help="Slurm network topology from the plan: topology/tree (SU, spine, core), blocks "
+        "(SUs or NVL72 racks) for 23.11+ and topology.yaml for 25.05+.",
+        writes=slurm.FILES,
+        applies=EVERY_FABRIC,
+    ),
+    "k8s-topology": Target(
+        render=k8s_topology.render,
+        files=k8s_topology.files,
+        help="Kubernetes node topology labels (Topograph keys + fabric-stack), a kubectl "
+        "label script, and a Kueue Topology over them.",
+        writes=k8s_topology.FILES,
         applies=EVERY_FABRIC,
     ),
     "report": Target(

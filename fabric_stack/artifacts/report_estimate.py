@@ -17,6 +17,7 @@ from fabric_stack.analysis.estimate import (
     parse_sizes,
     worst_single_failure,
 )
+from fabric_stack.analysis.placement import Placement, PlacementComparison, compare_placements
 from fabric_stack.analysis.whatif import FabricIndex, Failure, n_minus_1
 from fabric_stack.topology.build import FabricTopology
 
@@ -79,7 +80,68 @@ def render_collectives_section(topo: FabricTopology) -> str:
         "(docs/calibration.md). Try others with <code>fabric-stack estimate</code> and "
         "<code>fabric-stack whatif --n-minus-1</code>."
     )
-    return table + f"<p>{bis}</p>" + f'<p class="note">{note}</p>'
+    placement = render_placement(topo, index)
+    return table + f"<p>{bis}</p>" + placement + f'<p class="note">{note}</p>'
 
 
-__all__ = ["render_collectives_section"]
+def _span(topo: FabricTopology, p: Placement) -> str:
+    pods = f", {p.pods} pod(s)" if topo.plan.tiers == 3 else ""
+    return f"{p.sus} SU(s){pods}: {escape(p.hosts[0])} … {escape(p.hosts[-1])}"
+
+
+def _same_note(*comparisons: PlacementComparison) -> str:
+    same = all(
+        abs(c.best_estimate.points[-1].busbw_gbs - c.worst_estimate.points[-1].busbw_gbs)
+        <= 0.01 * c.best_estimate.points[-1].busbw_gbs
+        for c in comparisons
+    )
+    return (
+        "Within 1 %: the estimate's model finds this fabric's spine layer wide enough for "
+        "the job either way (the placement matters where uplinks are shared or failed). "
+        if same
+        else ""
+    )
+
+
+def render_placement(topo: FabricTopology, index: FabricIndex) -> str:
+    """Best vs worst contiguous placement of a job of one SU's GPUs (fewest SUs, then pods;
+    the run of consecutive servers crossing the most pods and SUs), all-reduce and
+    all-to-all at 16G: what a topology-aware scheduler (render slurm, render k8s-topology)
+    is worth on this fabric."""
+    plan = topo.plan
+    gpn = plan.spec.gpus_per_node
+    gpus = min(plan.su_nodes, plan.nodes) * gpn
+    if plan.sus < 2 or gpus < 2:
+        return (
+            "<h3>Job placement</h3><p>One SU: every job is inside one SU, so no placement "
+            "crosses the spines.</p>"
+        )
+    size = parse_sizes("16G")
+    ar = compare_placements(topo, gpus, "all_reduce", size, index)
+    a2a = compare_placements(topo, gpus, "alltoall", size, index)
+    rows = []
+    for label, p, e1, e2 in (
+        ("best (fewest SUs, then pods)", ar.best, ar.best_estimate, a2a.best_estimate),
+        ("worst contiguous (host order)", ar.worst, ar.worst_estimate, a2a.worst_estimate),
+    ):
+        rows.append(
+            f"<tr><td>{label}</td><td>{_span(topo, p)}</td>"
+            f'<td class="n">{e1.points[-1].busbw_gbs:,.1f}</td>'
+            f'<td class="n">{e2.points[-1].busbw_gbs:,.1f}</td></tr>'
+        )
+    return (
+        f"<h3>Job placement ({gpus:,} GPUs, one SU's worth)</h3>"
+        "<table><thead><tr><th>Placement</th><th>Servers</th>"
+        '<th class="n">all-reduce busbw 16G (GB/s)</th>'
+        '<th class="n">all-to-all busbw 16G (GB/s)</th></tr></thead><tbody>'
+        + "".join(rows)
+        + "</tbody></table><p>"
+        + _same_note(ar, a2a)
+        + "The scheduler gets the best placement from "
+        "<code>slurm/topology.conf</code> (the SU is its lowest tree level) or Kueue's "
+        "<code>network.topology.nvidia.com/leaf</code> level; without them it may hand out "
+        "the worst.</p>"
+    )
+
+
+__all__ = ["render_collectives_section", "render_placement"]

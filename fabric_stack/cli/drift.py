@@ -34,8 +34,9 @@ from fabric_stack.drift import (
 from fabric_stack.drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
 from fabric_stack.drift.ignore import alias_rates
 from fabric_stack.drift.names import bind_macs, bindings, with_planned
+from fabric_stack.drift.scheduler import compare_scheduler
 from fabric_stack.sizing.size import size_fabric
-from fabric_stack.topology.build import build_topology
+from fabric_stack.topology.build import FabricTopology, build_topology
 from fabric_stack.views.drift import render_markdown, render_table
 
 PROGRESS_MIN_BYTES = 2 << 20
@@ -97,6 +98,7 @@ def drift_cmd(
       fabric-stack drift --eos eos/ --ignore drift-ignore.yaml --format json
       fabric-stack drift --lldp lldp/ --network compute --min-coverage 0.9
       fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
+      fabric-stack drift --slurm-topology /etc/slurm/topology.conf --k8s-nodes nodes.json
       NETBOX_TOKEN=… fabric-stack drift --stack prod --netbox https://nb.example --netbox-site prod
 
     \b
@@ -136,7 +138,7 @@ def drift_cmd(
     snapshots = [bind_macs(s, macs) for s in snapshots]
     topo = build_topology(size_fabric(spec))
     index = PlanIndex.from_topology(topo)
-    report = with_planned(_compare(index, snapshots, rules, network, min_coverage), topo)
+    report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)
     _show(report, fmt)
     sys.exit(0 if report.clean else 1)
 
@@ -152,15 +154,24 @@ def _show(report: DriftReport, fmt: str) -> None:
 
 
 def _compare(
+    topo: FabricTopology,
     index: PlanIndex,
     snapshots: list[Snapshot],
     rules: IgnoreRules | None,
     network: str | None,
     min_coverage: float,
 ) -> DriftReport:
-    """Every snapshot against the plan (the ignore file's ``rates:`` applied), one report."""
+    """Every snapshot against the plan (the ignore file's ``rates:`` applied), one report: a
+    scheduler's view (Slurm topology, Kubernetes nodes) against the plan's scheduler view."""
     snapshots = [alias_rates(s, rules) for s in snapshots]
     networks = None
     if network is not None:
         networks = frozenset(NETWORKS) if network == "all" else frozenset({network})
-    return combine([compute_drift(index, s, rules, networks, min_coverage) for s in snapshots])
+    return combine(
+        [
+            compute_drift(index, s, rules, networks, min_coverage)
+            if s.scheduler is None
+            else compare_scheduler(topo, s, rules)
+            for s in snapshots
+        ]
+    )

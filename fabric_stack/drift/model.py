@@ -146,6 +146,34 @@ class DeviceSeen:
     expected: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class SchedulerSwitch:
+    """One switch of a scheduler's topology file (Slurm's ``SwitchName`` line)."""
+
+    name: str
+    nodes: tuple[str, ...]
+    """``Nodes=`` as written (expanded); for ``scontrol show topology`` output, the nodes of a
+    level-0 switch only (Slurm prints the union above it)."""
+    switches: tuple[str, ...]
+    """``Switches=`` (expanded)."""
+    where: str
+
+
+@dataclass(slots=True)
+class SchedulerObservation:
+    """What a scheduler is told about the fabric: a Slurm tree or Kubernetes node labels.
+
+    A source of this kind reports no cables: drift compares it with the plan's scheduler
+    view (:mod:`fabric_stack.drift.scheduler`), not with the link list.
+    """
+
+    kind: Literal["slurm-topology", "k8s-nodes"]
+    switches: dict[str, SchedulerSwitch] = field(default_factory=dict)
+    """Slurm: switch name → its line."""
+    labels: dict[str, tuple[dict[str, str], str]] = field(default_factory=dict)
+    """Kubernetes: node name → (its labels, where in the file)."""
+
+
 @dataclass(slots=True)
 class Snapshot:
     """Everything one source reported, as :meth:`load` of a reader returns it.
@@ -175,6 +203,8 @@ class Snapshot:
     chassis_macs: dict[str, str] = field(default_factory=dict)
     """Device (as the source names it) → its chassis MAC, when the source reports one (LLDP
     chassis id): ``adopt`` writes it to the names file."""
+    scheduler: SchedulerObservation | None = None
+    """A scheduler's view (Slurm topology file, Kubernetes nodes) instead of cables."""
 
 
 # --------------------------------------------------------------------------- findings

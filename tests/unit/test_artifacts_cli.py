@@ -42,7 +42,14 @@ def test_all_infiniband_writes_every_applicable_target(tmp_path: Path) -> None:
     assert code == 0, err
     rows = json.loads(out)
     assert _tree(tmp_path) == sorted(seed_artifacts("infiniband"))
-    assert {r["target"] for r in rows} == {"infiniband", "nccl", "kubernetes", "report"}
+    assert {r["target"] for r in rows} == {
+        "infiniband",
+        "nccl",
+        "kubernetes",
+        "slurm",
+        "k8s-topology",
+        "report",
+    }
     for r in rows:
         path = Path(r["path"])
         assert (
@@ -57,7 +64,8 @@ def test_all_roce_includes_qos_and_nvue(tmp_path: Path) -> None:
     assert code == 0, err
     targets = {r["target"] for r in json.loads(out)}
     assert targets == {
-        "roce-qos", "cumulus", "frr", "sonic", "hosts", "nccl", "kubernetes", "report"
+        "roce-qos", "cumulus", "frr", "sonic", "hosts", "nccl", "kubernetes", "slurm",
+        "k8s-topology", "report"
     }  # fmt: skip
     files = _tree(tmp_path)
     assert files == sorted(seed_artifacts("roce"))
@@ -237,7 +245,14 @@ def test_help_lists_the_registry_and_the_real_pdf_path() -> None:
 def test_all_names_each_skipped_target_on_stderr(tmp_path: Path) -> None:
     code, out, err = _run("all", "--out", str(tmp_path / "ib"), "--format", "json")
     assert code == 0, err
-    assert {r["target"] for r in json.loads(out)} == {"infiniband", "nccl", "kubernetes", "report"}
+    assert {r["target"] for r in json.loads(out)} == {
+        "infiniband",
+        "nccl",
+        "kubernetes",
+        "slurm",
+        "k8s-topology",
+        "report",
+    }
     routed = "an InfiniBand fabric has no IP underlay"
     assert err.splitlines() == [
         "render all: skipped roce-qos: the plan's fabric is infiniband, not RoCEv2",
@@ -339,13 +354,22 @@ def test_all_renders_what_applies() -> None:
         "hosts",
         "nccl",
         "kubernetes",
+        "slurm",
+        "k8s-topology",
         "report",
     }
     generic = context({"fabric": "roce", "switch": "generic-64x400"})
     assert not applies("cumulus", generic) and applies("roce-qos", generic)
     assert not applies("sonic", generic)  # no SONiC lane table for a generic switch
     ib = seed_context("infiniband")
-    assert [t for t in TARGETS if applies(t, ib)] == ["infiniband", "nccl", "kubernetes", "report"]
+    assert [t for t in TARGETS if applies(t, ib)] == [
+        "infiniband",
+        "nccl",
+        "kubernetes",
+        "slurm",
+        "k8s-topology",
+        "report",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -70,7 +70,7 @@ def test_registry_entries_are_consistent() -> None:
 def test_the_errors_read_as_they_always_did() -> None:
     assert missing_error("drift") == (
         "give at least one source: --lldp, --eos, --ibnetdiscover, --netbox-csv, "
-        "--netbox-json, --netbox or --inventory"
+        "--netbox-json, --netbox, --inventory, --slurm-topology or --k8s-nodes"
     )
     assert missing_error("adopt") == (
         "give a source: --ibnetdiscover, --lldp, --eos, --netbox-csv, --netbox-json or --netbox"
@@ -118,6 +118,8 @@ FIXTURES: dict[str, Callable[[Path, pytest.MonkeyPatch], dict[str, Any]]] = {
     "netbox-json": _files(netbox_json="ib/netbox-cables.json"),
     "inventory": _inventory,
     "netbox": _netbox_live,
+    "slurm-topology": _files(slurm_topology="../scheduler/slurm/scontrol-show-topology.txt"),
+    "k8s-nodes": _files(k8s_nodes="../scheduler/k8s/nodes-drifted.json"),
 }
 """Per source: the options that point its reader at a fixture of tests/fixtures/drift."""
 
@@ -133,7 +135,8 @@ def test_every_source_reader_loads_a_fixture(
     assert [c.source.name for c in selection.chosen] == [name]
     (reader,) = selection.readers(stack="dev")
     snap = reader.load()
-    assert snap.links and snap.devices, name
+    # A scheduler's view (Slurm tree, Kubernetes labels) reports devices, not cables.
+    assert (snap.links or snap.scheduler) and snap.devices, name
     # The networks the registry states are the ones the reader's snapshot is scoped to
     # (open, inferred from the devices, for a source that reports every network).
     assert snap.networks == (None if source.networks == EVERY_NETWORK else source.networks)

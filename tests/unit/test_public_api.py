@@ -24,6 +24,8 @@ STAGE_FUNCTIONS: dict[str, str] = {
     "plan_underlay": "underlay",
     "analyze_failures": "analysis",
     "estimate_collective": "analysis",
+    "compare_placements": "analysis",
+    "scheduler_view": "topology",
     "run_pipeline": "pipeline",
 }
 """Every public stage function and the folder (or root module) it lives in."""

@@ -28,9 +28,11 @@ from fabric_stack.adapters.discovery._common import Progress, Reader, dir_size
 from fabric_stack.adapters.discovery.eos import EosReader
 from fabric_stack.adapters.discovery.ibnetdiscover import IbnetdiscoverReader
 from fabric_stack.adapters.discovery.inventory import InventoryReader
+from fabric_stack.adapters.discovery.k8s_nodes import K8sNodesReader
 from fabric_stack.adapters.discovery.lldp import LldpReader
 from fabric_stack.adapters.discovery.netbox import NetboxCsvReader, NetboxJsonReader
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
+from fabric_stack.adapters.discovery.slurm_topology import SlurmTopologyReader
 from fabric_stack.errors import FabricStackError
 
 Takes = Literal["file", "dir", "url", "slug"]
@@ -262,6 +264,30 @@ SOURCES: tuple[DriftSource, ...] = (
         orphan="{extras} need {flag} URL",
         prepare=_netbox_prepare,
     ),
+    DriftSource(
+        "slurm-topology",
+        SourceOption(
+            "--slurm-topology",
+            "file",
+            "A live Slurm topology.conf (topology/tree) or `scontrol show topology` output: "
+            "each server under the plan's SU, spines and cores with the plan's children.",
+        ),
+        frozenset({"compute"}),
+        lambda path, ctx: SlurmTopologyReader(path),
+        commands=("drift",),
+    ),
+    DriftSource(
+        "k8s-nodes",
+        SourceOption(
+            "--k8s-nodes",
+            "file",
+            "`kubectl get nodes -o json`: every planned node with the plan's topology labels "
+            "(render k8s-topology).",
+        ),
+        frozenset({"compute"}),
+        lambda path, ctx: K8sNodesReader(path, ctx.progress),
+        commands=("drift",),
+    ),
 )
 """Every drift source."""
 
@@ -294,8 +320,20 @@ LAYOUTS: dict[str, Layout] = {
             "inventory",
             "netbox",
             "mac-table",
+            "slurm-topology",
+            "k8s-nodes",
         ),
-        named=("lldp", "eos", "ibnetdiscover", "netbox-csv", "netbox-json", "netbox", "inventory"),
+        named=(
+            "lldp",
+            "eos",
+            "ibnetdiscover",
+            "netbox-csv",
+            "netbox-json",
+            "netbox",
+            "inventory",
+            "slurm-topology",
+            "k8s-nodes",
+        ),
         missing="give at least one source",
     ),
     "adopt": Layout(

@@ -1,0 +1,198 @@
+"""`render slurm`: Slurm's network topology from the plan (tree and block).
+
+* ``slurm/topology.conf`` — ``TopologyPlugin=topology/tree`` (every Slurm release since
+  2.0; loaded by a real slurmctld 22.05 in tests/integration/slurm/). One ``SwitchName``
+  per SU (level 0, standing for the SU's rail leaves), per spine and per core; see
+  :mod:`fabric_stack.topology.scheduler` for why the SU, not each rail leaf, is the lowest
+  level.
+* ``slurm/topology-block.conf`` — ``TopologyPlugin=topology/block`` (Slurm 23.11 to 24.11
+  read blocks from topology.conf: ``BlockName=`` lines and ``BlockSizes=``); rename it to
+  topology.conf on such a controller.
+* ``slurm/topology.yaml`` — Slurm's YAML topology file (man page topology.yaml(5), first in
+  Slurm 25.05, UNVERIFIED against release notes): the same tree and blocks as two named
+  topologies, the tree the cluster default, the block topology for partitions that name it
+  (``Topology=blocks``). Slurm reads topology.yaml first and then ignores topology.conf.
+
+Blocks are the SUs, or the NVL72 racks of a ``gb200-nvl72-tray`` plan. Debian 12's Slurm
+(22.05) has no topology/block, so the block files are checked against Slurm's documented
+grammar, not a running controller (tests/unit/test_artifacts_slurm.py).
+
+Every name is the site's host name where a names file or naming templates rename the
+servers and switches (the topology is renamed once, in the pipeline).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, comment_block
+from fabric_stack.text.hostlist import compress
+from fabric_stack.topology.scheduler import SchedulerView, TreeSwitch, scheduler_view
+
+TARGET = "slurm"
+
+TOPOLOGY_CONF = "https://slurm.schedmd.com/topology.conf.html"
+TOPOLOGY_YAML = "https://slurm.schedmd.com/topology.yaml.html"
+TOPOLOGY_GUIDE = "https://slurm.schedmd.com/topology.html"
+
+TREE_NAME = "tree"
+"""The tree's topology name in topology.yaml (the cluster default)."""
+
+BLOCK_NAME = "blocks"
+"""The block topology's name in topology.yaml (``PartitionName=… Topology=blocks``)."""
+
+FILES = ("slurm/topology.conf", "slurm/topology-block.conf", "slurm/topology.yaml")
+
+
+def _abstraction(view: SchedulerView) -> list[str]:
+    """Why the tree has the SU, not each rail leaf, at its lowest level."""
+    tiers = {2: "SU -> spine", 3: "SU -> spine -> core"}[view.tiers]
+    return [
+        "",
+        f"Abstraction: Slurm tree levels {tiers}. This fabric is rail-optimized: each SU has",
+        f"{view.rails * view.planes} leaf switch(es), one per rail"
+        + (" per plane" if view.planes > 1 else "")
+        + ", and every server of the SU is cabled to every one of them, so two servers of",
+        "one SU are one switch hop apart on every rail. Slurm's tree wants each node under one",
+        "lowest-level switch (slurmctld logs 'Multiple leaf switches contain nodes' when rail",
+        "leaves with the same servers are listed), so the lowest level is the SU: one",
+        "SwitchName per SU standing for its rail leaves (named in the comment above it). A job",
+        "inside one SU is then Slurm's lowest level (one hop); across SUs it is the spine level",
+        "(three hops)" + (", across pods the core level (five hops)." if view.tiers == 3 else "."),
+        "Fabric-manager hosts (UFM/OpenSM) are not Slurm nodes and are left out.",
+        "",
+    ]
+
+
+def _switch_line(sw: TreeSwitch, link_gbps: int) -> str:
+    kids = f"Nodes={compress(sw.nodes)}" if sw.level == 0 else f"Switches={compress(sw.switches)}"
+    return f"SwitchName={sw.name} {kids} LinkSpeed={link_gbps}\n"
+
+
+def _span(names: tuple[str, ...]) -> str:
+    """``a, b`` or ``first .. last`` for a long list."""
+    return ", ".join(names) if len(names) <= 2 else f"{names[0]} .. {names[-1]}"
+
+
+def _switch_comment(sw: TreeSwitch, view: SchedulerView) -> str:
+    if sw.role == "su":
+        what = (
+            f"SU {sw.su}: {len(sw.nodes)} servers x {view.rails * view.planes} rail leaves "
+            f"({_span(sw.members)}), {sw.links} server-leaf cables"
+        )
+    else:
+        plane = f", plane {sw.plane}" if view.planes > 1 and sw.plane else ""
+        under = "leaf-spine" if sw.role == "spine" else "spine-core"
+        what = f"{sw.role} {sw.name}{plane}: {sw.links} {under} cables from {compress(sw.switches)}"
+    return f"# {what}\n"
+
+
+def render_tree(ctx: RenderContext, view: SchedulerView) -> str:
+    """``topology.conf`` for topology/tree."""
+    head = comment_block(
+        [
+            f"Slurm network topology of {view.cluster} (topology/tree).",
+            GENERATED_BY.format(target=TARGET),
+            "Use: TopologyPlugin=topology/tree in slurm.conf; this file next to slurm.conf.",
+            "Node names are the servers' host names; they must match slurm.conf NodeName.",
+            *_abstraction(view),
+            f"LinkSpeed is the plan's link speed in Gb/s ({view.link_gbps}); Slurm does not use",
+            "it ('this information is currently not used', topology.conf(5)).",
+            "",
+            f"Format: {TOPOLOGY_CONF}",
+            f"Source: {TOPOLOGY_GUIDE}",
+        ]
+    )
+    body = []
+    for sw in view.switches:
+        body.append(_switch_comment(sw, view) + _switch_line(sw, view.link_gbps))
+    return head + "\n" + "".join(body)
+
+
+def _block_notes(view: SchedulerView) -> list[str]:
+    unit = (
+        "NVL72 racks (18 compute trays each: one NVLink domain; trays grouped 18 at a time in "
+        "plan order, UNVERIFIED against the site's racks)"
+        if view.block_kind == "nvl72"
+        else "SUs (a job inside one SU keeps every rail one leaf hop away)"
+    )
+    sizes = ",".join(str(s) for s in view.block_sizes)
+    return [
+        "",
+        f"Blocks are the {unit}. BlockSizes={sizes}: the base is the smallest block's node",
+        "count (Slurm: 'Each block must have at least the planning base block size count of",
+        "nodes'); each further size is a power of two times the one before, for aggregates of",
+        "contiguous blocks inside one pod.",
+        "",
+    ]
+
+
+def render_block_conf(ctx: RenderContext, view: SchedulerView) -> str:
+    """``topology-block.conf``: BlockName lines and BlockSizes (Slurm 23.11-24.11)."""
+    head = comment_block(
+        [
+            f"Slurm block topology of {view.cluster} (topology/block).",
+            GENERATED_BY.format(target=TARGET),
+            "Use: Slurm 23.11 to 24.11, TopologyPlugin=topology/block; install as topology.conf",
+            "next to slurm.conf. Slurm 25.05 and later: use topology.yaml instead. Debian 12's",
+            "Slurm (22.05) has no topology/block.",
+            *_block_notes(view),
+            f"Format: {TOPOLOGY_CONF}",
+        ]
+    )
+    lines = [f"BlockName={b.name} Nodes={compress(b.nodes)}\n" for b in view.blocks]
+    sizes = ",".join(str(s) for s in view.block_sizes)
+    return head + "\n" + "".join(lines) + f"BlockSizes={sizes}\n"
+
+
+def topology_yaml_data(view: SchedulerView) -> list[dict[str, Any]]:
+    """topology.yaml's list: the tree (cluster default) and the blocks."""
+    switches: list[dict[str, Any]] = []
+    for sw in view.switches:
+        entry: dict[str, Any] = {"switch": sw.name}
+        if sw.level == 0:
+            entry["nodes"] = compress(sw.nodes)
+        else:
+            entry["children"] = compress(sw.switches)
+        switches.append(entry)
+    blocks = [{"block": b.name, "nodes": compress(b.nodes)} for b in view.blocks]
+    return [
+        {"topology": TREE_NAME, "cluster_default": True, "tree": {"switches": switches}},
+        {
+            "topology": BLOCK_NAME,
+            "cluster_default": False,
+            "block": {"block_sizes": list(view.block_sizes), "blocks": blocks},
+        },
+    ]
+
+
+def render_yaml(ctx: RenderContext, view: SchedulerView) -> str:
+    """``topology.yaml``: both topologies (Slurm 25.05+)."""
+    head = comment_block(
+        [
+            f"Slurm topologies of {view.cluster}: '{TREE_NAME}' (topology/tree, the cluster "
+            f"default) and '{BLOCK_NAME}' (topology/block).",
+            GENERATED_BY.format(target=TARGET),
+            "Use: Slurm 25.05 and later, next to slurm.conf (Slurm then ignores topology.conf);",
+            f"PartitionName=... Topology={BLOCK_NAME} schedules a partition by blocks.",
+            *_abstraction(view),
+            *_block_notes(view),
+            f"Format: {TOPOLOGY_YAML}",
+        ]
+    )
+    body = yaml.safe_dump(topology_yaml_data(view), sort_keys=False, default_flow_style=False)
+    return head + "\n" + body
+
+
+def files(ctx: RenderContext) -> list[str]:
+    """The paths :func:`render` writes."""
+    return list(FILES)
+
+
+def render(ctx: RenderContext) -> list[Artifact]:
+    """topology.conf (tree), topology-block.conf (blocks, 23.11-24.11), topology.yaml."""
+    view = scheduler_view(ctx.topo)
+    texts = (render_tree(ctx, view), render_block_conf(ctx, view), render_yaml(ctx, view))
+    return [Artifact(TARGET, path, text) for path, text in zip(FILES, texts, strict=True)]
