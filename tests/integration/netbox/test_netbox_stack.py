@@ -211,7 +211,7 @@ def test_up_edit_refresh_grow_destroy(
 def test_killed_up_then_rerun_leaves_no_duplicates(
     tmp_path: Path, pulumi_env: dict[str, str], netbox: tuple[str, str]
 ) -> None:
-    from .test_stack_integration import _recover
+    from tests.integration.pulumi.test_stack_integration import _recover
 
     url, token = netbox
     api = NetBoxClient(url, token)
