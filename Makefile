@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo bench bench-preview goldens docs docs-examples docs-examples-pulumi docs-site clean twin-deps twin-demo bench-twin
+.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo demo-stack bench bench-preview goldens docs docs-examples docs-examples-pulumi docs-site clean twin-deps twin-demo bench-twin
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -107,10 +107,16 @@ docs: venv ## regenerate docs/spec-reference.md from the models
 # The main job on the built-in defaults (the seed card's 128-GPU cluster): the sizing
 # card, the policy check, then `pulumi preview` of the `demo` stack (no config, so
 # every default applies) summarized by role. Nothing is applied.
-demo: setup ## size the seed cluster, check it, and preview its Pulumi stack
+demo: setup demo-stack ## size the seed cluster, check it, and preview its Pulumi stack
 	$(BIN)/fabric-stack size
 	$(BIN)/fabric-stack check
 	$(BIN)/fabric-stack plan --stack demo
+
+# fabric-stack never creates a stack (a typo'd --stack is an error, not a new stack), so the
+# demo's is made here, once, and not selected: a `pulumi stack select` of yours stays yours.
+demo-stack: setup ## create the `demo` Pulumi stack if it does not exist (not selected)
+	@$(BIN)/pulumi stack --stack demo --show-name --non-interactive >/dev/null 2>&1 \
+	  || $(BIN)/pulumi stack init demo --no-select --non-interactive
 
 bench: venv ## run the quick benchmarks and print their figures
 	$(BIN)/python -m bench

@@ -8,6 +8,7 @@ not what is tested). Everything runs under `env -i` with a HOME of its own.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,6 +39,10 @@ def _clean_env(home: Path) -> dict[str, str]:
     # docs/pulumi-stack.md "The Pulumi engine"), so the clone's setup links it rather than
     # building one.
     env["FABRIC_STACK_PULUMI_BIN"] = str((REPO_ROOT / ".venv/bin/pulumi").resolve().parent)
+    # A work tree sharing another checkout's venv (its editable install points there) runs
+    # its own code through PYTHONPATH; keep it, or the clone would test the other checkout.
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env
 
 
@@ -66,7 +71,15 @@ def test_plain_pulumi_sees_the_stacks_fabric_stack_uses(tmp_path: Path) -> None:
     assert setup.returncode == 0, setup.stdout + setup.stderr
     env_file = clone / ".state" / "env.sh"
     assert env_file.stat().st_mode & 0o777 == 0o600
-    # fabric-stack applies a stack; plain pulumi (after `. .state/env.sh`) sees it.
+    # `make demo` makes the demo stack (not selected: fabric-stack creates none itself) and
+    # previews it; fabric-stack applies it; plain pulumi (after `. .state/env.sh`) sees it.
+    demo = _sh(clone, env, "make -o .venv/.installed demo")
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "Plan for stack demo:" in demo.stdout
+    selected = _sh(clone, env, ". .state/env.sh && pulumi stack --show-name --non-interactive")
+    assert selected.returncode != 0 and "no stack selected" in selected.stderr
+    again = _sh(clone, env, "make -o .venv/.installed demo-stack")
+    assert again.returncode == 0 and "Created stack" not in again.stdout, again.stdout
     applied = _sh(clone, env, ".venv/bin/fabric-stack apply --stack demo --yes --format json")
     assert applied.returncode == 0, applied.stderr
     r = _sh(
