@@ -57,11 +57,11 @@ twin-demo: venv twin-deps ## build the seed cluster's twin, check it, drift it, 
 	@trap '$(BIN)/fabric-stack twin down --dir $(TWIN_DIR)' EXIT; set -e; \
 	$(BIN)/fabric-stack twin up --dir $(TWIN_DIR); \
 	$(BIN)/fabric-stack twin check --dir $(TWIN_DIR); \
-	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out $(TWIN_OUT); \
+	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out-dir $(TWIN_OUT); \
 	$(BIN)/fabric-stack drift --config $(TWIN_OUT)/spec.yaml --ibnetdiscover $(TWIN_OUT)/ibnetdiscover.txt \
 	  --node-name-map $(TWIN_OUT)/node-name-map --ignore $(TWIN_OUT)/drift-ignore.yaml; \
 	$(BIN)/fabric-stack twin fault --dir $(TWIN_DIR) swap su1-node01:mlx5_0 su1-node02:mlx5_0; \
-	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out $(TWIN_OUT) > /dev/null; \
+	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out-dir $(TWIN_OUT) > /dev/null; \
 	rc=0; $(BIN)/fabric-stack drift --config $(TWIN_OUT)/spec.yaml --ibnetdiscover $(TWIN_OUT)/ibnetdiscover.txt \
 	  --node-name-map $(TWIN_OUT)/node-name-map --ignore $(TWIN_OUT)/drift-ignore.yaml || rc=$$?; \
 	test $$rc = 1 || { echo "twin-demo: drift after the swap should exit 1 (drift), got $$rc"; exit 1; }

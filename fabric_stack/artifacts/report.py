@@ -485,7 +485,7 @@ def _artifacts(listing: Sequence[ArtifactRow]) -> str:
         rows.append((f"<code>{_e(name)}</code>", _e(help_text), shown))
     return (
         "<p>Everything below is rendered from this plan by "
-        "<code>fabric-stack render all --out DIR</code> (same spec: <code>--config</code> or "
+        "<code>fabric-stack render all --out-dir DIR</code> (same spec: <code>--config</code> or "
         "flags).</p>" + _table(("Target", "What", "Files"), rows)
     )
 

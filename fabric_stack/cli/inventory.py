@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import click
 from rich.table import Table
 
 from fabric_stack.adapters.inventory import mask_url, open_read_only
-from fabric_stack.cli.common import console, echo_json, handle_errors, project_dir
-from fabric_stack.cli.inventory_transfer import export_cmd, import_cmd, upgrade_cmd
+from fabric_stack.cli.common import console, echo_json, handle_errors
+from fabric_stack.cli.inventory_transfer import (
+    export_cmd,
+    import_cmd,
+    inventory_options,
+    inventory_url,
+    upgrade_cmd,
+)
 from fabric_stack.cli.params import StackName
 
 KINDS = {
@@ -53,13 +60,7 @@ COLUMNS = {
 
 
 @click.group("inventory", invoke_without_command=True)
-@click.option(
-    "--inventory",
-    "url",
-    metavar="URL",
-    help="sqlite:///path.db, postgresql://… or netbox+https://HOST (token: NETBOX_TOKEN) "
-    "[default: the project's .state/inventory.db]",
-)
+@inventory_options
 @click.option("--kind", type=click.Choice(sorted(KINDS)), default="switch", show_default=True)
 @click.option("--stack", type=StackName(), help="Only this stack's records.")
 @click.option(
@@ -72,7 +73,13 @@ COLUMNS = {
 @click.pass_context
 @handle_errors
 def inventory_cmd(
-    ctx: click.Context, url: str | None, kind: str, stack: str | None, fmt: str
+    ctx: click.Context,
+    url: str | None,
+    netbox_url: str | None,
+    netbox_token_file: Path | None,
+    kind: str,
+    stack: str | None,
+    fmt: str,
 ) -> None:
     """List the records `pulumi up` wrote to the inventory (or export / import them).
 
@@ -81,13 +88,13 @@ def inventory_cmd(
       fabric-stack inventory                        # switches of every stack
       fabric-stack inventory --kind cable --format csv > cables.csv
       fabric-stack inventory --inventory postgresql://fab@db/inv --stack prod
+      NETBOX_TOKEN=… fabric-stack inventory --netbox https://nb.example --kind cable
       fabric-stack inventory export --out backup.json
       fabric-stack inventory import backup.json --inventory postgresql://fab@db/inv
     """
     if ctx.invoked_subcommand is not None:
         return
-    if url is None:
-        url = f"sqlite:///{project_dir() / '.state' / 'inventory.db'}"
+    url = inventory_url(ctx, url, netbox_url, netbox_token_file)
     k = KINDS[kind]
     rows = open_read_only(url).list_records(k, stack)
     cols = COLUMNS[k]
