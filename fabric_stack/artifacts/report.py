@@ -31,7 +31,7 @@ from fabric_stack.artifacts.report_style import CSS
 from fabric_stack.artifacts.roce_qos import qos_values
 from fabric_stack.policy import evaluate
 from fabric_stack.sizing.managers import asked_vs_built
-from fabric_stack.views.bom import bill_of_materials
+from fabric_stack.views.bom import bill_of_materials, power_cell
 from fabric_stack.views.card import card_markdown, fabric_line, headline, model_line, oversub_line
 from fabric_stack.views.diagram import diagram_svg
 
@@ -261,8 +261,8 @@ def _bom(ctx: RenderContext) -> str:
                 _num(s.count),
                 _num(s.rack_units),
                 _num(s.rack_units_total),
-                _num(s.power_w) + (" *" if "UNVERIFIED" in s.power_basis else ""),
-                _num(s.power_w_total),
+                power_cell(s.power_w, s.power_unverified),
+                power_cell(s.power_w_total, s.power_unverified),
             )
             for s in bom.switches
         ],
