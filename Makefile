@@ -111,6 +111,19 @@ demo: setup demo-stack ## size the seed cluster, check it, and preview its Pulum
 	$(BIN)/fabric-stack size
 	$(BIN)/fabric-stack check
 	$(BIN)/fabric-stack plan --stack demo
+	@echo "$$DEMO_DONE"
+
+# What `make demo` did and the three next steps; README.md shows these lines (a test
+# compares them with what `make demo` prints).
+define DEMO_DONE
+
+Done: the seed cluster's sizing card, its policy check and a preview of Pulumi stack
+demo. Nothing was applied. Next, in a shell that ran `. .state/env.sh`:
+  fabric-stack apply --stack demo                          # record it in the inventory
+  pulumi config set fabric:gpus 512 --stack demo           # grow it (then plan again)
+  fabric-stack render report --stack demo --out-dir build  # build/report/design-report.html
+endef
+export DEMO_DONE
 
 # fabric-stack never creates a stack (a typo'd --stack is an error, not a new stack), so the
 # demo's is made here, once, and not selected: a `pulumi stack select` of yours stays yours.

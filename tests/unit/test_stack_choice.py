@@ -106,3 +106,18 @@ def test_spec_commands_name_the_stacks_there_for_a_typo(
         "Pulumi.demo.yaml",
         "Pulumi.prod.yaml",
     ]
+
+
+def test_a_new_stacks_file_plans_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `pulumi stack init demo` writes only an encryptionsalt; `make demo`'s next steps
+    # (`render report --stack demo`) read it as the default spec, not as spec fields.
+    (tmp_path / "Pulumi.yaml").write_text("name: fabric\nruntime: python\n")
+    (tmp_path / "Pulumi.demo.yaml").write_text("encryptionsalt: v1:abc=:v1:def:ghi==\n")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["check", "--stack", "demo", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["render", "report", "--stack", "demo", "--out-dir", "build"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "build" / "report" / "design-report.html").exists()
