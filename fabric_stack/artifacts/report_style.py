@@ -50,5 +50,16 @@ p.lead{font-size:15px;margin:14px 0 6px;max-width:980px}
 nav{font-size:12.5px;margin:4px 0 0;color:var(--muted)}nav a{color:var(--accent);
 text-decoration:none}
 b.bad{color:var(--bad)}
-@media print{main{padding:0}h2{break-after:avoid}.diagram,table{break-inside:avoid}}
+@media print{main{padding:0}h2,h3{break-after:avoid}h2+*,h3+*{break-before:avoid}
+.diagram,table,pre,.tile,.warnbox,.violation{break-inside:avoid}details.screen{display:none}
+section{break-before:auto}}
 """
+"""On paper a heading never ends a page (``break-after: avoid``, and what follows it keeps
+to it); tables, the diagram and the spec listing do not split when they fit a page; the
+Markdown copy of the card (a convenience for a pull request, collapsed on screen) is left
+out."""
+
+
+def page_css(paper: str) -> str:
+    """The ``@page`` rule for ``paper`` (a CSS page size: ``A4``, ``letter``)."""
+    return f"@page{{size:{paper};margin:14mm 12mm}}"

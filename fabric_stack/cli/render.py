@@ -20,7 +20,7 @@ from fabric_stack.artifacts import (
 )
 from fabric_stack.artifacts._base import K8S_RDMA_MODES, Artifact, parse_netdev_csv
 from fabric_stack.artifacts.banner import with_banners
-from fabric_stack.artifacts.document import document_info
+from fabric_stack.artifacts.document import PAPER_SIZES, document_info
 from fabric_stack.artifacts.infiniband import known_guid_names, parse_guid_csv
 from fabric_stack.cli.common import (
     console,
@@ -94,7 +94,7 @@ RENDER_HELP = "\n".join(
         "  fabric-stack render report --config cluster.yaml --out-dir build/ --format json",
         '  fabric-stack render report --doc-revision B --doc-date 2026-12-01 --author "A. '
         'Architect" \\',
-        "      --software nccl=2.23.4 --pdf --out-dir build/",
+        "      --software nccl=2.23.4 --paper a4 --pdf --out-dir build/",
         "  fabric-stack render kubernetes --k8s-rdma ipoib --netdevs netdevs.csv --out-dir build/",
     ]
 )
@@ -141,6 +141,13 @@ RENDER_HELP = "\n".join(
     help="Software baseline entry for the design document (repeat), e.g. nccl=2.23.4.",
 )
 @click.option(
+    "--paper",
+    type=click.Choice(sorted(PAPER_SIZES)),
+    default="letter",
+    show_default=True,
+    help="Page size the design report prints on (its @page rule, and the --pdf).",
+)
+@click.option(
     "--pdf",
     is_flag=True,
     help="Also print report/design-report.html to design-report.pdf (headless Chromium).",
@@ -170,6 +177,7 @@ def render_cmd(
     doc_date: str | None,
     authors: tuple[str, ...],
     software: tuple[str, ...],
+    paper: str,
     pdf: bool,
     policy_config: Path | None,
     allow_violations: bool,
@@ -186,7 +194,7 @@ def render_cmd(
         guids = parse_guid_csv(_read(guids_file), str(guids_file), known_guid_names(ctx))
     if netdevs_file is not None:
         netdevs = parse_netdev_csv(_read(netdevs_file), str(netdevs_file), set(ctx.rail_nics()))
-    doc = document_info(doc_title, doc_revision, doc_date, authors, software)
+    doc = document_info(doc_title, doc_revision, doc_date, authors, software, paper)
     ctx = RenderContext(topo, ctx.intent, guids, netdevs, k8s_rdma, doc)
     cfg = load_policy_config(policy_config) if policy_config else PolicyConfig()
     blocking = [v for v in evaluate(ctx.intent, cfg).violations if v.level == "mandatory"]
