@@ -13,6 +13,7 @@ golden file like every other artifact.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
@@ -200,11 +201,22 @@ def _sizing(ctx: RenderContext) -> str:
 
 
 def _diagram(ctx: RenderContext) -> str:
+    """The drawing scaled to the page (its viewBox kept, its pixel size dropped): a
+    1,024-GPU fabric is 2,560 px wide; `fabric-stack diagram` keeps the full size."""
     svg = diagram_svg(ctx.topo)
     # Inline the SVG itself (drop an XML declaration if the renderer adds one).
     if svg.lstrip().startswith("<?xml"):
         svg = svg.split("?>", 1)[1]
-    return f'<div class="diagram">{svg.strip()}</div>'
+    svg = svg.strip()
+    head, rest = svg.split(">", 1)
+    size = re.search(r'width="(\d+)" height="(\d+)"', head)
+    w, h = (int(size[1]), int(size[2])) if size else (0, 0)
+    head = re.sub(r' width="\d+" height="\d+"', ' width="100%"', head, count=1)
+    note = (
+        f'<p class="note">Scaled to the page; full size ({w:,} × {h:,} px): '
+        "<code>fabric-stack diagram --out fabric.svg</code> with the same spec.</p>"
+    )
+    return f'<div class="diagram">{head}>{rest}</div>' + (note if w else "")
 
 
 def _policy(report: Any) -> str:

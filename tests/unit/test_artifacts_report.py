@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from html import escape
@@ -83,9 +84,12 @@ def test_report_is_well_formed_and_self_contained(variant: str) -> None:
 def test_report_carries_the_renderers_output(variant: str) -> None:
     ctx = seed_context(variant)
     html = report_html(ctx)
-    # The diagram is the diagram renderer's SVG, inlined as is.
-    svg = diagram_svg(ctx.topo)
-    assert svg.split("?>", 1)[-1].strip() in html
+    # The diagram is the diagram renderer's SVG, inlined scaled to the page (its pixel
+    # size dropped, its viewBox kept); the note gives the full size.
+    svg = diagram_svg(ctx.topo).split("?>", 1)[-1].strip()
+    w, h = re.search(r'width="(\d+)" height="(\d+)"', svg).groups()  # type: ignore[union-attr]
+    assert svg.replace(f'width="{w}" height="{h}"', 'width="100%"', 1) in html
+    assert f"full size ({int(w):,} × {int(h):,} px)" in html
     for value, caption, what in headline(ctx.plan):
         assert escape(value) in html and escape(caption) in html and escape(what) in html
     bom = bill_of_materials(ctx.topo)
