@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo bench bench-preview goldens docs docs-examples docs-examples-pulumi docs-site clean twin-deps twin-demo bench-twin
+.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo demo-stack bench bench-preview goldens docs docs-examples docs-examples-pulumi docs-site clean twin-deps twin-demo bench-twin
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -57,11 +57,11 @@ twin-demo: venv twin-deps ## build the seed cluster's twin, check it, drift it, 
 	@trap '$(BIN)/fabric-stack twin down --dir $(TWIN_DIR)' EXIT; set -e; \
 	$(BIN)/fabric-stack twin up --dir $(TWIN_DIR); \
 	$(BIN)/fabric-stack twin check --dir $(TWIN_DIR); \
-	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out $(TWIN_OUT); \
+	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out-dir $(TWIN_OUT); \
 	$(BIN)/fabric-stack drift --config $(TWIN_OUT)/spec.yaml --ibnetdiscover $(TWIN_OUT)/ibnetdiscover.txt \
 	  --node-name-map $(TWIN_OUT)/node-name-map --ignore $(TWIN_OUT)/drift-ignore.yaml; \
 	$(BIN)/fabric-stack twin fault --dir $(TWIN_DIR) swap su1-node01:mlx5_0 su1-node02:mlx5_0; \
-	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out $(TWIN_OUT) > /dev/null; \
+	$(BIN)/fabric-stack twin collect --dir $(TWIN_DIR) --out-dir $(TWIN_OUT) > /dev/null; \
 	rc=0; $(BIN)/fabric-stack drift --config $(TWIN_OUT)/spec.yaml --ibnetdiscover $(TWIN_OUT)/ibnetdiscover.txt \
 	  --node-name-map $(TWIN_OUT)/node-name-map --ignore $(TWIN_OUT)/drift-ignore.yaml || rc=$$?; \
 	test $$rc = 1 || { echo "twin-demo: drift after the swap should exit 1 (drift), got $$rc"; exit 1; }
@@ -107,10 +107,29 @@ docs: venv ## regenerate docs/spec-reference.md from the models
 # The main job on the built-in defaults (the seed card's 128-GPU cluster): the sizing
 # card, the policy check, then `pulumi preview` of the `demo` stack (no config, so
 # every default applies) summarized by role. Nothing is applied.
-demo: setup ## size the seed cluster, check it, and preview its Pulumi stack
+demo: setup demo-stack ## size the seed cluster, check it, and preview its Pulumi stack
 	$(BIN)/fabric-stack size
 	$(BIN)/fabric-stack check
 	$(BIN)/fabric-stack plan --stack demo
+	@echo "$$DEMO_DONE"
+
+# What `make demo` did and the three next steps; README.md shows these lines (a test
+# compares them with what `make demo` prints).
+define DEMO_DONE
+
+Done: the seed cluster's sizing card, its policy check and a preview of Pulumi stack
+demo. Nothing was applied. Next, in a shell that ran `. .state/env.sh`:
+  fabric-stack apply --stack demo                          # record it in the inventory
+  pulumi config set fabric:gpus 512 --stack demo           # grow it (then plan again)
+  fabric-stack render report --stack demo --out-dir build  # build/report/design-report.html
+endef
+export DEMO_DONE
+
+# fabric-stack never creates a stack (a typo'd --stack is an error, not a new stack), so the
+# demo's is made here, once, and not selected: a `pulumi stack select` of yours stays yours.
+demo-stack: setup ## create the `demo` Pulumi stack if it does not exist (not selected)
+	@$(BIN)/pulumi stack --stack demo --show-name --non-interactive >/dev/null 2>&1 \
+	  || $(BIN)/pulumi stack init demo --no-select --non-interactive
 
 bench: venv ## run the quick benchmarks and print their figures
 	$(BIN)/python -m bench

@@ -16,7 +16,8 @@ from fabric_stack.adapters.inventory import mask_url
 from fabric_stack.adapters.inventory.netbox_client import split_netbox_url, url_with_token
 from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.files.config import spec_from_stack_config, split_stack_config, stack_config_error
-from fabric_stack.pipeline import run_pipeline
+from fabric_stack.pipeline import Pipeline, run_pipeline
+from fabric_stack.sizing.managers import managers_took
 
 from .fabric import FabricComponent
 
@@ -60,7 +61,7 @@ def run(project_dir: Path | None = None) -> None:
     try:
         spec = spec_from_stack_config(config)
         try:
-            plan, _, intent = run_pipeline(spec)
+            pipe = run_pipeline(spec)
         except SpecError as exc:  # a sizing rule the spec breaks: name its stack-config key
             raise stack_config_error(exc) from None
     except FabricStackError as exc:
@@ -93,12 +94,33 @@ def run(project_dir: Path | None = None) -> None:
                 "(pulumi config set --secret fabric:inventory 'postgresql://…')"
             )
 
-    FabricComponent(spec.name, intent, inventory, granularity)  # type: ignore[arg-type]
+    FabricComponent(spec.name, pipe.intent, inventory, granularity)  # type: ignore[arg-type]
 
-    pulumi.export("tiers", plan.tiers)
-    pulumi.export("gpus", spec.gpus)
-    pulumi.export("switches", plan.switches.model_dump())
-    pulumi.export("cables", intent.summary.cables)
-    pulumi.export("bandwidth", plan.bandwidth.model_dump())
-    pulumi.export("oversubscription", plan.oversubscription)
+    for key, value in stack_outputs(pipe).items():
+        pulumi.export(key, value)
     pulumi.export("inventory", shown)
+
+
+def stack_outputs(pipe: Pipeline) -> dict[str, Any]:
+    """The sizing summary the stack exports (``pulumi stack output``), besides ``inventory``.
+
+    ``gpus`` stays the GPUs asked, as it always was (scripts read it); ``gpus_requested``
+    says the same by name, and ``gpus_built`` is what is cabled: fewer when the fabric
+    managers take a server position (the DGX SuperPOD RA rule), ``servers_removed`` says
+    how many and why (its ``reason`` is '' when none was).
+    """
+    spec, plan = pipe.plan.spec, pipe.plan
+    return {
+        "tiers": plan.tiers,
+        "gpus": spec.gpus,
+        "gpus_requested": spec.gpus,
+        "gpus_built": plan.gpus,
+        "servers_removed": {
+            "count": plan.servers_removed,
+            "reason": managers_took(plan.servers_removed, plan.manager_su),
+        },
+        "switches": plan.switches.model_dump(),
+        "cables": pipe.intent.summary.cables,
+        "bandwidth": plan.bandwidth.model_dump(),
+        "oversubscription": plan.oversubscription,
+    }

@@ -57,7 +57,8 @@ link_into_venv() {
   [ -d "$VENV_BIN" ] || die 1 "$VENV_BIN does not exist: run 'make setup' (it creates the venv first)"
   for tool in "${TOOLS[@]}"; do
     if [ -e "$dir/$tool" ]; then
-      ln -sfn "$dir/$tool" "$VENV_BIN/$tool"
+      # a link already in place is left alone (a venv shared by several work trees)
+      [ "$(readlink "$VENV_BIN/$tool" 2>/dev/null)" = "$dir/$tool" ] || ln -sfn "$dir/$tool" "$VENV_BIN/$tool"
     elif [ -L "$VENV_BIN/$tool" ]; then
       rm -f "$VENV_BIN/$tool" # left over from an engine that had it
     fi

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fabric_stack.sizing.managers import managers_took
 from fabric_stack.sizing.size import SizingPlan
 
 
@@ -146,8 +147,7 @@ def guidance_for(plan: SizingPlan) -> Guidance:
         )
     if plan.servers_removed:
         warns.append(
-            f"{plan.servers_removed} server position(s) in SU {plan.manager_su} given to the "
-            f"fabric managers (NVIDIA DGX SuperPOD RA rule): {plan.nodes:,} servers, "
+            f"{managers_took(plan.servers_removed, plan.manager_su)}: {plan.nodes:,} servers, "
             f"{plan.gpus:,} of the {spec.gpus:,} GPUs asked."
         )
     taken = plan.manager_positions if plan.manager_su == plan.sus else 0

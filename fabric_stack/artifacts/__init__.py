@@ -1,4 +1,4 @@
-"""Deployment artifacts rendered from the plan (`fabric-stack render TARGET --out DIR`).
+"""Deployment artifacts rendered from the plan (`fabric-stack render TARGET --out-dir DIR`).
 
 :data:`TARGETS` is the registry, one module per target: each entry holds its renderer,
 the paths it writes, a one-line description and where it applies

@@ -83,6 +83,10 @@ _KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+PAPER_SIZES: dict[str, str] = {"letter": "letter", "a4": "A4"}
+"""``--paper`` → the CSS ``@page`` size the report prints on."""
+
+
 @dataclass(frozen=True)
 class DocumentInfo:
     """Document control of the design report (all optional: defaults say what is missing)."""
@@ -92,6 +96,8 @@ class DocumentInfo:
     date: str = ""
     authors: tuple[str, ...] = ()
     software: Mapping[str, str] = field(default_factory=dict)
+    paper: str = "letter"
+    """Page size the report prints on: one of :data:`PAPER_SIZES`."""
 
     def title_for(self, cluster: str) -> str:
         """The title, or 'Network design — <cluster>' when none was given."""
@@ -104,6 +110,7 @@ def document_info(
     date: str | None = None,
     authors: Sequence[str] = (),
     software: Sequence[str] = (),
+    paper: str = "letter",
 ) -> DocumentInfo:
     """Validate the CLI inputs into a :class:`DocumentInfo`; :class:`SpecError` names the flag."""
     if date and not _DATE.match(date):
@@ -128,13 +135,16 @@ def document_info(
             raise SpecError(
                 "--author", f"{a[:40]!r} is empty or too long", "a name, at most 80 characters"
             )
+    if paper not in PAPER_SIZES:
+        raise SpecError("--paper", f"{paper[:20]!r} is not a paper size", "a4 or letter")
     return DocumentInfo(
         title=(title or "").strip(),
         revision=(revision or "draft").strip(),
         date=date or "",
         authors=tuple(a.strip() for a in authors),
         software=versions,
+        paper=paper,
     )
 
 
-__all__ = ["SOFTWARE", "DocumentInfo", "SoftwareItem", "document_info"]
+__all__ = ["PAPER_SIZES", "SOFTWARE", "DocumentInfo", "SoftwareItem", "document_info"]

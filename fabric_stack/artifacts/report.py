@@ -13,6 +13,7 @@ golden file like every other artifact.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
@@ -23,68 +24,20 @@ import fabric_stack.artifacts.report_document as doc
 from fabric_stack import __version__
 from fabric_stack.analysis.guidance import guidance_for
 from fabric_stack.artifacts._base import Artifact, RenderContext
+from fabric_stack.artifacts.document import PAPER_SIZES
 from fabric_stack.artifacts.infiniband import IB_MTU_CODES
 from fabric_stack.artifacts.nccl import traffic_class
 from fabric_stack.artifacts.opensm import sm_instances
 from fabric_stack.artifacts.report_estimate import render_collectives_section
+from fabric_stack.artifacts.report_style import CSS, page_css
 from fabric_stack.artifacts.roce_qos import qos_values
 from fabric_stack.policy import evaluate
-from fabric_stack.views.bom import bill_of_materials
+from fabric_stack.sizing.managers import asked_vs_built
+from fabric_stack.views.bom import bill_of_materials, power_cell
 from fabric_stack.views.card import card_markdown, fabric_line, headline, model_line, oversub_line
 from fabric_stack.views.diagram import diagram_svg
 
 TARGET = "report"
-
-CSS = """
-:root{--ink:#1d2733;--muted:#5b6877;--line:#d9dee5;--soft:#f4f6f9;--accent:#0b6e4f;
---accent2:#76b900;--warn:#b26a00;--bad:#b3261e;--ok:#1e7d32;}
-*{box-sizing:border-box}
-body{margin:0;font:14px/1.5 "Segoe UI",system-ui,-apple-system,"Helvetica Neue",Arial,sans-serif;
-color:var(--ink);background:#fff}
-main{max-width:1180px;margin:0 auto;padding:28px 36px 48px}
-header{border-bottom:3px solid var(--accent2);padding-bottom:14px;margin-bottom:8px}
-h1{font-size:26px;margin:0 0 2px;letter-spacing:-.2px}
-h2{font-size:18px;margin:30px 0 10px;padding-bottom:4px;border-bottom:1px solid var(--line)}
-h3{font-size:14px;margin:18px 0 6px;color:var(--muted);text-transform:uppercase;letter-spacing:.5px}
-.sub{color:var(--muted);font-size:15px}
-.facts{display:flex;flex-wrap:wrap;gap:6px 18px;margin-top:8px;color:var(--muted);font-size:13px}
-.facts b{color:var(--ink);font-weight:600}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;
-color:#fff;vertical-align:middle}
-.pass{background:var(--ok)}.warn{background:var(--warn)}.fail{background:var(--bad)}
-.skipped,.disabled{background:#8a96a3}
-.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;
-margin:12px 0}
-.tile{border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:var(--soft)}
-.tile .what{font-size:11px;text-transform:uppercase;letter-spacing:.6px;color:var(--muted)}
-.tile .value{font-size:24px;font-weight:700;color:var(--accent);line-height:1.2}
-.tile .cap{font-size:12px;color:var(--muted)}
-table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:13px}
-th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}
-th{background:var(--soft);font-weight:600;font-size:12px;color:var(--muted);text-transform:uppercase;
-letter-spacing:.4px}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-tr.total td{font-weight:600;border-top:2px solid var(--line)}
-.note{color:var(--muted);font-size:13px}
-.cols{display:grid;grid-template-columns:1fr 1fr;gap:24px}
-.diagram{border:1px solid var(--line);border-radius:8px;padding:8px;overflow:auto;background:#fff}
-.diagram svg{max-width:100%;height:auto;display:block;margin:0 auto}
-ul.ess{margin:6px 0;padding-left:20px}ul.ess li{margin:3px 0}
-.warnbox{border-left:4px solid var(--warn);background:#fff7ea;padding:8px 12px;margin:8px 0}
-.violation{border-left:4px solid var(--bad);background:#fdf0ef;padding:6px 10px;margin:6px 0}
-.violation.advisory{border-left-color:var(--warn);background:#fff7ea}
-code,pre{font-family:"SFMono-Regular",Consolas,"Liberation Mono",monospace;font-size:12px}
-pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:10px;
-overflow:auto}
-details{margin:8px 0}summary{cursor:pointer;color:var(--muted)}
-footer{margin-top:36px;padding-top:10px;border-top:1px solid var(--line);color:var(--muted);
-font-size:12px}
-p.lead{font-size:15px;margin:14px 0 6px;max-width:980px}
-nav{font-size:12.5px;margin:4px 0 0;color:var(--muted)}nav a{color:var(--accent);
-text-decoration:none}
-b.bad{color:var(--bad)}
-@media print{main{padding:0}h2{break-after:avoid}.diagram,table{break-inside:avoid}}
-"""
 
 
 def _e(x: object) -> str:
@@ -137,8 +90,9 @@ def _su_text(ctx: RenderContext) -> str:
 
 def _header(ctx: RenderContext, status: str) -> str:
     spec, plan = ctx.spec, ctx.plan
+    gpus = f"{plan.gpus:,}" + (f" of {spec.gpus:,} asked" if plan.gpus != spec.gpus else "")
     facts = [
-        ("GPUs", f"{plan.gpus:,}"),
+        ("GPUs", gpus),
         ("Servers", f"{plan.nodes:,} × {spec.node_profile.name}"),
         ("Switch", plan.switch_model.name),
         ("Link", f"{plan.link_gbps}G"),
@@ -181,7 +135,10 @@ def _summary(ctx: RenderContext, report: Any) -> str:
         f"{plan.bandwidth.bisection_tbps:,.1f} Tb/s bisection over {plan.cables.total:,} compute "
         f"cables. Policy: {verdict}."
     )
-    nav = " · ".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in _SECTIONS)
+    short = asked_vs_built(spec.gpus, plan.gpus, plan.servers_removed, plan.manager_su)
+    if short:
+        text += f" {short[0].upper()}{short[1:]}."
+    nav = " · ".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in (*_SECTIONS, APPENDIX))
     return f'<p class="lead">{_e(text)}</p><nav>{nav}</nav>'
 
 
@@ -211,6 +168,9 @@ _SECTIONS: tuple[tuple[str, str], ...] = tuple(
 )
 """Report sections in order: (anchor, numbered title)."""
 
+APPENDIX = ("appendix", "Appendix: the spec this design was derived from")
+"""The last section (anchor, title): the spec as YAML, printed in full."""
+
 
 def _sizing(ctx: RenderContext) -> str:
     plan = ctx.plan
@@ -235,17 +195,28 @@ def _sizing(ctx: RenderContext) -> str:
     return (
         f'<div class="tiles">{tiles}</div>'
         + _table(("Figure", "Value"), rows)
-        + "<details><summary>Sizing card as Markdown (for a pull request)</summary>"
+        + '<details class="screen"><summary>Sizing card as Markdown (for a pull request)</summary>'
         f"<pre>{_e(card_markdown(plan))}</pre></details>"
     )
 
 
 def _diagram(ctx: RenderContext) -> str:
+    """The drawing scaled to the page (its viewBox kept, its pixel size dropped): a
+    1,024-GPU fabric is 2,560 px wide; `fabric-stack diagram` keeps the full size."""
     svg = diagram_svg(ctx.topo)
     # Inline the SVG itself (drop an XML declaration if the renderer adds one).
     if svg.lstrip().startswith("<?xml"):
         svg = svg.split("?>", 1)[1]
-    return f'<div class="diagram">{svg.strip()}</div>'
+    svg = svg.strip()
+    head, rest = svg.split(">", 1)
+    size = re.search(r'width="(\d+)" height="(\d+)"', head)
+    w, h = (int(size[1]), int(size[2])) if size else (0, 0)
+    head = re.sub(r' width="\d+" height="\d+"', ' width="100%"', head, count=1)
+    note = (
+        f'<p class="note">Scaled to the page; full size ({w:,} × {h:,} px): '
+        "<code>fabric-stack diagram --out fabric.svg</code> with the same spec.</p>"
+    )
+    return f'<div class="diagram">{head}>{rest}</div>' + (note if w else "")
 
 
 def _policy(report: Any) -> str:
@@ -306,8 +277,8 @@ def _bom(ctx: RenderContext) -> str:
                 _num(s.count),
                 _num(s.rack_units),
                 _num(s.rack_units_total),
-                _num(s.power_w) + (" *" if "UNVERIFIED" in s.power_basis else ""),
-                _num(s.power_w_total),
+                power_cell(s.power_w, s.power_unverified),
+                power_cell(s.power_w_total, s.power_unverified),
             )
             for s in bom.switches
         ],
@@ -530,7 +501,7 @@ def _artifacts(listing: Sequence[ArtifactRow]) -> str:
         rows.append((f"<code>{_e(name)}</code>", _e(help_text), shown))
     return (
         "<p>Everything below is rendered from this plan by "
-        "<code>fabric-stack render all --out DIR</code> (same spec: <code>--config</code> or "
+        "<code>fabric-stack render all --out-dir DIR</code> (same spec: <code>--config</code> or "
         "flags).</p>" + _table(("Target", "What", "Files"), rows)
     )
 
@@ -566,20 +537,19 @@ def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
         "overbuild": doc.overbuild(ctx),
     }
     sections = "".join(_section(title, bodies[anchor], anchor) for anchor, title in _SECTIONS)
-    spec_block = (
-        "<details><summary>The spec this design was derived from</summary>"
-        f"<pre>{_e(_spec_yaml(ctx))}</pre></details>"
-    )
+    # printed, not collapsed: the footer cites it and a PDF has no <details> to open
+    spec_block = _section(APPENDIX[1], f"<pre>{_e(_spec_yaml(ctx))}</pre>", APPENDIX[0])
     footer = (
         f"<footer>Generated by fabric-stack {_e(__version__)} "
         "(<code>fabric-stack render report</code>) from the port-level plan; every figure is "
-        "derived from the spec above.</footer>"
+        "derived from the spec in the appendix.</footer>"
     )
+    paper = PAPER_SIZES[ctx.document.paper]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{_e(ctx.document.title_for(ctx.spec.name))}</title>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<style>{CSS}</style></head><body><main>"
+        f"<style>{CSS}{page_css(paper)}</style></head><body><main>"
         + _header(ctx, report.status)
         + _summary(ctx, report)
         + sections

@@ -27,6 +27,7 @@ from fabric_stack.artifacts.document import SOFTWARE, SoftwareItem
 from fabric_stack.artifacts.kubernetes_netop import NETWORK_OPERATOR_VERSION
 from fabric_stack.hardware.nvlink import nvlink_for
 from fabric_stack.hardware.switches import CATALOG, SwitchModel, unverified_figures
+from fabric_stack.topology.model import FABRIC_ROLES
 from fabric_stack.views.bom import bill_of_materials
 
 
@@ -238,8 +239,16 @@ def risks(ctx: RenderContext) -> str:
 
 def overbuild(ctx: RenderContext) -> str:
     """Compute-switch ports built but not cabled (a partial SU keeps its full leaves and spine
-    cabling so it can fill up without re-cabling), counted from the port-level link list."""
-    used = Counter({name: len(ports) for name, ports in ctx.compute_ports.items()})
+    cabling so it can fill up without re-cabling), counted from the port-level link list:
+    the cabling plan's own figure, fabric-manager cables included."""
+    # every cabled port of the fabric, the fabric managers' cables included (the figure
+    # the cabling plan gives: `fabric-stack cabling` lists them)
+    used: Counter[str] = Counter()
+    for link in ctx.topo.links:
+        if link.role in FABRIC_ROLES:
+            used[link.b_device] += 1
+            if link.role in ("leaf_spine", "spine_core"):  # else the a-end is a host
+                used[link.a_device] += 1
     radix, model = ctx.plan.radix, ctx.plan.switch_model
     rows, idle_total = [], 0.0
     for role in ("leaf", "spine", "core"):

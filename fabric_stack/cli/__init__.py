@@ -107,4 +107,13 @@ def main() -> None:
     Start here:
       fabric-stack size                 the seed cluster's sizing card
       fabric-stack size --help          every spec flag, with defaults
+
+    \b
+    One spelling per concept, in every command:
+      --out FILE        writes one file; --out-dir DIR a directory of files (atomically);
+                        without them a command prints to stdout
+      --stack NAME      a Pulumi stack (plan/apply/recover: the one to run, else
+                        $PULUMI_STACK, else the selected one; elsewhere: its config)
+      --netbox URL      a live NetBox, with --netbox-token-file FILE (or NETBOX_TOKEN)
+      --inventory URL   sqlite:///PATH, postgresql://… or netbox+https://HOST
     """

@@ -15,9 +15,9 @@ from fabric_stack.cli.common import (
     format_option,
     handle_errors,
     load_spec,
+    out_file_option,
     spec_options,
 )
-from fabric_stack.cli.params import NonEmptyPath
 from fabric_stack.cli.sources import chosen_sources, source_options
 from fabric_stack.drift.adopt import (
     CLASSES,
@@ -57,12 +57,7 @@ def merge(observations: list[Observation]) -> Observation:
 @spec_options
 @format_option
 @source_options("adopt")
-@click.option(
-    "--out",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write the names file here (planned,actual,rack,u,serial,guid,mac).",
-)
+@out_file_option("Write the names file to FILE (planned,actual,rack,u,serial,guid,mac).")
 @handle_errors
 def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     """Infer which real device sits at which planned position, from the wiring alone.

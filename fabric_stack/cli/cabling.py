@@ -21,9 +21,9 @@ from fabric_stack.cli.common import (
     format_option,
     handle_errors,
     load_spec,
+    out_file_option,
     spec_options,
 )
-from fabric_stack.cli.params import NonEmptyPath
 from fabric_stack.errors import SpecError
 from fabric_stack.files.outputs import write_file
 from fabric_stack.sizing.size import size_fabric
@@ -73,12 +73,7 @@ def _emit(text: str, out: Path | None) -> None:
     help="Which network's cables: compute, storage, inband, oob or all. "
     "[default: all for csv/json/avd, compute for topo/p2p]",
 )
-@click.option(
-    "--out",
-    "out",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    help="Write to FILE (atomically) instead of stdout.",
-)
+@out_file_option("Write to FILE (atomically) instead of stdout.")
 @handle_errors
 def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> None:
     """Export the cabling plan: one row per cable, never both directions.
@@ -119,12 +114,7 @@ def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> 
 @click.command("bom")
 @spec_options
 @format_option
-@click.option(
-    "--out",
-    "out",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    help="Write to FILE (atomically) instead of stdout.",
-)
+@out_file_option("Write to FILE (atomically) instead of stdout.")
 @handle_errors
 def bom_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     """Bill of materials: switches by model (rack units, power), cables and optics by type.
@@ -157,13 +147,7 @@ def bom_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
 
 @click.command("diagram")
 @spec_options
-@click.option(
-    "--out",
-    "out",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    required=True,
-    help="SVG file to write (atomically).",
-)
+@out_file_option("SVG file to write (atomically).", required=True)
 @handle_errors
 def diagram_cmd(out: Path, **kwargs: Any) -> None:
     """Draw the fabric as an SVG: tiers, rails in colour, SUs (and pods) in frames.

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
-from fabric_stack.cli.params import NonEmptyPath, StackName, one_line
+from fabric_stack.cli.params import AliasedOption, NonEmptyPath, StackName, one_line
 from fabric_stack.errors import FabricStackError, InputFileError, SpecError
 from fabric_stack.files.config import load_yaml, spec_from_file, split_stack_config, stack_file
 from fabric_stack.files.names_file import load_names
@@ -150,6 +150,41 @@ def located(exc: FabricStackError) -> str:
     return exc.message
 
 
+OUT_RULE = (
+    "--out FILE writes one file, --out-dir DIR a directory of files (both atomically); "
+    "without them a command prints to stdout."
+)
+"""The one rule for output options, stated in ``fabric-stack --help``."""
+
+
+def out_file_option(help: str, required: bool = False) -> Callable[[F], F]:
+    """``--out FILE``: the one file a command writes (see :data:`OUT_RULE`)."""
+    return click.option(
+        "--out",
+        "out",
+        required=required,
+        type=NonEmptyPath(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        help=help,
+    )
+
+
+def out_dir_option(help: str, required: bool = False) -> Callable[[F], F]:
+    """``--out-dir DIR``: the directory a command writes its files into; ``--out`` still
+    works (hidden), as it was spelled before the rule (:data:`OUT_RULE`)."""
+    return click.option(
+        "--out-dir",
+        "--out",
+        "out_dir",
+        cls=AliasedOption,
+        hidden_aliases=("--out",),
+        required=required,
+        type=NonEmptyPath(file_okay=False, path_type=Path),
+        metavar="DIR",
+        help=help,
+    )
+
+
 def format_option(fn: F) -> F:
     """``--format table|json|markdown``."""
     return click.option(
@@ -194,6 +229,7 @@ def handle_errors(fn: F) -> F:
 
 __all__ = [
     "FORMATS",
+    "OUT_RULE",
     "InputFileError",
     "console",
     "echo_json",
@@ -201,6 +237,8 @@ __all__ = [
     "handle_errors",
     "load_spec",
     "load_yaml",
+    "out_dir_option",
+    "out_file_option",
     "project_dir",
     "spec_options",
     "split_stack_config",

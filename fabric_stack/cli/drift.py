@@ -37,7 +37,7 @@ from fabric_stack.drift.names import bind_macs, bindings, with_planned
 from fabric_stack.drift.scheduler import compare_scheduler
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.topology.build import FabricTopology, build_topology
-from fabric_stack.views.drift import render_markdown, render_table
+from fabric_stack.views.drift import DEFAULT_MAX_ROWS, render_markdown, render_table
 
 PROGRESS_MIN_BYTES = 2 << 20
 """Show a progress bar (on a terminal) when the inputs are larger than this."""
@@ -65,6 +65,13 @@ _PATH = NonEmptyPath(path_type=Path)
     "top and drift exits 1.",
 )
 @click.option(
+    "--max-rows",
+    type=click.IntRange(min=0),
+    default=DEFAULT_MAX_ROWS,
+    show_default=True,
+    help="Findings shown in table/markdown, then an 'N more' line (0 = all; json has all).",
+)
+@click.option(
     "--ignore",
     "ignore_file",
     type=_PATH,
@@ -76,6 +83,7 @@ def drift_cmd(
     fmt: str,
     network: str | None,
     min_coverage: float,
+    max_rows: int,
     ignore_file: Path | None,
     **kwargs: Any,
 ) -> None:
@@ -97,6 +105,7 @@ def drift_cmd(
       fabric-stack drift --config cluster.yaml --netbox-csv cables.csv --format markdown
       fabric-stack drift --eos eos/ --ignore drift-ignore.yaml --format json
       fabric-stack drift --lldp lldp/ --network compute --min-coverage 0.9
+      fabric-stack drift --lldp lldp/ --max-rows 0         # every finding, not the first 50
       fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
       fabric-stack drift --slurm-topology /etc/slurm/topology.conf --k8s-nodes nodes.json
       NETBOX_TOKEN=… fabric-stack drift --stack prod --netbox https://nb.example --netbox-site prod
@@ -139,18 +148,18 @@ def drift_cmd(
     topo = build_topology(size_fabric(spec))
     index = PlanIndex.from_topology(topo)
     report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)
-    _show(report, fmt)
+    _show(report, fmt, max_rows)
     sys.exit(0 if report.clean else 1)
 
 
-def _show(report: DriftReport, fmt: str) -> None:
-    """Print the report as a table, JSON or Markdown."""
+def _show(report: DriftReport, fmt: str, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+    """Print the report as a table, JSON (every finding) or Markdown."""
     if fmt == "json":
         echo_json(report.to_json())
     elif fmt == "markdown":
-        click.echo(render_markdown(report), nl=False)
+        click.echo(render_markdown(report, max_rows), nl=False)
     else:
-        console().print(render_table(report))
+        console().print(render_table(report, max_rows))
 
 
 def _compare(

@@ -9,16 +9,12 @@ import click
 
 from fabric_stack.adapters.pulumi.backends import describe, env_file_text
 from fabric_stack.adapters.pulumi.env import offline_env
-from fabric_stack.cli.common import echo_json, handle_errors, project_dir
+from fabric_stack.cli.common import echo_json, handle_errors, out_file_option, project_dir
 from fabric_stack.files.outputs import write_file
 
 
 @click.command("env")
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the file (mode 0600, replaced atomically) instead of printing it.",
-)
+@out_file_option("Write to FILE (mode 0600, replaced atomically) instead of stdout.")
 @click.option(
     "--format",
     "fmt",

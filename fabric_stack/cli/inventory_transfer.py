@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
+from fabric_stack.adapters.discovery.registry import (
+    NETBOX,
+    NETBOX_TOKEN_FILE,
+    netbox_source,
+    netbox_token,
+)
 from fabric_stack.adapters.inventory import mask_url, open_read_only, open_store
+from fabric_stack.adapters.inventory.netbox_client import url_with_token
 from fabric_stack.adapters.inventory.schema import MIGRATIONS, SCHEMA_VERSION
 from fabric_stack.adapters.inventory.transfer import (
     dump_document,
@@ -15,29 +24,69 @@ from fabric_stack.adapters.inventory.transfer import (
     parse_document,
     schema_version,
 )
-from fabric_stack.cli.common import handle_errors, project_dir
+from fabric_stack.cli.common import handle_errors, out_file_option, project_dir
+from fabric_stack.cli.params import StackName
+from fabric_stack.cli.sources import click_option
 from fabric_stack.files.inputs import read_text
 from fabric_stack.files.outputs import write_file
 
-_URL_HELP = "sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]"
+SQL_HELP = "sqlite:///path.db or postgresql://… [default: the project's .state/inventory.db]"
+"""export, import and upgrade work on SQL inventories only (a NetBox one is refused)."""
+
+INVENTORY_HELP = (
+    "sqlite:///path.db, postgresql://… or netbox+https://HOST "
+    "[default: the project's .state/inventory.db]"
+)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _inventory_url(ctx: click.Context, url: str | None) -> str:
-    """The subcommand's --inventory, else the group's, else the project's SQLite file."""
-    parent = ctx.parent.params.get("url") if ctx.parent is not None else None
-    return url or parent or f"sqlite:///{project_dir() / '.state' / 'inventory.db'}"
+def inventory_options(fn: _F) -> _F:
+    """``--inventory URL``, or ``--netbox URL`` with ``--netbox-token-file FILE`` (the NetBox
+    options of every command, from the drift-source registry)."""
+    fn = click_option(NETBOX_TOKEN_FILE)(fn)
+    fn = click_option(NETBOX)(fn)
+    return click.option("--inventory", "url", metavar="URL", help=INVENTORY_HELP)(fn)
+
+
+def _given(url: str | None, netbox_url: str | None, token_file: Path | None) -> str | None:
+    """The inventory URL one command's options name, or None."""
+    if url is not None and netbox_url:
+        raise click.UsageError("give --inventory or --netbox, not both")
+    if netbox_url:
+        base, token = netbox_source(netbox_url, token_file)
+        base = base if base.startswith("netbox+") else f"netbox+{base}"
+        return url_with_token(base, token)
+    if token_file is not None:
+        if not (url or "").startswith("netbox+"):
+            raise click.UsageError("--netbox-token-file needs --netbox URL")
+        return url_with_token(str(url), netbox_token(token_file))
+    return url
+
+
+def inventory_url(
+    ctx: click.Context,
+    url: str | None,
+    netbox_url: str | None = None,
+    netbox_token_file: Path | None = None,
+) -> str:
+    """The subcommand's --inventory/--netbox, else the group's, else the project's SQLite."""
+    own = _given(url, netbox_url, netbox_token_file)
+    if own is not None:  # '' too: the store says what is wrong with it
+        return own
+    p = ctx.parent.params if ctx.parent is not None else {}
+    parent = _given(p.get("url"), p.get("netbox_url"), p.get("netbox_token_file"))
+    return (
+        parent if parent is not None else f"sqlite:///{project_dir() / '.state' / 'inventory.db'}"
+    )
 
 
 @click.command("export")
-@click.option("--inventory", "url", metavar="URL", help=_URL_HELP)
-@click.option("--stack", "stacks", multiple=True, help="Only this stack (repeatable).")
+@click.option("--inventory", "url", metavar="URL", help=SQL_HELP)
 @click.option(
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="JSON file to write (replaced atomically).",
+    "--stack", "stacks", type=StackName(), multiple=True, help="Only this stack (repeatable)."
 )
+@out_file_option("JSON file to write (replaced atomically).", required=True)
 @click.pass_context
 @handle_errors
 def export_cmd(ctx: click.Context, url: str | None, stacks: tuple[str, ...], out: Path) -> None:
@@ -52,7 +101,7 @@ def export_cmd(ctx: click.Context, url: str | None, stacks: tuple[str, ...], out
       fabric-stack inventory export --stack site-a --out site-a.json \\
           --inventory postgresql://fab@db/fabric_inventory
     """
-    url = _inventory_url(ctx, url)
+    url = inventory_url(ctx, url)
     doc = export_document(open_read_only(url), stacks)
     write_file(out, dump_document(doc))
     click.echo(
@@ -63,7 +112,7 @@ def export_cmd(ctx: click.Context, url: str | None, stacks: tuple[str, ...], out
 
 @click.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--inventory", "url", metavar="URL", help=_URL_HELP)
+@click.option("--inventory", "url", metavar="URL", help=SQL_HELP)
 @click.pass_context
 @handle_errors
 def import_cmd(ctx: click.Context, file: Path, url: str | None) -> None:
@@ -77,7 +126,7 @@ def import_cmd(ctx: click.Context, file: Path, url: str | None) -> None:
       fabric-stack inventory import backup.json
       fabric-stack inventory import site-a.json --inventory postgresql://fab@db2/fabric_inventory
     """
-    url = _inventory_url(ctx, url)
+    url = inventory_url(ctx, url)
     records = parse_document(read_text(file), str(file))
     result = import_document(open_store(url), records)
     click.echo(
@@ -87,7 +136,7 @@ def import_cmd(ctx: click.Context, file: Path, url: str | None) -> None:
 
 
 @click.command("upgrade")
-@click.option("--inventory", "url", metavar="URL", help=_URL_HELP)
+@click.option("--inventory", "url", metavar="URL", help=SQL_HELP)
 @click.pass_context
 @handle_errors
 def upgrade_cmd(ctx: click.Context, url: str | None) -> None:
@@ -101,7 +150,7 @@ def upgrade_cmd(ctx: click.Context, url: str | None) -> None:
       fabric-stack inventory upgrade
       fabric-stack inventory upgrade --inventory postgresql://owner@db/fabric_inventory
     """
-    url = _inventory_url(ctx, url)
+    url = inventory_url(ctx, url)
     before = schema_version(open_read_only(url))
     open_store(url).counts()  # opening a writable store migrates it
     after = schema_version(open_read_only(url))

@@ -45,6 +45,29 @@ class StackName(click.types.StringParamType):
         return text
 
 
+class AliasedOption(click.Option):
+    """An option whose old spellings (``hidden_aliases``) still work but --help shows only
+    the current one: a rename that does not break scripts (``render --out`` → ``--out-dir``)."""
+
+    def __init__(self, *args: Any, hidden_aliases: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hidden_aliases = tuple(hidden_aliases)
+
+    @property
+    def visible_opts(self) -> list[str]:
+        """The spellings --help shows."""
+        return [o for o in self.opts if o not in self.hidden_aliases]
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        """The help line, naming only the visible spellings."""
+        saved = self.opts
+        self.opts = self.visible_opts
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = saved
+
+
 MAX_LINE = 500
 """An error line longer than this is cut (a 5,000-digit value need not be echoed whole)."""
 
@@ -64,7 +87,8 @@ def _flag_of(exc: click.UsageError) -> str | None:
         return None
     if isinstance(param, click.Argument):
         return param.human_readable_name
-    opts = getattr(param, "opts", None) or [param.name or "option"]
+    opts = getattr(param, "visible_opts", None) or getattr(param, "opts", None)
+    opts = opts or [param.name or "option"]
     return str(max(opts, key=len))
 
 
@@ -92,4 +116,11 @@ def one_line_usage(exc: click.UsageError) -> OneLineUsageError:
     return OneLineUsageError(one_line(f"{text.rstrip('.')} (see {cmd} --help)"), exc.ctx)
 
 
-__all__ = ["NonEmptyPath", "OneLineUsageError", "StackName", "one_line", "one_line_usage"]
+__all__ = [
+    "AliasedOption",
+    "NonEmptyPath",
+    "OneLineUsageError",
+    "StackName",
+    "one_line",
+    "one_line_usage",
+]

@@ -1,4 +1,4 @@
-"""`fabric-stack render TARGET --out DIR`: deployment artifacts from the plan."""
+"""`fabric-stack render TARGET --out-dir DIR`: deployment artifacts from the plan."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from fabric_stack.artifacts import (
 )
 from fabric_stack.artifacts._base import K8S_RDMA_MODES, Artifact, parse_netdev_csv
 from fabric_stack.artifacts.banner import with_banners
-from fabric_stack.artifacts.document import document_info
+from fabric_stack.artifacts.document import PAPER_SIZES, document_info
 from fabric_stack.artifacts.infiniband import known_guid_names, parse_guid_csv
 from fabric_stack.cli.common import (
     console,
@@ -28,6 +28,7 @@ from fabric_stack.cli.common import (
     format_option,
     handle_errors,
     load_spec,
+    out_dir_option,
     spec_options,
 )
 from fabric_stack.cli.params import NonEmptyPath
@@ -65,7 +66,7 @@ def target_list() -> list[str]:
 
 RENDER_HELP = "\n".join(
     [
-        "Render deployment artifacts for TARGET from the plan into --out DIR.",
+        "Render deployment artifacts for TARGET from the plan into --out-dir DIR.",
         "",
         "\b",
         "Targets:",
@@ -84,17 +85,17 @@ RENDER_HELP = "\n".join(
         "",
         "\b",
         "Examples:",
-        "  fabric-stack render all --out build/                     # seed cluster, InfiniBand",
-        "  fabric-stack render cumulus --fabric roce --switch sn5600 --out build/",
+        "  fabric-stack render all --out-dir build/                 # seed cluster, InfiniBand",
+        "  fabric-stack render cumulus --fabric roce --switch sn5600 --out-dir build/",
         "  fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 "
-        "--out build/",
-        "  fabric-stack render sonic --fabric roce --switch sn5600 --out build/",
-        "  fabric-stack render infiniband --guids guids.csv --out build/",
-        "  fabric-stack render report --config cluster.yaml --out build/ --format json",
+        "--out-dir build/",
+        "  fabric-stack render sonic --fabric roce --switch sn5600 --out-dir build/",
+        "  fabric-stack render infiniband --guids guids.csv --out-dir build/",
+        "  fabric-stack render report --config cluster.yaml --out-dir build/ --format json",
         '  fabric-stack render report --doc-revision B --doc-date 2026-12-01 --author "A. '
         'Architect" \\',
-        "      --software nccl=2.23.4 --pdf --out build/",
-        "  fabric-stack render kubernetes --k8s-rdma ipoib --netdevs netdevs.csv --out build/",
+        "      --software nccl=2.23.4 --paper a4 --pdf --out-dir build/",
+        "  fabric-stack render kubernetes --k8s-rdma ipoib --netdevs netdevs.csv --out-dir build/",
     ]
 )
 """`fabric-stack render --help`: the target list comes from the registry."""
@@ -102,12 +103,9 @@ RENDER_HELP = "\n".join(
 
 @click.command("render", help=RENDER_HELP)
 @click.argument("target", type=click.Choice(TARGET_NAMES), metavar="TARGET")
-@click.option(
-    "--out",
-    "out_dir",
+@out_dir_option(
+    "Directory to write into (created if missing; files are replaced atomically).",
     required=True,
-    type=NonEmptyPath(file_okay=False, path_type=Path),
-    help="Directory to write into (created if missing; files are replaced atomically).",
 )
 @click.option(
     "--guids",
@@ -143,6 +141,13 @@ RENDER_HELP = "\n".join(
     help="Software baseline entry for the design document (repeat), e.g. nccl=2.23.4.",
 )
 @click.option(
+    "--paper",
+    type=click.Choice(sorted(PAPER_SIZES)),
+    default="letter",
+    show_default=True,
+    help="Page size the design report prints on (its @page rule, and the --pdf).",
+)
+@click.option(
     "--pdf",
     is_flag=True,
     help="Also print report/design-report.html to design-report.pdf (headless Chromium).",
@@ -150,7 +155,7 @@ RENDER_HELP = "\n".join(
 @click.option(
     "--policy-config",
     type=NonEmptyPath(dir_okay=False, path_type=Path),
-    help="Rule levels and thresholds for the render gate (same file as `check`).",
+    help="Rule levels and thresholds (YAML/JSON, same shape as pulumi --policy-pack-config).",
 )
 @click.option(
     "--allow-violations",
@@ -172,13 +177,14 @@ def render_cmd(
     doc_date: str | None,
     authors: tuple[str, ...],
     software: tuple[str, ...],
+    paper: str,
     pdf: bool,
     policy_config: Path | None,
     allow_violations: bool,
     fmt: str,
     **kwargs: Any,
 ) -> None:
-    """Render deployment artifacts for TARGET from the plan into --out DIR (help: RENDER_HELP)."""
+    """Render artifacts for TARGET from the plan into --out-dir DIR (help: RENDER_HELP)."""
     spec = load_spec(kwargs)
     topo = build_topology(size_fabric(spec))
     ctx = RenderContext.from_topology(topo)
@@ -188,7 +194,7 @@ def render_cmd(
         guids = parse_guid_csv(_read(guids_file), str(guids_file), known_guid_names(ctx))
     if netdevs_file is not None:
         netdevs = parse_netdev_csv(_read(netdevs_file), str(netdevs_file), set(ctx.rail_nics()))
-    doc = document_info(doc_title, doc_revision, doc_date, authors, software)
+    doc = document_info(doc_title, doc_revision, doc_date, authors, software, paper)
     ctx = RenderContext(topo, ctx.intent, guids, netdevs, k8s_rdma, doc)
     cfg = load_policy_config(policy_config) if policy_config else PolicyConfig()
     blocking = [v for v in evaluate(ctx.intent, cfg).violations if v.level == "mandatory"]

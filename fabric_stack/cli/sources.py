@@ -24,7 +24,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _PATH = NonEmptyPath(path_type=Path)
 
 
-def _click_option(option: SourceOption, short: bool) -> Callable[[_F], _F]:
+def click_option(option: SourceOption, short: bool = False) -> Callable[[_F], _F]:
+    """The click option of a registry ``SourceOption`` (its flag, metavar and help)."""
     return click.option(
         option.flag,
         option.name,
@@ -40,7 +41,7 @@ def source_options(command: str) -> Callable[[_F], _F]:
 
     def add(func: _F) -> _F:
         for option in reversed(options_of(command)):
-            func = _click_option(option, short)(func)
+            func = click_option(option, short)(func)
         return func
 
     return add
@@ -55,4 +56,4 @@ def chosen_sources(command: str, options: dict[str, Any]) -> Selection:
         raise click.UsageError(exc.message) from None
 
 
-__all__ = ["chosen_sources", "source_options"]
+__all__ = ["chosen_sources", "click_option", "source_options"]

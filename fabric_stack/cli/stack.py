@@ -1,8 +1,15 @@
-"""`fabric-stack plan` and `fabric-stack apply`: the Pulumi stack via the Automation API."""
+"""`fabric-stack plan`, `apply` and `recover`: the Pulumi stack via the Automation API.
+
+They run on the stack the user chose (``--stack``, else ``$PULUMI_STACK``, else the one
+``pulumi stack select`` selected) and never create or select one: see
+:mod:`fabric_stack.adapters.pulumi.stacks`.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -11,7 +18,29 @@ from fabric_stack.cli.common import console, echo_json, format_option, handle_er
 from fabric_stack.cli.params import StackName
 from fabric_stack.views.changes import changes_json, changes_markdown, render_changes
 
-DEFAULT_STACK = "dev"
+F = TypeVar("F", bound=Callable[..., Any])
+
+STACK_HELP = (
+    "Pulumi stack to {verb} [default: $PULUMI_STACK, else the selected stack]. "
+    "Never created: `pulumi stack init NAME` makes one."
+)
+
+
+def _stack_option(verb: str) -> Callable[[F], F]:
+    """``--stack NAME`` (no default: see :func:`_chosen`)."""
+    return click.option(
+        "--stack",
+        type=StackName(),
+        default=None,
+        help=STACK_HELP.format(verb=verb),
+    )
+
+
+def _chosen(stack: str | None) -> str:
+    """The stack to run on (exit 2 with one line when none is chosen or it does not exist)."""
+    from fabric_stack.adapters.pulumi.ops import chosen_stack
+
+    return chosen_stack(stack, project_dir())
 
 
 def _progress(err: Console, verb: str):  # type: ignore[no-untyped-def]
@@ -47,20 +76,14 @@ def _emit(summary, fmt: str) -> None:  # type: ignore[no-untyped-def]
 
 
 @click.command("plan")
-@click.option(
-    "--stack",
-    type=StackName(),
-    default=DEFAULT_STACK,
-    show_default=True,
-    help="Pulumi stack to preview.",
-)
+@_stack_option("preview")
 @click.option("--no-policy", is_flag=True, help="Skip the CrossGuard pack in policies/.")
 @click.option(
     "--estimate", is_flag=True, help="Add the full-cluster all-reduce estimate before and after."
 )
 @format_option
 @handle_errors
-def plan_cmd(stack: str, no_policy: bool, estimate: bool, fmt: str) -> None:
+def plan_cmd(stack: str | None, no_policy: bool, estimate: bool, fmt: str) -> None:
     """Preview the stack (`pulumi preview` + policy pack) and summarize it by role.
 
     Shows the switches to add or remove by model, cables by role and type
@@ -69,13 +92,15 @@ def plan_cmd(stack: str, no_policy: bool, estimate: bool, fmt: str) -> None:
 
     \b
     Examples:
-      pulumi config set fabric:gpus 512        # a capacity change
+      pulumi config set fabric:gpus 512        # a capacity change (selected stack)
       fabric-stack plan                        # what it adds, by role
+      fabric-stack plan --stack prod           # another stack (it must exist)
       fabric-stack plan --format markdown      # paste into the pull request
       fabric-stack plan --estimate             # and what it does to all-reduce
     """
     from fabric_stack.adapters.pulumi.ops import preview
 
+    stack = _chosen(stack)
     summary = _run_or_exit(
         "previewing", fmt, preview, stack, project_dir(), use_policy=not no_policy
     )
@@ -88,18 +113,12 @@ def plan_cmd(stack: str, no_policy: bool, estimate: bool, fmt: str) -> None:
 
 
 @click.command("apply")
-@click.option(
-    "--stack",
-    type=StackName(),
-    default=DEFAULT_STACK,
-    show_default=True,
-    help="Pulumi stack to update.",
-)
+@_stack_option("update")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--no-policy", is_flag=True, help="Skip the CrossGuard pack in policies/.")
 @format_option
 @handle_errors
-def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
+def apply_cmd(stack: str | None, yes: bool, no_policy: bool, fmt: str) -> None:
     """Preview, confirm, then `pulumi up`: record the planned fabric in the inventory.
 
     \b
@@ -111,6 +130,7 @@ def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
 
     err = Console(stderr=True)
     pdir = project_dir()
+    stack = _chosen(stack)
     if not yes:
         if not sys.stdin.isatty():
             click.echo(
@@ -141,15 +161,9 @@ def apply_cmd(stack: str, yes: bool, no_policy: bool, fmt: str) -> None:
 
 
 @click.command("recover")
-@click.option(
-    "--stack",
-    type=StackName(),
-    default=DEFAULT_STACK,
-    show_default=True,
-    help="Pulumi stack to recover.",
-)
+@_stack_option("recover")
 @handle_errors
-def recover_cmd(stack: str) -> None:
+def recover_cmd(stack: str | None) -> None:
     """Bring a stack back after an `up` was killed (crash, OOM, Ctrl-\\).
 
     Repairs file:// state files a kill leaves torn (an empty .attrs sidecar;
@@ -164,6 +178,7 @@ def recover_cmd(stack: str) -> None:
     """
     from fabric_stack.adapters.pulumi.ops import recover
 
+    stack = _chosen(stack)
     for step in recover(stack, project_dir()):
         click.echo(f"✓ {step}")
     click.echo(f"next: fabric-stack apply --stack {stack}")

@@ -10,7 +10,15 @@ import click
 from rich.table import Table
 
 from fabric_stack.artifacts.infiniband import parse_guid_csv
-from fabric_stack.cli.common import console, echo_json, handle_errors, load_spec, spec_options
+from fabric_stack.cli.common import (
+    console,
+    echo_json,
+    handle_errors,
+    load_spec,
+    out_dir_option,
+    spec_options,
+)
+from fabric_stack.cli.params import NonEmptyPath
 from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
 
 _DIR = click.option(
@@ -36,7 +44,7 @@ def twin_cmd() -> None:
     Examples:
       fabric-stack twin up --dir /tmp/twin                      # the seed cluster, InfiniBand
       fabric-stack twin check --dir /tmp/twin --format json
-      fabric-stack twin collect --dir /tmp/twin --out /tmp/seen
+      fabric-stack twin collect --dir /tmp/twin --out-dir /tmp/seen
       fabric-stack twin fault --dir /tmp/twin swap su1-node01:mlx5_0 su1-node02:mlx5_0
       fabric-stack twin fault --dir /tmp/twin --list
       fabric-stack twin down --dir /tmp/twin
@@ -50,7 +58,7 @@ def twin_cmd() -> None:
 @_DIR
 @click.option(
     "--guids",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     help="CSV name,guid: GUIDs to use (the rest are derived from the names).",
 )
 @handle_errors
@@ -173,14 +181,9 @@ def _check_table(report: dict[str, Any]) -> Table:
 
 @twin_cmd.command("collect")
 @_DIR
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Where to write what the tools print (ibnetdiscover.txt or lldp/).",
-)
+@out_dir_option("Where to write what the tools print (ibnetdiscover.txt or lldp/).", required=True)
 @handle_errors
-def collect_cmd(directory: Path, out: Path) -> None:
+def collect_cmd(directory: Path, out_dir: Path) -> None:
     """Write what the real tools print, as `fabric-stack drift` reads it on a real site.
 
     InfiniBand: OUT/ibnetdiscover.txt and OUT/node-name-map. Ethernet:
@@ -189,15 +192,15 @@ def collect_cmd(directory: Path, out: Path) -> None:
 
     \b
     Example:
-      fabric-stack twin collect --dir /tmp/twin --out /tmp/seen
+      fabric-stack twin collect --dir /tmp/twin --out-dir /tmp/seen
     """
     from fabric_stack.twin import ops
 
     ops_require_root()
-    files = ops.collect(directory, out)
+    files = ops.collect(directory, out_dir)
     for f in files:
         click.echo(f"wrote {f}")
-    click.echo(f"next: {ops.drift_command(directory, out)}")
+    click.echo(f"next: {ops.drift_command(directory, out_dir)}")
 
 
 @twin_cmd.command("traffic")

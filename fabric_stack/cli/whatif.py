@@ -15,6 +15,7 @@ from fabric_stack.cli.common import (
     format_option,
     handle_errors,
     load_spec,
+    out_file_option,
     spec_options,
 )
 from fabric_stack.cli.params import NonEmptyPath
@@ -250,11 +251,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
     show_default=True,
     help="svg plots busbw against size.",
 )
-@click.option(
-    "--out",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    help="Write the output to this file instead of stdout.",
-)
+@out_file_option("Write to FILE (atomically) instead of stdout.")
 @handle_errors
 def estimate_cmd(
     job_gpus: int | None,

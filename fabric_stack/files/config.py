@@ -45,6 +45,13 @@ def snake_keys(value: Any) -> Any:
     return value
 
 
+STACK_FILE_KEYS = frozenset(
+    {"config", "encryptionsalt", "secretsprovider", "encryptedkey", "environment"}
+)
+"""Top-level keys of a Pulumi.<stack>.yaml: a new stack's file has only its
+``encryptionsalt`` (no ``config`` yet) and plans the defaults."""
+
+
 def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
     """Read a spec YAML (FabricSpec fields at the top level) or a Pulumi stack file."""
     data = load_yaml(path)
@@ -52,8 +59,8 @@ def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
         data = {}
     if not isinstance(data, Mapping):
         raise InputFileError(str(path), "expected a mapping of spec fields at the top level")
-    if "config" in data and isinstance(data["config"], Mapping):
-        data, _ = split_stack_config(data["config"])
+    if isinstance(data.get("config"), Mapping) or (data and set(data) <= STACK_FILE_KEYS):
+        data, _ = split_stack_config(data.get("config") or {})
     data = with_names_file(snake_keys(data), Path(path).parent)
     try:
         return validate_spec(data, **overrides)

@@ -168,3 +168,28 @@ def sizing_note(shape: ManagerShape, kind: str, gpus_per_node: int) -> str:
             f"{shape.removed * gpus_per_node} GPUs fewer than asked (the DGX SuperPOD RA rule)"
         )
     return head + ": free downlinks, no server removed"
+
+
+RA_RULE = "NVIDIA DGX SuperPOD RA rule"
+"""Why a server position goes to the fabric managers: the reference architecture drops a DGX."""
+
+
+def managers_took(removed: int, su: int = 0) -> str:
+    """Why fewer servers are built than asked, or '' when none was removed.
+
+    ``1 server position(s) in SU 1 given to the fabric managers (NVIDIA DGX SuperPOD RA
+    rule)``; ``su`` 0 leaves the SU out (a Pulumi Fabric record does not carry it). The
+    card, ``plan``/``apply``, the stack outputs and the design report all say it this way.
+    """
+    if not removed:
+        return ""
+    where = f" in SU {su}" if su else ""
+    return f"{removed} server position(s){where} given to the fabric managers ({RA_RULE})"
+
+
+def asked_vs_built(asked: int, built: int, removed: int, su: int = 0) -> str:
+    """``504 of the 512 GPUs asked are built: <why>``, or '' when every GPU asked is built."""
+    if built == asked:
+        return ""
+    why = managers_took(removed, su)
+    return f"{built:,} of the {asked:,} GPUs asked are built" + (f": {why}" if why else "")

@@ -54,6 +54,26 @@ class SwitchLine(_Model):
     power_w_total: int | None = Field(description="Power of all of them in W, None if unknown.")
     power_basis: str = Field(description="What the power figure means (typical/max).")
 
+    @property
+    def power_unverified(self) -> bool:
+        """True when the catalog marks the power figure UNVERIFIED (not read from a datasheet)."""
+        return self.power_w is not None and "UNVERIFIED" in self.power_basis
+
+
+UNVERIFIED_MARK = " *"
+"""Follows a power figure the catalog marks UNVERIFIED, in every format that prints it."""
+
+UNVERIFIED_NOTE = (
+    "* UNVERIFIED: catalog power figure not confirmed against the datasheet "
+    "(power_basis in --format json says what it is)"
+)
+"""The footnote under a table that shows :data:`UNVERIFIED_MARK`."""
+
+
+def power_cell(watts: int | None, unverified: bool) -> str:
+    """A power figure as printed: ``747 *`` when UNVERIFIED, ``—`` when unknown."""
+    return _num(watts) + (UNVERIFIED_MARK if unverified and watts is not None else "")
+
 
 class CableLine(_Model):
     """Cables of one type in one role."""
@@ -384,8 +404,8 @@ def bom_table(bom: Bom) -> RenderableType:
             _num(s.count),
             _num(s.rack_units),
             _num(s.rack_units_total),
-            _num(s.power_w),
-            _num(s.power_w_total),
+            power_cell(s.power_w, s.power_unverified),
+            power_cell(s.power_w_total, s.power_unverified),
         )
     cab = Table(title="Cables", title_justify="left")
     for col, just in (("Type", "left"), ("Role", "left"), ("Speed", "right"), ("Count", "right")):
@@ -407,9 +427,11 @@ def bom_table(bom: Bom) -> RenderableType:
         srv.add_column(col, justify=just)  # type: ignore[arg-type]
     for s2 in bom.servers:
         srv.add_row(s2.profile, _num(s2.count), _num(s2.gpus), _num(s2.rack_units_total))
+    unverified = any(s.power_unverified for s in bom.switches)
     return Group(
         Text(f"Bill of materials — {bom.name}", style="bold"),
         sw,
+        *([Text(UNVERIFIED_NOTE, style="dim")] if unverified else []),
         cab,
         opt,
         srv,
@@ -420,7 +442,9 @@ def bom_table(bom: Bom) -> RenderableType:
 
 def _totals_line(bom: Bom) -> str:
     t = bom.totals
-    power = f"{t.switch_power_w:,} W switch power (optics excluded)"
+    unverified = any(s.power_unverified for s in bom.switches)
+    power = f"{t.switch_power_w:,} W switch power (optics excluded"
+    power += "; UNVERIFIED *)" if unverified else ")"
     if t.switches_without_power:
         power += f", {t.switches_without_power:,} switches without a published figure"
     return (
@@ -454,9 +478,12 @@ def bom_markdown(bom: Bom) -> str:
     ]
     out += [
         f"| {s.name} | {_roles_text(s.roles)} | {_num(s.count)} | {_num(s.rack_units)} | "
-        f"{_num(s.rack_units_total)} | {_num(s.power_w)} | {_num(s.power_w_total)} |"
+        f"{_num(s.rack_units_total)} | {power_cell(s.power_w, s.power_unverified)} | "
+        f"{power_cell(s.power_w_total, s.power_unverified)} |"
         for s in bom.switches
     ]
+    if any(s.power_unverified for s in bom.switches):
+        out += ["", f"\\{UNVERIFIED_NOTE}"]  # escaped: a leading * is a Markdown list
     out += ["", "| Cable | Role | Speed | Count |", "|---|---|--:|--:|"]
     out += [
         f"| {c.cable_type} | {c.role} | {c.speed_gbps}G | {_num(c.count)} |" for c in bom.cables
@@ -473,6 +500,8 @@ def bom_markdown(bom: Bom) -> str:
 
 
 __all__ = [
+    "UNVERIFIED_MARK",
+    "UNVERIFIED_NOTE",
     "Bom",
     "BomTotals",
     "CableLine",
@@ -484,4 +513,5 @@ __all__ = [
     "bom_json",
     "bom_markdown",
     "bom_table",
+    "power_cell",
 ]

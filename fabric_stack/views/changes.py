@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fabric_stack.adapters.pulumi.changes import ChangeSummary
+from fabric_stack.sizing.managers import asked_vs_built
 
 _OPS = ("add", "move", "update", "remove")
 _SW_OPS = ("create", "replace", "update", "delete")
@@ -31,7 +32,8 @@ def _headline(s: ChangeSummary) -> str:
         f"{cab['remove']} to remove" if cab["remove"] else "",
     ]
     text = ", ".join(p for p in parts if p) or "no switch or cable changes"
-    return f"{verb} for stack {s.stack}: {text}."
+    short = asked_vs_built(s.gpus_requested, s.gpus_built, s.servers_removed)
+    return f"{verb} for stack {s.stack}: {text}." + (f" {short}." if short else "")
 
 
 def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:

@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from fabric_stack.topology.build import Device, FabricTopology
+from fabric_stack.views.diagram_legend import legend
 from fabric_stack.views.svg import (
     CORE_GAP,
     CORE_H,
@@ -77,6 +78,8 @@ class _Structure:
     """Cables per (lower switch, upper switch) pair."""
     sus: list[int] = field(default_factory=list)
     three: bool = False
+    managers: dict[int, list[tuple[Device, list[int]]]] = field(default_factory=dict)
+    """Per SU, its fabric-manager hosts and the rails (plane 1) each is cabled to."""
 
 
 @dataclass
@@ -135,6 +138,14 @@ def _read_structure(topo: FabricTopology) -> _Structure:
     for k in topo.links_of("leaf_spine", "spine_core"):
         if k.plane == 1:
             s.bundle[(k.a_device, k.b_device)] += 1
+    leaf_rail = {d.name: d.rail for d in s.leaves.values()}
+    rails_of: dict[str, list[int]] = defaultdict(list)
+    for k in topo.links_of("manager_leaf"):
+        if k.b_device in leaf_rail:
+            rails_of[k.a_device].append(leaf_rail[k.b_device])
+    for d in topo.devices:
+        if d.role == "manager":
+            s.managers.setdefault(d.su, []).append((d, sorted(rails_of[d.name])))
     s.sus = sorted(s.servers_by_su)
     s.three = plan.tiers == 3
     return s
@@ -144,9 +155,14 @@ def _start_layout(topo: FabricTopology, s: _Structure) -> _Layout:
     """SU frame size (fits the leaf row and the servers drawn) and the y of every tier row."""
     rails = topo.plan.rails
     leaf_row_w = rails * (LEAF_W + LEAF_GAP) - LEAF_GAP
-    most = max((len(v) for v in s.servers_by_su.values()), default=1)
-    srv_shown = min(most, MAX_SERVERS)
-    srv_row_w = srv_shown * (SRV_W + SRV_GAP) - SRV_GAP + (20 if most > MAX_SERVERS else 0)
+    # A manager takes a server's box in its SU's row (as it takes a server position),
+    # so the row, and every SU frame, stays as wide as MAX_SERVERS boxes.
+    per_su = [len(v) + len(s.managers.get(su, [])) for su, v in s.servers_by_su.items()]
+    boxes = min(max(per_su, default=1), MAX_SERVERS)
+    srv_row_w = (
+        boxes * (SRV_W + SRV_GAP) - SRV_GAP + (20 if max(per_su, default=1) > MAX_SERVERS else 0)
+    )
+    srv_row_w += 2 * SRV_GAP if s.managers else 0
     su_w = max(leaf_row_w, srv_row_w, 150) + 2 * SU_PAD
     su_h = SU_LABEL_H + LEAF_H + NODE_LEAF_GAP + SRV_H + SU_PAD
     title_h = 84
@@ -267,6 +283,7 @@ def _draw_sus(
             plan.rails,
             plan.leaf_up,
             lay.srv_items,
+            s.managers.get(m, []),
         )
         sx += lay.su_w + 2 * LEAF_GAP
     return sx
@@ -375,7 +392,7 @@ def _finish(cv: Canvas, topo: FabricTopology, s: _Structure, lay: _Layout, per_s
     height: float = lay.su_y + lay.su_h + SU_PAD + (SU_PAD if s.three else 0)
     legend_y = height + 28
     content_w = lay.content_w
-    legend_h = _legend(cv, MARGIN, legend_y, content_w, rails, s.bundle, s.access, topo, per_su)
+    legend_h = legend(cv, MARGIN, legend_y, content_w, rails, s.bundle, s.access, topo, per_su)
     total_w = content_w + 2 * MARGIN
     total_h = legend_y + legend_h + MARGIN
     title, subtitle, counts = _titles(topo)
@@ -425,8 +442,10 @@ def _draw_su(
     rails: int,
     uplinks: int,
     srv_items: list[Item],
+    managers: list[tuple[Device, list[int]]],
 ) -> list[Item]:
-    """One SU frame: its rail leaves, representative servers and NIC cables."""
+    """One SU frame: its rail leaves, representative servers and NIC cables, and the
+    fabric managers cabled to its leaves (they take server positions: drawn in that row)."""
     cv.rect(x, y, w, h, "frame-su", layer="frames")
     cv.label(x + SU_PAD, y + 17, f"SU {su}", "frame-label", anchor="start")
     cv.label(
@@ -461,9 +480,10 @@ def _draw_su(
         items.append(it)
         leaf_pos[r] = it
         lx += LEAF_W + LEAF_GAP
-    sampled = sample(servers, MAX_SERVERS, tail=2)
+    sampled = sample(servers, max(MAX_SERVERS - len(managers), 4), tail=2)
     widths = [SRV_W if not isinstance(s, int) else SRV_W + 20 for s in sampled]
     total = sum(widths) + SRV_GAP * (len(sampled) - 1)
+    total += len(managers) * (SRV_W + SRV_GAP) + (2 * SRV_GAP if managers else 0)
     sx = x + (w - total) / 2
     sy = ly + LEAF_H + NODE_LEAF_GAP
     shown = [s for s in sampled if not isinstance(s, int)]
@@ -485,91 +505,18 @@ def _draw_su(
                 tx = leaf.x + (j + 1) * leaf.w / (len(shown) + 1)
                 cv.line(nx_, sy, tx, leaf.y + leaf.h, "nic", rail_colour(r, rails))
         sx += bw + SRV_GAP
+    sx += 2 * SRV_GAP if managers else 0
+    for m, on in managers:
+        cv.rect(sx, sy, SRV_W, SRV_H, "manager", title=f"{m.name} — {m.model}")
+        cv.label(sx + SRV_W / 2, sy + 17, m.name, "manager-t")
+        cv.label(sx + SRV_W / 2, sy + 31, "manager", "manager-s")
+        for r in on:
+            if r in leaf_pos:
+                leaf = leaf_pos[r]
+                tx = leaf.x + leaf.w * 0.85
+                cv.line(sx + SRV_W / 2, sy, tx, leaf.y + leaf.h, "mgr", rail_colour(r, rails))
+        sx += SRV_W + SRV_GAP
     return items
-
-
-def _legend(
-    cv: Canvas,
-    x: float,
-    y: float,
-    w: float,
-    rails: int,
-    bundle: Counter[tuple[str, str]],
-    access: Counter[str],
-    topo: FabricTopology,
-    per_su: bool = False,
-) -> float:
-    """Legend box under the drawing; returns its height."""
-    p = topo.plan
-    ls = max((n for (a, _), n in bundle.items() if a.endswith("-leaf")), default=0)
-    sc = max((n for (a, _), n in bundle.items() if not a.endswith("-leaf")), default=0)
-    rows: list[tuple[str, str]] = [
-        ("nic", f"NIC → rail leaf: 1 cable, {p.link_gbps}G, in the rail's colour"),
-        (
-            "up",
-            f"leaf → spine: one line per SU–spine pair, a bundle of {rails} leaves × {ls} "
-            f"cable{'s' if ls != 1 else ''} × {p.link_gbps}G ({p.cables.leaf_spine:,} cables "
-            "in all)"
-            if per_su
-            else f"leaf → spine: one line per leaf–spine pair, a bundle of {ls} cable"
-            f"{'s' if ls != 1 else ''} × {p.link_gbps}G ({p.cables.leaf_spine:,} cables in all)",
-        ),
-    ]
-    if p.tiers == 3:
-        rows.append(
-            (
-                "upc",
-                f"spine → core group: spine j of every pod → core group j; one line "
-                f"per spine = {p.spine_up} cables × {p.link_gbps}G, {sc} to each core "
-                f"({p.cables.spine_core:,} cables in all)",
-            )
-        )
-    rows.append(("more", "dashed box: identical members not drawn"))
-    chip_w = 62
-    per_row = max(1, int((w - 100) // (chip_w + 8)))
-    chip_rows = -(-rails // per_row)
-    notes = []
-    if p.planes == 2:
-        notes.append(
-            "Dual-plane: plane 2 (p2-* leaves, spines"
-            + (", cores" if p.tiers == 3 else "")
-            + ") mirrors plane 1 and is not drawn; each server has one NIC port per rail "
-            "in each plane."
-        )
-    if access:
-        titles = {"storage": "storage", "inband": "in-band", "oob": "OOB"}
-        per = ", ".join(f"{n:,} {titles.get(role, role)}" for role, n in access.items())
-        notes.append(
-            f"Separate networks (not drawn): {per} access switches "
-            f"({p.sus} SU{'s' if p.sus != 1 else ''})."
-        )
-    h = 30 + chip_rows * 26 + len(rows) * 20 + len(notes) * 18
-    cv.rect(x, y, w, h, "legend", layer="frames")
-    cv.label(x + 14, y + 20, "Legend", "legend-h", anchor="start")
-    cx, cy = x + 100, y + 10
-    for r in range(1, rails + 1):
-        if (r - 1) and (r - 1) % per_row == 0:
-            cx, cy = x + 100, cy + 26
-        cv.rect(cx, cy, chip_w, 20, "leaf", fill=rail_colour(r, rails))
-        cv.label(cx + chip_w / 2, cy + 14, f"rail {r}", "leaf-t")
-        cx += chip_w + 8
-    ly = y + 30 + chip_rows * 26
-    for cls, text in rows:
-        if cls == "more":
-            cv.rect(x + 14, ly - 9, 40, 12, "more")
-        elif cls == "nic":
-            for i in range(min(rails, 4)):
-                cv.line(
-                    x + 14 + i * 10, ly, x + 20 + i * 10, ly - 10, "nic", rail_colour(i + 1, rails)
-                )
-        else:
-            cv.line(x + 14, ly - 3, x + 54, ly - 3, cls)
-        cv.label(x + 66, ly + 1, text, "legend-t", anchor="start")
-        ly += 20
-    for n in notes:
-        cv.label(x + 14, ly + 1, n, "note", anchor="start")
-        ly += 18
-    return h
 
 
 __all__ = ["RAIL_COLOURS", "diagram_svg", "rail_colour"]

@@ -65,8 +65,36 @@ def coverage_lines(report: DriftReport) -> list[str]:
     return out
 
 
-def render_table(report: DriftReport) -> RenderableType:
-    """Rich renderable: a low-coverage warning, sources, coverage, the findings, then notes."""
+DEFAULT_MAX_ROWS = 50
+"""Findings a table or Markdown report shows before its "N more" line (JSON has all)."""
+
+FINDING_MIN_WIDTH = 32
+"""The finding column never gets narrower than this: on an 80-column terminal the other
+columns give way (their text folds) instead of squeezing the sentence to four letters."""
+
+
+NAME_MAX_WIDTH = 19
+"""Widest the switch and kind columns get (``link_up_no_neighbor``); a longer name folds."""
+
+
+def _more(hidden: int) -> str:
+    return (
+        f"… {hidden:,} more finding{'s' if hidden != 1 else ''} "
+        "(--max-rows 0 shows all; --format json has every one)"
+    )
+
+
+def _shown(report: DriftReport, max_rows: int) -> tuple[list[Finding], int]:
+    """The findings to print and how many are left out (``max_rows`` 0: all)."""
+    findings = list(report.findings)
+    if max_rows <= 0 or len(findings) <= max_rows:
+        return findings, 0
+    return findings[:max_rows], len(findings) - max_rows
+
+
+def render_table(report: DriftReport, max_rows: int = DEFAULT_MAX_ROWS) -> RenderableType:
+    """Rich renderable: a low-coverage warning, sources, coverage, the findings (at most
+    ``max_rows``, then a "N more" line), then notes."""
     parts: list[RenderableType] = []
     if report.coverage is not None and report.coverage.low:
         parts.append(Text(low_coverage_text(report.coverage), style="bold red"))
@@ -76,25 +104,30 @@ def render_table(report: DriftReport) -> RenderableType:
         )
     parts.extend(Text(line, style="dim") for line in coverage_lines(report))
     parts.append(Text(headline(report), style="bold green" if report.clean else "bold"))
-    if report.findings:
+    shown, hidden = _shown(report, max_rows)
+    if shown:
+        # Names and kinds fold rather than being cut; where (rail, SU) goes under the
+        # kind, so the finding keeps its width on a narrow terminal.
         table = Table(show_lines=False, expand=False, pad_edge=False)
-        table.add_column("Switch", no_wrap=True)
-        table.add_column("Kind", no_wrap=True)
-        table.add_column("Rail", no_wrap=True)
-        table.add_column("Finding and fix", ratio=1)
-        for gi, (group, items) in enumerate(groupby(report.findings, key=_group)):
+        table.add_column("Switch", overflow="fold", max_width=NAME_MAX_WIDTH)
+        table.add_column("Kind", overflow="fold", max_width=NAME_MAX_WIDTH)
+        table.add_column("Finding and fix", ratio=1, min_width=FINDING_MIN_WIDTH)
+        for gi, (group, items) in enumerate(groupby(shown, key=_group)):
             if gi:
                 table.add_section()
             for i, f in enumerate(items):
                 kind = Text(f.kind, style=_STYLE.get(f.kind, ""))
-                if f.cause:
-                    kind.append(f"\n{f.cause}", style="dim")
+                for extra in (f.cause, _where(f)):
+                    if extra:
+                        kind.append(f"\n{extra}", style="dim")
                 body = Text(f.summary)
                 body.append(f"\n→ {f.fix}", style="green")
                 if len(report.sources) > 1:
                     body.append(f"\n[{f.source}]", style="dim")
-                table.add_row(group if i == 0 else "", kind, _where(f), body)
+                table.add_row(group if i == 0 else "", kind, body)
         parts.append(table)
+    if hidden:
+        parts.append(Text(_more(hidden), style="bold"))
     notes = [n for s in report.sources for n in s.notes]
     if notes:
         parts.append(Text("Notes:", style="dim"))
@@ -106,8 +139,9 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def render_markdown(report: DriftReport) -> str:
-    """Markdown for a ticket: summary, sources, then a task list per switch."""
+def render_markdown(report: DriftReport, max_rows: int = DEFAULT_MAX_ROWS) -> str:
+    """Markdown for a ticket: summary, sources, then a task list per switch (at most
+    ``max_rows`` findings, then a "N more" line)."""
     out = ["# Fabric drift report", ""]
     c = report.coverage
     if c is not None and c.low:
@@ -133,7 +167,8 @@ def render_markdown(report: DriftReport) -> str:
         out += ["| Kind | Count |", "|---|---:|"]
         out += [f"| {k} | {report.summary[k]} |" for k in KINDS if report.summary.get(k)]
         out.append("")
-    for group, items in groupby(report.findings, key=_group):
+    shown, hidden = _shown(report, max_rows)
+    for group, items in groupby(shown, key=_group):
         out += [f"## {group}", ""]
         for f in items:
             tags = ", ".join(x for x in (f.cause, _where(f), f.source) if x)
@@ -143,6 +178,8 @@ def render_markdown(report: DriftReport) -> str:
             ref = f"`{f.id}`" + (f", evidence `{evidence}`" if evidence else "")
             out.append(f"  - id {ref}")
         out.append("")
+    if hidden:
+        out += [f"_{_md(_more(hidden))}_", ""]
     notes = [n for s in report.sources for n in s.notes]
     if notes:
         out += ["### Notes", ""] + [f"- {_md(n)}" for n in notes] + [""]

@@ -165,6 +165,11 @@ text { font-family: 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif; fill: #1
 .server-t { font-size: 11px; font-weight: bold; }
 .server-s { font-size: 9px; fill: #616e7c; }
 .spine { fill: #3e4c59; stroke: #1f2933; stroke-width: 0.8; }
+.spine-s { font-size: 8px; fill: #ffffff; }
+.manager { fill: #fff4e5; stroke: #b26a00; stroke-width: 1.2; }
+.manager-t { font-size: 11px; font-weight: bold; fill: #7a4a00; }
+.manager-s { font-size: 9px; fill: #7a4a00; }
+.mgr { stroke-width: 1.3; stroke-dasharray: 5 3; fill: none; }
 .spine-t { font-size: 11px; font-weight: bold; fill: #ffffff; }
 .core { fill: #6b4fa0; stroke: #3d2a66; stroke-width: 0.8; }
 .core-t { font-size: 11px; font-weight: bold; fill: #ffffff; }
@@ -218,15 +223,15 @@ def row(
             items.append(Item(x, y, bw, h, hidden=s))
         else:
             cv.rect(x, y, bw, h, cls, title=s.name)
-            cv.label(
-                x + bw / 2,
-                y + h / 2 + 4,
-                # A site name is shown whole; a plan name without its plane/pod prefix.
-                s.name
-                if s.planned
-                else s.name.rsplit("-", 2)[-2] + "-" + s.name.rsplit("-", 1)[-1],
-                f"{cls}-t",
-            )
+            # A site name is shown whole; a plan name as its last two parts, with its
+            # pod (or plane) prefix under them: pod1's spine-01 is not pod32's.
+            base = s.name if s.planned else "-".join(s.name.rsplit("-", 2)[-2:])
+            prefix = s.name[: -len(base)].rstrip("-")
+            if prefix:
+                cv.label(x + bw / 2, y + h / 2 - 1, base, f"{cls}-t")
+                cv.label(x + bw / 2, y + h / 2 + 10, prefix, f"{cls}-s")
+            else:
+                cv.label(x + bw / 2, y + h / 2 + 4, base, f"{cls}-t")
             items.append(Item(x, y, bw, h, device=s))
         x += bw + SPINE_GAP
     return items

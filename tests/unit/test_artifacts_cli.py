@@ -1,4 +1,4 @@
-"""`fabric-stack render TARGET --out DIR`: targets per fabric, atomic writes, clear refusals."""
+"""`fabric-stack render TARGET --out-dir DIR`: targets per fabric, atomic writes, clear refusals."""
 
 from __future__ import annotations
 
@@ -207,7 +207,7 @@ def test_help_teaches() -> None:
     assert result.exit_code == 0
     for target in TARGETS:
         assert target in result.output
-    assert "fabric-stack render all --out build/" in result.output
+    assert "fabric-stack render all --out-dir build/" in result.output
     top = CliRunner().invoke(main, ["--help"])
     assert "render" in top.output
 

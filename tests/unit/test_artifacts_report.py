@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from html import escape
@@ -83,9 +84,12 @@ def test_report_is_well_formed_and_self_contained(variant: str) -> None:
 def test_report_carries_the_renderers_output(variant: str) -> None:
     ctx = seed_context(variant)
     html = report_html(ctx)
-    # The diagram is the diagram renderer's SVG, inlined as is.
-    svg = diagram_svg(ctx.topo)
-    assert svg.split("?>", 1)[-1].strip() in html
+    # The diagram is the diagram renderer's SVG, inlined scaled to the page (its pixel
+    # size dropped, its viewBox kept); the note gives the full size.
+    svg = diagram_svg(ctx.topo).split("?>", 1)[-1].strip()
+    w, h = re.search(r'width="(\d+)" height="(\d+)"', svg).groups()  # type: ignore[union-attr]
+    assert svg.replace(f'width="{w}" height="{h}"', 'width="100%"', 1) in html
+    assert f"full size ({int(w):,} × {int(h):,} px)" in html
     for value, caption, what in headline(ctx.plan):
         assert escape(value) in html and escape(caption) in html and escape(what) in html
     bom = bill_of_materials(ctx.topo)
@@ -237,3 +241,45 @@ def test_pdf_is_printed_by_chromium(tmp_path: Path) -> None:
     pdf = tmp_path / "report" / "design-report.pdf"
     assert pdf.read_bytes()[:5] == b"%PDF-"
     assert pdf.stat().st_size > 10_000
+
+
+def test_the_spec_appendix_is_printed_not_collapsed() -> None:
+    # A PDF cannot open a <details>: the appendix the footer cites is a section of its own.
+    html = report_html(seed_context("infiniband"))
+    appendix = html.split('<section id="appendix">', 1)[1].split("</section>", 1)[0]
+    assert appendix.startswith("<h2>Appendix: the spec this design was derived from</h2><pre>")
+    assert "name: gpu-cluster" in appendix
+    assert "<details><summary>The spec" not in html
+    assert "derived from the spec in the appendix" in html
+    assert '<a href="#appendix">' in html  # in the contents
+
+
+def test_headings_keep_to_what_follows_them_on_paper() -> None:
+    html = report_html(seed_context("infiniband"))
+    css = html.split("@media print{", 1)[1]
+    assert "h2,h3{break-after:avoid}" in css and "h2+*,h3+*{break-before:avoid}" in css
+    assert "details.screen{display:none}" in css  # the Markdown card copy is screen-only
+
+
+@pytest.mark.parametrize(
+    ("paper", "size", "media"), [("a4", "A4", "594.9"), ("letter", "letter", "612 792")]
+)
+def test_paper_size(paper: str, size: str, media: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from fabric_stack.cli import main
+    from fabric_stack.cli.render_pdf import chromium
+
+    args = ["render", "report", "--paper", paper, "--out-dir", str(tmp_path)]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    html = (tmp_path / "report" / "design-report.html").read_text()
+    assert f"@page{{size:{size};" in html
+    bad = CliRunner().invoke(main, ["render", "report", "--paper", "b5", "--out-dir", "x"])
+    assert bad.exit_code == 2 and "--paper" in bad.stderr
+    if chromium() is None:
+        return  # test_pdf_is_printed_by_chromium says whether that is allowed here
+    res = CliRunner().invoke(main, [*args, "--pdf"])
+    assert res.exit_code == 0, res.output
+    pdf = (tmp_path / "report" / "design-report.pdf").read_bytes()
+    assert f"/MediaBox [0 0 {media}".encode() in pdf

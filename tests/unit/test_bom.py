@@ -98,7 +98,7 @@ def test_renderings() -> None:
     assert data["compute"]["matches_sizing"] is True
     assert data["totals"]["switches"] == 16
     md = bom_markdown(bom)
-    assert "| NVIDIA Quantum-2 QM9700 | 8 leaf, 4 spine | 12 | 1 | 12 | 747 | 8,964 |" in md
+    assert "| NVIDIA Quantum-2 QM9700 | 8 leaf, 4 spine | 12 | 1 | 12 | 747 * | 8,964 * |" in md
     assert "Compute counts match the sizing card: 12 switches, 386 cables, 452 transceivers." in md
     console = Console(width=100, record=True, color_system=None)
     console.print(bom_table(bom))

@@ -16,7 +16,7 @@ ENV = {"COLUMNS": "100", "NO_COLOR": "1"}
 
 MESSAGE_2TO1 = (
     "su1-r3-leaf: 42×400G down, 21×400G up (2:1); 1:1 required — "
-    "add 21 uplinks per leaf (1 more spine)"
+    "re-size at 1:1: 32 down / 32 up per 64-port leaf (1 more spine)"
 )
 
 

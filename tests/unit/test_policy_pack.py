@@ -174,7 +174,7 @@ def test_oversubscribed_stack_fails_on_each_leaf_urn_with_message_and_fix() -> N
     first, fix = msg.split("\n")
     assert first == (
         "su1-r3-leaf: 42×400G down, 21×400G up (2:1); 1:1 required — "
-        "add 21 uplinks per leaf (1 more spine)"
+        "re-size at 1:1: 32 down / 32 up per 64-port leaf (1 more spine)"
     )
     assert fix.startswith('fix: set oversubscription: "1:1"')
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -112,12 +113,42 @@ def test_oversubscription_2to1_seed_names_every_leaf_with_the_fix() -> None:
     v = one(vs, "su1-r3-leaf")
     assert v.message == (
         "su1-r3-leaf: 42×400G down, 21×400G up (2:1); 1:1 required — "
-        "add 21 uplinks per leaf (1 more spine)"
+        "re-size at 1:1: 32 down / 32 up per 64-port leaf (1 more spine)"
     )
     assert v.measured == "42×400G down, 21×400G up (2:1)"
     assert v.allowed == "1:1 (≥ 42×400G up)"
     assert v.level == "mandatory" and v.kind == "Switch"
     assert '"1:1"' in v.fix and "4 spines (now 3)" in v.fix
+
+
+@pytest.mark.parametrize(
+    ("spec", "allowed"),
+    [
+        ({"oversubscription": "2:1"}, "1:1"),
+        ({"oversubscription": "3:1"}, "2:1"),
+        ({"oversubscription": "2:1", "gpus": 4096}, "1:1"),
+        ({"oversubscription": "2:1", "fabric": "roce", "switch": "sn5600"}, "1:1"),
+    ],
+)
+def test_oversubscription_advice_and_fix_are_the_same_numbers(
+    spec: dict[str, object], allowed: str
+) -> None:
+    # The message once said "add 21 uplinks per leaf" on a 64-port leaf with 42 downlinks
+    # (84 ports) while the fix line re-sized to 32/32: both now come from the one plan.
+    vs = run(check_oversubscription, intent_for(**spec), OversubscriptionConfig(max_ratio=allowed))
+    leaves = [v for v in vs if v.kind == "Switch"]
+    assert leaves
+    for v in leaves:
+        said = re.search(r"re-size at \S+: (\d+) down / (\d+) up per (\d+)-port leaf", v.message)
+        fixed = re.search(r"each (\d+)-port leaf then splits (\d+) down / (\d+) up", v.fix)
+        assert said and fixed, (v.message, v.fix)
+        down, up, radix = map(int, said.groups())
+        assert (radix, down, up) == tuple(map(int, fixed.groups()))
+        assert down + up <= radix  # advice a leaf can follow
+        more = re.search(r"\((\d+) more spines?", v.message)
+        now = re.search(r"needs (\d+) spines \(now (\d+)\)", v.fix)
+        assert now is not None
+        assert int(more.group(1) if more else 0) == int(now.group(1)) - int(now.group(2))
 
 
 def test_oversubscription_allowed_ratio_is_configurable() -> None:
@@ -137,7 +168,8 @@ def test_oversubscription_three_tiers_counts_spines_and_cores_from_the_sizing_ru
     vs = run(check_oversubscription, intent)
     leaf = one(vs, "su1-r1-leaf")
     assert leaf.message.endswith(
-        f"add 21 uplinks per leaf ({more_spines} more spines, {more_cores} more cores)"
+        f"re-size at 1:1: 32 down / 32 up per 64-port leaf ({more_spines} more spines, "
+        f"{more_cores} more cores)"
     )
     fabric = one(vs, intent.summary.name)
     assert fabric.kind == "Fabric"

@@ -152,11 +152,16 @@ def netbox_token(token_file: Path | None) -> str:
     return token_env
 
 
-def _netbox_prepare(url: str, options: Mapping[str, Any]) -> tuple[str, str]:
-    """(URL, token) of ``--netbox``: the URL checked, the token found."""
+def netbox_source(url: str, token_file: Path | None) -> tuple[str, str]:
+    """(URL, token) of ``--netbox`` (and ``--netbox-token-file``): the URL checked, the
+    token found. Every command that talks to a live NetBox takes these two options."""
     if not url.startswith(("http://", "https://", "netbox+http://", "netbox+https://")):
         raise SourceOptionError(f"--netbox {url!r}: expected http(s)://HOST[:PORT]")
-    return url, netbox_token(options.get("netbox_token_file"))
+    return url, netbox_token(token_file)
+
+
+def _netbox_prepare(url: str, options: Mapping[str, Any]) -> tuple[str, str]:
+    return netbox_source(url, options.get("netbox_token_file"))
 
 
 def _netbox_live(value: tuple[str, str], ctx: SourceContext) -> Reader:
@@ -173,6 +178,20 @@ MAC_TABLE = SourceOption(
     "CSV device,port,mac[,ifname]: maps MAC port ids and host interface names.",
     short_help="CSV device,port,mac[,ifname].",
 )
+
+NETBOX = SourceOption(
+    "--netbox",
+    "url",
+    "A live NetBox (http(s)://HOST), through its REST API "
+    "(token: NETBOX_TOKEN or --netbox-token-file).",
+    dest="netbox_url",
+)
+"""``--netbox URL``: drift and adopt read its cables, ``inventory`` its records."""
+
+NETBOX_TOKEN_FILE = SourceOption(
+    "--netbox-token-file", "file", "File holding the NetBox API token."
+)
+"""``--netbox-token-file FILE``: with every ``--netbox``."""
 
 SHARED: tuple[SourceOption, ...] = (MAC_TABLE,)
 """Options several sources read (shown once, where the command's layout puts them)."""
@@ -247,17 +266,11 @@ SOURCES: tuple[DriftSource, ...] = (
     ),
     DriftSource(
         "netbox",
-        SourceOption(
-            "--netbox",
-            "url",
-            "A live NetBox (http(s)://HOST): its cables through the REST API "
-            "(token: NETBOX_TOKEN or --netbox-token-file).",
-            dest="netbox_url",
-        ),
+        NETBOX,
         EVERY_NETWORK,
         _netbox_live,
         extras=(
-            SourceOption("--netbox-token-file", "file", "File holding the NetBox API token."),
+            NETBOX_TOKEN_FILE,
             SourceOption("--netbox-site", "slug", "Only this NetBox site's cables."),
             SourceOption("--netbox-tag", "slug", "Only cables with this NetBox tag."),
         ),
@@ -443,6 +456,8 @@ __all__ = [
     "BY_NAME",
     "EVERY_NETWORK",
     "LAYOUTS",
+    "NETBOX",
+    "NETBOX_TOKEN_FILE",
     "SHARED",
     "SOURCES",
     "Chosen",
@@ -453,6 +468,7 @@ __all__ = [
     "SourceOption",
     "SourceOptionError",
     "missing_error",
+    "netbox_source",
     "netbox_token",
     "options_of",
     "select_sources",

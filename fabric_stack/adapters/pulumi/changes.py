@@ -109,6 +109,15 @@ class ChangeSummary(BaseModel):
     policy_violations: list[dict[str, str]] = Field(
         default_factory=list, description="Policy events."
     )
+    gpus_requested: int = Field(
+        default=0, description="GPUs the spec asks for after the change (0: no Fabric record)."
+    )
+    gpus_built: int = Field(
+        default=0, description="GPUs cabled after the change (fewer when managers took a server)."
+    )
+    servers_removed: int = Field(
+        default=0, description="Server positions given to the fabric managers (RA rule)."
+    )
     # The spec on each side, from the Fabric summary record (for `plan --estimate`);
     # kept out of the JSON dump: a reviewer wants the change, not two whole specs.
     spec_before: dict[str, Any] = Field(
@@ -191,7 +200,23 @@ def summarize_changes(
         policy_violations=policy_violations or [],
         spec_before=_spec_dict(sorted_steps.specs[0]),
         spec_after=_spec_dict(sorted_steps.specs[1]),
+        **_gpus(sorted_steps.fabric),
     )
+
+
+def _gpus(fabric: Mapping[str, Any]) -> dict[str, int]:
+    """Asked vs built from the Fabric record after the change (zeros when there is none)."""
+    spec = fabric.get("spec")
+    if not isinstance(spec, dict):
+        return {}
+    try:
+        return {
+            "gpus_requested": int(spec.get("gpus", 0)),
+            "gpus_built": int(fabric.get("gpus", 0)),
+            "servers_removed": int(fabric.get("servers_removed", 0) or 0),
+        }
+    except (TypeError, ValueError):  # a record from another version: say nothing
+        return {}
 
 
 def _spec_dict(spec: Any) -> dict[str, Any]:
@@ -209,6 +234,8 @@ class _SortedSteps:
     new_cables: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     specs: tuple[Any, Any] = (None, None)
     """The Fabric record's spec before and after (for ``plan --estimate``)."""
+    fabric: Mapping[str, Any] = field(default_factory=dict)
+    """The Fabric record after the change ({} when it is deleted or absent)."""
 
 
 def _sort_steps(steps: list[Step]) -> _SortedSteps:
@@ -250,6 +277,7 @@ def _sort_steps(steps: list[Step]) -> _SortedSteps:
                     s.old.get("spec") if s.op != "create" else None,
                     s.new.get("spec") if s.op != "delete" else None,
                 )
+                out.fabric = s.new if s.op != "delete" else {}
     return out
 
 

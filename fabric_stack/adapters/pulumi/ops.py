@@ -22,8 +22,8 @@ from fabric_stack.adapters.pulumi.backends import (
 )
 from fabric_stack.adapters.pulumi.changes import ChangeSummary, Step, summarize_changes
 from fabric_stack.adapters.pulumi.env import offline_env
+from fabric_stack.adapters.pulumi.stacks import list_stacks, resolve_stack
 from fabric_stack.errors import EngineError
-from fabric_stack.text.redact import mask_url
 
 _TYPE = re.compile(r"fabric:(\w+)$")
 
@@ -79,28 +79,35 @@ def _last_line(message: str) -> str:
     return message.strip()
 
 
-def _stack(stack_name: str, project_dir: Path, create: bool) -> Any:
+def _engine(project_dir: Path) -> Path:
+    """The pinned ``pulumi`` in ``<project>/.venv/bin`` (``make setup`` links it)."""
+    pulumi = project_dir / ".venv" / "bin" / "pulumi"
+    if not pulumi.exists():
+        raise EngineError(f"{pulumi} is missing: run `make setup` first")
+    return pulumi
+
+
+def chosen_stack(requested: str | None, project_dir: Path) -> str:
+    """The stack a command runs on (see :mod:`.stacks`): never created, never selected."""
+    env = offline_env(project_dir)
+    return resolve_stack(requested, list_stacks(_engine(project_dir), project_dir, env), env)
+
+
+def _stack(stack_name: str, project_dir: Path) -> Any:
+    """The Automation API stack ``stack_name`` (which :func:`chosen_stack` found), unselected."""
     from pulumi import automation as auto
 
-    bin_root = project_dir / ".venv"
-    if not (bin_root / "bin" / "pulumi").exists():
-        raise EngineError(f"{bin_root / 'bin' / 'pulumi'} is missing: run `make setup` first")
+    from fabric_stack.adapters.pulumi.workspace import UnselectedWorkspace
+
+    bin_root = _engine(project_dir).parent.parent
     env = offline_env(project_dir)
-    opts = auto.LocalWorkspaceOptions(
-        work_dir=str(project_dir),
-        env_vars=env,
-        pulumi_command=auto.PulumiCommand(root=str(bin_root), skip_version_check=True),
-    )
     try:
-        if create:
-            return auto.create_or_select_stack(stack_name, work_dir=str(project_dir), opts=opts)
-        return auto.select_stack(stack_name, work_dir=str(project_dir), opts=opts)
-    except auto.StackNotFoundError:
-        raise EngineError(
-            f"stack {stack_name!r} does not exist in {mask_url(env['PULUMI_BACKEND_URL'])} "
-            f"(create it with `pulumi stack init {stack_name}` "
-            f"or `fabric-stack apply --stack {stack_name}`)"
-        ) from None
+        ws = UnselectedWorkspace(
+            work_dir=str(project_dir),
+            env_vars=env,
+            pulumi_command=auto.PulumiCommand(root=str(bin_root), skip_version_check=True),
+        )
+        return auto.Stack.select(stack_name, ws)
     except auto.CommandError as exc:
         msg = mask_secrets(_first_error(str(exc)), env["PULUMI_BACKEND_URL"])
         raise EngineError(f"pulumi: {msg}") from None
@@ -130,7 +137,7 @@ def _run(
 ) -> ChangeSummary:
     from pulumi import automation as auto
 
-    st = _stack(stack_name, project_dir, create=True)
+    st = _stack(stack_name, project_dir)
     col = _Collector(progress=progress)
     packs = policy_pack_dirs(project_dir, use_policy)
     operation = "preview" if op == "preview" else "update"

@@ -87,6 +87,17 @@ class _Growth:
         parts = [plural(n, f"more {r}") for r in roles if (n := self.more(r))]
         return f" ({', '.join(parts)})" if parts else ""
 
+    def advice(self, role: str, roles: tuple[str, ...]) -> str:
+        """The message's short form of :meth:`fix`, from the same re-sized plan: a leaf
+        cannot take more uplinks than its ports leave, so the advice is the new split
+        (``re-size at 1:1: 32 down / 32 up per 64-port leaf (1 more spine)``)."""
+        self._size()
+        if self.plan is None:
+            return f"re-size at {self.allowed} (it does not size as it is)"
+        p = self.plan
+        split = f": {p.leaf_down} down / {p.leaf_up} up per {p.radix}-port leaf"
+        return f"re-size at {self.allowed}{split if role == 'leaf' else ''}{self.paren(roles)}"
+
     def fix(self) -> str:
         """Spec-level fix: re-size at the allowed ratio, with what that costs."""
         self._size()
@@ -140,11 +151,13 @@ def check_oversubscription(
         above = ("spine", "core") if sw.role == "leaf" else ("core",)
         spec_ratio = parse_ratio(s.oversubscription)
         within = spec_ratio[0] * b <= spec_ratio[1] * a
-        fix = (
-            f"cable {add} more uplinks on {sw.name} (the plan budgets {sw.ports_up_budget})"
-            if within
-            else growth.fix()
-        )
+        # One source for the message's advice and the fix line: the cables the plan
+        # budgets when the spec is within the ratio, else the plan re-sized at it.
+        if within:
+            advice = f"add {plural(add, 'uplink')} per {sw.role}"
+            fix = f"cable {add} more uplinks on {sw.name} (the plan budgets {sw.ports_up_budget})"
+        else:
+            advice, fix = growth.advice(sw.role, above), growth.fix()
         yield Violation(
             rule=rid,
             level=lvl,
@@ -152,10 +165,7 @@ def check_oversubscription(
             resource=sw.name,
             measured=measured,
             allowed=f"{allowed} (≥ {need_up}×{g}G up)",
-            message=(
-                f"{sw.name}: {measured}; {allowed} required — add "
-                f"{plural(add, 'uplink')} per {sw.role}{'' if within else growth.paren(above)}"
-            ),
+            message=f"{sw.name}: {measured}; {allowed} required — {advice}",
             fix=fix,
         )
 
@@ -172,8 +182,8 @@ def check_oversubscription(
             allowed=f"≥ {fmt_num(required)} Tb/s",
             message=(
                 f"{s.name}: bisection {fmt_num(s.bisection_tbps)} Tb/s, {fmt_num(required)} Tb/s "
-                f"required ({s.gpus:,} GPUs × {per_gpu}G at {allowed}) — re-size at "
-                f"{allowed}{growth.paren(('spine', 'core'))}"
+                f"required ({s.gpus:,} GPUs × {per_gpu}G at {allowed}) — "
+                f"{growth.advice('leaf', ('spine', 'core'))}"
             ),
             fix=growth.fix(),
         )

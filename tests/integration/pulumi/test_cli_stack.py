@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from fabric_stack.adapters.inventory import open_store
 from fabric_stack.cli import main
-from tests.pulumi_project import REPO_ROOT, make_project
+from tests.pulumi_project import REPO_ROOT, make_project, pulumi
 
 pytestmark = [pytest.mark.pulumi, pytest.mark.slow]
 
@@ -25,6 +25,8 @@ def project(tmp_path: Path, pulumi_env: dict[str, str], monkeypatch: pytest.Monk
     for key in ("PULUMI_BACKEND_URL", "PULUMI_HOME", "PULUMI_CONFIG_PASSPHRASE"):
         monkeypatch.setenv(key, pulumi_env[key])
     monkeypatch.chdir(proj)
+    # fabric-stack creates no stack (tests/integration/pulumi/test_stack_selection.py)
+    pulumi(proj, pulumi_env, "stack", "init", "t", "--no-select")
     return proj
 
 
