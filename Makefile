@@ -15,7 +15,7 @@ export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.state/pulumi
 export PULUMI_CONFIG_PASSPHRASE ?= fabric-stack-local
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo demo-stack bench bench-preview goldens docs docs-examples docs-examples-pulumi docs-site clean twin-deps twin-demo bench-twin
+.PHONY: help setup venv engine postgres netbox test test-netbox test-fast fuzz lint demo demo-stack bench bench-preview goldens docs docs-examples docs-examples-pulumi docs-site clean twin-deps twin-demo bench-twin validate validate-deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -44,6 +44,14 @@ postgres: ## install (Debian) PostgreSQL server binaries if missing
 
 netbox: postgres ## install a throw-away NetBox (pinned, own venv), Redis, and its migrated database
 	@bash scripts/netbox.sh install
+
+validate-deps: ## install (Debian) the real validators: FRR tools, netplan.io, libyang, OpenSM
+	@bash scripts/validate-deps.sh
+
+# Every rendered file judged by the software it targets, over a matrix of scenarios
+# (validate/matrix.py): one line per rejection (scenario, file, tool, the tool's message).
+validate: venv validate-deps ## render the scenario matrix and run the real parsers/schemas over it
+	$(BIN)/python -m validate
 
 twin-deps: ## install (Debian) ibsim, OpenSM, infiniband-diags, lldpd, FRR, iperf3 for the twin if missing
 	@bash scripts/twin-deps.sh
@@ -87,7 +95,7 @@ fuzz: venv ## longer fuzz campaign of the bad-input contract (FUZZ_EXAMPLES per 
 lint: venv ## ruff + mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy fabric_stack components policies
+	$(BIN)/mypy fabric_stack components policies validate
 
 goldens: venv ## regenerate golden files under tests/golden (review the git diff!)
 	$(BIN)/python -m tests.regenerate
