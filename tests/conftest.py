@@ -36,6 +36,7 @@ FOLDER_MARKERS: dict[str, str] = {
     "integration/netbox": "netbox",
     "integration/twin": "twin",
     "integration/slurm": "slurm",
+    "integration/validate": "validate",
 }
 """The marker every test under a folder gets (the folder names the real part it needs)."""
 
