@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from fabric_stack.cli.common import (
+    NVLINK_GBS_HELP,
     SPEC_FLAG_NAMES,
     console,
     echo_json,
@@ -39,8 +40,7 @@ def spec_args(kwargs: dict[str, Any]) -> str:
     "--nvlink-gbs",
     type=click.FloatRange(min=0, min_open=True),
     metavar="GB/S",
-    help="NVLink per GPU, bidirectional GB/s, for servers without a published figure "
-    "(e.g. 600 for A100), as for `estimate`. [default: from the node profile]",
+    help=NVLINK_GBS_HELP,
 )
 @format_option
 @click.argument("results", nargs=-1, required=True, type=NonEmptyPath(path_type=Path))

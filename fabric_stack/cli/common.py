@@ -169,6 +169,13 @@ def out_file_option(help: str, required: bool = False) -> Callable[[F], F]:
     )
 
 
+NVLINK_GBS_HELP = (
+    "NVLink per GPU, bidirectional GB/s, for a server without a published figure "
+    "(e.g. 600 for A100; disables NVLS). [default: from the node profile]"
+)
+"""``--nvlink-gbs`` help, shared by every command that estimates collectives."""
+
+
 def out_dir_option(help: str, required: bool = False) -> Callable[[F], F]:
     """``--out-dir DIR``: the directory a command writes its files into; ``--out`` still
     works (hidden), as it was spelled before the rule (:data:`OUT_RULE`)."""
@@ -229,6 +236,7 @@ def handle_errors(fn: F) -> F:
 
 __all__ = [
     "FORMATS",
+    "NVLINK_GBS_HELP",
     "OUT_RULE",
     "InputFileError",
     "console",

@@ -49,7 +49,7 @@ def twin_cmd() -> None:
       fabric-stack twin fault --dir /tmp/twin --list
       fabric-stack twin down --dir /tmp/twin
       fabric-stack twin up --fabric roce --switch sn5600 --dir /tmp/roce
-      fabric-stack twin traffic --dir /tmp/roce --out /tmp/results   # iperf3, for accept
+      fabric-stack twin traffic --dir /tmp/roce --out-dir /tmp/results   # iperf3, for accept
     """
 
 
@@ -205,12 +205,7 @@ def collect_cmd(directory: Path, out_dir: Path) -> None:
 
 @twin_cmd.command("traffic")
 @_DIR
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Where to write the results (OUT/iperf3/*.json, OUT/spec.yaml).",
-)
+@out_dir_option("Where to write the results (OUT/iperf3/*.json, OUT/spec.yaml).", required=True)
 @click.option(
     "--rate",
     type=click.FloatRange(min=0.001, max=100),
@@ -227,7 +222,7 @@ def collect_cmd(directory: Path, out_dir: Path) -> None:
     help="Length of every run (iperf3 -t).",
 )
 @handle_errors
-def traffic_cmd(directory: Path, out: Path, rate: float, seconds: int) -> None:
+def traffic_cmd(directory: Path, out_dir: Path, rate: float, seconds: int) -> None:
     """Real iperf3 traffic over the rail addresses of a RoCE/Ethernet twin, for `accept`.
 
     Per rail, every server sends to the next and to the previous server of the rail
@@ -239,15 +234,15 @@ def traffic_cmd(directory: Path, out: Path, rate: float, seconds: int) -> None:
 
     \b
     Examples:
-      fabric-stack twin traffic --dir /tmp/roce --out /tmp/results
+      fabric-stack twin traffic --dir /tmp/roce --out-dir /tmp/results
       fabric-stack accept --config /tmp/results/spec.yaml /tmp/results/iperf3
     """
     from fabric_stack.twin import ops_traffic
 
     ops_require_root()
-    files = ops_traffic.traffic(directory, out, click.echo, rate, seconds)
-    click.echo(f"wrote {len(files) - 1} iperf3 results under {out / 'iperf3'}")
-    click.echo(f"next: fabric-stack accept --config {out / 'spec.yaml'} {out / 'iperf3'}")
+    files = ops_traffic.traffic(directory, out_dir, click.echo, rate, seconds)
+    click.echo(f"wrote {len(files) - 1} iperf3 results under {out_dir / 'iperf3'}")
+    click.echo(f"next: fabric-stack accept --config {out_dir / 'spec.yaml'} {out_dir / 'iperf3'}")
 
 
 @twin_cmd.command("fault")

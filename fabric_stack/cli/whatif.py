@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from fabric_stack.cli.common import (
+    NVLINK_GBS_HELP,
     SPEC_FLAG_NAMES,
     console,
     echo_json,
@@ -229,8 +230,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
     "--nvlink-gbs",
     type=click.FloatRange(min=0, min_open=True),
     metavar="GB/S",
-    help="NVLink per GPU, bidirectional GB/s, for a server without a published figure "
-    "(e.g. 600 for A100; disables NVLS). [default: from the node profile]",
+    help=NVLINK_GBS_HELP,
 )
 @failure_options
 @click.option(

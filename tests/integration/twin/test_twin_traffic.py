@@ -78,7 +78,7 @@ def test_a_shaped_leaf_port_is_found_from_the_measurements(twin_dir: Path, tmp_p
     state = TwinState.model_validate(state_of(twin_dir))
     topo = topology_of(state)
 
-    said = ok(twin("traffic", "--dir", str(twin_dir), "--out", str(tmp_path / "clean")))
+    said = ok(twin("traffic", "--dir", str(twin_dir), "--out-dir", str(tmp_path / "clean")))
     assert "iperf3: 64 runs over 8 rail(s), 8 round(s) of 2 s, each paced at 0.5 Gb/s" in said
     assert not iperf3_left(state), "traffic left iperf3 running"
     clean = accept(tmp_path / "clean")
@@ -98,7 +98,7 @@ def test_a_shaped_leaf_port_is_found_from_the_measurements(twin_dir: Path, tmp_p
              "burst", "32kb", "latency", "50ms"],
             check=True,
         )  # fmt: skip
-    ok(twin("traffic", "--dir", str(twin_dir), "--out", str(tmp_path / "shaped")))
+    ok(twin("traffic", "--dir", str(twin_dir), "--out-dir", str(tmp_path / "shaped")))
     shaped = accept(tmp_path / "shaped")
     failed = [t for t in shaped["tests"] if t["passed"] is False]
     link = rail_cable(AcceptContext(topo), server, port.nic)
