@@ -7,6 +7,9 @@ tests (``tests/integration/validate/``) import the same objects.
 from __future__ import annotations
 
 from validate.core import Validator
+from validate.frr import FRR
 
-VALIDATORS: dict[str, Validator] = {}
+VALIDATORS: dict[str, Validator] = {
+    "frr": FRR,
+}
 """Family name → validator (filled as each family's module lands)."""

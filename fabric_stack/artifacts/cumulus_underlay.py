@@ -83,6 +83,8 @@ def _interfaces(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> Group
         ]
         plen = block.subnet.split("/")[1]
         cmds.append(f"nv set interface vlan{vid} ip address {block.gateway}/{plen}")
+        # The SVI's MTU is set here, by the NOS: frr.conf cannot (FRR has no `mtu`).
+        cmds.append(f"nv set interface vlan{vid} link mtu {u.mtu}")
     return (
         [
             f"Underlay interfaces: loopback {s.loopback}/32 (= router-id); fabric links "
@@ -95,6 +97,7 @@ def _interfaces(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> Group
             "Same addresses as frr/" + s.name + ".conf (both read the underlay plan).",
             f"Source: {sources.CUMULUS_BGP} (interface lo ip address)",
             f"Source: {sources.CUMULUS_BRIDGE} (br_default vlan, access port, vlan<vid> SVI)",
+            f"Source: {sources.NVUE_INTERFACE} (link mtu: the SVI carries the hosts' MTU)",
         ],
         cmds,
     )

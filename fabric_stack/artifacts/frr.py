@@ -11,7 +11,12 @@ for file paths (see :mod:`fabric_stack.twin.ops_frr`).
 Leaf-subnet addressing puts the leaf's gateway on ``vlan<rail VLAN>``: a VLAN
 local to that leaf bridging its host ports of that rail (the NOS creates the
 bridge: NVUE ``nv set bridge``/SONiC ``VLAN_MEMBER``; FRR only addresses it).
-The VLAN never leaves the leaf: routing starts at the gateway.
+The VLAN never leaves the leaf: routing starts at the gateway. Its MTU is the NOS's
+too: FRR has no interface ``mtu`` command (FRR 8.4.4's ``vtysh --dryrun`` answers
+``% Unknown command:  mtu 9000``; the zebra guide's "Interface Commands",
+https://docs.frrouting.org/en/stable-8.4/zebra.html, lists none), so no file here sets
+it but the NOS's own: NVUE ``link mtu`` on ``vlan<VID>`` (:mod:`.cumulus_underlay`),
+SONiC's ``VLAN|Vlan<VID>`` ``mtu`` (:mod:`.sonic`), ``ip link set mtu`` in the twin.
 
 Syntax: FRR 8.4 user guide, BGP (https://docs.frrouting.org/en/stable-8.4/bgp.html):
 ``neighbor PEER interface``, ``bgp bestpath as-path multipath-relax``,
@@ -75,11 +80,14 @@ def _interfaces(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> list[
                 out += [f"interface {h.leaf_port}", f" ip address {h.gateway}/31", "exit", "!"]
         else:
             out.append(f"interface {rail_interface(ctx, block)}")
+            # No `mtu` line: FRR has no interface mtu command (vtysh rejects it); the
+            # NOS sets the SVI's MTU (NVUE `link mtu`, SONiC VLAN `mtu`, the twin's `ip`).
             out += [
                 f" description rail {block.rail} gateway",
                 f" ip address {block.gateway}/{plen}",
+                "exit",
+                "!",
             ]
-            out += [f" mtu {u.mtu}", "exit", "!"]
     return out
 
 

@@ -43,6 +43,8 @@ def test_leaf_gateway_on_a_local_rail_vlan() -> None:
     vid = ctx.spec.rail_vlan(3)
     plen = block.subnet.split("/")[1]
     assert f"nv set interface vlan{vid} ip address {block.gateway}/{plen}\n" in text
+    # The SVI's MTU is NVUE's to set: frr.conf cannot (FRR has no interface mtu, #26).
+    assert f"nv set interface vlan{vid} link mtu {u.mtu}\n" in text
     access = re.findall(
         rf"^nv set interface (\S+) bridge domain br_default access {vid}$", text, re.M
     )

@@ -62,6 +62,14 @@ def test_p2p31_links_and_bfd() -> None:
     assert f" ip address {link.b_address}/31" in confs[f"frr/{link.b_device}.conf"]
 
 
+@pytest.mark.parametrize("variant", ["roce", "roce-2su"])
+def test_no_interface_mtu_line(variant: str) -> None:
+    """FRR has no interface ``mtu`` command (vtysh: ``% Unknown command``): the NOS sets it."""
+    confs = {p: c for p, c in seed_artifacts(variant).items() if p.startswith("frr/")}
+    assert confs
+    assert not [p for p, c in confs.items() if re.search(r"^\s*mtu\b", c, re.M)]
+
+
 def test_infiniband_is_a_target_mismatch() -> None:
     with pytest.raises(TargetMismatchError, match="render frr"):
         render_artifacts("frr", seed_context("infiniband"))

@@ -34,8 +34,8 @@ NVUE_GRAMMAR = [
     r"nv set qos congestion-control default-global traffic-class [0-7] probability ([1-9]\d?|100)",
     r"nv set interface swp\d+ link breakout [248]x",
     r"nv set interface swp\d+(s\d)? description [A-Za-z0-9_.-]+",
-    # link mtu accepts 552-9216
-    r"nv set interface swp\d+(s\d)? link mtu "
+    # link mtu accepts 552-9216, on a port or a VLAN interface (SVI, the rail gateway)
+    r"nv set interface (swp\d+(s\d)?|vlan\d+) link mtu "
     r"(55[2-9]|5[6-9]\d|[6-9]\d\d|[1-8]\d{3}|9[01]\d\d|920\d|921[0-6])",
     r"nv config apply -y",
     r"nv config save",

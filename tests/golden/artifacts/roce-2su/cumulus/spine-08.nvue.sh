@@ -501,6 +501,7 @@ nv set interface swp64s1 link mtu 9216
 # hosts leaf-subnet. Same addresses as frr/spine-08.conf (both read the underlay plan).
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (interface lo ip address)
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/ (br_default vlan, access port, vlan<vid> SVI)
+# Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/Interface/ (link mtu: the SVI carries the hosts' MTU)
 nv set interface lo ip address 10.255.0.24/32
 
 # eBGP underlay: AS 4200000000 (spine; RFC 7938 plan), one external neighbour per fabric

@@ -334,6 +334,7 @@ nv set interface swp64s1 link mtu 9216
 # leaf). Same addresses as frr/su2-r2-leaf.conf (both read the underlay plan).
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (interface lo ip address)
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/ (br_default vlan, access port, vlan<vid> SVI)
+# Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/Interface/ (link mtu: the SVI carries the hosts' MTU)
 nv set interface lo ip address 10.255.0.10/32
 nv set bridge domain br_default vlan 102
 nv set interface swp1s0 bridge domain br_default access 102
@@ -353,6 +354,7 @@ nv set interface swp7s1 bridge domain br_default access 102
 nv set interface swp8s0 bridge domain br_default access 102
 nv set interface swp8s1 bridge domain br_default access 102
 nv set interface vlan102 ip address 10.66.0.65/26
+nv set interface vlan102 link mtu 9000
 
 # eBGP underlay: AS 4200000010 (leaf; RFC 7938 plan), one external neighbour per fabric
 # port, ECMP across spine ASNs (as-path multipath relax), 64 eBGP paths.
