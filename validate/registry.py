@@ -10,3 +10,14 @@ from validate.core import Validator
 
 VALIDATORS: dict[str, Validator] = {}
 """Family name → validator (filled as each family's module lands)."""
+
+
+def _register() -> None:
+    """Fill :data:`VALIDATORS` from the family modules (imported here: they import core only)."""
+    from validate import sonic_yang
+
+    for v in (sonic_yang.VALIDATOR,):
+        VALIDATORS[v.name] = v
+
+
+_register()
