@@ -14,9 +14,9 @@ VALIDATORS: dict[str, Validator] = {}
 
 def _register() -> None:
     """Fill :data:`VALIDATORS` from the family modules (imported here: they import core only)."""
-    from validate import sonic_yang
+    from validate import sonic_defaults, sonic_yang
 
-    for v in (sonic_yang.VALIDATOR,):
+    for v in (sonic_yang.VALIDATOR, sonic_defaults.VALIDATOR):
         VALIDATORS[v.name] = v
 
 
