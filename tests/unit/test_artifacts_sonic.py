@@ -1,7 +1,8 @@
 """`render sonic`: every config_db.json checked table by table against SONiC's schema.
 
-No SONiC YANG package exists on a package registry (PyPI has no sonic-yang-models),
-so the YANG models are not loaded here. Instead :data:`SCHEMA` transcribes, per
+A fast first check: ``make validate`` (validate/sonic_yang.py) runs libyang over SONiC's own
+YANG models, and validate/sonic_defaults.py the platform's buffer defaults. Here :data:`SCHEMA`
+transcribes, per
 table, the key shape and the leaves (with their value patterns) of the YANG module
 named next to it, from sonic-net/sonic-buildimage ``src/sonic-yang-models/yang-models``.
 On top of the per-field check the tests follow SONiC's leafrefs (a QoS map, WRED or
