@@ -23,6 +23,7 @@ writing it is writing something SONiC does not define.
 
 from __future__ import annotations
 
+import atexit
 import re
 import shutil
 import subprocess
@@ -170,6 +171,7 @@ def model_dir() -> Path:
     base = sonic_dir()
     assert base is not None, "missing() guards this"
     out = Path(tempfile.mkdtemp(prefix="sonic-yang-models-"))
+    atexit.register(shutil.rmtree, out, True)  # cached for the run; gone when it ends
     for src in (base / YANG_MODELS).glob("*.yang"):
         (out / src.name).symlink_to(src)
     for tpl in (base / YANG_TEMPLATES).glob("*.yang.j2"):
