@@ -13,3 +13,14 @@ VALIDATORS: dict[str, Validator] = {
     "frr": FRR,
 }
 """Family name → validator (filled as each family's module lands)."""
+
+
+def _register() -> None:
+    """Fill :data:`VALIDATORS` from the family modules (imported here: they import core only)."""
+    from validate import sonic_defaults, sonic_yang
+
+    for v in (sonic_yang.VALIDATOR, sonic_defaults.VALIDATOR):
+        VALIDATORS[v.name] = v
+
+
+_register()

@@ -101,8 +101,14 @@ TARGETS: dict[str, Target] = {
     "sonic": Target(
         render=sonic.render,
         files=sonic.files,
-        help="SONiC config_db.json per leaf/spine/core: ports, addresses, BGP, lossless QoS.",
-        writes=("sonic/<switch>/config_db.json", "sonic/README.md"),
+        help="SONiC config_db.json (ports, addresses, lossless QoS over the platform's buffer "
+        "defaults) and frr.conf (BGP, SONiC names) per leaf/spine/core.",
+        writes=(
+            "sonic/<switch>/config_db.json",
+            "sonic/<switch>/frr.conf",
+            "sonic/<switch>/tables.json",
+            "sonic/README.md",
+        ),
         applies=for_fabrics(
             "roce",
             "ethernet",

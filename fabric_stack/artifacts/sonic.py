@@ -1,15 +1,32 @@
-"""`render sonic`: ``sonic/<switch>/config_db.json`` for every leaf, spine and core.
+"""`render sonic`: ``sonic/<switch>/config_db.json`` and ``frr.conf`` for every leaf, spine, core.
 
 One SONiC CONFIG_DB per switch, from the same plan as ``render frr`` and
 ``render cumulus`` (ports from the topology, addresses and ASNs from the underlay
-plan, QoS from :func:`.roce_qos.qos_values`; nothing recomputed):
+plan, QoS from :func:`.roce_qos.qos_values`; nothing recomputed).
 
-* ``DEVICE_METADATA``: hostname, ``bgp_asn``, platform/HwSKU, role type, and
-  ``docker_routing_config_mode: split``: FRR reads ``frr/<switch>.conf`` of
-  ``render frr`` (copied to ``/etc/sonic/frr/frr.conf``) because CONFIG_DB's
-  ``BGP_NEIGHBOR`` keys are IP addresses and cannot express BGP unnumbered, the
-  multipath relax or the rail blocks; ``buffer_model: dynamic`` lets buffermgrd
-  size the lossless headroom from ``CABLE_LENGTH`` and the port speed.
+Routing: FRR's own file, with SONiC's interface names. ``DEVICE_METADATA``
+``docker_routing_config_mode: split-unified``: the bgp container loads one integrated
+``/etc/sonic/frr/frr.conf`` that CONFIG_DB does not generate (``vtysh -b``). Why a file
+and not CONFIG_DB BGP: the bgpcfgd tables (``BGP_NEIGHBOR`` keyed by an IP address,
+sonic-bgp-neighbor.yang ``BGP_NEIGHBOR_TEMPLATE_LIST``) cannot say BGP unnumbered; the
+frrcfgd tables can (``BGP_NEIGHBOR_LIST`` key ``vrf_name neighbor``, neighbor a PORT
+name) but need ``unified`` mode plus ``frr_mgmt_framework_config`` and a second BGP
+model (``BGP_GLOBALS``, ``BGP_NEIGHBOR_AF``, route maps) to express the multipath relax
+and rail networks ``render frr`` already states. ``split`` (the old choice) is wrong:
+docker_init.sh deletes ``/etc/frr/frr.conf`` in ``split`` mode and reads per-daemon
+files. Sources, sonic-net/sonic-buildimage@086b03bd70f9:
+``dockers/docker-fpm-frr/docker_init.sh`` (the ``split``/``split-unified`` branches),
+``dockers/docker-fpm-frr/frr/supervisord/supervisord.conf.common.j2`` (``vtysh -b`` for
+``split-unified``), ``src/sonic-yang-models/yang-models/sonic-bgp-neighbor.yang`` and
+``sonic-device_metadata.yang`` (the four modes).
+:func:`sonic_interfaces` is the one place plan/FRR names become SONiC names
+(``swp33s0`` → ``Ethernet256``, ``vlan101`` → ``Vlan101``, ``lo`` → ``Loopback0``);
+both CONFIG_DB and ``frr.conf`` use it.
+
+Tables:
+
+* ``DEVICE_METADATA``: hostname, ``bgp_asn``, platform/HwSKU, role type, routing mode,
+  ``buffer_model: dynamic`` (buffermgrd sizes lossless headroom from ``CABLE_LENGTH``).
 * ``PORT``: SONiC's own names and lanes (``Ethernet<first lane>``, the lanes per cage
   of the switch model's record, :attr:`~fabric_stack.hardware.switches.SwitchModel.sonic`,
   the same the drift reader parses), alias ``etp<cage><a|b…>``, speed, MTU, RS-FEC, admin up.
@@ -17,16 +34,23 @@ plan, QoS from :func:`.roce_qos.qos_values`; nothing recomputed):
   unnumbered fabric links, /31s otherwise and for ``p2p31`` host ports),
   ``VLAN``/``VLAN_MEMBER``/``VLAN_INTERFACE`` for the leaf-local rail gateway,
   ``BGP_NEIGHBOR`` for addressed fabric links.
-* Lossless RoCE: ``DSCP_TO_TC_MAP``, ``TC_TO_QUEUE_MAP``, ``TC_TO_PRIORITY_GROUP_MAP``,
-  ``MAP_PFC_PRIORITY_TO_QUEUE``, ``PORT_QOS_MAP`` (``pfc_enable``, ``pfcwd_sw_enable``),
-  ``WRED_PROFILE`` (ECN marking), ``SCHEDULER``/``QUEUE``, ``BUFFER_POOL``,
-  ``BUFFER_PROFILE``, ``BUFFER_PG`` (lossless PG with profile ``NULL``: computed by
-  the dynamic buffer model), ``BUFFER_QUEUE`` and ``CABLE_LENGTH``.
+* Lossless RoCE, ours: ``DSCP_TO_TC_MAP``, ``TC_TO_QUEUE_MAP``, ``TC_TO_PRIORITY_GROUP_MAP``,
+  ``MAP_PFC_PRIORITY_TO_QUEUE`` (maps named ``ROCE``), ``PORT_QOS_MAP``, ``WRED_PROFILE``,
+  ``SCHEDULER``/``QUEUE``, ``CABLE_LENGTH|AZURE`` (SONiC's own key, our lengths), and
+  ``BUFFER_PG`` rows only for lossless priorities SONiC's defaults do not already make
+  lossless.
 
-Tables and fields follow SONiC's YANG models (``sonic-buildimage/src/sonic-yang-models``,
-see :data:`.sources.SONIC_YANG`); the tests check every table against the field
-list cited there. Where a value is a judgement rather than a documented default it
-says so in ``sonic/README.md`` (written with the files).
+Buffers and QoS are merged onto the platform's defaults instead of replacing them. The
+SKU's ``buffers_dynamic.json.j2`` (``device/mellanox/x86_64-nvidia_sn5600-r0/<HwSKU>/``,
+with ``buffers_defaults_objects.j2`` and ``buffers_defaults_t0/t1.j2``) gives every
+pool, profile, profile list, PG and queue buffer; sonic-cfggen writes them into
+CONFIG_DB at first boot. Those templates differ per SKU (V256 has a shared-headroom
+``xoff``; C256S1 imports ``traffic_config.j2``), so the product does not restate them:
+``config_db.json`` carries only our rows, ``sonic/<switch>/tables.json`` says which tables
+are SONiC's defaults and which rows are ours, and ``config load`` merges our rows onto
+the defaults already in CONFIG_DB. The one default fact the renderer depends on,
+:data:`DEFAULT_LOSSLESS_PGS`, is recorded with its source; ``validate/sonic_defaults.py``
+renders the templates from ``../shared/schemas`` and checks it and every row.
 """
 
 from __future__ import annotations
@@ -35,7 +59,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from fabric_stack.artifacts import sources
+from fabric_stack.artifacts import frr, sources
 from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError
 from fabric_stack.artifacts.cumulus_underlay import CABLE_LENGTH_M
 from fabric_stack.artifacts.frr import rail_interface, require_routed
@@ -51,6 +75,48 @@ MAP = "ROCE"
 
 DEVICE_TYPE = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
 """Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names: the server-facing tier is 'ToR')."""
+
+ROUTING_MODE = "split-unified"
+"""``docker_routing_config_mode``: FRR reads our one integrated ``frr.conf`` (module docstring)."""
+
+DEFAULT_LOSSLESS_PGS = (3, 4)
+"""Priority groups SONiC's SN5600 defaults already make lossless (``BUFFER_PG <port>|3-4``
+profile ``NULL`` in dynamic mode): ``generate_pg_profiles`` of
+device/mellanox/x86_64-nvidia_sn5600-r0/Mellanox-SN5600-O128/buffers_defaults_objects.j2,
+sonic-net/sonic-buildimage@086b03bd70f9 (ACS-SN5600's file is identical). The renderer
+adds ``BUFFER_PG`` rows only for other lossless priorities; validate/sonic_defaults.py
+checks this against the rendered template of every HwSKU used."""
+
+SONIC_DEFAULT_TABLES = (
+    "BUFFER_POOL",
+    "BUFFER_PROFILE",
+    "BUFFER_PORT_INGRESS_PROFILE_LIST",
+    "BUFFER_PORT_EGRESS_PROFILE_LIST",
+    "BUFFER_PG",
+    "BUFFER_QUEUE",
+)
+"""Tables SONiC renders from the HwSKU's ``buffers_dynamic.json.j2`` that ``config load``
+of our file keeps: we add rows (``BUFFER_PG`` lossless priorities outside
+:data:`DEFAULT_LOSSLESS_PGS`) but never restate or change a default row."""
+
+SONIC_GENERIC_DEFAULTS = (
+    "CABLE_LENGTH",
+    "DEFAULT_LOSSLESS_BUFFER_PARAMETER",
+    "LOSSLESS_TRAFFIC_PATTERN",
+    "DSCP_TO_TC_MAP",
+    "TC_TO_QUEUE_MAP",
+    "TC_TO_PRIORITY_GROUP_MAP",
+    "MAP_PFC_PRIORITY_TO_QUEUE",
+    "PORT_QOS_MAP",
+    "SCHEDULER",
+    "QUEUE",
+    "WRED_PROFILE",
+)
+"""Tables SONiC's generic templates fill (files/build_templates/buffers_config.j2 and
+qos_config.j2, which the SKU's ``buffers_dynamic.json.j2``/``qos.json.j2`` include; neither
+is in ../shared/schemas, so no check here compares against them: UNVERIFIED). Our rows in
+them are listed as ours in ``tables.json``; our maps are named ``ROCE`` beside SONiC's
+``AZURE`` ones, and ``CABLE_LENGTH|AZURE`` takes our per-port lengths."""
 
 
 def no_lane_table(ctx: RenderContext) -> str | None:
@@ -93,13 +159,39 @@ def _ports(ctx: RenderContext, sw: SwitchIntent) -> list[tuple[Link, str, int]]:
     return ctx.compute_links.get(sw.name, [])
 
 
+def sonic_interfaces(ctx: RenderContext, sw: SwitchIntent) -> dict[str, tuple[str, str, str]]:
+    """Every interface name the plan and ``render frr`` use on ``sw`` → SONiC's (name, lanes,
+    alias): the one rule. Ports by the catalog's lane table (:func:`sonic_port`), the rail
+    gateway ``vlan<id>`` → ``Vlan<id>`` (sonic-vlan.yang: ``Vlan`` + id), ``lo`` →
+    ``Loopback0`` (where LOOPBACK_INTERFACE puts the router address). Lanes and alias are
+    empty for the non-ports."""
+    sonic, ppc = require_sonic(ctx), ctx.plan.ports_per_cage
+    out = {label: sonic_port(sonic.lanes_per_cage, num, ppc) for _, label, num in _ports(ctx, sw)}
+    for block in ctx.underlay.blocks_of(sw.name):
+        plan = rail_interface(ctx, block)
+        out[plan] = ("Vlan" + plan.removeprefix("vlan"), "", "")
+    out["lo"] = ("Loopback0", "", "")
+    return out
+
+
+def render_frr(ctx: RenderContext, sw: SwitchIntent) -> str:
+    """``render frr``'s config of ``sw`` with every interface renamed by :func:`sonic_interfaces`
+    (whole words only: a name is never part of another token)."""
+    names = {plan: sonic[0] for plan, sonic in sonic_interfaces(ctx, sw).items()}
+    text = frr.render_switch(ctx, ctx.underlay, ctx.underlay.switches[sw.name])
+    text = text.replace(GENERATED_BY.format(target=frr.TARGET), GENERATED_BY.format(target=TARGET))
+    lines = [" ".join(names.get(w, w) for w in line.split(" ")) for line in text.splitlines()]
+    note = f"! SONiC interface names (render sonic, {ROUTING_MODE}: /etc/sonic/frr/frr.conf)"
+    return "\n".join([lines[0], note, *lines[1:]]) + "\n"
+
+
 def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
     """The CONFIG_DB of one switch as plain data (tables in a fixed order)."""
     u = ctx.underlay
     s = u.switches[sw.name]
     q = qos_values(ctx, sw)
-    sonic, ppc = require_sonic(ctx), ctx.plan.ports_per_cage
-    names = {label: sonic_port(sonic.lanes_per_cage, num, ppc) for _, label, num in _ports(ctx, sw)}
+    sonic = require_sonic(ctx)
+    names = sonic_interfaces(ctx, sw)
     hwsku = sonic.hwsku(sw.port_gbps)
     platform, hwsku = (sonic.platform, hwsku) if hwsku is not None else ("", "")
     db: dict[str, Any] = {
@@ -110,7 +202,7 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
                 "type": DEVICE_TYPE[sw.role],
                 "platform": platform,
                 "hwsku": hwsku,
-                "docker_routing_config_mode": "split",
+                "docker_routing_config_mode": ROUTING_MODE,
                 "buffer_model": "dynamic",
             }
         },
@@ -118,7 +210,7 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
         "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{s.loopback}/32": {}},
     }
     for link, label, _ in _ports(ctx, sw):
-        name, lanes, alias = names[label]
+        name, lanes, alias = names[label]  # a plan port label: always a real port
         peer = link.a_device if link.b_device == sw.name else link.b_device
         db["PORT"][name] = {
             "alias": alias,
@@ -168,8 +260,8 @@ def _addressing(
                 intf[names[h.leaf_port][0]] = {}
                 intf[f"{names[h.leaf_port][0]}|{h.gateway}/31"] = {}
             continue
-        vid = rail_interface(ctx, block).removeprefix("vlan")
-        vlan = f"Vlan{vid}"
+        vlan = names[rail_interface(ctx, block)][0]
+        vid = vlan.removeprefix("Vlan")
         vlans[vlan] = {"vlanid": vid, "mtu": str(u.mtu)}
         for h in hosts:
             members[f"{vlan}|{names[h.leaf_port][0]}"] = {"tagging_mode": "untagged"}
@@ -191,7 +283,7 @@ def _qos(
     dscp = {str(d): "0" for d in range(64)}
     dscp[str(q["roce_dscp"])], dscp[str(q["cnp_dscp"])] = str(tc), str(cnp)
     ident = {str(i): str(i) for i in range(8)}
-    ports = [n for n, _, _ in names.values()]
+    ports = [n for n, lanes, _ in names.values() if lanes]
     cable = {
         names[label][0]: f"{CABLE_LENGTH_M.get(link.medium, 50)}m"
         for link, label, _ in _ports(ctx, sw)
@@ -227,83 +319,104 @@ def _qos(
             "scheduler.other": {"type": "DWRR", "weight": "50"},
         },
         "QUEUE": {},
-        "CABLE_LENGTH": {MAP: cable},
-        "BUFFER_POOL": {
-            "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
-            "egress_lossless_pool": {"type": "egress", "mode": "dynamic"},
-            "egress_lossy_pool": {"type": "egress", "mode": "dynamic"},
-        },
-        "BUFFER_PROFILE": {
-            "ingress_lossy_profile": {
-                "pool": "ingress_lossless_pool",
-                "size": "0",
-                "dynamic_th": "3",
-            },
-            "egress_lossless_profile": {
-                "pool": "egress_lossless_pool",
-                "size": "0",
-                "dynamic_th": "7",
-            },
-            "egress_lossy_profile": {
-                "pool": "egress_lossy_pool",
-                "size": "9216",
-                "dynamic_th": "7",
-            },
-        },
-        "BUFFER_PG": {},
-        "BUFFER_QUEUE": {},
+        # SONiC's own key: buffermgrd reads CABLE_LENGTH|AZURE (buffers_config.j2 writes it).
+        "CABLE_LENGTH": {"AZURE": cable},
     }
-    lossless = set(q["pfc_priorities"])
-    pgs = [(f"|{prio}", {"profile": "NULL"}) for prio in sorted(lossless)]  # dynamic headroom
-    queues = [
-        (f"|{lo}" + (f"-{hi}" if hi > lo else ""), {"profile": _EGRESS[is_lossless]})
-        for lo, hi, is_lossless in _runs(lossless)
-    ]  # the same for every port: worked out once per switch
     for p in ports:
         # Queues left out keep SONiC's default scheduling; only the three classes are set.
         out["QUEUE"][f"{p}|0"] = {"scheduler": "scheduler.other"}
         out["QUEUE"][f"{p}|{tc}"] = {"scheduler": "scheduler.roce", "wred_profile": "ROCE_ECN"}
         out["QUEUE"][f"{p}|{cnp}"] = {"scheduler": "scheduler.cnp"}
-        out["BUFFER_PG"][f"{p}|0"] = {"profile": "ingress_lossy_profile"}
-        for suffix, row in pgs:
-            out["BUFFER_PG"][p + suffix] = row
-        for suffix, row in queues:
-            out["BUFFER_QUEUE"][p + suffix] = row
+    # SONiC's defaults already reserve dynamic lossless headroom for PGs 3-4 on every port;
+    # only a lossless priority outside them needs a PG of ours (profile NULL = dynamic).
+    extra = sorted(set(q["pfc_priorities"]) - set(DEFAULT_LOSSLESS_PGS))
+    if extra:
+        out["BUFFER_PG"] = {f"{p}|{prio}": {"profile": "NULL"} for p in ports for prio in extra}
     return out
 
 
-_EGRESS = {True: "egress_lossless_profile", False: "egress_lossy_profile"}
+def tables_json(db: dict[str, Any]) -> dict[str, Any]:
+    """``tables.json`` of one switch: the platform defaults CONFIG_DB is expected to hold, and
+    the rows of ours ``config_db.json`` merges onto them (what validate/sonic_defaults.py reads)."""
+    meta = db["DEVICE_METADATA"]["localhost"]
+    sku_dir = f"device/mellanox/{meta['platform']}/{meta['hwsku']}/"
+    return {
+        "platform": meta["platform"],
+        "hwsku": meta["hwsku"],
+        "sonic_defaults": {
+            "tables": list(SONIC_DEFAULT_TABLES),
+            "source": sku_dir + "buffers_dynamic.json.j2 (sonic-cfggen, first boot or "
+            "`config qos reload`), sonic-net/sonic-buildimage@086b03bd70f9",
+        },
+        "sonic_generic_defaults": {
+            "tables": list(SONIC_GENERIC_DEFAULTS),
+            "source": "files/build_templates/buffers_config.j2, qos_config.j2 (not in "
+            "../shared/schemas: UNVERIFIED)",
+        },
+        "ours": {
+            table: sorted(rows)
+            for table, rows in db.items()
+            if table in SONIC_DEFAULT_TABLES or table in SONIC_GENERIC_DEFAULTS
+        },
+    }
 
 
-def _runs(lossless: set[int]) -> list[tuple[int, int, bool]]:
-    """Queues 0-7 as maximal runs of the same kind: (first, last, lossless), e.g. 0-2, 3, 4-7."""
-    runs: list[tuple[int, int, bool]] = []
-    for queue in range(8):
-        kind = queue in lossless
-        if runs and runs[-1][2] == kind:
-            runs[-1] = (runs[-1][0], queue, kind)
-        else:
-            runs.append((queue, queue, kind))
-    return runs
-
-
-README = f"""# SONiC CONFIG_DB per switch
+README = f"""# SONiC CONFIG_DB and FRR per switch
 
 {GENERATED_BY.format(target=TARGET)}
 
-Load on a switch with `sudo config load /path/to/config_db.json -y` (or copy to
-`/etc/sonic/config_db.json` and `sudo config reload -y`). Routing runs in FRR split
-mode (`docker_routing_config_mode: split`): copy `frr/<switch>.conf` from
-`fabric-stack render frr` to `/etc/sonic/frr/frr.conf` (BGP unnumbered, AS-path
-multipath relax and the rail blocks live there; CONFIG_DB `BGP_NEIGHBOR` is keyed by
-IP address and lists only addressed fabric links).
+Per switch: `<switch>/config_db.json` (our rows only), `<switch>/frr.conf` (routing,
+SONiC interface names) and `<switch>/tables.json` (which tables are SONiC's and which
+rows are ours).
 
-Sources:
+Apply (merges; keeps the management, buffer and every other table already in CONFIG_DB):
+
+    sudo config load /path/<switch>/config_db.json -y   # sonic-cfggen -j … --write-to-db
+    sudo cp /path/<switch>/frr.conf /etc/sonic/frr/frr.conf
+    sudo systemctl restart bgp                          # docker_init.sh loads frr.conf
+    sudo config save -y                                 # persist to /etc/sonic/config_db.json
+
+Do not copy the file over `/etc/sonic/config_db.json` and `config reload`: that flushes
+CONFIG_DB and loads only this file, dropping the management interface, users' tables and
+SONiC's buffer defaults. If the switch ran the traditional buffer model, first run
+`sudo config qos reload` with `buffer_model: dynamic` set so SONiC renders its dynamic
+defaults (buffers_dynamic.json.j2); it rewrites the QoS tables, so load ours after it
+(UNVERIFIED: sonic-utilities `config qos reload` is not in ../shared/schemas).
+
+Routing: `docker_routing_config_mode: split-unified`: FRR loads the one integrated
+`/etc/sonic/frr/frr.conf` (`vtysh -b`) and CONFIG_DB does not generate it. `split` would
+delete `frr.conf` (docker-fpm-frr/docker_init.sh). BGP unnumbered cannot be written in
+bgpcfgd's `BGP_NEIGHBOR` (keyed by IP address), so BGP lives in `frr.conf`;
+`BGP_NEIGHBOR` lists only addressed fabric links.
+
+Which tables are whose:
+- SONiC's defaults, never restated here: BUFFER_POOL, BUFFER_PROFILE,
+  BUFFER_PORT_INGRESS_PROFILE_LIST, BUFFER_PORT_EGRESS_PROFILE_LIST, BUFFER_PG,
+  BUFFER_QUEUE: rendered by SONiC from
+  device/mellanox/x86_64-nvidia_sn5600-r0/<HwSKU>/buffers_dynamic.json.j2. Their lossless
+  PGs 3-4 (profile NULL: headroom from CABLE_LENGTH and speed) carry our PFC priority 3.
+- Ours, merged onto them: BUFFER_PG rows for lossless priorities outside 3-4 (none
+  by default), CABLE_LENGTH|AZURE (our per-port lengths over SONiC's default 5 m), the
+  `ROCE` QoS maps (beside SONiC's `AZURE` ones), PORT_QOS_MAP (per port: our maps, PFC,
+  PFC watchdog), WRED_PROFILE ROCE_ECN, SCHEDULER scheduler.*, QUEUE rows 0/3/6.
+  `tables.json` lists every row of ours.
+- SONiC's generic QoS defaults (qos_config.j2: AZURE maps, schedulers) and
+  DEFAULT_LOSSLESS_BUFFER_PARAMETER/LOSSLESS_TRAFFIC_PATTERN (buffers_config.j2) are
+  not compared here: those templates are not in ../shared/schemas (UNVERIFIED).
+
+Checked by `make validate`: every config_db.json against SONiC's own YANG models with
+libyang (yanglint, family sonic-yang); every buffer/QoS row against the HwSKU's
+defaults rendered from SONiC's templates (family sonic-defaults).
+
+Sources (sonic-net/sonic-buildimage@086b03bd70f9 unless a URL):
 - Tables and fields: SONiC YANG models, {sources.SONIC_YANG}
   and the Configuration wiki, {sources.SONIC_CONFIG_DB}
 - SN5600 port names, lanes, aliases: {sources.SONIC_SN5600_PORTS}
-- Dynamic buffer model (BUFFER_PG profile "NULL" = headroom computed from
-  CABLE_LENGTH and speed): SONiC "Dynamic buffer calculation" HLD (sonic-net/SONiC,
+- Routing modes: src/sonic-yang-models/yang-models/sonic-device_metadata.yang,
+  dockers/docker-fpm-frr/docker_init.sh
+- Buffer defaults: device/mellanox/x86_64-nvidia_sn5600-r0/<HwSKU>/buffers_dynamic.json.j2,
+  buffers_defaults_objects.j2, buffers_defaults_t0.j2 / _t1.j2
+- Dynamic buffer model: SONiC "Dynamic buffer calculation" HLD (sonic-net/SONiC,
   doc/qos/dynamically-headroom-calculation.md).
 
 Judgements, not documented defaults (UNVERIFIED):
@@ -312,11 +425,10 @@ Judgements, not documented defaults (UNVERIFIED):
   Mellanox-SN5600-O128 whose port_config.ini was read.
 - FEC `rs` on every port (PAM4 400G/200G lanes need RS-FEC; not read from a
   platform file).
-- BUFFER_POOL without `size` and BUFFER_PROFILE thresholds: the dynamic model sizes
-  pools; the lossy/egress profile values are NVIDIA-style defaults, review against
-  the platform's buffers_defaults_*.j2.
 - CABLE_LENGTH per port class (copper 5 m, SR multimode 50 m, DR single-mode
   500 m): conservative optic-class reach, edit down to measured runs.
+- A lossless priority outside 3-4 gets a lossless PG but its egress queue keeps SONiC's
+  default BUFFER_QUEUE profile.
 - DEVICE_METADATA `type` (leaf ToRRouter, spine LeafRouter, core SpineRouter).
 """
 
@@ -324,17 +436,23 @@ Judgements, not documented defaults (UNVERIFIED):
 def files(ctx: RenderContext) -> list[str]:
     """The paths :func:`render` writes, without rendering them."""
     require_sonic(ctx)
-    return ["sonic/README.md"] + [f"sonic/{name}/config_db.json" for name in ctx.underlay.switches]
+    per = ("config_db.json", "frr.conf", "tables.json")
+    return ["sonic/README.md"] + [
+        f"sonic/{name}/{leaf}" for name in ctx.underlay.switches for leaf in per
+    ]
 
 
 def render(ctx: RenderContext) -> list[Artifact]:
-    """``sonic/<switch>/config_db.json`` per fabric switch, plus ``sonic/README.md``."""
+    """``sonic/<switch>/{config_db.json,frr.conf,tables.json}`` per switch, ``sonic/README.md``."""
     require_sonic(ctx)
     by_name = {sw.name: sw for sw in ctx.compute_switches()}
     out = [Artifact(TARGET, "sonic/README.md", README)]
     for name in ctx.underlay.switches:
-        text = dump_config_db(render_switch(ctx, by_name[name]))
-        out.append(Artifact(TARGET, f"sonic/{name}/config_db.json", text))
+        db = render_switch(ctx, by_name[name])
+        out.append(Artifact(TARGET, f"sonic/{name}/config_db.json", dump_config_db(db)))
+        out.append(Artifact(TARGET, f"sonic/{name}/frr.conf", render_frr(ctx, by_name[name])))
+        text = json.dumps(tables_json(db), indent=2) + "\n"
+        out.append(Artifact(TARGET, f"sonic/{name}/tables.json", text))
     return out
 
 

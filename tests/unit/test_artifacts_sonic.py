@@ -1,7 +1,8 @@
 """`render sonic`: every config_db.json checked table by table against SONiC's schema.
 
-No SONiC YANG package exists on a package registry (PyPI has no sonic-yang-models),
-so the YANG models are not loaded here. Instead :data:`SCHEMA` transcribes, per
+A fast first check: ``make validate`` (validate/sonic_yang.py) runs libyang over SONiC's own
+YANG models, and validate/sonic_defaults.py the platform's buffer defaults. Here :data:`SCHEMA`
+transcribes, per
 table, the key shape and the leaves (with their value patterns) of the YANG module
 named next to it, from sonic-net/sonic-buildimage ``src/sonic-yang-models/yang-models``.
 On top of the per-field check the tests follow SONiC's leafrefs (a QoS map, WRED or
@@ -152,18 +153,10 @@ def _check_refs(name: str, db: dict[str, Any]) -> None:
     for key, row in db["QUEUE"].items():
         assert key.split("|")[0] in ports and row["scheduler"] in db["SCHEDULER"]
         assert row.get("wred_profile", "ROCE_ECN") in db["WRED_PROFILE"]
-    for port in ports:  # BUFFER_QUEUE ranges cover queues 0-7 exactly once
-        covered: list[int] = []
-        for key in (k for k in db["BUFFER_QUEUE"] if k.split("|")[0] == port):
-            lo, _, hi = key.split("|")[1].partition("-")
-            covered += range(int(lo), int(hi or lo) + 1)
-        assert sorted(covered) == list(range(8)), (name, port)
-    for prof in db["BUFFER_PROFILE"].values():
-        assert prof["pool"] in db["BUFFER_POOL"]
-    for table in ("BUFFER_PG", "BUFFER_QUEUE"):
-        for key, row in db[table].items():
-            assert key.split("|")[0] in ports
-            assert row["profile"] == "NULL" or row["profile"] in db["BUFFER_PROFILE"]
+    # Buffers are SONiC's defaults (tables.json); ours adds only BUFFER_PG rows (profile NULL).
+    assert not set(db) & {"BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_QUEUE"}, name
+    for key, row in db.get("BUFFER_PG", {}).items():
+        assert key.split("|")[0] in ports and row["profile"] == "NULL"
     for key in db.get("VLAN_MEMBER", {}):
         vlan, port = key.split("|")
         assert vlan in db["VLAN"] and port in ports
@@ -173,7 +166,7 @@ def _check_refs(name: str, db: dict[str, Any]) -> None:
         assert base in ports or base in db.get("VLAN", {}), key
         if "|" in key:
             assert base in db["INTERFACE"] or base in db.get("VLAN_INTERFACE", {})
-    assert set(next(iter(db["CABLE_LENGTH"].values()))) == ports
+    assert set(db["CABLE_LENGTH"]["AZURE"]) == ports
 
 
 @pytest.mark.parametrize("variant", ["roce", "roce-2su"])
@@ -230,9 +223,8 @@ def test_underlay_and_qos_values_come_from_the_plan() -> None:
         assert (wred["green_min_threshold"], wred[
             "green_max_threshold"]) == ("150000", "1500000")  # fmt: skip
         port = next(iter(db["PORT"]))
-        assert db["BUFFER_PG"][f"{port}|3"] == {"profile": "NULL"}
-        assert db["BUFFER_QUEUE"][f"{port}|3"] == {"profile": "egress_lossless_profile"}
-        assert db["BUFFER_QUEUE"][f"{port}|4-7"] == {"profile": "egress_lossy_profile"}
+        # PFC priority 3 is inside SONiC's default lossless PGs 3-4: no buffer row of ours.
+        assert sonic.DEFAULT_LOSSLESS_PGS == (3, 4) and "BUFFER_PG" not in db
         assert db["QUEUE"][f"{port}|3"]["wred_profile"] == "ROCE_ECN"
         assert db["SCHEDULER"][db["QUEUE"][f"{port}|6"]["scheduler"]]["type"] == "STRICT"
 
@@ -266,7 +258,7 @@ def test_p2p31_fabric_and_hosts() -> None:
         assert f"{sonic.sonic_port(SN5600_LANES, num, 2)[0]}|{h.gateway}/31" in leaf["INTERFACE"]
     spine = dbs["spine-01"]
     assert all(r["pfc_enable"] == "" for r in spine["PORT_QOS_MAP"].values())
-    assert not any(r["profile"] == "NULL" for r in spine["BUFFER_PG"].values())
+    assert "BUFFER_PG" not in spine
 
 
 def test_sonic_needs_a_lane_table_and_render_all_includes_it() -> None:
@@ -276,3 +268,49 @@ def test_sonic_needs_a_lane_table_and_render_all_includes_it() -> None:
         sonic.render(seed_context("infiniband"))
     paths = [a.path for a in render_artifacts("all", seed_context("roce"))]
     assert "sonic/README.md" in paths and "sonic/su1-r1-leaf/config_db.json" in paths
+
+
+def _frr_interfaces(text: str) -> set[str]:
+    """Every interface an FRR config names: ``interface X`` stanzas and ``neighbor X interface``."""
+    out = set()
+    for line in text.splitlines():
+        words = line.split()
+        if words[:1] == ["interface"]:
+            out.add(words[1])
+        if words[:1] == ["neighbor"] and words[2:3] == ["interface"]:
+            out.add(words[1])
+    return out
+
+
+@pytest.mark.parametrize("addressing", ["leaf-subnet", "p2p31"])
+def test_sonic_frr_names_only_interfaces_of_its_config_db(addressing: str) -> None:
+    """Defect (a) of #26: the SONiC FRR file named Cumulus ports (swp33s0, vlan101)."""
+    ctx = context(
+        {"fabric": "roce", "switch": "sn5600", "underlay": {"host_addressing": addressing}}
+    )
+    arts = {a.path: a.content for a in sonic.render(ctx)}
+    for name in ctx.underlay.switches:
+        db = json.loads(arts[f"sonic/{name}/config_db.json"])
+        known = {*db["PORT"], *(k.split("|")[0] for k in db["LOOPBACK_INTERFACE"])}
+        known |= {k.split("|")[0] for k in db.get("VLAN_INTERFACE", {})}
+        named = _frr_interfaces(arts[f"sonic/{name}/frr.conf"])
+        assert named and named <= known, (name, sorted(named - known))
+        unnumbered = {k for k, v in db["INTERFACE"].items() if v}
+        peers = {
+            line.split()[1]
+            for line in arts[f"sonic/{name}/frr.conf"].splitlines()
+            if line.startswith(" neighbor ") and " interface " in line
+        }
+        assert peers == unnumbered, name
+        meta = db["DEVICE_METADATA"]["localhost"]
+        assert meta["docker_routing_config_mode"] == "split-unified"
+
+
+def test_tables_json_lists_every_buffer_and_qos_row_as_ours() -> None:
+    arts = {a.path: a.content for a in sonic.render(seed_context("roce"))}
+    db = json.loads(arts["sonic/su1-r1-leaf/config_db.json"])
+    tables = json.loads(arts["sonic/su1-r1-leaf/tables.json"])
+    assert tables["hwsku"] == "Mellanox-SN5600-O128"
+    for table, rows in tables["ours"].items():
+        assert rows == sorted(db[table]), table
+    assert "config reload" not in arts["sonic/README.md"].split("Do not copy")[0]

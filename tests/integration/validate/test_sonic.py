@@ -1,0 +1,106 @@
+"""SONiC families: roce-128's config_db.json accepted by SONiC's YANG (libyang) and by its
+SN5600 buffer defaults; a planted defect of each kind rejected with the tool's own words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.validate.conftest import judge, rendered, require
+from validate.registry import VALIDATORS
+
+pytestmark = pytest.mark.validate
+
+LEAF = "sonic/su1-r1-leaf/config_db.json"
+YANG = VALIDATORS["sonic-yang"]
+DEFAULTS = VALIDATORS["sonic-defaults"]
+
+
+@pytest.fixture(scope="module")
+def roce128(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """roce-128 rendered once for the module."""
+    return rendered(tmp_path_factory.mktemp("sonic"), "roce-128")
+
+
+def _plant(root: Path, change: Any) -> Path:
+    """A copy of the leaf's config_db.json (with its tables.json) changed by ``change``."""
+    src = root / LEAF
+    dst = root.parent / "planted" / LEAF
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    db = json.loads(src.read_text())
+    change(db)
+    dst.write_text(json.dumps(db))
+    dst.with_name("tables.json").write_text(src.with_name("tables.json").read_text())
+    return dst.parents[2]
+
+
+def test_roce128_accepted_by_both(roce128: Path) -> None:
+    require(YANG)
+    require(DEFAULTS)
+    assert judge(YANG, roce128) == []
+    assert judge(DEFAULTS, roce128) == []
+    assert len(YANG.select(roce128)) == 12
+
+
+def test_port_speed_banana_rejected_by_libyang(roce128: Path) -> None:
+    require(YANG)
+    root = _plant(roce128, lambda db: db["PORT"]["Ethernet0"].update(speed="banana"))
+    problems = judge(YANG, root, LEAF)
+    assert [p.file for p in problems] == [LEAF]
+    assert problems[0].message.startswith('Invalid type uint32 value "banana".')
+    assert "PORT_LIST[name='Ethernet0']/speed" in problems[0].message
+
+
+def test_vlan_member_of_a_missing_port_rejected_by_libyang(roce128: Path) -> None:
+    require(YANG)
+    row = {"tagging_mode": "untagged"}
+    root = _plant(roce128, lambda db: db["VLAN_MEMBER"].update({"Vlan101|Ethernet999": row}))
+    (problem,) = judge(YANG, root, LEAF)
+    assert 'Invalid union value "Ethernet999"' in problem.message
+
+
+def test_unknown_table_rejected(roce128: Path) -> None:
+    require(YANG)
+    root = _plant(roce128, lambda db: db.update(ROCE_MAGIC={"x": {"a": "b"}}))
+    problems = judge(YANG, root, LEAF)
+    assert [p.message for p in problems] == [
+        "table ROCE_MAGIC: no SONiC YANG model defines it (sonic_yang crops it)"
+    ]
+
+
+def test_buffer_pool_size_changed_rejected_by_the_defaults(roce128: Path) -> None:
+    require(DEFAULTS)
+    pool = {"egress_lossless_pool": {"size": "1000", "type": "egress", "mode": "dynamic"}}
+    root = _plant(roce128, lambda db: db.update(BUFFER_POOL=pool))
+    (problem,) = judge(DEFAULTS, root, LEAF)
+    assert problem.message.startswith(
+        "BUFFER_POOL|egress_lossless_pool: size '1000' differs from SONiC's default "
+        "'158229504' (Mellanox-SN5600-O128/buffers_dynamic.json.j2"
+    )
+
+
+def test_pfc_without_lossless_pg_rejected_by_the_defaults(roce128: Path) -> None:
+    require(DEFAULTS)
+
+    def pfc_on_5(db: dict[str, Any]) -> None:
+        db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = "3,5"
+
+    root = _plant(roce128, pfc_on_5)
+    (problem,) = judge(DEFAULTS, root, LEAF)
+    assert problem.message.startswith(
+        "PORT_QOS_MAP|Ethernet0: PFC on priority 5 (PG 0) but no lossless BUFFER_PG for PG 0"
+    )
+
+
+def test_port_outside_port_config_rejected_by_the_defaults(roce128: Path) -> None:
+    require(DEFAULTS)
+
+    def rename(db: dict[str, Any]) -> None:
+        db["PORT"]["Ethernet2"] = db["PORT"].pop("Ethernet0")
+
+    root = _plant(roce128, rename)
+    problems = [p.message for p in judge(DEFAULTS, root, LEAF)]
+    assert problems == ["PORT|Ethernet2: not a port of Mellanox-SN5600-O128/port_config.ini"]

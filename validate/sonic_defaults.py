@@ -1,0 +1,287 @@
+"""Family ``sonic-defaults``: buffer rows of every config_db.json against SONiC's platform defaults.
+
+Tool: Jinja2 rendering SONiC's own HwSKU templates in place, from
+``../shared/schemas/sonic/device/<vendor>/<platform>/<hwsku>/`` (sonic-net/sonic-buildimage@
+086b03bd70f9): ``buffers_dynamic.json.j2`` (``buffer_model: dynamic``, else ``buffers.json.j2``),
+which sets ``dynamic_mode``/``default_topo`` and includes the generic
+``files/build_templates/buffers_config.j2``. That generic template is not in ../shared, so
+:data:`DRIVER` stands in for the part of it that picks the defaults file by
+``DEVICE_METADATA.type`` (ToRRouter → t0, LeafRouter → t1, SpineRouter → t2) and calls the
+SKU's macros for pools, profiles, profile lists, PGs and queue buffers over every port of
+the SKU's ``port_config.ini`` (what CONFIG_DB's PORT holds after first boot). The tables it
+adds itself (``CABLE_LENGTH``, ``DEFAULT_LOSSLESS_BUFFER_PARAMETER``,
+``LOSSLESS_TRAFFIC_PATTERN``) and the QoS defaults of ``qos_config.j2`` cannot be rendered
+from ../shared and are not compared (UNVERIFIED; ``tables.json`` lists them).
+
+Per file, with its ``tables.json``:
+
+* a row in a SONiC default table that differs from the rendered default, or is not a
+  default row, must be listed as ours;
+* every table ``tables.json`` calls SONiC's default must be one the SKU renders;
+* every PFC priority of ``PORT_QOS_MAP`` must reach a lossless PG (profile ``NULL`` or a
+  profile on ``ingress_lossless_pool``) in the merged view: defaults plus our rows;
+* ``DEFAULT_LOSSLESS_PGS`` recorded by ``render sonic`` must be what the SKU renders;
+* every PORT must be a port of the SKU's ``port_config.ini``, with its lanes and alias.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from validate.core import FileProblem
+from validate.sonic_schemas import SONIC_COMMIT, config_dbs, load_json, sonic_dir
+
+DRIVER = """\
+{%- set role = DEVICE_METADATA['localhost']['type'] | lower -%}
+{%- if 'torrouter' in role -%}{%- set postfix = 't0' -%}
+{%- elif 'leafrouter' in role -%}{%- set postfix = 't1' -%}
+{%- elif 'spinerouter' in role -%}{%- set postfix = 't2' -%}
+{%- else -%}{%- set postfix = default_topo -%}{%- endif -%}
+{%- import 'buffers_defaults_%s.j2' % postfix as defs with context -%}
+{%- set active = PORT.keys() | join(',') -%}
+{
+{%- if defs.generate_buffer_pool_and_profiles is defined %}
+{{ defs.generate_buffer_pool_and_profiles() }}
+{%- else %}
+{{ defs.generate_buffer_pool_and_profiles_with_inactive_ports('') }}
+{%- endif %}
+{%- if defs.generate_profile_lists is defined %}
+{{ defs.generate_profile_lists(active) }},
+{%- else %}
+{{ defs.generate_profile_lists_with_inactive_ports(active, '') }},
+{%- endif %}
+{%- if defs.generate_pg_profiles_with_inactive_ports is defined %}
+{{ defs.generate_pg_profiles_with_inactive_ports(active, '') }},
+{%- else %}
+{{ defs.generate_pg_profils(active) }}
+{%- endif %}
+{%- if defs.generate_queue_buffers is defined %}
+{{ defs.generate_queue_buffers(active) }}
+{%- else %}
+{{ defs.generate_queue_buffers_with_inactive_ports(active, '') }}
+{%- endif %}
+}
+"""
+"""Our stand-in for buffers_config.j2 (sonic-buildimage files/build_templates/, same commit):
+its topology choice and macro calls, with every port active (no DEVICE_NEIGHBOR)."""
+
+BUFFER_TABLES = (
+    "BUFFER_POOL",
+    "BUFFER_PROFILE",
+    "BUFFER_PORT_INGRESS_PROFILE_LIST",
+    "BUFFER_PORT_EGRESS_PROFILE_LIST",
+    "BUFFER_PG",
+    "BUFFER_QUEUE",
+)
+"""The tables the SKU's buffer templates render (what this family compares)."""
+
+
+class SonicDefaultsValidator:
+    """Our buffer rows against the HwSKU's defaults rendered from SONiC's templates."""
+
+    name = "sonic-defaults"
+    tool = "SONiC buffer templates (Jinja2)"
+
+    def missing(self) -> str | None:
+        """Why the check cannot run: no Jinja2 or no SONiC device folder in ../shared."""
+        try:
+            import jinja2  # noqa: F401  (only probing that it is installed)
+        except ImportError:
+            return "Jinja2 not installed (pip install jinja2)"
+        base = sonic_dir()
+        if base is None or not (base / "device").is_dir():
+            return "SONiC device files not found under ../shared/schemas/sonic (SOURCES.md)"
+        return None
+
+    def select(self, root: Path) -> list[Path]:
+        """Every ``sonic/<switch>/config_db.json``."""
+        return config_dbs(root)
+
+    def check(self, root: Path, files: Sequence[Path]) -> list[FileProblem]:
+        """Each file against the defaults of the HwSKU its DEVICE_METADATA names."""
+        problems: list[FileProblem] = []
+        for path in files:
+            rel = str(path.relative_to(root))
+            problems += [FileProblem(rel, m) for m in judge_file(path)]
+        return problems
+
+
+def judge_file(path: Path) -> list[str]:
+    """What is wrong with one config_db.json against its platform defaults."""
+    db = load_json(path)
+    decl_path = path.with_name("tables.json")
+    if not decl_path.is_file():
+        return ["no tables.json beside it: nothing says which rows are ours"]
+    decl = load_json(decl_path)
+    meta = db.get("DEVICE_METADATA", {}).get("localhost", {})
+    sku = sku_dir(str(meta.get("platform", "")), str(meta.get("hwsku", "")))
+    if sku is None:
+        return [f"no SONiC device folder for {meta.get('platform')}/{meta.get('hwsku')}"]
+    ports = port_config(sku)
+    problems = check_ports(db, ports, sku)
+    try:
+        defaults = render_defaults(sku, tuple(sorted(meta.items())), tuple(ports))
+    except Exception as e:  # Jinja2's own error (a missing defaults file, a bad template)
+        return [*problems, f"{sku.name}: SONiC's buffer templates do not render: {e}"]
+    where = f"{sku.name}/{template_of(meta)} ({SONIC_COMMIT})"
+    problems += check_rows(db, decl, defaults, where)
+    problems += check_declaration(decl, defaults, where)
+    problems += check_lossless(db, defaults, where)
+    return problems
+
+
+def sku_dir(platform: str, hwsku: str) -> Path | None:
+    """``device/<vendor>/<platform>/<hwsku>/`` in ../shared, or None."""
+    base = sonic_dir()
+    if base is None or not platform or not hwsku:
+        return None
+    found = sorted((base / "device").glob(f"*/{platform}/{hwsku}"))
+    return found[0] if found and found[0].is_dir() else None
+
+
+def template_of(meta: dict[str, Any]) -> str:
+    """The HwSKU template sonic-cfggen renders for this buffer model."""
+    dynamic = meta.get("buffer_model") == "dynamic"
+    return "buffers_dynamic.json.j2" if dynamic else "buffers.json.j2"
+
+
+def port_config(sku: Path) -> dict[str, tuple[str, str]]:
+    """Port name → (lanes, alias) of the SKU's ``port_config.ini``."""
+    out: dict[str, tuple[str, str]] = {}
+    for line in (sku / "port_config.ini").read_text().splitlines():
+        cols = line.split()
+        if cols and not cols[0].startswith("#") and len(cols) >= 3:
+            out[cols[0]] = (cols[1], cols[2])
+    return out
+
+
+def check_ports(db: dict[str, Any], ports: dict[str, tuple[str, str]], sku: Path) -> list[str]:
+    """Every PORT row names a port of ``port_config.ini`` with its lanes and alias."""
+    out = []
+    for name, row in db.get("PORT", {}).items():
+        if name not in ports:
+            out.append(f"PORT|{name}: not a port of {sku.name}/port_config.ini")
+            continue
+        lanes, alias = ports[name]
+        for field, want in (("lanes", lanes), ("alias", alias)):
+            if field in row and row[field] != want:
+                out.append(
+                    f"PORT|{name}: {field} {row[field]!r} is not {sku.name}/port_config.ini's "
+                    f"{want!r}"
+                )
+    return out
+
+
+@lru_cache(maxsize=32)
+def render_defaults(
+    sku: Path, meta_items: tuple[tuple[str, Any], ...], ports: tuple[str, ...]
+) -> dict[str, dict[str, dict[str, str]]]:
+    """SONiC's buffer defaults for the SKU, DEVICE_METADATA (as items: cached) and ports,
+    rendered from its templates."""
+    import jinja2
+
+    meta = dict(meta_items)
+    loader = jinja2.ChoiceLoader(
+        [jinja2.FileSystemLoader(str(sku)), jinja2.DictLoader({"buffers_config.j2": DRIVER})]
+    )
+    env = jinja2.Environment(loader=loader, extensions=["jinja2.ext.do"])
+    text = env.get_template(template_of(meta)).render(
+        DEVICE_METADATA={"localhost": meta}, PORT={p: {} for p in ports}
+    )
+    data = json.loads(text)
+    assert isinstance(data, dict)
+    return data
+
+
+def _ours(decl: dict[str, Any], table: str) -> set[str]:
+    rows = decl.get("ours", {}).get(table, [])
+    return set(rows) if isinstance(rows, list) else set()
+
+
+def check_rows(
+    db: dict[str, Any], decl: dict[str, Any], defaults: dict[str, Any], where: str
+) -> list[str]:
+    """A default table's row that is new or differs from SONiC's must be listed as ours."""
+    out = []
+    for table in BUFFER_TABLES:
+        ours = _ours(decl, table)
+        default = defaults.get(table, {})
+        for key, row in db.get(table, {}).items():
+            if key in ours:
+                continue
+            if key not in default:
+                out.append(
+                    f"{table}|{key}: not a SONiC default row ({where}) and tables.json does "
+                    "not list it as ours"
+                )
+                continue
+            for field in sorted(set(row) | set(default[key])):
+                got, want = row.get(field), default[key].get(field)
+                if got != want:
+                    what = "missing" if got is None else f"{got!r} differs"
+                    out.append(
+                        f"{table}|{key}: {field} {what} from SONiC's default {want!r} "
+                        f"({where}) and tables.json does not list it as ours"
+                    )
+    return out
+
+
+def check_declaration(decl: dict[str, Any], defaults: dict[str, Any], where: str) -> list[str]:
+    """Every table tables.json calls SONiC's default is one the SKU renders."""
+    named = decl.get("sonic_defaults", {}).get("tables", [])
+    return [
+        f"tables.json: {table} is called a SONiC default but {where} renders no {table}"
+        for table in named
+        if table not in defaults
+    ]
+
+
+def check_lossless(db: dict[str, Any], defaults: dict[str, Any], where: str) -> list[str]:
+    """PFC priorities reach a lossless PG in defaults + ours; the recorded default PGs hold."""
+    merged = {**defaults.get("BUFFER_PG", {}), **db.get("BUFFER_PG", {})}
+    profiles = {**defaults.get("BUFFER_PROFILE", {}), **db.get("BUFFER_PROFILE", {})}
+    lossless: dict[str, set[int]] = {}
+    for key, row in merged.items():
+        port, _, pgs = key.partition("|")
+        prof = row.get("profile", "")
+        if prof == "NULL" or profiles.get(prof, {}).get("pool") == "ingress_lossless_pool":
+            lossless.setdefault(port, set()).update(_range(pgs))
+    out = check_recorded(defaults, where)
+    for port, row in db.get("PORT_QOS_MAP", {}).items():
+        pg_map = db.get("TC_TO_PRIORITY_GROUP_MAP", {}).get(row.get("tc_to_pg_map", ""), {})
+        for prio in (int(p) for p in str(row.get("pfc_enable", "")).split(",") if p):
+            pg = int(pg_map.get(str(prio), prio))
+            if pg not in lossless.get(port, set()):
+                out.append(
+                    f"PORT_QOS_MAP|{port}: PFC on priority {prio} (PG {pg}) but no lossless "
+                    f"BUFFER_PG for PG {pg} in SONiC's defaults ({where}) or ours"
+                )
+    return out
+
+
+def check_recorded(defaults: dict[str, Any], where: str) -> list[str]:
+    """``render sonic``'s DEFAULT_LOSSLESS_PGS equals the SKU's lossless default PGs."""
+    from fabric_stack.artifacts.sonic import DEFAULT_LOSSLESS_PGS
+
+    seen: set[int] = set()
+    for key, row in defaults.get("BUFFER_PG", {}).items():
+        if row.get("profile") == "NULL":
+            seen.update(_range(key.partition("|")[2]))
+    if seen == set(DEFAULT_LOSSLESS_PGS):
+        return []
+    return [
+        f"render sonic records lossless default PGs {sorted(DEFAULT_LOSSLESS_PGS)}, "
+        f"but {where} renders {sorted(seen)}"
+    ]
+
+
+def _range(text: str) -> range:
+    lo, _, hi = text.partition("-")
+    return range(int(lo), int(hi or lo) + 1)
+
+
+VALIDATOR = SonicDefaultsValidator()
