@@ -134,8 +134,9 @@ class FrrValidator:
         return None
 
     def select(self, root: Path) -> list[Path]:
-        """Every rendered FRR integrated config (``frr/<switch>.conf``)."""
-        return sorted((root / "frr").glob("*.conf"))
+        """Every rendered FRR integrated config: ``frr/<switch>.conf`` and the SONiC target's
+        ``sonic/<switch>/frr.conf`` (the same BGP with SONiC's interface names)."""
+        return sorted((root / "frr").glob("*.conf")) + sorted((root / "sonic").glob("*/frr.conf"))
 
     def check(self, root: Path, files: Sequence[Path]) -> list[FileProblem]:
         """Both tools over every file (a few at once); one problem per message line."""
