@@ -7,6 +7,12 @@ tests (``tests/integration/validate/``) import the same objects.
 from __future__ import annotations
 
 from validate.core import Validator
+from validate.hostns import HostScriptValidator
+from validate.netplan import NetplanValidator
+from validate.opensm import OpenSMValidator
 
 VALIDATORS: dict[str, Validator] = {}
 """Family name → validator (filled as each family's module lands)."""
+VALIDATORS["netplan"] = NetplanValidator()
+VALIDATORS["host-scripts"] = HostScriptValidator()
+VALIDATORS["opensm"] = OpenSMValidator()
