@@ -114,7 +114,7 @@ def ibsim() -> Iterator[str]:
         log = Path(tmp, "ibsim.log")
         with log.open("w") as out:
             proc = subprocess.Popen(
-                ["ibsim", "-s", "-n", "net"], cwd=tmp, stdin=subprocess.PIPE, stdout=out,
+                ["ibsim", "-s", "-n", "net"], cwd=tmp, stdin=subprocess.DEVNULL, stdout=out,
                 stderr=subprocess.STDOUT, env={**os.environ, "IBSIM_SOCKNAME": sock},
             )  # fmt: skip
         try:
