@@ -89,7 +89,9 @@ def judge_file(root: Path, path: Path) -> FileProblem | None:
 def interfaces(path: Path) -> list[str]:
     """The interface names a netplan file configures (``ethernets`` keys)."""
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        # libyaml's loader: the pure-Python one takes ~0.15 s a file and holds the GIL
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
         return [str(k) for k in (doc.get("network", {}).get("ethernets") or {})]
     except (yaml.YAMLError, AttributeError):
         return []  # generate already judged the syntax

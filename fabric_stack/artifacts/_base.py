@@ -159,9 +159,12 @@ class RenderContext:
 
     def profile_notes(self) -> list[str]:
         """One ``UNVERIFIED (<profile>): …`` sentence for what the server profile could not
-        confirm (none when it confirmed everything)."""
+        confirm (none when it confirmed everything), including rail netdevs derived for
+        Ethernet mode (:func:`ethernet_netdev`): every target that reads this says so."""
         prof = self.spec.node_profile
         notes = prof.unverified_notes()
+        if netdevs_are_derived(self):
+            notes = [*notes, ETHERNET_NETDEV_UNVERIFIED.removeprefix("UNVERIFIED: ")]
         return [f"UNVERIFIED ({prof.name}): {'; '.join(notes)}."] if notes else []
 
     def inband_port(self) -> str:
