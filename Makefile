@@ -45,7 +45,7 @@ postgres: ## install (Debian) PostgreSQL server binaries if missing
 netbox: postgres ## install a throw-away NetBox (pinned, own venv), Redis, and its migrated database
 	@bash scripts/netbox.sh install
 
-validate-deps: ## install (Debian) the real validators: FRR tools, netplan.io, libyang, OpenSM
+validate-deps: ## install (Debian) the real validators: FRR tools, netplan.io, libyang, OpenSM, ibsim
 	@bash scripts/validate-deps.sh
 
 # Every rendered file judged by the software it targets, over a matrix of scenarios

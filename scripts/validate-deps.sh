@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Install the real validators `make validate` runs (Debian packages) if any is missing; idempotent.
 #
-#   scripts/validate-deps.sh     frr frr-pythontools netplan.io libyang2 libyang2-tools opensm iproute2
+#   scripts/validate-deps.sh     frr frr-pythontools netplan.io libyang2 libyang2-tools opensm ibsim-utils iproute2
 #
 # vtysh --dryrun and frr-reload.py --test judge the FRR files, netplan generate the netplan
 # files, libyang (yanglint) the SONiC config_db.json against SONiC's YANG models, opensm the
-# OpenSM configs and partitions; the host scripts run in a network namespace (iproute2).
+# OpenSM configs and partitions (opensm -o on a two-node ibsim subnet: ibsim-utils); the host
+# scripts run in a network namespace (iproute2).
 # Debian would start frr as a system service on install: a policy-rc.d that answers 101
 # keeps invoke-rc.d from starting it.
 set -euo pipefail
 
-PACKAGES=(frr frr-pythontools netplan.io libyang2 libyang2-tools opensm iproute2)
+PACKAGES=(frr frr-pythontools netplan.io libyang2 libyang2-tools opensm ibsim-utils iproute2)
 
 say() { printf 'validate-deps: %s\n' "$*" >&2; }
 

@@ -6,21 +6,19 @@ tests (``tests/integration/validate/``) import the same objects.
 
 from __future__ import annotations
 
+from validate import sonic_defaults, sonic_yang
 from validate.core import Validator
 from validate.frr import FRR
+from validate.hostns import HostScriptValidator
+from validate.netplan import NetplanValidator
+from validate.opensm import OpenSMValidator
 
 VALIDATORS: dict[str, Validator] = {
     "frr": FRR,
+    sonic_yang.VALIDATOR.name: sonic_yang.VALIDATOR,
+    sonic_defaults.VALIDATOR.name: sonic_defaults.VALIDATOR,
+    "netplan": NetplanValidator(),
+    "host-scripts": HostScriptValidator(),
+    "opensm": OpenSMValidator(),
 }
-"""Family name → validator (filled as each family's module lands)."""
-
-
-def _register() -> None:
-    """Fill :data:`VALIDATORS` from the family modules (imported here: they import core only)."""
-    from validate import sonic_defaults, sonic_yang
-
-    for v in (sonic_yang.VALIDATOR, sonic_defaults.VALIDATOR):
-        VALIDATORS[v.name] = v
-
-
-_register()
+"""Family name → validator."""

@@ -159,9 +159,12 @@ class RenderContext:
 
     def profile_notes(self) -> list[str]:
         """One ``UNVERIFIED (<profile>): …`` sentence for what the server profile could not
-        confirm (none when it confirmed everything)."""
+        confirm (none when it confirmed everything), including rail netdevs derived for
+        Ethernet mode (:func:`ethernet_netdev`): every target that reads this says so."""
         prof = self.spec.node_profile
         notes = prof.unverified_notes()
+        if netdevs_are_derived(self):
+            notes = [*notes, ETHERNET_NETDEV_UNVERIFIED.removeprefix("UNVERIFIED: ")]
         return [f"UNVERIFIED ({prof.name}): {'; '.join(notes)}."] if notes else []
 
     def inband_port(self) -> str:
@@ -285,9 +288,10 @@ def yaml_documents(
 def netdev_of(ctx: RenderContext, nic: str) -> str:
     """Linux netdev of the physical function behind RDMA device ``nic`` (``mlx5_3``).
 
-    The one lookup every renderer uses (Kubernetes pfNames/ifNames/master, the
-    report). In order: ``--netdevs`` (CSV); else, on InfiniBand, the server profile's
-    netdev (``ibp64s0`` on a DGX H100); otherwise the plan's per-rail placeholder
+    The one lookup every renderer uses (Kubernetes pfNames/ifNames/master, host files,
+    the report). In order: ``--netdevs`` (CSV); else, on InfiniBand, the server profile's
+    netdev (``ibp64s0`` on a DGX H100); on RoCE/Ethernet its Ethernet-mode name
+    (:func:`ethernet_netdev`, UNVERIFIED); otherwise the plan's per-rail placeholder
     (``rail4``, ``p2-rail4`` on plane 2), which only matches if the servers rename
     their rail interfaces that way (udev/netplan): :func:`netdevs_are_placeholders`
     tells the outputs to say so.
@@ -296,10 +300,57 @@ def netdev_of(ctx: RenderContext, nic: str) -> str:
         return ctx.netdevs[nic]
     named = ctx.spec.node_profile.netdev(nic)
     # The profiles give the netdev of a compute port in InfiniBand mode (ibp24s0): the same
-    # port in Ethernet mode (RoCE) has another name, which no source here gives.
+    # port in Ethernet mode (RoCE) has another name, derived (UNVERIFIED) by ethernet_netdev.
     if named and ctx.fabric == "infiniband":
         return named
-    return _placeholder(ctx, nic)
+    return ethernet_netdev(named) or _placeholder(ctx, nic)
+
+
+ETHERNET_NETDEV_UNVERIFIED = (
+    "UNVERIFIED: Ethernet-mode rail netdev names (enp24s0np0 …) are derived from the "
+    "profile's InfiniBand names (ibp24s0 …) by systemd's naming scheme, not read from a "
+    "vendor table; check with `ip -br link` and override with `render --netdevs`"
+)
+"""What every output says when a rail netdev came from :func:`ethernet_netdev`."""
+
+
+def ethernet_netdev(ib_name: str) -> str:
+    """The Ethernet-mode name of the port whose InfiniBand-mode netdev is ``ib_name``, or ''.
+
+    systemd.net-naming-scheme(7) names a PCI netdev ``<prefix>p<bus>s<slot>[f<function>]
+    [n<phys_port_name>]`` with prefix ``ib`` for InfiniBand and ``en`` for Ethernet
+    (https://www.freedesktop.org/software/systemd/man/systemd.net-naming-scheme.html).
+    The DGX H100 guide's ``ibp24s0`` is a single-function port; in Ethernet mode mlx5
+    reports ``phys_port_name`` ``p0`` (as the profile's own Ethernet storage ports,
+    ``enp41s0f0np0``, show), hence ``enp24s0np0``. UNVERIFIED: no NVIDIA table of the
+    compute ports in Ethernet mode was found (:data:`ETHERNET_NETDEV_UNVERIFIED`).
+    """
+    if not ib_name.startswith("ibp") or "n" in ib_name[3:]:
+        return ""
+    return f"en{ib_name[2:]}np0"
+
+
+def netdevs_are_derived(ctx: RenderContext) -> bool:
+    """True when some rail NIC's netdev is an UNVERIFIED :func:`ethernet_netdev` name."""
+    return any(
+        nic not in ctx.netdevs
+        and ctx.fabric != "infiniband"
+        and bool(ethernet_netdev(ctx.spec.node_profile.netdev(nic)))
+        for nic in ctx.rail_nics()
+    )
+
+
+def netdev_warning(ctx: RenderContext) -> str | None:
+    """The loud line render prints (and host files carry) when rail netdevs are not real."""
+    if netdevs_are_placeholders(ctx):
+        return (
+            "WARNING: rail netdev names are the plan's placeholders (rail1, rail2 …): they "
+            "match no interface unless the servers rename theirs so; give the real names "
+            "(`ip -br link`) with `render --netdevs nic,netdev CSV`"
+        )
+    if netdevs_are_derived(ctx):
+        return f"WARNING: {ETHERNET_NETDEV_UNVERIFIED}"
+    return None
 
 
 def netdevs_are_placeholders(ctx: RenderContext) -> bool:

@@ -12,17 +12,29 @@ from that address use it. The main table only has the connected blocks.
 Two equivalent files per server: ``hosts/<server>.netplan.yaml`` (netplan
 ``routes``/``routing-policy`` with ``table``, https://netplan.readthedocs.io/en/stable/netplan-yaml/)
 and ``hosts/<server>.sh`` (the same as ``ip -batch`` commands; the twin applies
-exactly these). NIC names are the plan's RDMA device names unless ``--netdevs``
-maps them to the host's netdevs.
+exactly these). Interfaces are named by :func:`~fabric_stack.artifacts._base.netdev_of`,
+the lookup Kubernetes uses: ``--netdevs``, else the server profile's netdev (its
+Ethernet-mode name on RoCE, UNVERIFIED), else the ``railN`` placeholder. RDMA device
+names (``mlx5_0``) are never interface names: ``ip link set dev mlx5_0`` fails with
+``Cannot find device "mlx5_0"`` and netplan matches nothing. When a name is a placeholder
+or derived, both files carry :func:`~fabric_stack.artifacts._base.netdev_warning` (and
+``render`` prints it on stderr).
 """
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext
+from fabric_stack.artifacts._base import (
+    GENERATED_BY,
+    Artifact,
+    RenderContext,
+    netdev_of,
+    netdev_warning,
+)
 from fabric_stack.artifacts.frr import require_routed
 from fabric_stack.underlay.plan import HostPort
 
@@ -53,12 +65,19 @@ def _network(address: str, prefixlen: int) -> str:
     return str(ipaddress.ip_interface(f"{address}/{prefixlen}").network)
 
 
-def ip_commands(ctx: RenderContext, server: str) -> list[str]:
-    """``ip -batch`` lines that give one server its rail addressing."""
+def ip_commands(
+    ctx: RenderContext, server: str, name: Callable[[str], str] | None = None
+) -> list[str]:
+    """``ip -batch`` lines that give one server its rail addressing.
+
+    ``name`` maps an RDMA device to the interface to configure (default
+    :func:`netdev_of`); the twin passes the identity, because its server namespaces
+    name their veth ends by RDMA device (see ``fabric_stack/twin/ops_eth.py``).
+    """
     mtu = ctx.underlay.mtu
     out = []
     for h in ctx.underlay.hosts_of(server):
-        dev = ctx.netdevs.get(h.nic, h.nic)
+        dev = name(h.nic) if name else netdev_of(ctx, h.nic)
         out += [
             f"link set dev {dev} mtu {mtu} up",
             f"address add {h.address}/{h.prefixlen} dev {dev}",
@@ -73,7 +92,7 @@ def netplan(ctx: RenderContext, server: str) -> dict[str, Any]:
     """The netplan document of one server (same content as :func:`ip_commands`)."""
     eths: dict[str, Any] = {}
     for h in ctx.underlay.hosts_of(server):
-        eths[ctx.netdevs.get(h.nic, h.nic)] = {
+        eths[netdev_of(ctx, h.nic)] = {
             "mtu": ctx.underlay.mtu,
             "addresses": [f"{h.address}/{h.prefixlen}"],
             "routes": [
@@ -118,6 +137,8 @@ def render(ctx: RenderContext) -> list[Artifact]:
     require_routed(ctx)
     out = []
     head = f"# {GENERATED_BY.format(target=TARGET)}\n"
+    if warning := netdev_warning(ctx):  # in the file too: it outlives the render's stderr
+        head += f"# {warning}\n"
     for server in _servers(ctx):
         doc = netplan_text(netplan(ctx, server))
         out.append(Artifact(TARGET, f"hosts/{server}.netplan.yaml", head + doc))

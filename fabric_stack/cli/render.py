@@ -18,7 +18,12 @@ from fabric_stack.artifacts import (
     skipped_targets,
     write_artifacts,
 )
-from fabric_stack.artifacts._base import K8S_RDMA_MODES, Artifact, parse_netdev_csv
+from fabric_stack.artifacts._base import (
+    K8S_RDMA_MODES,
+    Artifact,
+    netdev_warning,
+    parse_netdev_csv,
+)
 from fabric_stack.artifacts.banner import with_banners
 from fabric_stack.artifacts.document import PAPER_SIZES, document_info
 from fabric_stack.artifacts.infiniband import known_guid_names, parse_guid_csv
@@ -228,6 +233,9 @@ def render_cmd(
         for a, p in zip(artifacts, paths, strict=True)
     ]
     _print_rows(fmt, out_dir, rows)
+    warning = netdev_warning(ctx) if any(a.target == "hosts" for a in artifacts) else None
+    if warning:  # the host files say it too; stderr so nobody misses it at render time
+        click.echo(f"render hosts: {warning}", err=True)
     if target == "all":  # stderr: stdout stays the list of what was written
         for name, reason in skipped_targets(ctx):
             click.echo(f"render all: skipped {name}: {reason}", err=True)

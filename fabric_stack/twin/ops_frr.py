@@ -237,7 +237,8 @@ def address_hosts(
     from fabric_stack.artifacts.hosts import ip_commands
 
     for server in hosts:
-        batch = "\n".join(ip_commands(ctx, server)) + "\n"
+        # The twin's server veths carry RDMA device names (ops_eth.py), not host netdevs.
+        batch = "\n".join(ip_commands(ctx, server, str)) + "\n"
         argv = ["ip", *(["-force"] if force else []), "-n", _ns(state, server), "-batch", "-"]
         run(argv, stdin=batch, check=not force)
 

@@ -266,6 +266,10 @@ def test_all_names_each_skipped_target_on_stderr(tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert err.splitlines() == [
+        # no --netdevs and no profile netdevs: the host files' placeholder names, loudly
+        "render hosts: WARNING: rail netdev names are the plan's placeholders (rail1, rail2 …): "
+        "they match no interface unless the servers rename theirs so; give the real names "
+        "(`ip -br link`) with `render --netdevs nic,netdev CSV`",
         "render all: skipped cumulus: the compute switches (Generic 64 × 400G switch) do not "
         "run Cumulus Linux",
         "render all: skipped sonic: no SONiC lane table for Generic 64 × 400G switch",

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.adapters.discovery import IbnetdiscoverReader
 from fabric_stack.artifacts import RenderContext, render_artifacts
+from fabric_stack.artifacts._base import netdev_of
 from fabric_stack.cli import main
 from fabric_stack.drift import PlanIndex, compute_drift
 from fabric_stack.errors import SpecError
@@ -240,8 +241,10 @@ def _rail_names_in_exports(t: FabricTopology) -> list[set[str]]:
     pol = arts["kubernetes/sriov-node-policies.yaml"]
     out.append(set(re.findall(r"^# rail-\d+: (\S+) on every server", pol, re.M)))
     if t.plan.spec.fabric == "roce":
+        # Host files name netdevs (the lookup Kubernetes uses), never RDMA devices (#26).
         netplan = yaml.safe_load(arts["hosts/su1-node01.netplan.yaml"])
-        out.append(set(netplan["network"]["ethernets"]))
+        ctx = RenderContext.from_topology(t)
+        assert set(netplan["network"]["ethernets"]) == {netdev_of(ctx, n) for n in ctx.rail_nics()}
     env = next(v for k, v in arts.items() if k.startswith("nccl/"))
     if t.plan.spec.fabric != "ethernet":
         hca = re.search(r"^NCCL_IB_HCA==(.*)$", env, re.M)
@@ -338,7 +341,8 @@ def test_the_card_names_a_real_servers_rails_and_what_is_unverified() -> None:
 def test_roce_does_not_reuse_the_infiniband_netdev_names() -> None:
     t = topo(node_profile="dgx-h100", fabric="roce", switch="sn5600")
     pol = _artifacts(t)["kubernetes/sriov-node-policies.yaml"]
-    assert "ibp24s0" not in pol and "- rail1#0-" in pol
+    # The Ethernet-mode names (UNVERIFIED: derived from the IB ones, see ethernet_netdev).
+    assert "- ibp24s0#" not in pol and "- enp24s0np0#0-" in pol and "UNVERIFIED" in pol
     assert (
         "\nNCCL_IB_HCA==" + ",".join(f"{n}:1" for n in DGX_H100_RAILS) + "\n"
         in _artifacts(t)["nccl/roce.env"]
