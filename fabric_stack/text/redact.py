@@ -18,6 +18,8 @@ _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")
 SECRET_PARAMS = frozenset({"password", "passwd", "pass", "pwd", "sslpassword", "token", "secret"})
 """Query parameters whose value is a secret (libpq takes ``password`` and ``sslpassword``)."""
 
+_SECRET_TEXT = re.compile(r"(?i)([?&;])(" + "|".join(sorted(SECRET_PARAMS)) + r")=[^&;#]*")
+
 _SECRET_QUERY = re.compile(r"(?i)(^|[&;])(" + "|".join(sorted(SECRET_PARAMS)) + r")=[^&;#]*")
 
 
@@ -26,8 +28,11 @@ def mask_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         password = parts.password
-    except ValueError:
-        return "<unparseable URL>"
+    except ValueError:  # a bad IPv6 literal or port: mask by pattern, keep the rest readable
+        head, sep, rest = url.partition("://")
+        if sep and "@" in rest.split("/", 1)[0]:
+            rest = "***@" + rest.split("@", 1)[1]
+        return head + sep + _SECRET_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}=***", rest)
     netloc = parts.netloc
     if password is not None and "@" in netloc:
         # Everything after the first ':' of the userinfo is the password, encoded or not.
@@ -42,4 +47,11 @@ def mask_url(url: str) -> str:
 
 def mask_urls(text: str) -> str:
     """``text`` with the secrets of every URL in it masked (see :func:`mask_url`)."""
-    return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
+    return _URL_IN_TEXT.sub(_mask_match, text)
+
+
+def _mask_match(m: re.Match[str]) -> str:
+    # Punctuation that ends a sentence ("…/db: cannot connect") is not part of the URL.
+    url = m.group(0)
+    core = url.rstrip(":,;.)")
+    return mask_url(core) + url[len(core) :]

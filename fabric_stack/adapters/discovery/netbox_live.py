@@ -13,9 +13,10 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from fabric_stack.adapters.discovery.netbox import NetboxJsonReader
-from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient
+from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient, split_netbox_url
 from fabric_stack.drift.model import Snapshot
 from fabric_stack.errors import InventoryError
 
@@ -33,9 +34,11 @@ class NetboxApiReader:
         tag: str | None = None,
         api: NetBoxApi | None = None,
     ) -> None:
-        self.base = url.removeprefix("netbox+").rstrip("/")
+        # A token in the URL's userinfo is taken out of it: the base is printed everywhere.
+        self.base, url_token = split_netbox_url("netbox+" + url.removeprefix("netbox+"))
         self.site = site
         self.tag = tag
+        token = unquote(url_token) or token
         self.api = api if api is not None else NetBoxClient(self.base, token)
 
     def fetch(self) -> list[dict[str, Any]]:

@@ -94,11 +94,14 @@ def split_netbox_url(url: str) -> tuple[str, str]:
         raise InventoryError(
             f"NetBox URL {mask_token(url)!r}: expected netbox+https://HOST or netbox+http://HOST"
         )
-    parts = urlsplit(url[len("netbox+") :])
+    try:
+        parts = urlsplit(url[len("netbox+") :])
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError as exc:  # a bad IPv6 literal, a port out of range
+        raise InventoryError(f"NetBox URL {mask_token(url)!r}: {exc}") from None
     if not parts.hostname:
         raise InventoryError(f"NetBox URL {mask_token(url)!r}: no host")
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
-    port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}", parts.password or ""
 
 

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
+from fabric_stack.text.redact import mask_url
 
 CONNECT_TIMEOUT_S = 10.0
 """Seconds to open the TCP (and TLS) connection."""
@@ -93,6 +94,9 @@ def origin(url: str) -> tuple[str, str, int]:
         raise ValueError("not an http:// or https:// URL")
     if not parts.hostname:
         raise ValueError("no host")
+    if "@" in parts.netloc:
+        # Credentials in the URL would be printed with it: the token has its own ways in.
+        raise ValueError("credentials in the URL (give the token by NETBOX_TOKEN or a token file)")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     return parts.scheme, parts.hostname.lower(), port
 
@@ -110,7 +114,7 @@ def check_base(base: str) -> str:
         origin(base)
     except ValueError as exc:
         raise InventoryError(
-            f"netbox {base!r}: {exc} (expected http(s)://HOST[:PORT][/PATH])"
+            f"netbox {mask_url(base)!r}: {exc} (expected http(s)://HOST[:PORT][/PATH])"
         ) from None
     return base
 

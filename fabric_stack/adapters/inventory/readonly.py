@@ -32,6 +32,9 @@ class ReadOnlyStore(SqlStore):
         if self.dialect != "sqlite":
             with super()._conn() as pg:
                 pg.execute("SET TRANSACTION READ ONLY")
+                # A read that never ends (a lock held by a stuck writer, a huge table on a
+                # slow server) is cancelled by the server itself, with one line.
+                pg.execute(f"SET LOCAL statement_timeout = {int(self.statement_timeout) * 1000}")
                 yield pg
             return
         path = sqlite_path(self.url)
