@@ -169,7 +169,8 @@ def serve(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
     """Run ``handler`` on a loopback port in threads; yield its base URL; stop it after."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll: shutdown() waits up to one interval, for every case of the suite.
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -184,7 +184,8 @@ NETBOX = SourceOption(
     "--netbox",
     "url",
     "A live NetBox (http(s)://HOST), through its REST API "
-    "(token: NETBOX_TOKEN or --netbox-token-file).",
+    "(token: NETBOX_TOKEN or --netbox-token-file; all requests of the command within "
+    "FABRIC_STACK_NETBOX_DEADLINE seconds, default 1800).",
     dest="netbox_url",
 )
 """``--netbox URL``: drift and adopt read its cables, ``inventory`` its records."""

@@ -188,6 +188,7 @@ def exchange(
     expired = threading.Event()
     watchdog = threading.Timer(budget.left(where), _abort, (conn, expired))
     watchdog.daemon = True
+    resp: http.client.HTTPResponse | None = None
     try:
         conn.connect()
         watchdog.start()
@@ -208,6 +209,8 @@ def exchange(
         raise InventoryError(f"{where}: {describe(exc)}") from None
     finally:
         watchdog.cancel()
+        if resp is not None:
+            resp.close()  # its socket outlives conn.close() when the server said close
         conn.close()
 
 
@@ -242,6 +245,8 @@ def _read_body(
         _limit(conn, budget, where, read_timeout)
         chunk = resp.read1(_READ)
         if not chunk:
+            if resp.length:  # http.client's read1 does not notice a short Content-Length
+                raise http.client.IncompleteRead(b"".join(parts), resp.length)
             return b"".join(parts)
         size += len(chunk)
         if size > MAX_RESPONSE_BYTES:
