@@ -39,6 +39,7 @@ MODES = (
     "next-relative",
     "redirect-302",
     "huge-integer",
+    "bad-objects",
 )
 """Every way :class:`FaultyNetBox` can answer wrongly."""
 
@@ -159,6 +160,10 @@ class FaultyNetBox(_Quiet):
         self.send_header("Content-Length", "0")
         self.send_header("Connection", "close")
         self.end_headers()
+
+    def _bad_objects(self) -> None:
+        bad = {"id": 7, "custom_fields": ["x"], "a_terminations": [5], "role": 3}
+        self._page(count=1, results=[bad])
 
     def _huge_integer(self) -> None:
         self._send(200, b'{"count": 1, "next": null, "results": [{"id": ' + b"9" * 5000 + b"}]}")

@@ -26,7 +26,7 @@ from fabric_stack.cli import main
 from fabric_stack.cli.params import one_line
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url, mask_urls
-from tests.fault_servers import MODES, faulty_netbox
+from tests.fault_servers import MODES, faulty_netbox, stalling_listener
 
 TOKEN = "nbt_faultkey.SECRETSECRET"
 SECRET = "SECRETSECRET"
@@ -85,6 +85,7 @@ EXPECTED = {
     "next-relative": "not an absolute http(s) URL",
     "redirect-302": "answered a redirect (302)",
     "huge-integer": "integer with 5,000 digits",
+    "bad-objects": "/dcim/",  # the object's page: its cable (drift) or device list
 }
 """What each fault's line says was wrong."""
 
@@ -97,10 +98,21 @@ def test_a_misbehaving_netbox_is_one_line(mode: str, command: str) -> None:
         result, seconds = _run([*COMMANDS[command], base])
     err = _assert_one_line_exit_2(result, seconds)
     assert base in err and EXPECTED[mode] in err, err  # names the server and the fault
-    if not mode.startswith("next-"):
+    if mode == "bad-objects":
+        assert "termination without" in err or "custom_fields: expected an object" in err, err
+    elif not mode.startswith("next-"):
         assert f"netbox GET {base}/api/dcim/" in err, err  # and the request it made
     # The second server (where a redirect or a `next` pointed) never saw the token.
     assert recorder.seen == [], recorder.seen
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_netbox_that_accepts_and_never_answers_ends_at_the_deadline(command: str) -> None:
+    with stalling_listener() as port:
+        result, seconds = _run([*COMMANDS[command], f"http://127.0.0.1:{port}"])
+    err = _assert_one_line_exit_2(result, seconds)
+    assert f"within the {DEADLINE_S} s deadline" in err, err
 
 
 def test_the_deadline_and_the_cap_are_in_help() -> None:

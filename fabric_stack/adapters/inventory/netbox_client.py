@@ -222,9 +222,10 @@ class NetBoxClient:
         where = f"netbox {method} {shown(url)}"
         if 300 <= answer.status < 400:
             # Never followed: the Authorization header would go along to wherever it points.
+            to = shown(answer.location)
             raise InventoryError(
-                f"{where}: answered a redirect ({answer.status}) to {answer.location!r}, not "
-                "followed (the token goes only to the configured URL; give the URL it names)"
+                f"{where}: answered a redirect ({answer.status}) to {to!r}, not followed "
+                "(the token goes only to the configured URL; give the URL it names)"
             )
         if answer.status >= 400:
             raise self._http_error(method, url, answer)
