@@ -331,3 +331,26 @@ def test_a_failed_import_into_a_new_file_removes_it(
     )
     assert "planted failure" in _assert_one_line_exit_2(result, seconds)
     assert not target.exists() and not list(tmp_path.glob("fresh.db*"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inventory"],
+        ["inventory", "upgrade"],
+        ["inventory", "export", "--out", "o.json"],
+        ["inventory", "import", "doc.json"],
+    ],
+)
+def test_a_file_that_is_not_a_database_is_one_line_and_untouched(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    junk = bytes(range(256)) * 20
+    (tmp_path / "junk.db").write_bytes(junk)
+    doc = {"format": "fabric-stack-inventory", "schema_version": 2, "records": []}
+    (tmp_path / "doc.json").write_text(json.dumps(doc))
+    result, seconds = _run([*args, "--inventory", "sqlite:///junk.db"], {})
+    assert "file is not a database" in _assert_one_line_exit_2(result, seconds)
+    assert (tmp_path / "junk.db").read_bytes() == junk
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.json", "junk.db"]

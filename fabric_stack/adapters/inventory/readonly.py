@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
-from fabric_stack.adapters.inventory.store import SqlStore, sqlite_path
+from fabric_stack.adapters.inventory.store import SqlStore, db_problem, sqlite_path
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url
 
@@ -52,6 +52,10 @@ class ReadOnlyStore(SqlStore):
             raise InventoryError(f"inventory {path}: cannot open ({exc})") from None
         try:
             yield conn
+        except sqlite3.DatabaseError as exc:  # any read of a file that is not an inventory
+            raise InventoryError(
+                f"inventory {path}: {db_problem(exc, 0)} (is it a fabric-stack inventory?)"
+            ) from None
         finally:
             conn.close()
 
