@@ -47,8 +47,9 @@ DEADLINE_ENV = "FABRIC_STACK_NETBOX_DEADLINE"
 DEFAULT_DEADLINE_S = 1800.0
 """The default total: a 32k-GPU first apply writes for minutes, never for half an hour."""
 
-MAX_RESPONSE_BYTES = 256 << 20
-"""Largest answer read (a page of 1000 cables with the selected fields is about 2 MB)."""
+MAX_RESPONSE_BYTES = 64 << 20
+"""Largest answer read: a page of 1000 cables with the selected fields is about 2 MB, a
+page of full objects several times that; the cap stops an endless body growing without bound."""
 
 _READ = 1 << 16
 
