@@ -360,3 +360,13 @@ def test_a_file_that_is_not_a_database_is_one_line_and_untouched(
     assert "file is not a database" in _assert_one_line_exit_2(result, seconds)
     assert (tmp_path / "junk.db").read_bytes() == junk
     assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.json", "junk.db"]
+
+
+@pytest.mark.timeout(60)
+def test_the_real_cap_stops_an_endless_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(netbox_http, "MAX_RESPONSE_BYTES", 64 << 20)  # undo the small cap
+    monkeypatch.setenv("FABRIC_STACK_NETBOX_DEADLINE", "30")
+    with faulty_netbox("endless-stream") as (base, _):
+        client = NetBoxClient(base, TOKEN)
+        with pytest.raises(InventoryError, match="answer larger than 64 MiB"):
+            client.select("dcim/cables")
