@@ -263,7 +263,7 @@ def test_a_foreign_schema_names_what_to_run(tmp_path: Path) -> None:
     for args in (["inventory"], ["inventory", "export", "--out", str(tmp_path / "o.json")]):
         result, seconds = _run([*args, "--inventory", f"sqlite:///{db}"], {})
         err = _assert_one_line_exit_2(result, seconds)
-        assert "fabric-stack inventory upgrade" in err or "wrong schema" in err, err
+        assert "fabric-stack inventory upgrade" in err, err
 
 
 def _export(url: str, path: Path) -> None:

@@ -85,7 +85,7 @@ class ReadOnlyStore(SqlStore):
         except sqlite3.Error as exc:
             where = sqlite_path(self.url)
             raise InventoryError(
-                f"inventory {where}: cannot read records ({exc}; wrong schema?)"
+                f"inventory {where}: cannot read records: {db_problem(exc, 0)}"
             ) from None
 
 
