@@ -116,4 +116,9 @@ def main() -> None:
                         $PULUMI_STACK, else the selected one; elsewhere: its config)
       --netbox URL      a live NetBox, with --netbox-token-file FILE (or NETBOX_TOKEN)
       --inventory URL   sqlite:///PATH, postgresql://… or netbox+https://HOST
+
+    \b
+    Servers are bounded: FABRIC_STACK_NETBOX_DEADLINE (seconds a command may spend on
+    NetBox, default 1800), FABRIC_STACK_PG_CONNECT_TIMEOUT (default 10) and
+    FABRIC_STACK_PG_STATEMENT_TIMEOUT (per read, default 120).
     """

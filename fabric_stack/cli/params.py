@@ -12,6 +12,8 @@ from typing import IO, Any
 
 import click
 
+from fabric_stack.text.redact import mask_urls
+
 STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """Pulumi stack names: letters, digits, '-', '_' and '.' (at most 100 characters)."""
 
@@ -73,10 +75,11 @@ MAX_LINE = 500
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line: control characters escaped, at most :data:`MAX_LINE` long."""
+    """``text`` on one line: control characters escaped, at most :data:`MAX_LINE` long, and
+    the secrets of any URL in it masked (the last guard: every error line passes here)."""
     line = "".join(
         c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
-        for c in text
+        for c in mask_urls(text)
     )
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 

@@ -1,8 +1,11 @@
-"""Keep credentials out of messages: one way to mask the password of a URL.
+"""Keep credentials out of messages: one way to mask the secrets of a URL.
 
-Inventory URLs (``postgresql://user:password@host/db``) reach error messages, report
-origins and Pulumi outputs; every one of them goes through :func:`mask_url` (or
-:func:`mask_urls` for free text such as a database driver's error).
+Inventory URLs (``postgresql://user:password@host/db``, or libpq's
+``postgresql://host/db?user=fab&password=…``) and NetBox URLs
+(``netbox+https://:TOKEN@host``) reach error messages, report origins and Pulumi
+outputs; every one of them goes through :func:`mask_url` (or :func:`mask_urls` for
+free text such as a database driver's error). Both the userinfo password and any
+query parameter that carries a secret are replaced by ``***``.
 """
 
 from __future__ import annotations
@@ -12,19 +15,43 @@ from urllib.parse import urlsplit, urlunsplit
 
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")
 
+SECRET_PARAMS = frozenset({"password", "passwd", "pass", "pwd", "sslpassword", "token", "secret"})
+"""Query parameters whose value is a secret (libpq takes ``password`` and ``sslpassword``)."""
+
+_SECRET_TEXT = re.compile(r"(?i)([?&;])(" + "|".join(sorted(SECRET_PARAMS)) + r")=[^&;#]*")
+
+_SECRET_QUERY = re.compile(r"(?i)(^|[&;])(" + "|".join(sorted(SECRET_PARAMS)) + r")=[^&;#]*")
+
 
 def mask_url(url: str) -> str:
-    """The URL with any password replaced by ``***`` (for messages and logs)."""
+    """The URL with any password or token (userinfo or query) replaced by ``***``."""
     try:
         parts = urlsplit(url)
-    except ValueError:
-        return "<unparseable inventory URL>"
-    if parts.password:
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-        return urlunsplit(parts._replace(netloc=netloc))
-    return url
+        password = parts.password
+    except ValueError:  # a bad IPv6 literal or port: mask by pattern, keep the rest readable
+        head, sep, rest = url.partition("://")
+        if sep and "@" in rest.split("/", 1)[0]:
+            rest = "***@" + rest.split("@", 1)[1]
+        return head + sep + _SECRET_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}=***", rest)
+    netloc = parts.netloc
+    if password is not None and "@" in netloc:
+        # Everything after the first ':' of the userinfo is the password, encoded or not.
+        userinfo, _, host = netloc.rpartition("@")
+        user = userinfo.split(":", 1)[0]
+        netloc = f"{user}:***@{host}"
+    query = _SECRET_QUERY.sub(lambda m: f"{m.group(1)}{m.group(2)}=***", parts.query)
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 def mask_urls(text: str) -> str:
-    """``text`` with the password of every URL in it masked (see :func:`mask_url`)."""
-    return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
+    """``text`` with the secrets of every URL in it masked (see :func:`mask_url`)."""
+    return _URL_IN_TEXT.sub(_mask_match, text)
+
+
+def _mask_match(m: re.Match[str]) -> str:
+    # Punctuation that ends a sentence ("…/db: cannot connect") is not part of the URL.
+    url = m.group(0)
+    core = url.rstrip(":,;.)")
+    return mask_url(core) + url[len(core) :]

@@ -13,11 +13,12 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from fabric_stack.adapters.discovery.netbox import NetboxJsonReader
-from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient
+from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient, split_netbox_url
 from fabric_stack.drift.model import Snapshot
-from fabric_stack.errors import InventoryError
+from fabric_stack.errors import InputFileError, InventoryError
 
 
 class NetboxApiReader:
@@ -33,9 +34,11 @@ class NetboxApiReader:
         tag: str | None = None,
         api: NetBoxApi | None = None,
     ) -> None:
-        self.base = url.removeprefix("netbox+").rstrip("/")
+        # A token in the URL's userinfo is taken out of it: the base is printed everywhere.
+        self.base, url_token = split_netbox_url("netbox+" + url.removeprefix("netbox+"))
         self.site = site
         self.tag = tag
+        token = unquote(url_token) or token
         self.api = api if api is not None else NetBoxClient(self.base, token)
 
     def fetch(self) -> list[dict[str, Any]]:
@@ -52,14 +55,30 @@ class NetboxApiReader:
             query["tag"] = self.tag
         return self.api.select("dcim/cables", query)
 
+    def _cable_of(self, where: str | int | None, ids: list[Any]) -> str:
+        """``URL/dcim/cables/ID/`` (and the field) of a ``$[i].field`` path in the copy."""
+        text = str(where or "")
+        if not text.startswith("$["):
+            return f"{self.base}/dcim/cables/"
+        idx, _, rest = text[2:].partition("]")
+        try:
+            cable = ids[int(idx)]
+        except (ValueError, IndexError):
+            return f"{self.base}/dcim/cables/"
+        return f"{self.base}/dcim/cables/{cable}/ {rest.lstrip('.') or '$'}"
+
     def load(self) -> Snapshot:
         """Read the cables and compare-ready links, as the JSON export reader would."""
         cables = self.fetch()
         with tempfile.TemporaryDirectory(prefix="fabric-stack-netbox-") as tmp:
             path = Path(tmp) / "cables.json"
             path.write_text(json.dumps(cables))
-            snap = NetboxJsonReader(path).load()
-        ids = [c.get("id") for c in cables]
+            ids = [c.get("id") for c in cables]
+            try:
+                snap = NetboxJsonReader(path).load()
+            except InputFileError as exc:
+                # The file is ours, a copy: the line names the cable in NetBox instead.
+                raise InventoryError(f"{self._cable_of(exc.where, ids)}: {exc.problem}") from None
 
         def where(text: str) -> str:
             # "<tmp>/cables.json:$[i]" → the cable's page in NetBox.

@@ -34,6 +34,7 @@ from fabric_stack.adapters.discovery.netbox import NetboxCsvReader, NetboxJsonRe
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
 from fabric_stack.adapters.discovery.slurm_topology import SlurmTopologyReader
 from fabric_stack.errors import FabricStackError
+from fabric_stack.text.redact import mask_url
 
 Takes = Literal["file", "dir", "url", "slug"]
 """What an option's value is: a file, a directory, a URL or a NetBox slug."""
@@ -156,7 +157,7 @@ def netbox_source(url: str, token_file: Path | None) -> tuple[str, str]:
     """(URL, token) of ``--netbox`` (and ``--netbox-token-file``): the URL checked, the
     token found. Every command that talks to a live NetBox takes these two options."""
     if not url.startswith(("http://", "https://", "netbox+http://", "netbox+https://")):
-        raise SourceOptionError(f"--netbox {url!r}: expected http(s)://HOST[:PORT]")
+        raise SourceOptionError(f"--netbox {mask_url(url)!r}: expected http(s)://HOST[:PORT]")
     return url, netbox_token(token_file)
 
 
@@ -183,7 +184,8 @@ NETBOX = SourceOption(
     "--netbox",
     "url",
     "A live NetBox (http(s)://HOST), through its REST API "
-    "(token: NETBOX_TOKEN or --netbox-token-file).",
+    "(token: NETBOX_TOKEN or --netbox-token-file; all requests of the command within "
+    "FABRIC_STACK_NETBOX_DEADLINE seconds, default 1800).",
     dest="netbox_url",
 )
 """``--netbox URL``: drift and adopt read its cables, ``inventory`` its records."""

@@ -16,12 +16,21 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
+from fabric_stack.adapters.inventory.netbox_http import (
+    READ_TIMEOUT_S,
+    Answer,
+    Budget,
+    check_base,
+    check_same_origin,
+    check_token,
+    decode,
+    exchange,
+    shown,
+)
 from fabric_stack.errors import InventoryError, NetBoxHttpError
 
 PAGE = 1000
@@ -85,11 +94,14 @@ def split_netbox_url(url: str) -> tuple[str, str]:
         raise InventoryError(
             f"NetBox URL {mask_token(url)!r}: expected netbox+https://HOST or netbox+http://HOST"
         )
-    parts = urlsplit(url[len("netbox+") :])
+    try:
+        parts = urlsplit(url[len("netbox+") :])
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError as exc:  # a bad IPv6 literal, a port out of range
+        raise InventoryError(f"NetBox URL {mask_token(url)!r}: {exc}") from None
     if not parts.hostname:
         raise InventoryError(f"NetBox URL {mask_token(url)!r}: no host")
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
-    port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}", parts.password or ""
 
 
@@ -128,17 +140,50 @@ def refuses_token(status: int, detail: Any) -> bool:
     return any(word in text for word in _TOKEN_WORDS)
 
 
-class NetBoxClient:
-    """Talk to NetBox at ``base`` (``http://127.0.0.1:8000``) with API ``token``."""
+def results_of(page: Any, where: str) -> list[dict[str, Any]]:
+    """The ``results`` of a list page; InventoryError unless it is a list of objects."""
+    if not isinstance(page, dict) or "results" not in page:
+        raise InventoryError(
+            f"{where}: expected a NetBox list page (an object with results), got "
+            f"{type(page).__name__}; is this NetBox's API URL?"
+        )
+    return objects_of(page["results"], f"{where}: results")
 
-    def __init__(self, base: str, token: str, timeout: float = 120.0) -> None:
+
+def objects_of(value: Any, where: str) -> list[dict[str, Any]]:
+    """``value`` if it is a list of JSON objects; InventoryError naming what it is instead."""
+    if not isinstance(value, list) or not all(isinstance(o, dict) for o in value):
+        raise InventoryError(f"{where}: expected a list of objects, got {type(value).__name__}")
+    return value
+
+
+def count_of(page: Any, where: str) -> int:
+    """The ``count`` of a list page; InventoryError unless it is a whole number."""
+    got = page.get("count") if isinstance(page, dict) else None
+    if not isinstance(got, int) or isinstance(got, bool) or got < 0:
+        raise InventoryError(f"{where}: expected a list page with a whole-number count")
+    return got
+
+
+class NetBoxClient:
+    """Talk to NetBox at ``base`` (``http://127.0.0.1:8000``) with API ``token``.
+
+    The transport (:mod:`.netbox_http`) bounds every request in time and size, never
+    follows a redirect, and sends the token only to ``base``'s origin.
+    """
+
+    def __init__(
+        self, base: str, token: str, timeout: float = READ_TIMEOUT_S, budget: Budget | None = None
+    ) -> None:
+        self.base = check_base(base.rstrip("/"))
         if not token:
             raise InventoryError(
-                f"NetBox {base}: no API token (set NETBOX_TOKEN, --netbox-token-file, "
+                f"NetBox {self.base}: no API token (set NETBOX_TOKEN, --netbox-token-file, "
                 "or the Pulumi secret fabric:netboxToken)"
             )
-        self.base = base.rstrip("/")
+        check_token(self.base, token)
         self.timeout = timeout
+        self.budget = budget if budget is not None else Budget()
         scheme = "Bearer" if token.startswith("nbt_") else "Token"
         self._headers = {
             "Authorization": f"{scheme} {token}",
@@ -160,50 +205,62 @@ class NetBoxClient:
             except InventoryError as exc:
                 if "deadlock detected" not in str(exc) or attempt == 6:
                     raise
-                time.sleep(0.5 * 2**attempt)
+                time.sleep(min(0.5 * 2**attempt, self.budget.left(f"netbox {self.base}")))
         raise AssertionError("unreachable")
 
-    def _request(self, method: str, path: str, body: Any = None) -> Any:
-        url = path if path.startswith("http") else f"{self.base}/api/{path.lstrip('/')}"
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(url, data=data, method=method, headers=self._headers)
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            raise self._http_error(method, url, exc) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise InventoryError(
-                f"NetBox {self.base}: unreachable ({reason}); is it running, and is the URL right?"
-            ) from None
-        return json.loads(raw) if raw else None
+    def url_of(self, path: str) -> str:
+        """The full URL of ``path`` (below ``/api/``, or a full URL on this origin)."""
+        if "://" in path:
+            check_same_origin(self.base, path, "URL")
+            return path
+        return f"{self.base}/api/{path.lstrip('/')}"
 
-    def _http_error(self, method: str, url: str, exc: urllib.error.HTTPError) -> NetBoxHttpError:
+    def _request(self, method: str, path: str, body: Any = None) -> Any:
+        url = self.url_of(path)
+        data = None if body is None else json.dumps(body).encode()
+        answer = exchange(method, url, self._headers, data, self.budget, self.timeout)
+        where = f"netbox {method} {shown(url)}"
+        if 300 <= answer.status < 400:
+            # Never followed: the Authorization header would go along to wherever it points.
+            to = shown(answer.location)
+            raise InventoryError(
+                f"{where}: answered a redirect ({answer.status}) to {to!r}, not followed "
+                "(the token goes only to the configured URL; give the URL it names)"
+            )
+        if answer.status >= 400:
+            raise self._http_error(method, url, answer)
+        return decode(answer, where)
+
+    def _http_error(self, method: str, url: str, answer: Answer) -> NetBoxHttpError:
         try:
-            detail: Any = json.loads(exc.read() or b"null")
-        except ValueError:
+            detail: Any = json.loads(answer.body or b"null")
+        except (ValueError, RecursionError):
             detail = None
         where = url.replace(self.base, "").split("?")[0]
-        if refuses_token(exc.code, detail):
+        if refuses_token(answer.status, detail):
             text = detail.get("detail", "") if isinstance(detail, dict) else ""
             return NetBoxHttpError(
-                f"NetBox {self.base}: the API token was refused ({exc.code} {text}); "
+                f"NetBox {self.base}: the API token was refused ({answer.status} {text}); "
                 "check NETBOX_TOKEN / fabric:netboxToken and that the token may write".replace(
                     " )", ")"
                 ),
-                exc.code,
+                answer.status,
                 auth=True,
             )
-        brief = json.dumps(detail)[:300] if detail is not None else exc.reason
+        brief = json.dumps(detail)[:300] if detail is not None else answer.reason
+        if detail is None and answer.body.lstrip()[:1] == b"<":
+            brief = f"{answer.reason}, an HTML page: is this NetBox's API URL?"
         return NetBoxHttpError(
-            f"NetBox {self.base}: {method} {where} failed ({exc.code}): {brief}", exc.code
+            f"NetBox {self.base}: {method} {where} failed ({answer.status}): {brief}",
+            answer.status,
         )
 
     def status(self) -> dict[str, Any]:
         """``/api/status/`` (NetBox version and friends); proves the URL and the token."""
         got = self.request("GET", "status/")
         self.request("GET", "dcim/sites/?limit=1")  # status/ is readable without a token
+        if got is not None and not isinstance(got, dict):
+            raise InventoryError(f"netbox GET {self.url_of('status/')}: expected a JSON object")
         return dict(got or {})
 
     def select(self, endpoint: str, query: Query | None = None) -> list[dict[str, Any]]:
@@ -214,24 +271,42 @@ class NetBoxClient:
             q.setdefault("fields", FIELDS[endpoint.strip("/")])
         out: list[dict[str, Any]] = []
         page: str | None = f"{endpoint.strip('/')}/?{urlencode(q, doseq=True)}"
+        seen: set[str] = set()
         while page:
+            url = self.url_of(page)
             got = self.request("GET", page)
-            out.extend(got["results"])
-            page = got.get("next")
+            out.extend(results_of(got, f"netbox GET {shown(url)}"))
+            seen.add(url)
+            page = self._next_page(got, url, seen)
         return out
+
+    def _next_page(self, got: Mapping[str, Any], url: str, seen: set[str]) -> str | None:
+        """The ``next`` link of a page, checked: a loop, another origin or a non-HTTP link
+        would never end or would send the token elsewhere."""
+        nxt = got.get("next")
+        if nxt is None or nxt == "":
+            return None
+        where = f"netbox GET {shown(url)}"
+        if not isinstance(nxt, str) or "://" not in nxt:
+            raise InventoryError(f"{where}: next {nxt!r} is not an absolute http(s) URL")
+        check_same_origin(self.base, nxt, "next page")
+        if nxt in seen:
+            raise InventoryError(f"{where}: next {nxt!r} was read before (a pagination loop)")
+        return nxt
 
     def count(self, endpoint: str, query: Query | None = None) -> int:
         """How many objects match (one request: ``limit=1``, read ``count``)."""
         q = {**dict(query or {}), "limit": 1, "brief": 1}
         got = self.request("GET", f"{endpoint.strip('/')}/?{urlencode(q, doseq=True)}")
-        return int(got["count"])
+        return count_of(got, f"netbox GET {self.url_of(endpoint.strip('/') + '/')}")
 
     def create(self, endpoint: str, objs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Bulk create in chunks of :data:`CHUNK`."""
         out: list[dict[str, Any]] = []
         for i in range(0, len(objs), CHUNK):
             chunk = list(objs[i : i + CHUNK])
-            out.extend(self.request("POST", _written(endpoint, chunk), chunk))
+            got = self.request("POST", _written(endpoint, chunk), chunk)
+            out.extend(objects_of(got, f"netbox POST {self.url_of(endpoint)}"))
         return out
 
     def update(self, endpoint: str, objs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -239,7 +314,8 @@ class NetBoxClient:
         out: list[dict[str, Any]] = []
         for i in range(0, len(objs), CHUNK):
             chunk = list(objs[i : i + CHUNK])
-            out.extend(self.request("PATCH", _written(endpoint, chunk), chunk))
+            got = self.request("PATCH", _written(endpoint, chunk), chunk)
+            out.extend(objects_of(got, f"netbox PATCH {self.url_of(endpoint)}"))
         return out
 
     def delete(self, endpoint: str, ids: Iterable[int]) -> None:

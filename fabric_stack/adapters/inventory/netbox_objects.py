@@ -91,8 +91,17 @@ def _chunks(items: Sequence[Any], n: int) -> Iterable[Sequence[Any]]:
 
 
 def cf_of(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """The custom fields of a NetBox object (``{}`` when none)."""
-    return dict(obj.get("custom_fields") or {})
+    """The custom fields of a NetBox object (``{}`` when none); InventoryError naming the
+    object and the field when NetBox answered something else (a record read is checked)."""
+    cf = obj.get("custom_fields")
+    if cf is None:
+        return {}
+    if not isinstance(cf, Mapping):
+        raise InventoryError(
+            f"NetBox object id {obj.get('id')!r}: custom_fields: expected an object, "
+            f"got {type(cf).__name__}"
+        )
+    return dict(cf)
 
 
 def name_of(ref: Any) -> str:
@@ -102,9 +111,11 @@ def name_of(ref: Any) -> str:
 
 def end_of(terms: Any) -> tuple[str, str]:
     """(device, interface) of a cable end's termination list; ("", "") unless one interface."""
-    if not isinstance(terms, list) or len(terms) != 1:
+    if not isinstance(terms, list) or len(terms) != 1 or not isinstance(terms[0], Mapping):
         return "", ""
-    obj = terms[0].get("object") or {}
+    obj = terms[0].get("object")
+    if not isinstance(obj, Mapping):
+        return "", ""
     return name_of(obj.get("device")), str(obj.get("name") or "")
 
 
@@ -359,7 +370,13 @@ def _status(obj: Mapping[str, Any]) -> str:
 
 def record_of(kind: str, obj: Mapping[str, Any]) -> dict[str, Any]:
     """The plan record kept on ``obj``, with what NetBox holds now laid over it (and ``status``)."""
-    rec = dict(cf_of(obj).get("fabric_record") or {})
+    stored = cf_of(obj).get("fabric_record") or {}
+    if not isinstance(stored, Mapping):
+        raise InventoryError(
+            f"NetBox {kind} id {obj.get('id')!r}: custom_fields.fabric_record: expected an "
+            f"object, got {type(stored).__name__} (edited by hand? `pulumi up` rewrites it)"
+        )
+    rec = dict(stored)
     if kind == "Cable" and "a_terminations" in obj:
         for end in ("a", "b"):
             dev, port = end_of(obj.get(f"{end}_terminations"))

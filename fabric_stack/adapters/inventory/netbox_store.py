@@ -470,7 +470,10 @@ class NetBoxStore(NetBoxObjects):
             return []
         out = []
         for o in self.api.select(ENDPOINT[kind], self._query(stack, kind)):
-            cf = cf_of(o)
+            try:
+                cf = cf_of(o)
+            except InventoryError as exc:  # name the endpoint too: the table of a NetBox
+                raise InventoryError(f"NetBox {self.base}/{ENDPOINT[kind]}/: {exc}") from None
             out.append(
                 {
                     **record_of(kind, o),

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
-from fabric_stack.adapters.inventory.store import SqlStore, sqlite_path
+from fabric_stack.adapters.inventory.store import SqlStore, db_problem, sqlite_path
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url
 
@@ -32,6 +32,9 @@ class ReadOnlyStore(SqlStore):
         if self.dialect != "sqlite":
             with super()._conn() as pg:
                 pg.execute("SET TRANSACTION READ ONLY")
+                # A read that never ends (a lock held by a stuck writer, a huge table on a
+                # slow server) is cancelled by the server itself, with one line.
+                pg.execute(f"SET LOCAL statement_timeout = {int(self.statement_timeout) * 1000}")
                 yield pg
             return
         path = sqlite_path(self.url)
@@ -49,6 +52,10 @@ class ReadOnlyStore(SqlStore):
             raise InventoryError(f"inventory {path}: cannot open ({exc})") from None
         try:
             yield conn
+        except sqlite3.DatabaseError as exc:  # any read of a file that is not an inventory
+            raise InventoryError(
+                f"inventory {path}: {db_problem(exc, 0)} (is it a fabric-stack inventory?)"
+            ) from None
         finally:
             conn.close()
 
@@ -78,7 +85,7 @@ class ReadOnlyStore(SqlStore):
         except sqlite3.Error as exc:
             where = sqlite_path(self.url)
             raise InventoryError(
-                f"inventory {where}: cannot read records ({exc}; wrong schema?)"
+                f"inventory {where}: cannot read records: {db_problem(exc, 0)}"
             ) from None
 
 

@@ -23,6 +23,7 @@ store must stay stateless (they are pickled into every resource's state).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -33,8 +34,9 @@ from typing import Any
 
 from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.adapters.inventory.schema import migrate
-from fabric_stack.errors import InventoryError
-from fabric_stack.text.redact import mask_url
+from fabric_stack.errors import InputFileError, InventoryError
+from fabric_stack.files.inputs import parse_json
+from fabric_stack.text.redact import mask_url, mask_urls
 
 COLUMNS = (
     "stack",
@@ -65,6 +67,26 @@ _UPSERT = (
 )
 
 
+CONNECT_TIMEOUT_ENV = "FABRIC_STACK_PG_CONNECT_TIMEOUT"
+"""Seconds to reach a PostgreSQL server and finish its handshake (default 10)."""
+
+STATEMENT_TIMEOUT_ENV = "FABRIC_STACK_PG_STATEMENT_TIMEOUT"
+"""Seconds one read statement may run on PostgreSQL (default 120)."""
+
+MAX_SPEED_GBPS = 2**31 - 1
+"""Largest speed the ``speed_gbps`` column holds (PostgreSQL ``INTEGER``)."""
+
+
+def env_seconds(name: str, default: int) -> int:
+    """Whole seconds from environment variable ``name`` (>= 1), else ``default``."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= 86400:
+        raise InventoryError(f"{name}={raw!r}: expected whole seconds from 1 to 86400")
+    return int(raw)
+
+
 def sqlite_path(url: str) -> Path:
     """File path of a ``sqlite:///relative`` or ``sqlite:////absolute`` URL (or a bare path)."""
     if url.startswith("sqlite:///"):
@@ -76,6 +98,43 @@ def sqlite_path(url: str) -> Path:
     return Path(url)
 
 
+def props_of(raw: Any, where: str) -> dict[str, Any]:
+    """A row's ``props`` column as an object; InventoryError naming ``where`` (the table,
+    the record's key and the field) when it is not a JSON object."""
+    try:
+        value = parse_json(raw, where) if isinstance(raw, str) else raw
+    except InputFileError as exc:
+        raise InventoryError(f"{where}.props: {exc.problem}") from None
+    except ValueError as exc:
+        raise InventoryError(f"{where}.props: not JSON ({str(exc).split(':')[0]})") from None
+    if not isinstance(value, dict):
+        raise InventoryError(f"{where}.props: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def db_problem(exc: Exception, timeout_s: int) -> str:
+    """What a database error means for the user, with what to run (one line, no driver noise)."""
+    text = " ".join(str(exc).split())[:200] or type(exc).__name__
+    name = type(exc).__name__
+    low = text.lower()
+    if name == "QueryCanceled" or "statement timeout" in low:
+        return (
+            f"a read ran longer than {timeout_s} s and was cancelled "
+            f"(set {STATEMENT_TIMEOUT_ENV} to allow more)"
+        )
+    if name == "InsufficientPrivilege" or "permission denied" in low or "readonly" in low:
+        return (
+            f"permission denied ({text}); grant this role SELECT, INSERT, UPDATE, DELETE on "
+            "fabric_inventory, or run `fabric-stack inventory upgrade` as the database owner"
+        )
+    if name in ("UndefinedTable", "UndefinedColumn") or "no such" in low or "does not exist" in low:
+        return (
+            f"the schema is not this fabric-stack's ({text}); run `fabric-stack inventory "
+            "upgrade` as the database owner, or check that the URL names the inventory"
+        )
+    return f"database error ({text})"
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -84,6 +143,11 @@ def _row(
     stack: str, kind: str, name: str, props: Mapping[str, Any], bundle: str, status: str
 ) -> tuple[Any, ...]:
     speed = props.get("a_speed_gbps") or props.get("speed_gbps") or props.get("port_gbps") or 0
+    if not isinstance(speed, int | float) or not 0 <= speed <= MAX_SPEED_GBPS:
+        raise InventoryError(
+            f"record {stack}/{kind}/{name}: speed_gbps {str(speed)[:40]!r} is not a whole "
+            f"number from 0 to {MAX_SPEED_GBPS}"
+        )
     now = _now()
     return (
         stack,
@@ -109,6 +173,8 @@ class SqlStore(InventoryStore):
         )
         self._ph = "%s" if self.dialect == "postgresql" else "?"
         self._ready = False
+        self.wal = True  # concurrent writers (the providers) need WAL; an import does not
+        self.statement_timeout = env_seconds(STATEMENT_TIMEOUT_ENV, 120)
 
     # -- connections -----------------------------------------------------------------
     @contextmanager
@@ -121,14 +187,19 @@ class SqlStore(InventoryStore):
             except (OSError, sqlite3.Error) as exc:
                 raise InventoryError(f"inventory {path}: cannot open ({exc})") from None
             try:
-                conn.execute("PRAGMA journal_mode=WAL")
+                if self.wal:
+                    conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA busy_timeout=60000")
                 conn.execute("BEGIN IMMEDIATE")
                 yield conn
                 conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise InventoryError(
+                        f"inventory {path}: {db_problem(exc, 0)}; nothing was written"
+                    ) from None
                 raise
             finally:
                 conn.close()
@@ -136,22 +207,34 @@ class SqlStore(InventoryStore):
             import psycopg
 
             try:
-                pg = psycopg.connect(self.url, connect_timeout=10)
+                pg = psycopg.connect(self.url, connect_timeout=env_seconds(CONNECT_TIMEOUT_ENV, 10))
             except psycopg.Error as exc:
-                msg = str(exc).replace(self.url, mask_url(self.url)).splitlines()[0]
+                lines = mask_urls(str(exc).replace(self.url, mask_url(self.url))).splitlines()
+                msg = lines[0] if lines else type(exc).__name__
                 raise InventoryError(
                     f"inventory {mask_url(self.url)}: cannot connect ({msg})"
                 ) from None
             try:
                 with pg.transaction():
                     yield pg
+            except (psycopg.errors.QueryCanceled, psycopg.ProgrammingError) as exc:
+                raise InventoryError(
+                    f"inventory {mask_url(self.url)}: "
+                    f"{mask_urls(db_problem(exc, self.statement_timeout))}; nothing was written"
+                ) from None
             except psycopg.OperationalError as exc:
                 # The server went away mid-transaction (restart, network): nothing of
                 # this call was committed. One line, not a driver traceback.
-                lines = str(exc).replace(self.url, mask_url(self.url)).strip().splitlines()
+                lines = (
+                    mask_urls(str(exc).replace(self.url, mask_url(self.url))).strip().splitlines()
+                )
                 raise InventoryError(
                     f"inventory {mask_url(self.url)}: connection lost "
                     f"({lines[0] if lines else type(exc).__name__}); this write was not committed"
+                ) from None
+            except psycopg.Error as exc:  # anything else the driver raises: one line too
+                raise InventoryError(
+                    f"inventory {mask_url(self.url)}: {mask_urls(db_problem(exc, 0))}"
                 ) from None
             finally:
                 pg.close()
@@ -173,6 +256,11 @@ class SqlStore(InventoryStore):
 
     def _exec(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> Any:
         return conn.execute(sql.replace("?", self._ph), params)
+
+    def _where(self, stack: str, kind: str, name: str) -> str:
+        """How a message names one row: the inventory, the table and the record's key."""
+        where = sqlite_path(self.url) if self.dialect == "sqlite" else mask_url(self.url)
+        return f"inventory {where}: fabric_inventory {stack}/{kind}/{name}"
 
     # -- writes ----------------------------------------------------------------------
     def put(
@@ -277,7 +365,7 @@ class SqlStore(InventoryStore):
             ).fetchone()
         if row is None:
             return None
-        return {**json.loads(row[0]), "status": row[1]}
+        return {**props_of(row[0], self._where(stack, kind, name)), "status": row[1]}
 
     def get_bundle(self, stack: str, kind: str, bundle: str) -> list[dict[str, Any]]:
         """Records of a bundle, ordered by name, each with ``name`` and ``status``."""
@@ -289,7 +377,9 @@ class SqlStore(InventoryStore):
                 "WHERE stack = ? AND kind = ? AND bundle = ? ORDER BY name",
                 (stack, kind, bundle),
             ).fetchall()
-        return [{**json.loads(p), "name": n, "status": s} for n, p, s in rows]
+        return [
+            {**props_of(p, self._where(stack, kind, n)), "name": n, "status": s} for n, p, s in rows
+        ]
 
     def list_records(self, kind: str, stack: str | None = None) -> list[dict[str, Any]]:
         """All records of ``kind`` (optionally of one stack), with name, status, stack, bundle."""
@@ -302,7 +392,13 @@ class SqlStore(InventoryStore):
             self._ensure(conn)
             rows = self._exec(conn, sql + " ORDER BY stack, name", params).fetchall()
         return [
-            {**json.loads(p), "name": n, "status": st, "stack": s, "bundle": b}
+            {
+                **props_of(p, self._where(s, kind, n)),
+                "name": n,
+                "status": st,
+                "stack": s,
+                "bundle": b,
+            }
             for s, n, b, st, p in rows
         ]
 

@@ -18,11 +18,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.adapters.inventory.schema import SCHEMA_VERSION, current_version
-from fabric_stack.adapters.inventory.store import _INSERT, SqlStore
+from fabric_stack.adapters.inventory.store import (
+    _INSERT,
+    MAX_SPEED_GBPS,
+    SqlStore,
+    props_of,
+    sqlite_path,
+)
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
 from fabric_stack.text.redact import mask_url
@@ -80,7 +87,7 @@ def export_document(store: InventoryStore, stacks: Sequence[str] = ()) -> dict[s
         cols = [("updated_at" if old and c == "created_at" else c) for c in _INSERT]
         sql = f"SELECT {', '.join(cols)} FROM fabric_inventory{where} ORDER BY stack, kind, name"
         rows = store._exec(conn, sql, params).fetchall()
-    records = [_record(row) for row in rows]
+    records = [_record(row, store) for row in rows]
     return {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
@@ -89,10 +96,18 @@ def export_document(store: InventoryStore, stacks: Sequence[str] = ()) -> dict[s
     }
 
 
-def _record(row: Sequence[Any]) -> dict[str, Any]:
+def _record(row: Sequence[Any], store: SqlStore) -> dict[str, Any]:
+    """One row as an export record, checked: a bad ``props`` or ``speed_gbps`` is one line
+    naming the table, the row's key and the field."""
     rec = dict(zip(_INSERT, row, strict=True))
-    rec["props"] = json.loads(rec["props"])
-    rec["speed_gbps"] = int(rec["speed_gbps"])
+    where = store._where(*(str(rec[k]) for k in _KEY))
+    rec["props"] = props_of(rec["props"], where)
+    speed = rec["speed_gbps"]
+    if not isinstance(speed, int) or isinstance(speed, bool) or not 0 <= speed <= MAX_SPEED_GBPS:
+        raise InventoryError(
+            f"{where}.speed_gbps: {str(speed)[:40]!r} is not a whole number from 0 to "
+            f"{MAX_SPEED_GBPS}"
+        )
     return rec
 
 
@@ -153,8 +168,10 @@ def _check_record(raw: object, path: str, i: int) -> dict[str, Any]:
     if not isinstance(rec.get("props"), dict):
         raise InputFileError(path, "expected an object of record fields", f"{where}.props")
     speed = rec.setdefault("speed_gbps", 0)
-    if not isinstance(speed, int) or isinstance(speed, bool) or speed < 0:
-        raise InputFileError(path, "expected a whole number >= 0", f"{where}.speed_gbps")
+    if not isinstance(speed, int) or isinstance(speed, bool) or not 0 <= speed <= MAX_SPEED_GBPS:
+        raise InputFileError(
+            path, f"expected a whole number from 0 to {MAX_SPEED_GBPS}", f"{where}.speed_gbps"
+        )
     return rec
 
 
@@ -169,6 +186,37 @@ def import_document(store: InventoryStore, records: Sequence[Mapping[str, Any]])
     store = sql_store(store)
     stacks = sorted({str(r["stack"]) for r in records})
     incoming = {tuple(r[k] for k in _KEY): _as_row(r) for r in records}
+    # A failed import leaves the database exactly as it was: no journal-mode switch, and
+    # no new empty file where there was none (the transaction undoes everything else).
+    store.wal = False
+    new_file = _new_sqlite_file(store)
+    try:
+        return _insert(store, stacks, incoming)
+    except BaseException:
+        if new_file is not None:
+            _remove_new_file(new_file)
+        raise
+
+
+def _new_sqlite_file(store: SqlStore) -> Path | None:
+    """The SQLite file an import would create (None when it exists or is not SQLite)."""
+    if store.dialect != "sqlite":
+        return None
+    path = sqlite_path(store.url)
+    return None if path.exists() else path
+
+
+def _remove_new_file(path: Path) -> None:
+    """Remove the file a failed import created, with its journals (the rest is rolled back)."""
+    for extra in ("", "-journal", "-wal", "-shm"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
+
+
+def _insert(
+    store: SqlStore, stacks: Sequence[str], incoming: Mapping[tuple[Any, ...], tuple[Any, ...]]
+) -> ImportResult:
+    """Insert the rows of ``incoming`` not already there, in one transaction (see
+    :func:`import_document`)."""
     with store._conn() as conn:
         store._ensure(conn)
         existing = _existing_rows(store, conn, stacks)
@@ -216,7 +264,7 @@ def _existing_rows(
     ).fetchall()
     out = {}
     for row in rows:
-        rec = _record(row)
+        rec = _record(row, store)
         out[tuple(rec[k] for k in _KEY)] = _as_row(rec)
     return out
 

@@ -1,0 +1,315 @@
+"""The NetBox client's transport: one HTTP exchange, bounded in time and size, never redirected.
+
+Every request is checked before it is sent and every answer before it is believed:
+
+* the URL must be ``http(s)://`` of the configured origin (scheme, host, port): a
+  pagination ``next`` elsewhere, a ``file:`` or relative link is refused, so the API
+  token only ever goes to the server it was given for;
+* redirects are never followed (``http.client`` does not, unlike ``urllib``): a 3xx is
+  one line naming where it pointed;
+* the token must be printable ASCII (a newline would split the header);
+* connecting has :data:`CONNECT_TIMEOUT_S`, each read :data:`READ_TIMEOUT_S`, and the whole
+  command a :class:`Budget` (``FABRIC_STACK_NETBOX_DEADLINE`` seconds), so a server that
+  drips a byte at a time still ends; a body over :data:`MAX_RESPONSE_BYTES` is refused;
+* the body must be JSON (HTML is named as such) within the input layer's nesting and
+  integer budgets (:func:`fabric_stack.files.inputs.parse_json`).
+
+Every failure is one :class:`~fabric_stack.errors.InventoryError` line,
+``netbox METHOD URL: what was wrong``, that never contains the token.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import socket
+import ssl
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from fabric_stack.errors import InputFileError, InventoryError
+from fabric_stack.files.inputs import parse_json
+from fabric_stack.text.redact import mask_url
+
+CONNECT_TIMEOUT_S = 10.0
+"""Seconds to open the TCP (and TLS) connection."""
+
+READ_TIMEOUT_S = 120.0
+"""Seconds any one read may wait (a bulk write of :data:`CHUNK` objects takes tens)."""
+
+DEADLINE_ENV = "FABRIC_STACK_NETBOX_DEADLINE"
+"""Environment variable: seconds one command may spend talking to NetBox in all."""
+
+DEFAULT_DEADLINE_S = 1800.0
+"""The default total: a 32k-GPU first apply writes for minutes, never for half an hour."""
+
+MAX_RESPONSE_BYTES = 64 << 20
+"""Largest answer read: a page of 1000 cables with the selected fields is about 2 MB, a
+page of full objects several times that; the cap stops an endless body growing without bound."""
+
+_READ = 1 << 16
+
+
+def deadline_seconds() -> float:
+    """The per-command deadline: ``FABRIC_STACK_NETBOX_DEADLINE`` (seconds) or the default."""
+    raw = os.environ.get(DEADLINE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_DEADLINE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1e7:
+        raise InventoryError(f"{DEADLINE_ENV}={raw!r}: expected a number of seconds > 0")
+    return value
+
+
+@dataclass
+class Budget:
+    """Time left for one command's NetBox requests (started when the client is made)."""
+
+    seconds: float = field(default_factory=deadline_seconds)
+    start: float = field(default_factory=time.monotonic)
+
+    def left(self, where: str) -> float:
+        """Seconds left; InventoryError naming ``where`` once the deadline has passed."""
+        left = self.seconds - (time.monotonic() - self.start)
+        if left <= 0:
+            raise InventoryError(
+                f"{where}: no complete answer within the {self.seconds:g} s deadline "
+                f"(set {DEADLINE_ENV} to allow more)"
+            )
+        return left
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of an ``http(s)://`` URL; ValueError for anything else."""
+    if any(c.isspace() or ord(c) < 0x20 or c == "\x7f" for c in url):
+        raise ValueError("contains a space or a control character")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise ValueError("not an http:// or https:// URL")
+    if not parts.hostname:
+        raise ValueError("no host")
+    if "@" in parts.netloc:
+        # Credentials in the URL would be printed with it: the token has its own ways in.
+        raise ValueError("credentials in the URL (give the token by NETBOX_TOKEN or a token file)")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return parts.scheme, parts.hostname.lower(), port
+
+
+def shown(url: str) -> str:
+    """``url`` as messages show it: without the long ``fields=`` list every read selects."""
+    head, sep, query = url.partition("?")
+    kept = "&".join(p for p in query.split("&") if not p.startswith("fields="))
+    return f"{head}{sep}{kept}" if kept else head
+
+
+def check_base(base: str) -> str:
+    """``base`` if it is a usable API origin; InventoryError naming what is wrong."""
+    try:
+        origin(base)
+    except ValueError as exc:
+        raise InventoryError(
+            f"netbox {mask_url(base)!r}: {exc} (expected http(s)://HOST[:PORT][/PATH])"
+        ) from None
+    return base
+
+
+def check_token(base: str, token: str) -> str:
+    """``token`` if it can go in a header; InventoryError (never showing it) otherwise."""
+    if any(not (0x21 <= ord(c) <= 0x7E) for c in token):
+        raise InventoryError(
+            f"netbox {base}: the API token holds a space, newline, control or non-ASCII "
+            "character (a NetBox token is letters, digits, '_' and '.'; check the token file)"
+        )
+    return token
+
+
+def check_same_origin(base: str, url: str, what: str) -> None:
+    """InventoryError unless ``url`` is on ``base``'s origin: the token goes nowhere else."""
+    try:
+        same = origin(url) == origin(base)
+    except ValueError as exc:
+        raise InventoryError(f"netbox {base}: {what} {shown(url)!r} is refused ({exc})") from None
+    if not same:
+        raise InventoryError(
+            f"netbox {base}: {what} {shown(url)!r} is refused: it leaves {base} "
+            "(the API token is only sent to the configured server)"
+        )
+
+
+def _connection(url: str) -> tuple[http.client.HTTPConnection, str]:
+    parts = urlsplit(url)
+    target = parts.path or "/"
+    if parts.query:
+        target += f"?{parts.query}"
+    host, port = parts.hostname or "", parts.port
+    if parts.scheme == "https":
+        ctx = ssl.create_default_context()
+        return http.client.HTTPSConnection(
+            host, port, timeout=CONNECT_TIMEOUT_S, context=ctx
+        ), target
+    return http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT_S), target
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One HTTP answer: status, reason, content type, ``Location`` and body bytes."""
+
+    status: int
+    reason: str
+    content_type: str
+    location: str
+    body: bytes
+
+
+def exchange(
+    method: str,
+    url: str,
+    headers: dict[str, str],
+    data: bytes | None,
+    budget: Budget,
+    read_timeout: float = READ_TIMEOUT_S,
+) -> Answer:
+    """Send one request and read its whole answer, within ``budget`` and the size cap.
+
+    Raises InventoryError (one line naming ``method url``) for a server that cannot be
+    reached, breaks HTTP, stalls, or sends too much.
+    """
+    where = f"netbox {method} {shown(url)}"
+    conn, target = _connection(url)
+    conn.timeout = min(CONNECT_TIMEOUT_S, budget.left(where))
+    # A watchdog shuts the socket at the deadline: http.client reads the status line and
+    # headers itself, so a server dripping them a byte at a time is only stopped this way.
+    expired = threading.Event()
+    watchdog = threading.Timer(budget.left(where), _abort, (conn, expired))
+    watchdog.daemon = True
+    resp: http.client.HTTPResponse | None = None
+    try:
+        conn.connect()
+        watchdog.start()
+        conn.request(method, target, body=data, headers=headers)
+        _limit(conn, budget, where, read_timeout)
+        resp = conn.getresponse()
+        body = _read_body(conn, resp, budget, where, read_timeout)
+        return Answer(
+            resp.status,
+            resp.reason,
+            resp.getheader("Content-Type", "") or "",
+            resp.getheader("Location", "") or "",
+            body,
+        )
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set() or isinstance(exc, TimeoutError):
+            budget.left(where)  # raises once past the deadline: that, not the read, is the news
+        raise InventoryError(f"{where}: {describe(exc)}") from None
+    finally:
+        watchdog.cancel()
+        if resp is not None:
+            resp.close()  # its socket outlives conn.close() when the server said close
+        conn.close()
+
+
+def _abort(conn: http.client.HTTPConnection, expired: threading.Event) -> None:
+    """Shut the connection down (from the watchdog thread) so a blocked read returns."""
+    expired.set()
+    sock = conn.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already closed: nothing left to stop
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _limit(
+    conn: http.client.HTTPConnection, budget: Budget, where: str, read_timeout: float
+) -> None:
+    """Give the next socket read at most the read timeout, and never beyond the deadline."""
+    if conn.sock is not None:
+        conn.sock.settimeout(min(read_timeout, budget.left(where)))
+
+
+def _read_body(
+    conn: http.client.HTTPConnection,
+    resp: http.client.HTTPResponse,
+    budget: Budget,
+    where: str,
+    read_timeout: float,
+) -> bytes:
+    """The body, read a chunk at a time so the deadline and the size cap hold for a drip."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        _limit(conn, budget, where, read_timeout)
+        chunk = resp.read1(_READ)
+        if not chunk:
+            if resp.length:  # http.client's read1 does not notice a short Content-Length
+                raise http.client.IncompleteRead(b"".join(parts), resp.length)
+            return b"".join(parts)
+        size += len(chunk)
+        if size > MAX_RESPONSE_BYTES:
+            raise InventoryError(
+                f"{where}: answer larger than {MAX_RESPONSE_BYTES >> 20} MiB (refused; "
+                "is this NetBox's API URL?)"
+            )
+        parts.append(chunk)
+
+
+def describe(exc: BaseException) -> str:
+    """What went wrong with the connection, in words (no driver class names alone)."""
+    if isinstance(exc, TimeoutError):
+        return "no answer in time (timed out); is the server overloaded or the port right?"
+    if isinstance(exc, http.client.IncompleteRead):
+        return f"the answer was cut short ({len(exc.partial)} bytes read); try again"
+    if isinstance(exc, http.client.RemoteDisconnected):
+        return "the server closed the connection without answering"
+    if isinstance(exc, http.client.BadStatusLine):
+        return "did not answer HTTP (bad status line); is this NetBox's URL and port?"
+    if isinstance(exc, http.client.HTTPException):
+        return f"broke HTTP ({type(exc).__name__}: {str(exc)[:80]})"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS failed ({exc.reason or exc}); is it https, and is its certificate trusted?"
+    reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return f"unreachable ({reason}); is it running, and is the URL right?"
+
+
+def decode(answer: Answer, where: str) -> Any:
+    """The JSON of a successful answer; InventoryError naming what it was instead."""
+    if not answer.body:
+        return None
+    if "html" in answer.content_type.lower() or answer.body.lstrip()[:1] == b"<":
+        raise InventoryError(f"{where}: answered HTML, not JSON (is this NetBox's API URL?)")
+    try:
+        text = answer.body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InventoryError(f"{where}: answered bytes that are not UTF-8 JSON") from None
+    try:
+        return parse_json(text, where)
+    except InputFileError as exc:
+        raise InventoryError(f"{where}: answered JSON it cannot accept ({exc.problem})") from None
+    except ValueError as exc:
+        raise InventoryError(
+            f"{where}: answered invalid or truncated JSON ({str(exc).split(':')[0]})"
+        ) from None
+
+
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "DEADLINE_ENV",
+    "MAX_RESPONSE_BYTES",
+    "READ_TIMEOUT_S",
+    "Answer",
+    "Budget",
+    "check_base",
+    "check_same_origin",
+    "check_token",
+    "deadline_seconds",
+    "decode",
+    "describe",
+    "exchange",
+    "origin",
+    "shown",
+]
