@@ -148,7 +148,18 @@ TARGETS: dict[str, Target] = {
         help="RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, "
         "README.",
         writes=("kubernetes/<object>.yaml", "kubernetes/README.md"),
-        applies=EVERY_FABRIC,
+        applies=for_fabrics(
+            "infiniband",
+            "roce",
+            "ethernet",
+            otherwise="the plan's fabric is {fabric}",
+            needs=(
+                Condition(
+                    "pods can get rail addresses (not underlay p2p31 hosts)",
+                    kubernetes_bundle.no_pod_addresses,
+                ),
+            ),
+        ),
     ),
     "slurm": Target(
         render=slurm.render,
