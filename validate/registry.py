@@ -7,6 +7,7 @@ tests (``tests/integration/validate/``) import the same objects.
 from __future__ import annotations
 
 from validate.core import Validator
+from validate.kube import KUBERNETES
 
-VALIDATORS: dict[str, Validator] = {}
+VALIDATORS: dict[str, Validator] = {KUBERNETES.name: KUBERNETES}
 """Family name → validator (filled as each family's module lands)."""
