@@ -64,16 +64,17 @@ def kubeconform_bin() -> str | None:
     return None
 
 
-def _strict(node: Any, root: bool = False) -> Any:
-    """openapi2jsonschema's additional_properties + replace_int_or_string, in one walk."""
+def strict_schema(node: Any, root: bool = False) -> Any:
+    """openapi2jsonschema's additional_properties + replace_int_or_string, in one walk
+    (``root``: the CRD's top object, left open as upstream does)."""
     if isinstance(node, list):
-        return [_strict(x) for x in node]
+        return [strict_schema(x) for x in node]
     if not isinstance(node, dict):
         return node
     if node.get("format") == "int-or-string":
         return {"oneOf": [{"type": "string"}, {"type": "integer"}]}
     keep = bool(node.get("x-kubernetes-preserve-unknown-fields")) or root
-    out = {k: _strict(v) for k, v in node.items()}
+    out = {k: strict_schema(v) for k, v in node.items()}
     if "properties" in out and "additionalProperties" not in out and not keep:
         out["additionalProperties"] = False
     return out
@@ -101,7 +102,7 @@ def crd_schemas(src: Path | None = None, out: Path = CRD_SCHEMAS) -> Path:
                     continue
                 target = out / f"{kind}_{version['name'].lower()}.json"
                 target.write_text(
-                    json.dumps(_strict(schema, root=True), indent=1), encoding="utf-8"
+                    json.dumps(strict_schema(schema, root=True), indent=1), encoding="utf-8"
                 )
     return out
 

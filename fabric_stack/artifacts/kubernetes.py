@@ -153,7 +153,7 @@ def cni_config(ctx: RenderContext, net: PodNetwork) -> dict[str, Any]:
             "link_state": "enable",
             "capabilities": dict(IB_GUID_CAPABILITY),
         }
-        if int(rail.pkey, 16) & 0x7FFF != 0x7FFF:
+        if _partitioned(rail):
             conf["pkey"] = rail.pkey
     else:
         # VLAN 0: the leaf port carries the rail VLAN untagged, so the VF sends untagged frames.
@@ -178,10 +178,11 @@ def sriov_network(ctx: RenderContext, net: PodNetwork) -> dict[str, Any]:
     if plugins := meta_plugins(ctx):
         spec["metaPlugins"] = ",".join(_json(p) for p in plugins)
     if ctx.fabric == "infiniband":
+        # No pkey here: the upstream SriovIBNetwork CRD has no such field
+        # (k8snetworkplumbingwg/sriov-network-operator config/crd/bases at 249e20012); a
+        # partition other than the default goes in the NAD's ib-sriov config (pkey_note).
         kind = "SriovIBNetwork"
         spec["capabilities"] = _json(IB_GUID_CAPABILITY)
-        if int(rail.pkey, 16) & 0x7FFF != 0x7FFF:
-            spec["pkey"] = rail.pkey
     else:
         kind = "SriovNetwork"
         spec["vlan"] = 0
@@ -269,6 +270,7 @@ def sriov_files(ctx: RenderContext) -> list[tuple[str, str]]:
             f"{WORKLOAD_NAMESPACE}.",
             gen,
             "Apply this file OR network-attachment-definitions.yaml, not both.",
+            *pkey_note(ctx),
             *ipam_head(ctx),
             f"Source: {sources.RDMA_CNI}",
         ],
@@ -287,6 +289,23 @@ def sriov_files(ctx: RenderContext) -> list[tuple[str, str]]:
         [(network_note(ctx, n, num_vfs(ctx)), attachment(ctx, n)) for n in nets],
     )
     return list(zip(SRIOV_FILES, (pool, policies, networks, nads), strict=True))
+
+
+def pkey_note(ctx: RenderContext) -> list[str]:
+    """WARNING lines when a rail uses a non-default partition the SriovIBNetwork cannot set."""
+    keyed = [r for r in ctx.intent.rails if ctx.fabric == "infiniband" and _partitioned(r)]
+    if not keyed:
+        return []
+    return [
+        f"WARNING: rails {', '.join(r.name for r in keyed)} use a non-default partition",
+        "key, and the upstream SriovIBNetwork CRD has no pkey field: the NADs the operator",
+        "renders from this file put pods in the default partition. Apply",
+        "network-attachment-definitions.yaml instead (its ib-sriov config sets pkey).",
+    ]
+
+
+def _partitioned(rail: RailIntent) -> bool:
+    return int(rail.pkey, 16) & 0x7FFF != 0x7FFF
 
 
 def networks_of(ctx: RenderContext) -> list[PodNetwork]:
