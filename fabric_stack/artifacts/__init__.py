@@ -155,7 +155,7 @@ TARGETS: dict[str, Target] = {
             otherwise="the plan's fabric is {fabric}",
             needs=(
                 Condition(
-                    "pods can get rail addresses (not underlay p2p31 hosts)",
+                    "hosts not on p2p31",
                     kubernetes_bundle.no_pod_addresses,
                 ),
             ),
