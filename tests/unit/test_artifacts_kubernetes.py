@@ -31,7 +31,9 @@ CRD_FILES = {
     "SriovNetwork": f"{_SRIOV}sriovnetworks.yaml",
     "SriovIBNetwork": f"{_SRIOV}sriovibnetworks.yaml",
     "SriovNetworkPoolConfig": f"{_SRIOV}sriovnetworkpoolconfigs.yaml",
-    "NetworkAttachmentDefinition": "network-attachment-definition-client/artifacts/networks-crd.yaml",
+    "NetworkAttachmentDefinition": (
+        "network-attachment-definition-client/artifacts/networks-crd.yaml"
+    ),
     "NicClusterPolicy": f"{_NETOP}nicclusterpolicies.yaml",
     "HostDeviceNetwork": f"{_NETOP}hostdevicenetworks.yaml",
     "IPoIBNetwork": f"{_NETOP}ipoibnetworks.yaml",
