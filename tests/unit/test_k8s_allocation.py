@@ -4,7 +4,6 @@ collision is a render error."""
 from __future__ import annotations
 
 import re
-
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
@@ -43,7 +42,8 @@ def test_the_issues_defect_is_a_render_error() -> None:
     ipam = {"range": "10.64.0.0/15"}
     alloc = allocate("rail1", ipam, 3)
     assert alloc.addresses == ("10.64.0.1", "10.64.0.2", "10.64.0.3")
-    with pytest.raises(PodAddressCollisionError, match=re.escape("10.64.0.1, which is the leaf gateway")):
+    gw = re.escape("10.64.0.1, which is the leaf gateway")
+    with pytest.raises(PodAddressCollisionError, match=gw):
         prove_no_collision(alloc, ipam, ("10.64.0.2", "10.64.0.3"), "10.64.0.1")
     with pytest.raises(FabricStackError, match="a host's own rail address"):
         prove_no_collision(alloc, ipam, ("10.64.0.2",), None)
