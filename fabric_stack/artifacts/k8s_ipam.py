@@ -75,7 +75,7 @@ def no_pod_addresses(ctx: RenderContext) -> str | None:
     if routed(ctx) and ctx.underlay.settings.host_addressing == "p2p31":
         return (
             "underlay.host_addressing is p2p31: every host port is a /31 with its leaf, no "
-            "address is left for a pod (use host_addressing: leaf-subnet for Kubernetes)"
+            "address is left for a pod"
         )
     return None
 

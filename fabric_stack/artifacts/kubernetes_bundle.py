@@ -275,7 +275,9 @@ def render(ctx: RenderContext) -> list[Artifact]:
             TARGET, f"--k8s-rdma ipoib needs InfiniBand, not {ctx.fabric}", "sriov or host-device"
         )
     if why := no_pod_addresses(ctx):  # direct callers; the CLI checks applicability first
-        raise TargetMismatchError(TARGET, why, "host_addressing: leaf-subnet")
+        raise TargetMismatchError(
+            TARGET, why, "underlay.host_addressing: leaf-subnet leaves pods addresses"
+        )
     path = sriov_files(ctx) if ctx.k8s_rdma == "sriov" else netop_files(ctx)
     return [Artifact(TARGET, f"kubernetes/{n}", c) for n, c in [*path, *_common_files(ctx)]]
 
