@@ -165,9 +165,3 @@ def su_groups(ctx: RenderContext, rail_key: RailKey) -> dict[int | None, list[Po
 def node_selector(su: int | None) -> dict[str, str]:
     """The nodeSelector of a pod attaching SU ``su``'s networks (empty: every node)."""
     return {} if su is None else {SU: str(su)}
-
-
-def capacity(net: PodNetwork) -> int:
-    """Pod addresses a range leaves: its usable addresses minus the excluded ones."""
-    excluded = sum(IPv4Network(e).num_addresses for e in net.ipam.get("exclude", []))
-    return IPv4Network(net.ipam["range"]).num_addresses - 2 - excluded
