@@ -168,7 +168,9 @@ def readme(ctx: RenderContext) -> str:
         "",
         "## Acceptance",
         "",
-        f"`nccl-tests-mpijob.yaml` runs all_reduce_perf on every server: {target}",
+        "`nccl-tests-mpijob.yaml` runs all_reduce_perf on every server"
+        + (" (one MPIJob per SU, on that SU's networks)" if k8s_ipam.routed(ctx) else "")
+        + f": {target}",
         f"Its image `{acceptance_image(ctx)}` is yours to build (OpenMPI, sshd, nccl-tests with "
         "`MPI=1` in /opt/nccl-tests/build), e.g. FROM the NGC PyTorch image.",
         "",
