@@ -5,19 +5,22 @@ from __future__ import annotations
 
 import re
 from ipaddress import IPv4Address, IPv4Network
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fabric_stack.artifacts import kubernetes, kubernetes_bundle
+from fabric_stack.artifacts import k8s_ipam, kubernetes, kubernetes_bundle
 from fabric_stack.artifacts.k8s_allocation import (
     PodAddressCollisionError,
     allocate,
     check_networks,
     prove_no_collision,
 )
+from fabric_stack.cli import main
 from fabric_stack.errors import FabricStackError
 from tests.golden_artifacts import context, seed_context
 
@@ -104,3 +107,22 @@ def test_bundle_renders_clean_on_the_matrix_shapes() -> None:
     for spec in ({"fabric": "roce", "switch": "sn5600", "gpus": 1024}, {}):
         ctx = context(spec)
         assert kubernetes_bundle.render(ctx)
+
+
+def test_cli_exits_2_with_one_line_on_a_collision(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Plant the defect in the generator: ranges without the gateway and hosts excluded.
+    real = k8s_ipam.block_ipam
+
+    def leaky(*args: Any) -> dict[str, Any]:
+        return {k: v for k, v in real(*args).items() if k != "exclude"}
+
+    monkeypatch.setattr(k8s_ipam, "block_ipam", leaky)
+    out = tmp_path / "out"
+    args = ["render", "kubernetes", "--fabric", "roce", "--switch", "sn5600", "--out-dir", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert "pod network rail1-su1" in line and "the leaf gateway (10.64.0.1)" in line
+    assert not out.exists()  # nothing written
