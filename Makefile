@@ -47,6 +47,7 @@ netbox: postgres ## install a throw-away NetBox (pinned, own venv), Redis, and i
 
 validate-deps: ## install (Debian) the real validators: FRR tools, netplan.io, libyang, OpenSM, ibsim
 	@bash scripts/validate-deps.sh
+	@bash scripts/kube-schemas.sh >/dev/null  # core-kind schemas for kubeconform (PyPI, offline after)
 
 # Every rendered file judged by the software it targets, over a matrix of scenarios
 # (validate/matrix.py): one line per rejection (scenario, file, tool, the tool's message).

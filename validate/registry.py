@@ -10,6 +10,7 @@ from validate import sonic_defaults, sonic_yang
 from validate.core import Validator
 from validate.frr import FRR
 from validate.hostns import HostScriptValidator
+from validate.kube import KUBERNETES
 from validate.netplan import NetplanValidator
 from validate.opensm import OpenSMValidator
 
@@ -20,5 +21,6 @@ VALIDATORS: dict[str, Validator] = {
     "netplan": NetplanValidator(),
     "host-scripts": HostScriptValidator(),
     "opensm": OpenSMValidator(),
+    KUBERNETES.name: KUBERNETES,
 }
 """Family name → validator."""

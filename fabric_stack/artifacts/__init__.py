@@ -154,7 +154,18 @@ TARGETS: dict[str, Target] = {
         help="RDMA rail networks (SR-IOV or Network Operator), training pod, nccl-tests MPIJob, "
         "README.",
         writes=("kubernetes/<object>.yaml", "kubernetes/README.md"),
-        applies=EVERY_FABRIC,
+        applies=for_fabrics(
+            "infiniband",
+            "roce",
+            "ethernet",
+            otherwise="the plan's fabric is {fabric}",
+            needs=(
+                Condition(
+                    "hosts not on p2p31",
+                    kubernetes_bundle.no_pod_addresses,
+                ),
+            ),
+        ),
     ),
     "slurm": Target(
         render=slurm.render,

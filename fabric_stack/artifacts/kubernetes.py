@@ -8,12 +8,14 @@
   VFs on that rail's physical function (``pfNames`` from :func:`netdev_of`),
   advertised as resource ``<prefix>/railN`` (``isRdma: true`` on RDMA fabrics,
   ``linkType: ib`` on InfiniBand).
-* ``sriov-networks.yaml`` — one ``SriovNetwork`` (Ethernet/RoCE) or
+* ``sriov-networks.yaml`` — one ``SriovNetwork`` (Ethernet/RoCE) per rail **per leaf**
+  (``railK-suS``: the routed underlay gives each leaf its own block of the rail), or one
   ``SriovIBNetwork`` (InfiniBand) per rail: the operator renders the Multus
   ``NetworkAttachmentDefinition`` from it (CNI ``sriov`` or ``ib-sriov``), with
-  whereabouts IPAM on the rail's planned subnet, the ``rdma`` meta-plugin
-  chained (it moves the VF's RDMA device into the pod's namespace) and, on
-  InfiniBand, the ``infinibandGUID`` capability.
+  whereabouts IPAM from :mod:`.k8s_ipam` (the leaf's block minus its gateway and hosts,
+  routed via the leaf), the ``rdma`` meta-plugin chained on RDMA fabrics (it moves the
+  VF's RDMA device into the pod's namespace, as the pool's exclusive mode requires) and,
+  on InfiniBand, the ``infinibandGUID`` capability.
 * ``network-attachment-definitions.yaml`` — the same attachments written out, for
   clusters that manage NADs themselves. Apply this **or** ``sriov-networks.yaml``,
   not both (the operator owns the NADs it renders).
@@ -24,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fabric_stack.artifacts import k8s_ipam, sources
+from fabric_stack.artifacts import k8s_allocation, k8s_ipam, sources
 from fabric_stack.artifacts._base import (
     GENERATED_BY,
     RenderContext,
@@ -32,7 +34,9 @@ from fabric_stack.artifacts._base import (
     netdevs_are_placeholders,
     yaml_documents,
 )
+from fabric_stack.artifacts.k8s_ipam import PodNetwork
 from fabric_stack.intent.model import RailIntent
+from fabric_stack.topology.scheduler_labels import SU as SU_LABEL
 
 TARGET = "kubernetes"
 
@@ -67,10 +71,6 @@ def rail_key(ctx: RenderContext, rail: RailIntent) -> tuple[str, str]:
     return f"rail{rail.rail}", f"rail{rail.rail}"
 
 
-def _ipam(rail: RailIntent) -> dict[str, Any]:
-    return {"type": "whereabouts", "range": rail.subnet}
-
-
 RDMA_META_PLUGIN: dict[str, Any] = {"type": "rdma"}
 """The rdma CNI meta-plugin (k8snetworkplumbingwg/rdma-cni): moves the VF's RDMA device into
 the pod network namespace; needs the RDMA subsystem in exclusive mode (the pool config)."""
@@ -80,11 +80,18 @@ IB_GUID_CAPABILITY: dict[str, bool] = {"infinibandGUID": True}
 (or from ib-kubernetes); the SriovIBNetwork CRD documents it as '{"infinibandGUID": true}'."""
 
 
+def meta_plugins(ctx: RenderContext) -> list[dict[str, Any]]:
+    """The meta-plugins chained after the VF plugin: ``rdma`` on RDMA fabrics only (plain
+    Ethernet VFs have no RDMA device for it to move: ``isRdma`` is false there)."""
+    return [dict(RDMA_META_PLUGIN)] if ctx.fabric in ("infiniband", "roce") else []
+
+
 def _link_type(ctx: RenderContext) -> str:
     return "ib" if ctx.fabric == "infiniband" else "eth"
 
 
-def _num_vfs(ctx: RenderContext) -> int:
+def num_vfs(ctx: RenderContext) -> int:
+    """VFs per rail NIC (``numVfs``): the most pods per node one rail network can serve."""
     # One VF per GPU of the server: up to gpus_per_node pods can each take a VF on
     # every rail (a full-node pod needs one per rail).
     return ctx.spec.gpus_per_node
@@ -98,7 +105,7 @@ def nic_of(ctx: RenderContext, rail: RailIntent) -> str:
 def node_policy(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
     """The SriovNetworkNodePolicy of one rail NIC."""
     name, resource = rail_key(ctx, rail)
-    vfs = _num_vfs(ctx)
+    vfs = num_vfs(ctx)
     spec: dict[str, Any] = {
         "resourceName": resource,
         "nodeSelector": {SRIOV_CAPABLE_LABEL: "true"},
@@ -136,63 +143,69 @@ def pool_config(ctx: RenderContext) -> dict[str, Any]:
     }
 
 
-def cni_config(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
-    """The CNI configuration list of a rail attachment (what the operator would render):
-    the SR-IOV plugin with whereabouts IPAM, then the rdma meta-plugin."""
-    name, _ = rail_key(ctx, rail)
+def cni_config(ctx: RenderContext, net: PodNetwork) -> dict[str, Any]:
+    """The CNI configuration list of a pod rail network (what the operator would render):
+    the SR-IOV plugin with whereabouts IPAM, then the rdma meta-plugin (RDMA fabrics)."""
+    rail = net.rail
     if ctx.fabric == "infiniband":
         conf: dict[str, Any] = {
             "type": "ib-sriov",
             "link_state": "enable",
             "capabilities": dict(IB_GUID_CAPABILITY),
         }
-        if int(rail.pkey, 16) & 0x7FFF != 0x7FFF:
+        if _partitioned(rail):
             conf["pkey"] = rail.pkey
     else:
         # VLAN 0: the leaf port carries the rail VLAN untagged, so the VF sends untagged frames.
         conf = {"type": "sriov", "vlan": 0, "link_state": "enable"}
-    conf["ipam"] = _ipam(rail)
-    return {"cniVersion": "1.0.0", "name": name, "plugins": [conf, dict(RDMA_META_PLUGIN)]}
+    conf["ipam"] = dict(net.ipam)
+    return {"cniVersion": "1.0.0", "name": net.name, "plugins": [conf, *meta_plugins(ctx)]}
 
 
-def sriov_network(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
-    """The SriovNetwork / SriovIBNetwork of a rail."""
-    name, resource = rail_key(ctx, rail)
+def sriov_network(ctx: RenderContext, net: PodNetwork) -> dict[str, Any]:
+    """The SriovNetwork / SriovIBNetwork of a pod rail network."""
+    rail = net.rail
+    _, resource = rail_key(ctx, rail)
     spec: dict[str, Any] = {
         "resourceName": resource,
         "networkNamespace": WORKLOAD_NAMESPACE,
         "linkState": "enable",
-        "ipam": _json(_ipam(rail)),
-        "metaPlugins": _json(RDMA_META_PLUGIN),
+        "ipam": _json(net.ipam),
     }
+    # metaPlugins is spliced into the rendered CNI plugin list (the CRD: "MetaPluginsConfig
+    # configuration to be used in order to chain metaplugins to the sriov interface
+    # returned by the operator"), so one object is written bare, as its examples do.
+    if plugins := meta_plugins(ctx):
+        spec["metaPlugins"] = ",".join(_json(p) for p in plugins)
     if ctx.fabric == "infiniband":
+        # No pkey here: the upstream SriovIBNetwork CRD has no such field
+        # (k8snetworkplumbingwg/sriov-network-operator config/crd/bases at 249e20012); a
+        # partition other than the default goes in the NAD's ib-sriov config (pkey_note).
         kind = "SriovIBNetwork"
         spec["capabilities"] = _json(IB_GUID_CAPABILITY)
-        if int(rail.pkey, 16) & 0x7FFF != 0x7FFF:
-            spec["pkey"] = rail.pkey
     else:
         kind = "SriovNetwork"
         spec["vlan"] = 0
     return {
         "apiVersion": "sriovnetwork.openshift.io/v1",
         "kind": kind,
-        "metadata": {"name": name, "namespace": OPERATOR_NAMESPACE},
+        "metadata": {"name": net.name, "namespace": OPERATOR_NAMESPACE},
         "spec": spec,
     }
 
 
-def attachment(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
-    """The Multus NetworkAttachmentDefinition of a rail."""
-    name, resource = rail_key(ctx, rail)
+def attachment(ctx: RenderContext, net: PodNetwork) -> dict[str, Any]:
+    """The Multus NetworkAttachmentDefinition of a pod rail network."""
+    _, resource = rail_key(ctx, net.rail)
     return {
         "apiVersion": "k8s.cni.cncf.io/v1",
         "kind": "NetworkAttachmentDefinition",
         "metadata": {
-            "name": name,
+            "name": net.name,
             "namespace": WORKLOAD_NAMESPACE,
             "annotations": {"k8s.v1.cni.cncf.io/resourceName": f"{RESOURCE_PREFIX}/{resource}"},
         },
-        "spec": {"config": _json(cni_config(ctx, rail))},
+        "spec": {"config": _json(cni_config(ctx, net))},
     }
 
 
@@ -231,7 +244,7 @@ def sriov_files(ctx: RenderContext) -> list[tuple[str, str]]:
     policies = yaml_documents(
         [
             f"SR-IOV node policies for {ctx.spec.name} ({fab}): one per rail NIC, "
-            f"{_num_vfs(ctx)} VFs each.",
+            f"{num_vfs(ctx)} VFs each.",
             gen,
             *pf_names_note(ctx),
             f"CRD: {sources.SRIOV_OPERATOR} (config/crd/bases)",
@@ -247,52 +260,105 @@ def sriov_files(ctx: RenderContext) -> list[tuple[str, str]]:
     )
     kind = "SriovIBNetwork" if ctx.fabric == "infiniband" else "SriovNetwork"
     cni = "ib-sriov" if ctx.fabric == "infiniband" else "sriov"
+    rdma = " then the 'rdma' meta-plugin" if meta_plugins(ctx) else ""
     guid = " and the infinibandGUID capability" if ctx.fabric == "infiniband" else ""
+    nets = networks_of(ctx)
     networks = yaml_documents(
         [
-            f"{kind} per rail for {ctx.spec.name}: the operator renders a Multus",
-            f"attachment (CNI '{cni}', then the 'rdma' meta-plugin{guid}) named after the",
-            f"rail in namespace {WORKLOAD_NAMESPACE}.",
+            f"{kind} per {per_what(ctx)} for {ctx.spec.name}: the operator renders a Multus",
+            f"attachment (CNI '{cni}'{rdma}{guid}) of the same name in namespace",
+            f"{WORKLOAD_NAMESPACE}.",
             gen,
             "Apply this file OR network-attachment-definitions.yaml, not both.",
-            f"IPAM: whereabouts on the rail's planned subnet ({sources.WHEREABOUTS}).",
+            *pkey_note(ctx),
+            *ipam_head(ctx),
             f"Source: {sources.RDMA_CNI}",
         ],
-        [
-            (
-                [
-                    f"{r.name}: subnet {r.subnet}"
-                    + (f", VLAN {r.vlan} untagged on the leaf" if r.vlan else "")
-                ],
-                sriov_network(ctx, r),
-            )
-            for r in rails
-        ],
+        [(network_note(ctx, n, num_vfs(ctx)), sriov_network(ctx, n)) for n in nets],
     )
     nads = yaml_documents(
         [
-            f"Multus NetworkAttachmentDefinitions per rail for {ctx.spec.name} (CNI '{cni}'",
-            "chained with the 'rdma' meta-plugin), as the SR-IOV operator would render them",
-            "from sriov-networks.yaml.",
+            f"Multus NetworkAttachmentDefinitions per {per_what(ctx)} for {ctx.spec.name}",
+            f"(CNI '{cni}'{rdma}), as the SR-IOV operator would render them from",
+            "sriov-networks.yaml.",
             gen,
             "Apply this file OR sriov-networks.yaml, not both.",
+            *ipam_head(ctx),
             f"CRD: {sources.NAD_SPEC}",
         ],
-        [([f"{r.name}: subnet {r.subnet}"], attachment(ctx, r)) for r in rails],
+        [(network_note(ctx, n, num_vfs(ctx)), attachment(ctx, n)) for n in nets],
     )
     return list(zip(SRIOV_FILES, (pool, policies, networks, nads), strict=True))
 
 
-def sriov_pod_networks(ctx: RenderContext) -> tuple[list[str], dict[str, int]]:
-    """(Multus network names, device resources) a full-node pod asks for: one VF per rail."""
-    names = [rail_key(ctx, r) for r in ctx.intent.rails]
-    return [n for n, _ in names], {f"{RESOURCE_PREFIX}/{res}": 1 for _, res in names}
+def pkey_note(ctx: RenderContext) -> list[str]:
+    """WARNING lines when a rail uses a non-default partition the SriovIBNetwork cannot set."""
+    keyed = [r for r in ctx.intent.rails if ctx.fabric == "infiniband" and _partitioned(r)]
+    if not keyed:
+        return []
+    return [
+        f"WARNING: rails {', '.join(r.name for r in keyed)} use a non-default partition",
+        "key, and the upstream SriovIBNetwork CRD has no pkey field: the NADs the operator",
+        "renders from this file put pods in the default partition. Apply",
+        "network-attachment-definitions.yaml instead (its ib-sriov config sets pkey).",
+    ]
 
 
-def sriov_ipam_files(ctx: RenderContext) -> list[tuple[str, str]]:
-    """Routed-rail pod IPAM (per rail per leaf, issue 16's :mod:`.k8s_ipam`): SR-IOV path only."""
-    arts = k8s_ipam.render(ctx, rail_key, WORKLOAD_NAMESPACE, RESOURCE_PREFIX)
-    return [(a.path.removeprefix("kubernetes/"), a.content) for a in arts]
+def _partitioned(rail: RailIntent) -> bool:
+    return int(rail.pkey, 16) & 0x7FFF != 0x7FFF
+
+
+def networks_of(ctx: RenderContext) -> list[PodNetwork]:
+    """Every pod rail network of the plan (:func:`.k8s_ipam.pod_networks`, this module's names)."""
+    return k8s_ipam.pod_networks(ctx, rail_key)
+
+
+def per_what(ctx: RenderContext) -> str:
+    """What one network object covers: a rail, or a rail under one leaf (routed underlay)."""
+    return "rail per leaf" if k8s_ipam.routed(ctx) else "rail"
+
+
+def ipam_head(ctx: RenderContext) -> list[str]:
+    """Header lines saying how the pod ranges are cut and which pods attach them."""
+    if not k8s_ipam.routed(ctx):
+        return [f"IPAM: whereabouts over the rail's planned subnet ({sources.WHEREABOUTS})."]
+    return [
+        "Routed underlay: each leaf owns one block of every rail subnet and is its gateway,",
+        "so there is one network per rail per leaf (railK-suS); a pod on a node of SU S",
+        f"attaches the -suS networks and selects those nodes by the label {SU_LABEL}",
+        "(render k8s-topology writes it: labels.sh).",
+        "IPAM: whereabouts range = the leaf's block, exclude = its gateway and every server's",
+        "own rail address, gateway + route to the rail subnet via the leaf",
+        f"({sources.WHEREABOUTS}, pkg/types/types.go IPAMConfig at 3a262bd0cd87).",
+    ]
+
+
+def network_note(ctx: RenderContext, net: PodNetwork, pods_per_server: int) -> list[str]:
+    """The comment above one network, with its simulated allocation (raises on a collision:
+    :func:`.k8s_allocation.check_networks`)."""
+    (alloc,) = k8s_allocation.check_networks([net], pods_per_server)
+    where = f"{net.ipam['range']}"
+    if net.leaf:
+        where += f" behind {net.leaf} (gateway {net.gateway}), SU {net.su}"
+    demand = len(alloc.addresses) + alloc.refused
+    lines = [f"{net.name}: {where}."]
+    given = f"{alloc.addresses[0]}..{alloc.addresses[-1]}" if alloc.addresses else "no address"
+    lines.append(
+        f"Simulated whereabouts allocation for {net.servers} server(s) x {pods_per_server} "
+        f"pod(s): {len(alloc.addresses)} given ({given}), none a gateway's, host's or "
+        "another pod's."
+    )
+    if alloc.refused:
+        lines.append(
+            f"{alloc.refused} of {demand} refused (range exhausted: whereabouts fails those "
+            "pods); underlay.pod_addresses_per_port sizes the block."
+        )
+    return lines
+
+
+def pod_resources(ctx: RenderContext, nets: list[PodNetwork]) -> dict[str, int]:
+    """Device resources a full-node pod asks for on the SR-IOV path: one VF per rail."""
+    return {f"{RESOURCE_PREFIX}/{rail_key(ctx, n.rail)[1]}": 1 for n in nets}
 
 
 SRIOV_FILES = (

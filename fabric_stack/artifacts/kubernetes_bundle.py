@@ -11,11 +11,21 @@ Files under ``kubernetes/`` (``render --k8s-rdma`` picks the path):
 * always: ``training-pod.yaml`` (every rail, every GPU of a server, ``IPC_LOCK``,
   a memory-backed ``/dev/shm``: NCCL's shared-memory transport fails on the
   container runtime's 64 MB default), ``nccl-tests-mpijob.yaml`` (Kubeflow MPIJob
-  v2beta1: all_reduce_perf on every server, failing below the plan's expected bus
-  bandwidth) and ``README.md`` (prerequisites, apply order, checks).
+  v2beta1: all_reduce_perf, failing below the plan's expected bus bandwidth) and
+  ``README.md`` (prerequisites, apply order, checks).
+
+Pods attach the pod networks of :mod:`.k8s_ipam`. On the routed underlay those are per
+rail per leaf, so there is one sample pod and one MPIJob **per SU**, each selecting its
+SU's nodes (``nodeSelector`` on ``fabric-stack/su``, written by ``render k8s-topology``)
+and attaching that SU's ``railK-suS`` networks: an MPIJob has a single Worker template,
+so workers under different leaves cannot share one. On InfiniBand one pod and one MPIJob
+cover the cluster. The pods' NCCL variables are :func:`fabric_stack.artifacts.nccl.nccl_vars`
+(the rule of ``nccl/<fabric>.env``) with the pod's names.
 
 The expected bus bandwidth is :func:`fabric_stack.analysis.estimate.estimate_collective`'s
-figure for an all-reduce on the whole cluster (nothing recomputed here).
+figure for an all-reduce on the whole cluster (nothing recomputed here); a per-SU job
+keeps it as its floor (one SU's all-reduce crosses no spine, UNVERIFIED as a per-SU
+figure: the estimate is not rerun per SU).
 """
 
 from __future__ import annotations
@@ -38,52 +48,46 @@ from fabric_stack.artifacts.acceptance import (
     acceptance_image,
     pass_floor,
 )
+from fabric_stack.artifacts.k8s_ipam import PodNetwork
 from fabric_stack.artifacts.kubernetes import (
     SRIOV_FILES,
     TARGET,
     TRAINING_IMAGE,
     WORKLOAD_NAMESPACE,
-    nic_of,
+    pod_resources,
+    rail_key,
     sriov_files,
-    sriov_ipam_files,
-    sriov_pod_networks,
 )
-from fabric_stack.artifacts.kubernetes_netop import netop_file, netop_files, netop_pod_networks
+from fabric_stack.artifacts.kubernetes_netop import netop_file, netop_files, netop_resources
 from fabric_stack.artifacts.kubernetes_readme import readme
-from fabric_stack.artifacts.nccl import ROCE_V2_IPV4_GID_INDEX, traffic_class
+from fabric_stack.artifacts.nccl import PodScope, nccl_vars
 
 
-def pod_networks(ctx: RenderContext) -> tuple[list[str], dict[str, int]]:
-    """(Multus network names, device resources) a full-node pod asks for on the chosen path."""
+def pod_groups(ctx: RenderContext) -> dict[int | None, list[PodNetwork]]:
+    """SU (None: the whole cluster) → the pod networks a full-node pod there attaches."""
+    return k8s_ipam.su_groups(ctx, rail_key)
+
+
+def group_resources(ctx: RenderContext, nets: list[PodNetwork]) -> dict[str, int]:
+    """Device resources a full-node pod attaching ``nets`` asks for on the chosen path."""
     if ctx.k8s_rdma == "sriov":
-        return sriov_pod_networks(ctx)
-    return netop_pod_networks(ctx)
+        return pod_resources(ctx, nets)
+    return netop_resources(ctx, nets)
 
 
-def pod_env(ctx: RenderContext) -> list[dict[str, str]]:
-    """NCCL variables for a pod with every rail.
+def pod_ifnames(nets: list[PodNetwork]) -> tuple[str, ...]:
+    """The pod's rail interfaces: Multus names attachments net1, net2 … in annotation order
+    (multus-cni docs/how-to-use.md; UNVERIFIED against a running Multus here)."""
+    return tuple(f"net{i}" for i in range(1, len(nets) + 1))
 
-    SR-IOV (exclusive RDMA mode): the pod sees only its VFs, new ``mlx5_N`` devices,
-    so the prefix ``mlx5`` is exact. Network Operator (shared mode): the pod sees
-    every HCA of the host, so the rail devices are named exactly (``=mlx5_0,…``).
-    """
-    env = [
-        {"name": "NCCL_SOCKET_IFNAME", "value": "=eth0"},
-        {"name": "NCCL_CROSS_NIC", "value": "0"},
-    ]
-    if ctx.fabric in ("infiniband", "roce"):
-        hca = "mlx5"
-        if ctx.k8s_rdma != "sriov":
-            hca = "=" + ",".join(nic_of(ctx, r) for r in ctx.intent.rails)
-        env.insert(0, {"name": "NCCL_IB_HCA", "value": hca})
-    else:
-        env.insert(0, {"name": "NCCL_IB_DISABLE", "value": "1"})
-    if ctx.fabric == "roce":
-        env.append({"name": "NCCL_IB_GID_INDEX", "value": str(ROCE_V2_IPV4_GID_INDEX)})
-        env.append({"name": "NCCL_IB_TC", "value": str(traffic_class(ctx.spec.roce.roce_dscp))})
-    if ctx.fabric == "infiniband" and ctx.spec.infiniband.sharp:
-        env.append({"name": "NCCL_COLLNET_ENABLE", "value": "1"})
-    return env
+
+def pod_env(ctx: RenderContext, nets: list[PodNetwork] | None = None) -> list[dict[str, str]]:
+    """NCCL variables for a pod with every rail: :func:`.nccl.nccl_vars`, the rule of
+    ``nccl/<fabric>.env``, with the pod's device and interface names."""
+    if nets is None:
+        nets = next(iter(pod_groups(ctx).values()))
+    scope = PodScope(ctx.k8s_rdma, pod_ifnames(nets))
+    return [{"name": v.key, "value": v.value} for v in nccl_vars(ctx, scope)]
 
 
 SHM_VOLUME = {"name": "dshm", "emptyDir": {"medium": "Memory"}}
@@ -91,32 +95,45 @@ SHM_VOLUME = {"name": "dshm", "emptyDir": {"medium": "Memory"}}
 
 
 def full_node_pod_spec(
-    ctx: RenderContext, name: str, image: str, command: list[str]
+    ctx: RenderContext, su: int | None, name: str, image: str, command: list[str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(metadata annotations, pod spec) of a pod with every rail and every GPU of a server."""
-    networks, devices = pod_networks(ctx)
-    limits: dict[str, Any] = {"nvidia.com/gpu": ctx.spec.gpus_per_node, **devices}
+    """(metadata annotations, pod spec) of a pod with every rail and every GPU of a server
+    in SU ``su`` (None: any node)."""
+    nets = pod_groups(ctx)[su]
+    limits: dict[str, Any] = {"nvidia.com/gpu": ctx.spec.gpus_per_node}
+    limits.update(group_resources(ctx, nets))
     container = {
         "name": name,
         "image": image,
         "command": command,
-        "env": pod_env(ctx),
+        "env": pod_env(ctx, nets),
         "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},
         "resources": {"limits": limits, "requests": dict(limits)},
         "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
     }
-    annotations = {"k8s.v1.cni.cncf.io/networks": ",".join(networks)}
-    return annotations, {"containers": [container], "volumes": [dict(SHM_VOLUME)]}
+    annotations = {"k8s.v1.cni.cncf.io/networks": ",".join(n.name for n in nets)}
+    spec: dict[str, Any] = {"containers": [container], "volumes": [dict(SHM_VOLUME)]}
+    if selector := k8s_ipam.node_selector(su):
+        spec = {"nodeSelector": selector, **spec}
+    return annotations, spec
 
 
-def training_pod(ctx: RenderContext) -> dict[str, Any]:
-    """A sample pod with every rail attached and every GPU of one server."""
-    annotations, spec = full_node_pod_spec(ctx, "trainer", TRAINING_IMAGE, ["sleep", "infinity"])
+def _suffix(su: int | None) -> str:
+    return "" if su is None else f"-su{su}"
+
+
+def training_pod(ctx: RenderContext, su: int | None = None) -> dict[str, Any]:
+    """A sample pod with every rail attached and every GPU of one server (of SU ``su``;
+    default: the first group)."""
+    if su is None:
+        su = next(iter(pod_groups(ctx)))
+    cmd = ["sleep", "infinity"]
+    annotations, spec = full_node_pod_spec(ctx, su, "trainer", TRAINING_IMAGE, cmd)
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "name": f"{ctx.spec.name}-nccl-sample",
+            "name": f"{ctx.spec.name}-nccl-sample{_suffix(su)}",
             "namespace": WORKLOAD_NAMESPACE,
             "annotations": annotations,
         },
@@ -124,9 +141,14 @@ def training_pod(ctx: RenderContext) -> dict[str, Any]:
     }
 
 
-def _launcher_script(ctx: RenderContext, expected: float | None) -> str:
-    ranks = ctx.plan.nodes * ctx.spec.gpus_per_node
-    env = " ".join(f"-x {e['name']}" for e in pod_env(ctx))
+def group_servers(ctx: RenderContext, su: int | None) -> int:
+    """Servers whose pods attach SU ``su``'s networks (the whole cluster for None)."""
+    return min(n.servers for n in pod_groups(ctx)[su])
+
+
+def _launcher_script(ctx: RenderContext, su: int | None, expected: float | None) -> str:
+    ranks = group_servers(ctx, su) * ctx.spec.gpus_per_node
+    env = " ".join(f"-x {e['name']}" for e in pod_env(ctx, pod_groups(ctx)[su]))
     run = (
         f"mpirun --allow-run-as-root -np {ranks} --bind-to none {env} "
         f"{NCCL_TESTS_PATH}/all_reduce_perf -b {ACCEPTANCE_SIZE} -e {ACCEPTANCE_SIZE} "
@@ -144,23 +166,27 @@ def _launcher_script(ctx: RenderContext, expected: float | None) -> str:
     )
 
 
-def mpijob(ctx: RenderContext) -> dict[str, Any]:
-    """The nccl-tests acceptance MPIJob: one worker per server, one rank per GPU."""
+def mpijob(ctx: RenderContext, su: int | None = None) -> dict[str, Any]:
+    """The nccl-tests acceptance MPIJob of SU ``su`` (default: the first group): one worker
+    per server of the SU (of the cluster on InfiniBand), one rank per GPU."""
+    if su is None:
+        su = next(iter(pod_groups(ctx)))
     expected = acceptance_busbw(ctx)
     image = acceptance_image(ctx)
-    annotations, worker = full_node_pod_spec(ctx, "worker", image, ["/usr/sbin/sshd", "-De"])
+    cmd = ["/usr/sbin/sshd", "-De"]
+    annotations, worker = full_node_pod_spec(ctx, su, "worker", image, cmd)
     meta_ann = {"fabric-stack/expected-busbw-gbs": f"{expected:g}" if expected else "n/a"}
     launcher = {
         "name": "launcher",
         "image": image,
-        "command": ["bash", "-c", _launcher_script(ctx, expected)],
-        "env": pod_env(ctx),
+        "command": ["bash", "-c", _launcher_script(ctx, su, expected)],
+        "env": pod_env(ctx, pod_groups(ctx)[su]),
     }
     return {
         "apiVersion": "kubeflow.org/v2beta1",
         "kind": "MPIJob",
         "metadata": {
-            "name": f"{ctx.spec.name}-nccl-acceptance",
+            "name": f"{ctx.spec.name}-nccl-acceptance{_suffix(su)}",
             "namespace": WORKLOAD_NAMESPACE,
             "annotations": meta_ann,
         },
@@ -174,7 +200,7 @@ def mpijob(ctx: RenderContext) -> dict[str, Any]:
                     "template": {"spec": {"containers": [launcher]}},
                 },
                 "Worker": {
-                    "replicas": ctx.plan.nodes,
+                    "replicas": group_servers(ctx, su),
                     "template": {"metadata": {"annotations": annotations}, "spec": worker},
                 },
             },
@@ -191,10 +217,11 @@ def _common_files(ctx: RenderContext) -> list[tuple[str, str]]:
             "IPC_LOCK so RDMA can pin memory, and a memory-backed /dev/shm (NCCL's",
             "shared-memory transport fails on the runtime's 64 MB default).",
             gen,
-            "The pod's eth0 carries NCCL's bootstrap sockets.",
+            *_group_note(ctx),
+            "NCCL variables: the rule of nccl/<fabric>.env with the pod's names.",
             f"Source: {sources.NCCL_ENV}",
         ],
-        [(["The pod."], training_pod(ctx))],
+        [(_doc_note(ctx, su, "pod"), training_pod(ctx, su)) for su in pod_groups(ctx)],
     )
     expected = acceptance_busbw(ctx)
     target = (
@@ -206,17 +233,39 @@ def _common_files(ctx: RenderContext) -> list[tuple[str, str]]:
     job = yaml_documents(
         [
             f"nccl-tests acceptance for {ctx.spec.name}: all_reduce_perf at {ACCEPTANCE_SIZE}",
-            "on all",
-            f"{ctx.plan.nodes:,} servers x {ctx.spec.gpus_per_node} GPUs; bus bandwidth {target}",
+            f"on every server x {ctx.spec.gpus_per_node} GPUs; bus bandwidth {target}",
+            *_group_note(ctx),
             gen,
             f"The image ({acceptance_image(ctx)}) is yours to build: OpenMPI + sshd and",
             f"nccl-tests built with MPI=1 in {NCCL_TESTS_PATH} (see README.md).",
             f"Source: {sources.NCCL_TESTS}",
             f"CRD: {sources.MPI_OPERATOR} (manifests/base/kubeflow.org_mpijobs.yaml)",
         ],
-        [(["The acceptance job."], mpijob(ctx))],
+        [(_doc_note(ctx, su, "acceptance job"), mpijob(ctx, su)) for su in pod_groups(ctx)],
     )
     return [("training-pod.yaml", pod), ("nccl-tests-mpijob.yaml", job), ("README.md", readme(ctx))]
+
+
+def _group_note(ctx: RenderContext) -> list[str]:
+    """Header lines: why one object per SU (routed underlay), or one for the cluster."""
+    if not k8s_ipam.routed(ctx):
+        return ["One for the whole cluster: the rail networks span every node (InfiniBand)."]
+    return [
+        "One per SU: each leaf owns its block of a rail, so the SU's pods attach its",
+        "railK-suS networks and select its nodes (nodeSelector fabric-stack/su, written by",
+        "render k8s-topology). An MPIJob has one Worker template, hence one job per SU;",
+        "the floor stays the whole-cluster estimate (UNVERIFIED as a per-SU figure).",
+    ]
+
+
+def _doc_note(ctx: RenderContext, su: int | None, what: str) -> list[str]:
+    where = "the whole cluster" if su is None else f"SU {su}"
+    return [f"The {what} of {where}: {group_servers(ctx, su):,} server(s)."]
+
+
+def no_pod_addresses(ctx: RenderContext) -> str | None:
+    """Why the target does not apply (p2p31 hosts leave pods no address), or None."""
+    return k8s_ipam.no_pod_addresses(ctx)
 
 
 def render(ctx: RenderContext) -> list[Artifact]:
@@ -225,17 +274,21 @@ def render(ctx: RenderContext) -> list[Artifact]:
         raise TargetMismatchError(
             TARGET, f"--k8s-rdma ipoib needs InfiniBand, not {ctx.fabric}", "sriov or host-device"
         )
-    path = (
-        [*sriov_files(ctx), *sriov_ipam_files(ctx)] if ctx.k8s_rdma == "sriov" else netop_files(ctx)
-    )
+    if why := no_pod_addresses(ctx):  # direct callers; the CLI checks applicability first
+        raise TargetMismatchError(
+            TARGET, why, "underlay.host_addressing: leaf-subnet leaves pods addresses"
+        )
+    path = sriov_files(ctx) if ctx.k8s_rdma == "sriov" else netop_files(ctx)
     return [Artifact(TARGET, f"kubernetes/{n}", c) for n, c in [*path, *_common_files(ctx)]]
 
 
 def files(ctx: RenderContext) -> list[str]:
     """The paths :func:`render` writes."""
-    ipam = [p.removeprefix("kubernetes/") for p in k8s_ipam.files(ctx)]
-    sriov = [*SRIOV_FILES, *ipam]
-    path = sriov if ctx.k8s_rdma == "sriov" else ["nic-cluster-policy.yaml", netop_file(ctx)]
+    path = (
+        list(SRIOV_FILES)
+        if ctx.k8s_rdma == "sriov"
+        else ["nic-cluster-policy.yaml", netop_file(ctx)]
+    )
     return [
         f"kubernetes/{n}"
         for n in [*path, "training-pod.yaml", "nccl-tests-mpijob.yaml", "README.md"]

@@ -20,9 +20,9 @@ For full-node training pods that do not need VFs:
 The RDMA subsystem stays in the default shared mode here (the Network Operator does
 not switch it), so a pod sees every HCA of its host: the pod's ``NCCL_IB_HCA``
 names the rail devices exactly (``=mlx5_0,…``) so storage ports are never used.
-IPAM is whereabouts on each rail's planned subnet, as on the SR-IOV path (the
-operator deploys nv-ipam, not whereabouts: install whereabouts yourself, see the
-README).
+IPAM is whereabouts with the same pod networks as the SR-IOV path (:mod:`.k8s_ipam`:
+one per rail per leaf on the routed underlay, one per rail on InfiniBand; the operator
+deploys nv-ipam, not whereabouts: install whereabouts yourself, see the README).
 """
 
 from __future__ import annotations
@@ -32,12 +32,16 @@ from typing import Any
 
 from fabric_stack.artifacts import sources
 from fabric_stack.artifacts._base import GENERATED_BY, RenderContext, netdev_of, yaml_documents
+from fabric_stack.artifacts.k8s_ipam import PodNetwork
 from fabric_stack.artifacts.kubernetes import (
     MELLANOX_VENDOR,
     TARGET,
     WORKLOAD_NAMESPACE,
-    _ipam,
+    ipam_head,
+    network_note,
+    networks_of,
     nic_of,
+    per_what,
     pf_names_note,
     rail_key,
 )
@@ -122,10 +126,10 @@ def nic_cluster_policy(ctx: RenderContext) -> dict[str, Any]:
     }
 
 
-def rail_network(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
-    """The HostDeviceNetwork or IPoIBNetwork of one rail (cluster-scoped; NAD in the workload
-    namespace, named after the rail)."""
-    name, _ = rail_key(ctx, rail)
+def rail_network(ctx: RenderContext, net: PodNetwork) -> dict[str, Any]:
+    """The HostDeviceNetwork or IPoIBNetwork of one pod rail network (cluster-scoped; NAD
+    of the same name in the workload namespace)."""
+    rail = net.rail
     spec: dict[str, Any] = {"networkNamespace": WORKLOAD_NAMESPACE}
     if ctx.k8s_rdma == "ipoib":
         kind = "IPoIBNetwork"
@@ -133,25 +137,26 @@ def rail_network(ctx: RenderContext, rail: RailIntent) -> dict[str, Any]:
     else:
         kind = "HostDeviceNetwork"
         spec["resourceName"] = _hostdev_resource(ctx, rail)
-    spec["ipam"] = json.dumps(_ipam(rail), separators=(",", ":"))
+    spec["ipam"] = json.dumps(net.ipam, separators=(",", ":"))
     return {
         "apiVersion": "mellanox.com/v1alpha1",
         "kind": kind,
-        "metadata": {"name": name},
+        "metadata": {"name": net.name},
         "spec": spec,
     }
 
 
-def netop_pod_networks(ctx: RenderContext) -> tuple[list[str], dict[str, int]]:
-    """(Multus network names, device resources) a full-node pod asks for on this path."""
-    names, resources = [], {}
-    for r in ctx.intent.rails:
-        names.append(rail_key(ctx, r)[0])
-        if ctx.k8s_rdma == "ipoib":
-            resources[f"{RDMA_SHARED_PREFIX}/{rail_key(ctx, r)[1]}"] = 1
-        else:
-            resources[f"{HOSTDEV_PREFIX}/{_hostdev_resource(ctx, r)}"] = 1
-    return names, resources
+def netop_resources(ctx: RenderContext, nets: list[PodNetwork]) -> dict[str, int]:
+    """Device resources a full-node pod attaching ``nets`` asks for on this path."""
+    if ctx.k8s_rdma == "ipoib":
+        return {f"{RDMA_SHARED_PREFIX}/{rail_key(ctx, n.rail)[1]}": 1 for n in nets}
+    return {f"{HOSTDEV_PREFIX}/{_hostdev_resource(ctx, n.rail)}": 1 for n in nets}
+
+
+def pods_per_server(ctx: RenderContext) -> int:
+    """Pods per node one rail network can serve: a whole PF is one pod's (host-device);
+    ``rdmaHcaMax`` pods share an HCA (IPoIB, RDMA shared device plugin)."""
+    return RDMA_HCA_MAX if ctx.k8s_rdma == "ipoib" else 1
 
 
 def netop_files(ctx: RenderContext) -> list[tuple[str, str]]:
@@ -179,24 +184,18 @@ def netop_files(ctx: RenderContext) -> list[tuple[str, str]]:
     kind = "IPoIBNetwork" if mode == "ipoib" else "HostDeviceNetwork"
     networks = yaml_documents(
         [
-            f"{kind} per rail for {ctx.spec.name}: the operator renders a Multus attachment",
-            f"named after the rail in namespace {WORKLOAD_NAMESPACE}.",
+            f"{kind} per {per_what(ctx)} for {ctx.spec.name}: the operator renders a Multus",
+            f"attachment of the same name in namespace {WORKLOAD_NAMESPACE}.",
             gen,
-            f"IPAM: whereabouts on the rail's planned subnet ({sources.WHEREABOUTS}).",
-            *(
-                [
-                    "WARNING: on the routed underlay each leaf owns one block of a rail subnet;",
-                    "per-leaf pod IPAM (rail-ipam.yaml) is rendered for --k8s-rdma sriov only,",
-                    "so these whole-rail ranges need splitting per leaf before use.",
-                ]
-                if ctx.fabric != "infiniband"
-                else []
-            ),
+            *ipam_head(ctx),
             f"CRD: {sources.NETWORK_OPERATOR} (config/crd/bases)",
         ],
         [
-            ([f"{r.name}: {nic_of(ctx, r)}, subnet {r.subnet}"], rail_network(ctx, r))
-            for r in ctx.intent.rails
+            (
+                [f"{nic_of(ctx, n.rail)}:", *network_note(ctx, n, pods_per_server(ctx))],
+                rail_network(ctx, n),
+            )
+            for n in networks_of(ctx)
         ],
     )
     return [("nic-cluster-policy.yaml", policy), (netop_file(ctx), networks)]
@@ -207,4 +206,10 @@ def netop_file(ctx: RenderContext) -> str:
     return "ipoib-networks.yaml" if ctx.k8s_rdma == "ipoib" else "host-device-networks.yaml"
 
 
-__all__ = ["netop_files", "netop_pod_networks", "nic_cluster_policy", "rail_network"]
+__all__ = [
+    "netop_files",
+    "netop_resources",
+    "nic_cluster_policy",
+    "pods_per_server",
+    "rail_network",
+]

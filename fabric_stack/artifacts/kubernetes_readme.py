@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabric_stack.artifacts import sources
+from fabric_stack.artifacts import k8s_ipam, sources
 from fabric_stack.artifacts._base import (
     GENERATED_BY,
     RenderContext,
@@ -15,7 +15,13 @@ from fabric_stack.artifacts.acceptance import (
     acceptance_image,
     pass_floor,
 )
-from fabric_stack.artifacts.kubernetes import OPERATOR_NAMESPACE, TARGET, nic_of
+from fabric_stack.artifacts.kubernetes import (
+    OPERATOR_NAMESPACE,
+    TARGET,
+    networks_of,
+    nic_of,
+)
+from fabric_stack.topology.scheduler_labels import SU
 
 
 def _prereqs(ctx: RenderContext) -> list[str]:
@@ -60,20 +66,55 @@ def _prereqs(ctx: RenderContext) -> list[str]:
 
 
 def _order(ctx: RenderContext) -> list[str]:
+    nets = networks_of(ctx)
+    per = "one per rail per leaf: " if k8s_ipam.routed(ctx) else "one per rail: "
+    names = per + ", ".join(n.name for n in nets[:3]) + (" …" if len(nets) > 3 else "")
+    steps = []
+    if k8s_ipam.routed(ctx):
+        steps.append(
+            "sh ../k8s-topology/labels.sh   # node labels: the pods select their SU by "
+            f"{SU} (render k8s-topology)"
+        )
     if ctx.k8s_rdma == "sriov":
-        steps = [
+        steps += [
             "kubectl apply -f sriov-network-pool-config.yaml   # reboots the selected nodes",
             "kubectl apply -f sriov-node-policies.yaml",
-            "kubectl apply -f sriov-networks.yaml   # OR network-attachment-definitions.yaml",
+            f"kubectl apply -f sriov-networks.yaml   # {names}",
+            "#   (OR network-attachment-definitions.yaml: the same networks as NADs)",
         ]
     else:
         net = "ipoib-networks.yaml" if ctx.k8s_rdma == "ipoib" else "host-device-networks.yaml"
-        steps = ["kubectl apply -f nic-cluster-policy.yaml", f"kubectl apply -f {net}"]
+        steps += ["kubectl apply -f nic-cluster-policy.yaml", f"kubectl apply -f {net}   # {names}"]
+    job = f"{ctx.spec.name}-nccl-acceptance"
+    if k8s_ipam.routed(ctx):
+        job += "-su1"
     return [
         *steps,
         "kubectl apply -f training-pod.yaml    # optional: a pod to poke around in",
         "kubectl apply -f nccl-tests-mpijob.yaml",
-        f"kubectl logs -f job/{ctx.spec.name}-nccl-acceptance-launcher   # exits 1 below target",
+        f"kubectl logs -f job/{job}-launcher   # exits 1 below target",
+    ]
+
+
+def _networks(ctx: RenderContext) -> list[str]:
+    """The pod networks section: how pods get rail addresses without taking a host's."""
+    if not k8s_ipam.routed(ctx):
+        return [
+            "One network per rail over the rail's planned subnet (whereabouts); every pod "
+            "attaches all of them.",
+        ]
+    return [
+        "The routed underlay gives each leaf its own block of every rail subnet, with the "
+        "leaf as gateway. A pod's VF sits behind the same leaf as its server, so it needs an "
+        "address in that leaf's block: there is one network per rail **per leaf** "
+        "(`railK-suS`), whose whereabouts range is the block with the leaf gateway and every "
+        "server's own rail address excluded, and a route to the whole rail subnet via the "
+        "leaf. Whereabouts cannot pick a range by node, so the sample pod and the acceptance "
+        f"MPIJob come **one per SU**: each selects its SU's nodes (`nodeSelector` `{SU}`, "
+        "set by `k8s-topology/labels.sh`) and attaches that SU's networks. Every network's "
+        "allocation was simulated at render time in whereabouts' order (lowest free address "
+        "first) for every VF of every server behind the leaf; no address is a gateway's, a "
+        "host's or another pod's (the file comments give the figures).",
     ]
 
 
@@ -115,6 +156,10 @@ def readme(ctx: RenderContext) -> str:
         "",
         names,
         "",
+        "## Pod networks",
+        "",
+        *_networks(ctx),
+        "",
         "## Apply",
         "",
         "```sh",
@@ -123,7 +168,9 @@ def readme(ctx: RenderContext) -> str:
         "",
         "## Acceptance",
         "",
-        f"`nccl-tests-mpijob.yaml` runs all_reduce_perf on every server: {target}",
+        "`nccl-tests-mpijob.yaml` runs all_reduce_perf on every server"
+        + (" (one MPIJob per SU, on that SU's networks)" if k8s_ipam.routed(ctx) else "")
+        + f": {target}",
         f"Its image `{acceptance_image(ctx)}` is yours to build (OpenMPI, sshd, nccl-tests with "
         "`MPI=1` in /opt/nccl-tests/build), e.g. FROM the NGC PyTorch image.",
         "",

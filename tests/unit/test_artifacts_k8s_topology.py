@@ -33,21 +33,14 @@ from fabric_stack.artifacts import render_artifacts
 from fabric_stack.topology.scheduler import scheduler_view
 from fabric_stack.topology.scheduler_labels import HOSTNAME, LEAF, SPINE, kueue_levels
 from tests.golden_artifacts import context
+from validate.schemas import shared_crds
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "tests" / "data" / "kueue" / "topology.schema.json"
-_CRD_PATH = ("schemas", "crds", "kueue", "config", "components", "crd", "bases")
-# CI: shared/ beside the clone; a git worktree one level deeper (wt/<name>) finds it above.
-SHARED_CRD = next(
-    (
-        p
-        for p in (
-            base.joinpath("shared", *_CRD_PATH, "kueue.x-k8s.io_topologies.yaml")
-            for base in (REPO.parent, REPO.parent.parent)
-        )
-        if p.is_file()
-    ),
-    REPO.parent.joinpath("shared", *_CRD_PATH, "kueue.x-k8s.io_topologies.yaml"),
+# The upstream Kueue CRD, when ../shared/schemas has it (validate.schemas finds the folder
+# beside the clone or above a nested worktree).
+SHARED_CRD = shared_crds().joinpath(
+    "kueue", "config", "components", "crd", "bases", "kueue.x-k8s.io_topologies.yaml"
 )
 
 PLANS: dict[str, dict[str, Any]] = {

@@ -1,4 +1,5 @@
-"""`render kubernetes`: every manifest validated against the real CRD schemas (tests/data/crds)."""
+"""`render kubernetes`: every manifest validated against the upstream CRD schemas in
+../shared/schemas/crds (validate.schemas.shared_crds; SOURCES.md there names each commit)."""
 
 from __future__ import annotations
 
@@ -18,46 +19,29 @@ from fabric_stack.analysis.estimate import estimate_collective, parse_sizes
 from fabric_stack.artifacts import kubernetes, kubernetes_bundle
 from fabric_stack.artifacts._base import RenderContext, TargetMismatchError
 from tests.golden_artifacts import VARIANTS, context, seed_context
+from validate.kube import strict_schema
+from validate.schemas import shared_crds
 
-CRD_DIR = Path(__file__).resolve().parents[1] / "data" / "crds"
+CRD_DIR = shared_crds()
 
+_SRIOV = "sriov-network-operator/config/crd/bases/sriovnetwork.openshift.io_"
+_NETOP = "network-operator/config/crd/bases/mellanox.com_"
 CRD_FILES = {
-    "SriovNetworkNodePolicy": "sriovnetwork.openshift.io_sriovnetworknodepolicies.yaml",
-    "SriovNetwork": "sriovnetwork.openshift.io_sriovnetworks.yaml",
-    "SriovIBNetwork": "sriovnetwork.openshift.io_sriovibnetworks.yaml",
-    "SriovNetworkPoolConfig": "sriovnetwork.openshift.io_sriovnetworkpoolconfigs.yaml",
-    "NetworkAttachmentDefinition": "network-attachment-definitions.k8s.cni.cncf.io.yaml",
-    "NicClusterPolicy": "mellanox.com_nicclusterpolicies.yaml",
-    "HostDeviceNetwork": "mellanox.com_hostdevicenetworks.yaml",
-    "IPoIBNetwork": "mellanox.com_ipoibnetworks.yaml",
-    "MPIJob": "kubeflow.org_mpijobs.yaml",
+    "SriovNetworkNodePolicy": f"{_SRIOV}sriovnetworknodepolicies.yaml",
+    "SriovNetwork": f"{_SRIOV}sriovnetworks.yaml",
+    "SriovIBNetwork": f"{_SRIOV}sriovibnetworks.yaml",
+    "SriovNetworkPoolConfig": f"{_SRIOV}sriovnetworkpoolconfigs.yaml",
+    "NetworkAttachmentDefinition": (
+        "network-attachment-definition-client/artifacts/networks-crd.yaml"
+    ),
+    "NicClusterPolicy": f"{_NETOP}nicclusterpolicies.yaml",
+    "HostDeviceNetwork": f"{_NETOP}hostdevicenetworks.yaml",
+    "IPoIBNetwork": f"{_NETOP}ipoibnetworks.yaml",
+    "MPIJob": "mpi-operator/manifests/base/kubeflow.org_mpijobs.yaml",
 }
 
 DNS_1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 RESOURCE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
-
-
-def _strict(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema with unknown fields rejected wherever properties are listed.
-
-    The API server prunes unknown fields (kubectl --validate=strict rejects them);
-    plain JSON-Schema would silently accept a misspelt key, so close every object
-    that declares its properties.
-    """
-    out = copy.deepcopy(schema)
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if "properties" in node and "additionalProperties" not in node:
-                node["additionalProperties"] = False
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(out)
-    return out
 
 
 @cache
@@ -69,7 +53,7 @@ def validator(kind: str) -> jsonschema.protocols.Validator:
         kind, "v1alpha1" if ".mellanox.com" in crd["metadata"]["name"] else "v1"
     )
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == want]
-    schema = _strict(version["schema"]["openAPIV3Schema"])
+    schema = strict_schema(version["schema"]["openAPIV3Schema"], root=True)  # kubeconform's rules
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
     cls.check_schema(schema)
     return cls(schema)
@@ -160,7 +144,7 @@ def test_network_operator_path_validates_against_its_crds(spec: dict[str, Any], 
     assert sum(k.startswith(prefix) for k in limits) == len(ctx.intent.rails)
     env = {e["name"]: e["value"] for e in pod["spec"]["containers"][0]["env"]}
     # Shared RDMA mode: the pod sees every HCA, so the rail devices are named exactly.
-    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}" for i in range(8))
+    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}:1" for i in range(8))
 
 
 def test_ipoib_is_refused_off_infiniband() -> None:
@@ -204,20 +188,23 @@ def test_one_policy_network_and_attachment_per_rail(variant: str) -> None:
     ctx = seed_context(variant)
     d = docs(ctx)
     rails = ctx.intent.rails
+    is_ib = ctx.fabric == "infiniband"
     policies = d["sriov-node-policies.yaml"]
     networks = d["sriov-networks.yaml"]
     nads = d["network-attachment-definitions.yaml"]
-    assert len(policies) == len(networks) == len(nads) == len(rails) == 8
-    is_ib = ctx.fabric == "infiniband"
+    assert len(policies) == len(rails) == 8
+    pod_nets = kubernetes.networks_of(ctx)  # per rail (IB) or per rail per leaf (routed)
+    sus = 1 if is_ib else len({n.su for n in pod_nets})
+    assert len(networks) == len(nads) == len(pod_nets) == 8 * sus
     # A DGX H100's PF netdevs from its user guide (rail order); otherwise the per-rail names.
     pfs = (
         ["ibp24s0", "ibp64s0", "ibp79s0", "ibp94s0", "ibp154s0", "ibp192s0", "ibp206s0", "ibp220s0"]
         if variant == "dgx-h100"
         else [f"rail{r}" for r in range(1, 9)]
     )
-    for rail, pol, net, nad in zip(rails, policies, networks, nads, strict=True):
+    for rail, pol in zip(rails, policies, strict=True):
         name = f"rail{rail.rail}"
-        assert pol["metadata"]["name"] == net["metadata"]["name"] == nad["metadata"]["name"] == name
+        assert pol["metadata"]["name"] == name
         spec = pol["spec"]
         assert spec["resourceName"] == name and RESOURCE_NAME.match(spec["resourceName"])
         assert spec["isRdma"] is True
@@ -226,11 +213,14 @@ def test_one_policy_network_and_attachment_per_rail(variant: str) -> None:
         assert spec["numVfs"] == ctx.spec.gpus_per_node
         assert spec["nicSelector"]["pfNames"] == [f"{pfs[rail.rail - 1]}#0-{spec['numVfs'] - 1}"]
         assert ("mtu" in spec) is (not is_ib)
+    for pn, net, nad in zip(pod_nets, networks, nads, strict=True):
+        name, res = pn.name, f"rail{pn.rail.rail}"
+        assert net["metadata"]["name"] == nad["metadata"]["name"] == name
         assert net["kind"] == ("SriovIBNetwork" if is_ib else "SriovNetwork")
-        assert net["spec"]["resourceName"] == name
-        assert json.loads(net["spec"]["ipam"]) == {"type": "whereabouts", "range": rail.subnet}
+        assert net["spec"]["resourceName"] == res
+        assert json.loads(net["spec"]["ipam"]) == pn.ipam
         annot = nad["metadata"]["annotations"]["k8s.v1.cni.cncf.io/resourceName"]
-        assert annot == f"{kubernetes.RESOURCE_PREFIX}/{name}"
+        assert annot == f"{kubernetes.RESOURCE_PREFIX}/{res}"
         conflist = json.loads(nad["spec"]["config"])
         assert conflist["name"] == name
         cni, meta = conflist["plugins"]
@@ -241,9 +231,12 @@ def test_one_policy_network_and_attachment_per_rail(variant: str) -> None:
         if is_ib:
             assert json.loads(net["spec"]["capabilities"]) == {"infinibandGUID": True}
             assert cni["capabilities"] == {"infinibandGUID": True}
-        assert cni["ipam"]["range"] == rail.subnet
-        # The planned subnet is a real network, distinct per rail.
-        assert ipaddress.ip_network(cni["ipam"]["range"]).num_addresses >= rail.nics
+            assert cni["ipam"]["range"] == pn.rail.subnet
+        else:  # the leaf's block of the rail subnet
+            assert ipaddress.ip_network(cni["ipam"]["range"]).subnet_of(
+                ipaddress.ip_network(pn.rail.subnet)
+            )
+        assert ipaddress.ip_network(cni["ipam"]["range"]).num_addresses >= pn.servers
     ranges = [json.loads(n["spec"]["config"])["plugins"][0]["ipam"]["range"] for n in nads]
     (pool,) = d["sriov-network-pool-config.yaml"]
     assert pool["spec"]["rdmaMode"] == "exclusive"
@@ -278,7 +271,14 @@ def test_dual_plane_names_stay_valid() -> None:
 def test_non_default_pkey_reaches_the_ib_network() -> None:
     ctx = context({"networks": {"compute": {"pkey": "0x8011"}}})
     d = docs(ctx)
-    assert {n["spec"]["pkey"] for n in d["sriov-networks.yaml"]} == {"0x8011"}
+    # The upstream SriovIBNetwork has no pkey field: the file says to use the NADs instead.
+    assert all("pkey" not in n["spec"] for n in d["sriov-networks.yaml"])
+    net_file = next(
+        a for a in kubernetes_bundle.render(ctx) if a.path.endswith("/sriov-networks.yaml")
+    )
+    assert (
+        "WARNING" in net_file.content and "network-attachment-definitions.yaml" in net_file.content
+    )
     assert {
         json.loads(n["spec"]["config"])["plugins"][0]["pkey"]
         for n in d["network-attachment-definitions.yaml"]
@@ -291,10 +291,11 @@ def test_non_default_pkey_reaches_the_ib_network() -> None:
 def test_training_pod_asks_for_every_rail(variant: str) -> None:
     ctx = seed_context(variant)
     d = docs(ctx)
-    (pod,) = d["training-pod.yaml"]
+    pod = d["training-pod.yaml"][0]  # one per SU on the routed underlay
     assert pod["apiVersion"] == "v1" and pod["kind"] == "Pod"
     assert DNS_1123.match(pod["metadata"]["name"])
-    nads = [n["metadata"]["name"] for n in d["network-attachment-definitions.yaml"]]
+    first_su = kubernetes.networks_of(ctx)[0].su
+    nads = [n.name for n in kubernetes.networks_of(ctx) if n.su == first_su]
     assert pod["metadata"]["annotations"]["k8s.v1.cni.cncf.io/networks"].split(",") == nads
     assert (
         pod["metadata"]["namespace"]
@@ -323,18 +324,26 @@ def test_training_pod_asks_for_every_rail(variant: str) -> None:
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_acceptance_job_expects_the_plans_bus_bandwidth(variant: str) -> None:
     ctx = seed_context(variant)
-    (job,) = docs(ctx)["nccl-tests-mpijob.yaml"]
+    job = docs(ctx)["nccl-tests-mpijob.yaml"][0]  # one per SU on the routed underlay
+    servers = kubernetes_bundle.group_servers(ctx, kubernetes.networks_of(ctx)[0].su)
     est = estimate_collective(ctx.topo, "all_reduce", parse_sizes("8G"))
     expected = est.points[-1].busbw_gbs
     assert job["metadata"]["annotations"]["fabric-stack/expected-busbw-gbs"] == f"{expected:g}"
     spec = job["spec"]
     worker = spec["mpiReplicaSpecs"]["Worker"]
-    assert worker["replicas"] == ctx.plan.nodes
+    assert worker["replicas"] == servers
+    assert (
+        sum(
+            j["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
+            for j in docs(ctx)["nccl-tests-mpijob.yaml"]
+        )
+        == ctx.plan.nodes
+    )
     assert spec["slotsPerWorker"] == ctx.spec.gpus_per_node
     script = spec["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"][2]
-    assert f"-np {ctx.plan.nodes * ctx.spec.gpus_per_node} " in script
+    assert f"-np {servers * ctx.spec.gpus_per_node} " in script
     assert f"(got + 0 >= {round(expected * 0.9, 1):g})" in script
-    (pod,) = docs(ctx)["training-pod.yaml"]
+    pod = docs(ctx)["training-pod.yaml"][0]
     # Workers ask for what the sample pod asks for (every rail, every GPU, /dev/shm).
     assert worker["template"]["spec"]["volumes"] == pod["spec"]["volumes"]
     assert (

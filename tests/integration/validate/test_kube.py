@@ -1,0 +1,59 @@
+"""Family ``kubernetes``: kubeconform -strict accepts roce-128's manifests as rendered and
+rejects planted defects with its own message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.integration.validate.conftest import judge, rendered, require
+from validate.kube import KUBERNETES
+
+pytestmark = pytest.mark.validate
+
+
+def _plant(path: Path, kind: str, edit: object) -> None:
+    """Apply ``edit`` (a callable on the document) to the first ``kind`` document."""
+    docs = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d is not None]
+    doc = next(d for d in docs if d["kind"] == kind)
+    assert callable(edit)
+    edit(doc)
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=False), encoding="utf-8")
+
+
+def test_roce_128_manifests_are_accepted(tmp_path: Path) -> None:
+    require(KUBERNETES)
+    root = rendered(tmp_path, "roce-128")
+    assert judge(KUBERNETES, root) == []
+
+
+def test_unknown_field_in_a_sriov_network_is_rejected(tmp_path: Path) -> None:
+    require(KUBERNETES)
+    root = rendered(tmp_path, "roce-128")
+    rel = "kubernetes/sriov-networks.yaml"
+    _plant(root / rel, "SriovNetwork", lambda d: d["spec"].update(rdmaMode="exclusive"))
+    (problem,) = judge(KUBERNETES, root, rel)
+    assert problem.file == rel
+    # kubeconform's own words (santhosh-tekuri/jsonschema via -strict's additionalProperties).
+    assert "additional properties 'rdmaMode' not allowed" in problem.message
+
+
+def test_wrong_type_in_an_mpijob_is_rejected(tmp_path: Path) -> None:
+    require(KUBERNETES)
+    root = rendered(tmp_path, "roce-128")
+    rel = "kubernetes/nccl-tests-mpijob.yaml"
+    _plant(root / rel, "MPIJob", lambda d: d["spec"].update(slotsPerWorker="eight"))
+    (problem,) = judge(KUBERNETES, root, rel)
+    assert "MPIJob" in problem.message and "slotsPerWorker" in problem.message
+    assert "got string, want integer" in problem.message
+
+
+def test_unknown_field_in_a_core_pod_is_rejected(tmp_path: Path) -> None:
+    require(KUBERNETES)
+    root = rendered(tmp_path, "roce-128")
+    rel = "kubernetes/training-pod.yaml"
+    _plant(root / rel, "Pod", lambda d: d["spec"].update(restartPolcy="Never"))
+    (problem,) = judge(KUBERNETES, root, rel)
+    assert "restartPolcy" in problem.message
