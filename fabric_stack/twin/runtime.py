@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
+from fabric_stack.files.outputs import write_file
 from fabric_stack.twin.model import PREFIX, STATE_FILE, Process, TwinState
 from fabric_stack.twin.wiring import TwinError, TwinFailure
 
@@ -89,10 +90,8 @@ def need_state(directory: Path) -> TwinState:
 
 def save_state(directory: Path, state: TwinState) -> None:
     """Write the state file atomically (a crash leaves the old or the new one, never half)."""
-    path = state_path(directory)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(state.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    # The output layer: staged beside it and renamed, never written through a symlink.
+    write_file(state_path(directory), state.model_dump_json(indent=2) + "\n")
 
 
 # --------------------------------------------------------------------------- commands
