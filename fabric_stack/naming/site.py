@@ -81,7 +81,7 @@ def _check_bounds(role: str, template: str, parts: list[Any]) -> None:
         if "{" in spec or "}" in spec:
             raise ValueError(f"{role}: {{{field}:{spec[:20]}}}: nested fields are not supported")
         for digits in re.findall(r"\d+", spec):
-            if len(digits) > 2 or int(digits) > MAX_FORMAT_NUMBER:
+            if len(digits.lstrip("0")) > 2 or int(digits) > MAX_FORMAT_NUMBER:
                 raise ValueError(
                     f"{role}: {{{field}:{spec[:20]}}}: {digits[:20]} is too large for a width "
                     f"or precision (at most {MAX_FORMAT_NUMBER}: a host name has at most 63 "
