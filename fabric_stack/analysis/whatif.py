@@ -406,28 +406,33 @@ def _candidates(index: FabricIndex, scope: str) -> list[tuple[Failure, int]]:
         out += [(Failure(device=d.name), 1) for d in index.topo.switches("leaf", "spine", "core")]
     if scope in ("link", "all"):
         groups: dict[tuple[object, ...], list[Link]] = defaultdict(list)
+        pods = _pod_supplies(index)
         for link in index.links:
             if link.role == "node_leaf":
                 continue
-            groups[_link_class(index, link)].append(link)
+            groups[_link_class(index, link, pods)].append(link)
         for members in groups.values():
             first = members[0]
             out.append((Failure(device=first.a_device, port=first.a_port), len(members)))
     return out
 
 
-def _link_class(index: FabricIndex, link: Link) -> tuple[object, ...]:
+def _pod_supplies(index: FabricIndex) -> dict[tuple[int, int], tuple[tuple[int, int], ...]]:
+    """(plane, pod) → the sorted NIC supplies of its leaves: computed once, not per cable
+    (per cable it was cables × leaves, a quarter of a minute at 32,768 GPUs)."""
+    out: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+    for d in index.topo.switches("leaf"):
+        out[(d.plane, d.pod)].append(index.healthy_supply.get(d.plane, {}).get(d.name, (0, 0)))
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _link_class(
+    index: FabricIndex, link: Link, pods: dict[tuple[int, int], tuple[tuple[int, int], ...]]
+) -> tuple[object, ...]:
     supply = index.healthy_supply[link.plane]
     if link.role == "leaf_spine":
         return (link.role, link.plane, link.pod, supply.get(link.a_device, (0, 0)))
-    pod_leaves = tuple(
-        sorted(
-            supply.get(d.name, (0, 0))
-            for d in index.topo.switches("leaf")
-            if d.plane == link.plane and d.pod == link.pod
-        )
-    )
-    return (link.role, link.plane, link.pod, pod_leaves)
+    return (link.role, link.plane, link.pod, pods.get((link.plane, link.pod), ()))
 
 
 def switch_classes(index: FabricIndex) -> dict[str, int]:
