@@ -6,6 +6,8 @@ Exhaustive on small fabrics: each switch failed alone through :func:`analyze_fai
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fabric_stack.analysis.whatif import (
@@ -15,6 +17,7 @@ from fabric_stack.analysis.whatif import (
     n_minus_1,
     switch_classes,
 )
+from tests.contract import run_checked
 from tests.unit.test_whatif import SPECS, topo_of
 
 
@@ -50,3 +53,10 @@ def test_failures_already_applied_measure_every_switch() -> None:
     for row in n_minus_1(index, "switch", dead)[:40]:
         alone = analyze_failures(topo, [Failure(device="spine-01"), Failure(device=row.target)])
         assert row.bisection_tbps == round(alone.bisection_tbps.after, 6), row.target
+
+
+def test_max_seconds_bounds_n_minus_1_in_one_line(tmp_path: Path) -> None:
+    run = run_checked(["whatif", "--n-minus-1", "all", "--max-seconds", "0.000001"], tmp_path)
+    assert run.code == 2, run.stderr
+    assert run.stderr.startswith("error: --n-minus-1 all: stopped at --max-seconds 1e-06 after ")
+    assert "failures (raise --max-seconds" in run.stderr
