@@ -22,6 +22,8 @@ from typing import Any
 
 CASES: dict[str, tuple[int, float]] = {
     "n-minus-1-switch-4096": (4096, 20.0),
+    "n-minus-1-all-16384": (16384, 60.0),
+    "n-minus-1-all-32768": (32768, 120.0),
     "whatif-32768": (32768, 5.0),
     "estimate-32768": (32768, 1.0),
 }
@@ -47,7 +49,8 @@ def run_one(name: str) -> dict[str, Any]:
     index = FabricIndex(topo)
     extra: dict[str, Any] = {}
     if name.startswith("n-minus-1"):
-        r = analyze_failures(topo, [], n_minus_1_scope="switch", index=index)
+        scope = "all" if name.startswith("n-minus-1-all") else "switch"
+        r = analyze_failures(topo, [], n_minus_1_scope=scope, index=index)
         extra = {"failures_ranked": len(r.n_minus_1), "worst": r.n_minus_1[0].target}
         stages["n_minus_1"] = time.perf_counter() - t
     elif name.startswith("whatif"):

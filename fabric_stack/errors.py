@@ -74,6 +74,11 @@ class EngineError(FabricStackError):
     """The Pulumi engine is missing, the wrong version, or a stack operation failed."""
 
 
+class BudgetError(FabricStackError):
+    """A long computation reached the bound it was given (``--max-seconds``): names the
+    bound, how far it got and what to change."""
+
+
 class OutputFileError(FabricStackError):
     """A file fabric-stack was asked to write cannot be written (nothing was written)."""
 

@@ -38,6 +38,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -153,15 +154,36 @@ class Estimate(BaseModel):
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
+MAX_SIZE_BYTES = 1 << 40
+"""Largest message size accepted (1T: nccl-tests sweeps stop far below)."""
+
+MAX_SIZES = 64
+"""Most message sizes in one ``--sizes`` (a sweep from 1 byte to 1T in powers of two is 41)."""
+
+_SIZE = re.compile(r"([0-9]{1,16})([KMGT]?)", re.ASCII)
+
+
 def parse_sizes(text: str) -> list[int]:
-    """``"1M,16M,1G"`` → bytes (binary units, as nccl-tests' ``-b``/``-e``)."""
+    """``"1M,16M,1G"`` → bytes (binary units, as nccl-tests' ``-b``/``-e``).
+
+    ASCII digits only (``str.isdigit`` accepts ``²``, which ``int`` then refuses) and
+    bounded before converting: at most 16 digits, :data:`MAX_SIZE_BYTES` and
+    :data:`MAX_SIZES` sizes, so 5,000 digits is one line, not a traceback.
+    """
+    items = text.split(",", MAX_SIZES)
+    if len(items) > MAX_SIZES:
+        raise SpecError("--sizes", f"more than {MAX_SIZES} sizes", "e.g. 1M,16M,256M,1G")
     out = []
-    for raw in text.split(","):
+    for raw in items:
         item = raw.strip().upper().removesuffix("B")
-        num, unit = item.rstrip("KMGT"), item[len(item.rstrip("KMGT")) :]
-        if not num.isdigit() or len(unit) > 1 or int(num) <= 0:
-            raise SpecError("--sizes", f"{raw.strip()!r} is not a size", "e.g. 1M,16M,256M,1G")
-        out.append(int(num) * _UNITS[unit])
+        m = _SIZE.fullmatch(item)
+        if m is None or int(m.group(1)) <= 0:
+            shown = raw.strip()[:40] + ("…" if len(raw.strip()) > 40 else "")
+            raise SpecError("--sizes", f"{shown!r} is not a size", "e.g. 1M,16M,256M,1G")
+        size = int(m.group(1)) * _UNITS[m.group(2)]
+        if size > MAX_SIZE_BYTES:
+            raise SpecError("--sizes", f"{raw.strip()[:40]!r} is larger than 1T", "e.g. 1G,16G")
+        out.append(size)
     return sorted(set(out))
 
 

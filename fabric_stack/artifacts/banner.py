@@ -9,7 +9,8 @@ the policy rejected.
 Comment syntax per file type (:func:`banner_style`):
 
 * ``#`` for YAML, shell (after the ``#!`` line, which must stay first), OpenSM
-  and partition files, the node-name map, ``.env``, ``.topo`` and IBNL files;
+  and partition files (``partitions.conf.user_ext`` too), the node-name map,
+  ``.env``, ``.topo`` and IBNL files;
 * ``!`` for FRR configuration (FRR's own comment character, as its files use);
 * HTML: a comment right after ``<!DOCTYPE html>`` and a visible red box at the
   top of ``<main>`` (a reviewer reads the page, not its source);
@@ -36,8 +37,9 @@ from fabric_stack.policy import Violation
 HASH_SUFFIXES = (".yaml", ".yml", ".sh", ".conf", ".env", ".topo", ".ibnl", ".csv", ".cfg")
 """File suffixes whose comments start with ``#``."""
 
-HASH_NAMES = ("ib-node-name-map",)
-"""Files without a suffix that take ``#`` comments."""
+HASH_NAMES = ("ib-node-name-map", "partitions.conf.user_ext")
+"""Files whose suffix says nothing that take ``#`` comments (OpenSM reads the user_ext
+partitions file with the partitions.conf syntax, ``#`` comments included)."""
 
 
 class BannerError(RuntimeError):

@@ -6,12 +6,15 @@ Each command lives in its own module; this package only assembles the group.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 import click
 
 from fabric_stack import __version__
+from fabric_stack.cli import signals
 from fabric_stack.cli.params import OneLineUsageError, one_line_usage
+from fabric_stack.files import outputs
 
 # (module, attribute) of every command, in --help order. Modules are imported
 # lazily so `fabric-stack size` does not pay for Pulumi or networkx imports.
@@ -78,13 +81,19 @@ class LazyGroup(click.Group):
             raise one_line_usage(exc) from None
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; usage errors of every subcommand are one line."""
-        try:
-            return super().invoke(ctx)
-        except OneLineUsageError:
-            raise
-        except click.UsageError as exc:
-            raise one_line_usage(exc) from None
+        """Run the command; usage errors of every subcommand are one line, and SIGINT or
+        SIGTERM ends it with one line and exit 130/143 (see cli/signals.py)."""
+        since = len(outputs.WRITTEN)
+        with signals.handled():
+            try:
+                return super().invoke(ctx)
+            except OneLineUsageError:
+                raise
+            except click.UsageError as exc:
+                raise one_line_usage(exc) from None
+            except signals.Interrupted as exc:
+                click.echo(signals.summary(since), err=True)
+                sys.exit(exc.exit_code)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]

@@ -4,18 +4,20 @@ A real browser engine lays out the same self-contained HTML a reviewer opens, so
 PDF and the page agree. Debian's ``chromium`` package provides it
 (``scripts/pdf-deps.sh`` installs it; CI runs that script). ``--no-sandbox`` because
 Chromium refuses to run its sandbox as root, which CI containers are; the page has
-no scripts and loads nothing from outside.
+no scripts and loads nothing from outside. Chromium prints into its own temporary
+directory; the PDF then goes through the output layer like every file (atomic, never
+through a symlink at the target, no staging file left by a signal).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 from fabric_stack.errors import SpecError
+from fabric_stack.files.outputs import write_file
 
 PDF_TIMEOUT_S = 180
 """Seconds Chromium may take to print (the 32k-GPU report is a few MB of HTML)."""
@@ -36,8 +38,8 @@ def print_pdf(html: Path) -> Path:
             "run scripts/pdf-deps.sh (apt-get install chromium)",
         )
     pdf = html.with_suffix(".pdf")
-    tmp = pdf.with_name(f".{pdf.name}.tmp")
     with tempfile.TemporaryDirectory(prefix="fabric-stack-pdf-") as profile:
+        tmp = Path(profile) / "print.pdf"
         cmd = [
             exe,
             "--headless",
@@ -52,14 +54,12 @@ def print_pdf(html: Path) -> Path:
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=PDF_TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired:
-            tmp.unlink(missing_ok=True)
             raise SpecError("--pdf", f"chromium did not finish in {PDF_TIMEOUT_S} s") from None
-    if proc.returncode != 0 or not tmp.exists() or tmp.read_bytes()[:4] != b"%PDF":
-        tmp.unlink(missing_ok=True)
+        data = tmp.read_bytes() if tmp.is_file() else b""
+    if proc.returncode != 0 or data[:4] != b"%PDF":
         tail = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         raise SpecError("--pdf", f"chromium failed (exit {proc.returncode}): {tail[0][:200]}")
-    os.replace(tmp, pdf)
-    return pdf
+    return write_file(pdf, data)
 
 
 __all__ = ["chromium", "print_pdf"]

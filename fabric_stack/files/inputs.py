@@ -132,6 +132,38 @@ def read_text(path: str | Path, limit: int = MAX_DATA_BYTES) -> str:
     return decode_text(read_bytes(path, limit), path)
 
 
+MAX_SECRET_BYTES = 64 << 10
+"""Token and password files: a real one is one short line."""
+
+
+def read_secret(path: str | Path, what: str) -> str:
+    """The one line of a token or password file (``what`` names the option in errors).
+
+    The same layer as every file (a regular file, at most :data:`MAX_SECRET_BYTES`,
+    UTF-8), then exactly one non-empty line of printable ASCII: a header or a URL
+    carries nothing else, and a second line is a sign of the wrong file. Errors name
+    the file and what is wrong, never a byte of its content.
+    """
+    try:
+        text = read_text(path, MAX_SECRET_BYTES)
+    except InputFileError as exc:
+        raise InputFileError(f"{what} {path}", exc.problem, exc.where) from None
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise InputFileError(f"{what} {path}", "the file is empty (expected one line: the secret)")
+    if len(lines) > 1:
+        raise InputFileError(
+            f"{what} {path}", f"{len(lines)} lines (expected one line: the secret, nothing else)"
+        )
+    bad = next((i for i, ch in enumerate(lines[0]) if not " " <= ch <= "~"), None)
+    if bad is not None:
+        raise InputFileError(
+            f"{what} {path}",
+            f"character {bad + 1} of the secret is not printable ASCII (a token is ASCII)",
+        )
+    return lines[0]
+
+
 # -- YAML ----------------------------------------------------------------------------
 
 
@@ -364,6 +396,7 @@ __all__ = [
     "MAX_DATA_BYTES",
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
+    "MAX_SECRET_BYTES",
     "SafeYamlLoader",
     "check_depth",
     "csv_problem",
@@ -375,5 +408,6 @@ __all__ = [
     "parse_json",
     "parse_yaml",
     "read_bytes",
+    "read_secret",
     "read_text",
 ]

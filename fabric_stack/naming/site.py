@@ -61,13 +61,45 @@ def check_label(name: str) -> str | None:
     return f"{name[:70]!r} is not a valid host name ({LABEL_TEXT})"
 
 
+MAX_TEMPLATE_CHARS = 200
+"""Longest template accepted: a name is at most 63 characters, its template a few more."""
+
+MAX_FORMAT_NUMBER = 63
+"""Largest width or precision in a template field: more could never give a host name."""
+
+
+def _check_bounds(role: str, template: str, parts: list[Any]) -> None:
+    """Refuse sizes before anything is formatted: ``{index:0999999999d}`` would build a
+    gigabyte string just to find it is not a host name (issue 35: 12.7 GB)."""
+    if len(template) > MAX_TEMPLATE_CHARS:
+        raise ValueError(
+            f"{role}: template of {len(template):,} characters (at most {MAX_TEMPLATE_CHARS})"
+        )
+    for _, field, spec, _conv in parts:
+        if field is None or not spec:
+            continue
+        if "{" in spec or "}" in spec:
+            raise ValueError(f"{role}: {{{field}:{spec[:20]}}}: nested fields are not supported")
+        for digits in re.findall(r"\d+", spec):
+            if len(digits.lstrip("0")) > 2 or int(digits) > MAX_FORMAT_NUMBER:
+                raise ValueError(
+                    f"{role}: {{{field}:{spec[:20]}}}: {digits[:20]} is too large for a width "
+                    f"or precision (at most {MAX_FORMAT_NUMBER}: a host name has at most 63 "
+                    "characters)"
+                )
+
+
 def check_template(role: str, template: str) -> None:
-    """Raise ValueError ``<role>: …`` for an unknown field or a bad format."""
+    """Raise ValueError ``<role>: …`` for an unknown field, a bad format or a size that
+    could never be a host name (checked before formatting)."""
     allowed = TEMPLATE_FIELDS[role]
+    if len(template) > MAX_TEMPLATE_CHARS:  # before parsing: parse is linear, but why pay
+        _check_bounds(role, template, [])
     try:
         parts = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise ValueError(f"{role}: {template!r}: {exc}") from None
+        raise ValueError(f"{role}: {template[:80]!r}: {exc}") from None
+    _check_bounds(role, template, parts)
     literal = "".join(p[0] for p in parts)
     if literal != literal.lower() or re.search(r"[^a-z0-9-]", literal):
         raise ValueError(

@@ -107,6 +107,11 @@ class Process(_Frozen):
     pid: int = Field(description="Process id.")
     start_ticks: int = Field(description="/proc/PID/stat start time: guards against PID reuse.")
     netns: str = Field(description="The twin namespace it runs in.")
+    command: str = Field(
+        default="",
+        description="Program name (argv[0]'s base name): checked against /proc/PID/cmdline "
+        "before the process is signalled (empty in state files older than issue 35).",
+    )
 
 
 class TwinState(_Frozen):

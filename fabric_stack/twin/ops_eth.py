@@ -138,12 +138,16 @@ def start_lldpds(state: TwinState, devices: list[str]) -> list[Process]:
     out = []
     for device, pidfile in pidfiles.items():
         pid = int(pidfile.read_text().strip())
+        ticks = start_ticks(pid)
+        if ticks is None:  # 0 is refused by the state check: never record a guess
+            raise TwinFailure(f"lldpd on {device} exited right after it started")
         out.append(
             Process(
                 name=f"lldpd {device}",
                 pid=pid,
-                start_ticks=start_ticks(pid) or 0,
+                start_ticks=ticks,
                 netns=_ns(state, device),
+                command="lldpd",
             )
         )
     return out

@@ -4,16 +4,22 @@ Every object is recorded in the state file *before* it is made (write-ahead),
 so ``twin down`` finds it after a crash or a kill of ``up`` half-way. Every
 process the twin starts runs inside one of its own network namespaces, so
 ``ip netns pids`` finds even a daemon whose PID was never written down; PIDs
-that are recorded carry their start time, so a reused PID is never killed.
-Every wait is bounded in time and in count.
+that are recorded carry their start time and program name, so a reused PID is
+never killed. Every wait is bounded in time and in count.
+
+The state file is input like any other (the twin runs as root, so a tampered one must
+not steer it): :func:`load_state` reads it through the input layer (size, UTF-8, JSON
+depth) and :func:`check_state` refuses, in one line naming the file and the field,
+any path that resolves outside the twin directory, a namespace or runtime directory
+not of this twin, and a process without a real start time, before anything runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -23,7 +29,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
+from fabric_stack.files.inputs import MAX_CONFIG_BYTES, parse_json, read_text
+from fabric_stack.files.outputs import write_file
 from fabric_stack.twin.model import PREFIX, STATE_FILE, Process, TwinState
 from fabric_stack.twin.wiring import TwinError, TwinFailure
 
@@ -68,10 +75,70 @@ def load_state(directory: Path) -> TwinState | None:
         return None
     text = read_text(path, MAX_CONFIG_BYTES)  # the input layer: bounded, UTF-8, one-line errors
     try:
-        return TwinState.model_validate(json.loads(text))
-    except (ValueError, ValidationError) as exc:
-        first = str(exc).splitlines()[0]
-        raise TwinError(f"{path}: not a twin state file ({first})") from None
+        doc = parse_json(text, path)  # bounded depth and integer length, one-line errors
+    except ValueError as exc:  # JSON syntax: parse_json leaves it to the caller
+        raise TwinError(f"{path}: not a twin state file ({exc})") from None
+    try:
+        state = TwinState.model_validate(doc)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "$"
+        raise TwinError(f"{path}: not a twin state file ({where}: {err['msg']})") from None
+    check_state(directory, state)
+    return state
+
+
+_TAG = re.compile(r"[0-9a-f]{6}")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
+
+
+def _refuse(directory: Path, field: str, problem: str) -> TwinError:
+    return TwinError(
+        f"{state_path(directory)}: {field}: {problem} (the state file was edited or is "
+        "not this twin's; nothing was done)"
+    )
+
+
+def check_state(directory: Path, state: TwinState) -> None:
+    """Refuse a state file that names anything outside this twin (one line: file, field).
+
+    The twin runs as root and ``down`` deletes every path and stops every process
+    the file names, so each is checked first: paths resolve strictly inside
+    ``directory``; the tag is ``directory``'s; namespaces and the runtime directory
+    carry that tag; each process has a real start time (0 matched any process
+    before) and runs in one of those namespaces.
+    """
+    root = directory.resolve()
+    if not _TAG.fullmatch(state.tag) or state.tag != twin_tag(root):
+        raise _refuse(directory, "tag", f"{state.tag!r} is not the tag of {root}")
+    prefix = f"{PREFIX}{state.tag}-"
+    for i, ns in enumerate(state.namespaces):
+        if not (_NAME.fullmatch(ns) and ns.startswith(prefix)):
+            raise _refuse(directory, f"namespaces[{i}]", f"{ns!r} is not a {prefix}… namespace")
+    if state.runtime_dir != str(RUN_ROOT / f"{PREFIX}{state.tag}"):
+        raise _refuse(directory, "runtime_dir", f"{state.runtime_dir!r} is not /run/{prefix[:-1]}")
+    for i, rel in enumerate(state.paths):
+        _check_path(directory, root, f"paths[{i}]", rel)
+    for i, p in enumerate(state.processes):
+        field = f"processes[{i}]"
+        if p.pid <= 1:
+            raise _refuse(directory, f"{field}.pid", f"{p.pid} is not a process the twin started")
+        if p.start_ticks <= 0:
+            raise _refuse(directory, f"{field}.start_ticks", f"{p.start_ticks} is not a start time")
+        if p.netns not in state.namespaces:
+            raise _refuse(directory, f"{field}.netns", f"{p.netns!r} is not one of its namespaces")
+
+
+def _check_path(directory: Path, root: Path, field: str, rel: str) -> None:
+    """``rel`` names a file or directory strictly inside ``root``, after resolving links."""
+    if not rel or "\x00" in rel or Path(rel).is_absolute():
+        raise _refuse(directory, field, f"{rel!r} is not a path relative to the twin directory")
+    try:
+        resolved = (root / rel).resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        raise _refuse(directory, field, f"{rel!r} cannot be resolved") from None
+    if resolved == root or not resolved.is_relative_to(root):
+        raise _refuse(directory, field, f"{rel!r} resolves to {resolved}, outside {root}")
 
 
 def need_state(directory: Path) -> TwinState:
@@ -89,10 +156,8 @@ def need_state(directory: Path) -> TwinState:
 
 def save_state(directory: Path, state: TwinState) -> None:
     """Write the state file atomically (a crash leaves the old or the new one, never half)."""
-    path = state_path(directory)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(state.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    # The output layer: staged beside it and renamed, never written through a symlink.
+    write_file(state_path(directory), state.model_dump_json(indent=2) + "\n")
 
 
 # --------------------------------------------------------------------------- commands
@@ -166,19 +231,41 @@ def spawn(
             )
         except FileNotFoundError:
             raise TwinFailure(f"{argv[0]} is not installed (run `make twin-deps`)") from None
-    ticks = start_ticks(proc.pid) or 0
-    return Process(name=name, pid=proc.pid, start_ticks=ticks, netns=netns)
+    ticks = start_ticks(proc.pid)  # a child not yet reaped: /proc/PID exists even if it exited
+    if ticks is None:
+        raise TwinFailure(f"{name}: exited before its start time could be recorded")
+    return Process(
+        name=name, pid=proc.pid, start_ticks=ticks, netns=netns, command=Path(argv[0]).name
+    )
+
+
+def command_line(pid: int) -> str | None:
+    """``pid``'s command line (/proc/PID/cmdline, arguments joined by spaces), or None."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")
 
 
 def alive(p: Process) -> bool:
-    """Whether the recorded process still runs (same PID *and* same start time)."""
+    """Whether the recorded process still runs: same PID, same start time, same program.
+
+    A start time of 0 never matches (it once matched any process, so a tampered state
+    file could name any PID); the program name is checked when the state recorded it.
+    """
     ticks = start_ticks(p.pid)
-    if ticks is None:
+    if ticks is None or p.start_ticks <= 0:
         return False
     with contextlib.suppress(ChildProcessError, OSError):
         os.waitpid(p.pid, os.WNOHANG)  # reap it if it is our exited child
     ticks = start_ticks(p.pid)
-    if ticks is None or (p.start_ticks and ticks != p.start_ticks):
+    if ticks is None or ticks != p.start_ticks:
+        return False
+    # "in", not "==": daemons retitle themselves (lldpd shows "lldpd: monitor."), and right
+    # after spawn the process may still be the `ip netns exec … PROGRAM` that execs it.
+    line = command_line(p.pid)
+    if p.command and line is not None and p.command not in line:
         return False
     try:
         return "Z" not in Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -276,8 +363,13 @@ def delete_namespaces(names: Iterable[str]) -> int:
 
 def remove_paths(directory: Path, paths: Iterable[str], runtime_dir: str) -> None:
     """Remove the files and directories the twin wrote (and only those)."""
+    root = directory.resolve()
     for rel in paths:
         p = directory / rel
+        # Checked again here (check_state did it at load): a link swapped in since must not
+        # take rmtree outside the twin directory.
+        if Path(rel).is_absolute() or not p.resolve().is_relative_to(root) or p.resolve() == root:
+            continue
         if p.is_dir() and not p.is_symlink():
             shutil.rmtree(p, ignore_errors=True)
         else:

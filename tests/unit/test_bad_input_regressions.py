@@ -385,12 +385,14 @@ def test_out_never_replaces_a_device_or_pipe(cwd: Path) -> None:
     assert stat.S_ISFIFO((cwd / "pipe").lstat().st_mode)
 
 
-def test_out_through_a_symlink_keeps_the_link(cwd: Path) -> None:
+def test_out_never_writes_through_a_symlink(cwd: Path) -> None:
+    """Issue 35: a link at the target is refused (it was followed before, which let a
+    planted link overwrite any file); tests/unit/test_write_safety.py covers every writer."""
     (cwd / "real.csv").write_text("old\n")
     (cwd / "link.csv").symlink_to("real.csv")
-    ok(cwd, "cabling", "--out", "link.csv")
-    assert (cwd / "link.csv").is_symlink()
-    assert (cwd / "real.csv").read_text().startswith("cable_id,")
+    line = bad(cwd, "cabling", "--out", "link.csv")
+    assert line.startswith("error: link.csv: cannot write: is a symbolic link"), line
+    assert (cwd / "real.csv").read_text() == "old\n"
 
 
 @pytest.mark.parametrize("flag", ["--config", "--out"])

@@ -34,6 +34,7 @@ from fabric_stack.adapters.discovery.netbox import NetboxCsvReader, NetboxJsonRe
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
 from fabric_stack.adapters.discovery.slurm_topology import SlurmTopologyReader
 from fabric_stack.errors import FabricStackError
+from fabric_stack.files.inputs import read_secret
 from fabric_stack.text.redact import mask_url
 
 Takes = Literal["file", "dir", "url", "slug"]
@@ -138,13 +139,8 @@ class DriftSource:
 def netbox_token(token_file: Path | None) -> str:
     """The API token: ``token_file``'s first line, else ``NETBOX_TOKEN``; an error if neither."""
     if token_file is not None:
-        try:
-            token = token_file.read_text().strip().splitlines()[0:1]
-        except OSError as exc:
-            raise SourceOptionError(f"--netbox-token-file {token_file}: {exc.strerror}") from None
-        if not token or not token[0].strip():
-            raise SourceOptionError(f"--netbox-token-file {token_file}: the file is empty")
-        return token[0].strip()
+        # The input layer: a FIFO, /dev/zero, latin-1 or a second line is one line, exit 2.
+        return read_secret(token_file, "--netbox-token-file")
     token_env = os.environ.get("NETBOX_TOKEN", "").strip()
     if not token_env:
         raise SourceOptionError(
