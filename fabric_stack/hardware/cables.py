@@ -233,9 +233,9 @@ CABLE_FAMILIES: tuple[CableFamily, ...] = (
         "host",
         "MFP7E20-N",
         _MMF_LENGTHS,
-        1,
+        2,
         f"{_DOCS}/MMA4Z00NS400T/Connectivity+Scenarios: 1:2 splitter fibre MFP7E20 (200G "
-        f"per leg, 50 m); counted per leg; {_FIBRE_STEPS}",
+        f"per leg, 50 m), two legs per cable; {_FIBRE_STEPS}",
         False,
         _NS400,
         _NS,

@@ -148,7 +148,9 @@ def _runs(
     fam_cache: dict[tuple[int, str, str], tuple[CableFamily, ...]] = {}
     for k in topo.links:
         a, b = by_name[k.a_device], by_name[k.b_device]
-        kind: EndKind = "host" if a.role in HOST_ROLES else "switch"
+        # A server on twin-port cages (a DGX H100) takes the switch-style twin-port cables.
+        twin = "twin-port" in k.a_optic
+        kind: EndKind = "host" if a.role in HOST_ROLES and not twin else "switch"
         fkey = (k.speed_gbps, kind, k.medium)
         fams = fam_cache.get(fkey)
         if fams is None:

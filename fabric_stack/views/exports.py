@@ -33,7 +33,12 @@ Formats
                 HCA interface number (1 → mlx5_0, the tool's default HCA map);
                 InfiniBand switch ports are ``<cage>/<split>`` or ``<cage>``.
 ``avd_csv``     Arista AVD-style topology CSV (``Node Type,Node,...``), one
-                row per cable.
+                row per cable, with each cable's length, medium, part number and
+                end labels (what avd#7075 asks for).
+
+``links_csv``, ``links_json`` and ``avd_csv`` carry the physical plant (length, medium,
+part number, TIA-606-style labels); the ``.topo`` and UFM P2P formats are fixed by the
+tools that read them and stay as they are.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from typing import Any, Literal
 from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.hardware.switches import lookup_switch, port_mode
 from fabric_stack.naming.devices import cage_of
+from fabric_stack.plant import CableRun, plant_of
 from fabric_stack.topology.build import FABRIC_ROLES, HOST_ROLES, Device, FabricTopology, Link
 from fabric_stack.views.ib_naming import (
     host_hcas,
@@ -85,8 +91,14 @@ CSV_COLUMNS: tuple[str, ...] = (
     "a_optic",
     "b_optic",
     "cable_type",
+    "length_m",
+    "part_number",
+    "label_a",
+    "label_b",
 )
-"""Columns of the cabling CSV, in order (also the keys of each JSON link)."""
+"""Columns of the cabling CSV, in order (also the keys of each JSON link). ``medium``,
+the optics and ``cable_type`` are the physical plant's choice for the cable's length
+(:func:`fabric_stack.plant.plant_of`); ``length_m`` is the length to order."""
 
 P2P_COLUMNS: tuple[str, ...] = (
     "A-Node Name",
@@ -108,6 +120,11 @@ AVD_COLUMNS: tuple[str, ...] = (
     "Peer Serial Number",
     "Peer Interface",
     "Node Interface Enabled",
+    "Cable Length (m)",
+    "Cable Medium",
+    "Part Number",
+    "Node Label",
+    "Peer Label",
 )
 """Columns of the Arista AVD-style topology CSV."""
 
@@ -125,6 +142,30 @@ def select_links(topo: FabricTopology, role: str = "all") -> Iterator[Link]:
     raise SpecError("--role", f"unknown role {role!r}", "one of " + ", ".join(ROLE_FILTERS))
 
 
+_COPPER_TYPE = {"dac": "passive copper DAC", "acc": "active copper cable (ACC)"}
+
+
+def physical(k: Link, run: CableRun) -> tuple[str, str, str, str]:
+    """(medium, a_optic, b_optic, cable_type) of a cable as the plant chose it: a copper
+    cable has no optics; a fibre names its transceiver SKUs where the catalog has them."""
+    if run.medium in _COPPER_TYPE:
+        return run.medium, "", "", _COPPER_TYPE[run.medium]
+    return run.medium, run.a_optic or k.a_optic, run.b_optic or k.b_optic, k.cable_type
+
+
+def _with_runs(topo: FabricTopology, role: str) -> Iterator[tuple[Link, CableRun]]:
+    """The selected links with their physical runs (the plant is derived once per topology)."""
+    runs = plant_of(topo).runs
+    if role == "all":
+        yield from zip(topo.links, runs, strict=True)
+        return
+    select_links(topo, role)  # an unknown role is refused here
+    roles = set(FABRIC_ROLES) if role == "compute" else {role}
+    for k, run in zip(topo.links, runs, strict=True):
+        if k.role in roles:
+            yield k, run
+
+
 def _places(topo: FabricTopology) -> dict[str, tuple[str, int]]:
     return {d.name: (d.rack, d.position) for d in topo.devices}
 
@@ -132,9 +173,10 @@ def _places(topo: FabricTopology) -> dict[str, tuple[str, int]]:
 def link_rows(topo: FabricTopology, role: str = "all") -> Iterator[tuple[Any, ...]]:
     """The cabling rows (values in :data:`CSV_COLUMNS` order), one per cable."""
     place = _places(topo)
-    for k in select_links(topo, role):
+    for k, run in _with_runs(topo, role):
         ar, ap = place.get(k.a_device, ("", 0))
         br, bp = place.get(k.b_device, ("", 0))
+        medium, a_optic, b_optic, cable_type = physical(k, run)
         yield (
             k.id,
             k.role,
@@ -154,10 +196,14 @@ def link_rows(topo: FabricTopology, role: str = "all") -> Iterator[tuple[Any, ..
             k.su or "",
             k.pod or "",
             k.plane or "",
-            k.medium,
-            k.a_optic,
-            k.b_optic,
-            k.cable_type,
+            medium,
+            a_optic,
+            b_optic,
+            cable_type,
+            f"{run.length_m:g}",
+            run.part_number,
+            run.label_a,
+            run.label_b,
         )
 
 
@@ -184,9 +230,10 @@ def links_json(topo: FabricTopology, role: str = "all") -> str:
     place = _places(topo)
     encode = json.JSONEncoder(ensure_ascii=False).encode
     parts = []
-    for k in select_links(topo, role):
+    for k, run in _with_runs(topo, role):
         ar, ap = place.get(k.a_device, ("", 0))
         br, bp = place.get(k.b_device, ("", 0))
+        medium, a_optic, b_optic, cable_type = physical(k, run)
         parts.append(
             encode(
                 {
@@ -208,10 +255,14 @@ def links_json(topo: FabricTopology, role: str = "all") -> str:
                     "su": k.su or None,
                     "pod": k.pod or None,
                     "plane": k.plane or None,
-                    "medium": k.medium,
-                    "a_optic": k.a_optic,
-                    "b_optic": k.b_optic,
-                    "cable_type": k.cable_type,
+                    "medium": medium,
+                    "a_optic": a_optic,
+                    "b_optic": b_optic,
+                    "cable_type": cable_type,
+                    "length_m": run.length_m,
+                    "part_number": run.part_number,
+                    "label_a": run.label_a,
+                    "label_b": run.label_b,
                 }
             )
         )
@@ -389,8 +440,13 @@ def avd_csv(topo: FabricTopology, role: str = "all") -> str:
             "",
             k.b_port,
             "True",
+            f"{run.length_m:g}",
+            run.medium,
+            run.part_number,
+            run.label_a,
+            run.label_b,
         )
-        for k in select_links(topo, role)
+        for k, run in _with_runs(topo, role)
     ]
     return _csv(AVD_COLUMNS, rows)
 
