@@ -62,7 +62,9 @@ def _emit(text: str, out: Path | None) -> None:
 
 @click.command("layout")
 @spec_options
-@click.option("--check", "mode", flag_value="check", default=True, help="Check the plant (default).")
+@click.option(
+    "--check", "mode", flag_value="check", default=True, help="Check the plant (default)."
+)
 @click.option(
     "--run-list", "mode", flag_value="run-list", help="Per-rack run list (csv or markdown)."
 )

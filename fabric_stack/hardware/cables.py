@@ -165,8 +165,7 @@ CABLE_FAMILIES: tuple[CableFamily, ...] = (
         "MCA7J60-N",
         (4.0, 5.0),
         2,
-        f"{_DOCS}/mcp7y00nxxx800pub/use+cases: ACC splitters at 4 and 5 m; SKU MCA7J60 "
-        "UNVERIFIED",
+        f"{_DOCS}/mcp7y00nxxx800pub/use+cases: ACC splitters at 4 and 5 m; SKU MCA7J60 UNVERIFIED",
         False,
     ),
     CableFamily(

@@ -67,9 +67,7 @@ def check_plant(topo: FabricTopology, plant: Plant, top: int = 5) -> PlantCheck:
     labels = Counter(lab for run in plant.runs for lab in (run.label_a, run.label_b))
     dupes = [lab for lab, n in labels.items() if n > 1]
     problems += [f"label {lab!r} is on {labels[lab]} cable ends" for lab in dupes[:20]]
-    order = sorted(
-        range(len(plant.runs)), key=lambda i: (-plant.runs[i].route_m, topo.links[i].id)
-    )
+    order = sorted(range(len(plant.runs)), key=lambda i: (-plant.runs[i].route_m, topo.links[i].id))
     return PlantCheck(
         name=topo.plan.spec.name,
         racks=len(plant.racks),

@@ -13,6 +13,7 @@ longest-reach family and is reported by :func:`fabric_stack.plant.check.check_pl
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass
 
 from fabric_stack.errors import SpecError
@@ -156,7 +157,9 @@ def _runs(
         if fams is None:
             fams = fam_cache[fkey] = families_for(k.speed_gbps, kind, k.medium)
         pa, pb = places[a.name], places[b.name]
-        run = route_m(layout, pa, pb, heights[a.name], heights[b.name]) + slack
+        # Whole centimetres, rounded up: the figure printed is the one the medium is chosen by.
+        raw = route_m(layout, pa, pb, heights[a.name], heights[b.name]) + slack
+        run = math.ceil(raw * 100 - 1e-6) / 100
         fam, length = _choose(fams, run)
         out.append(_run(layout.label, layout.space, k, a, b, pa, pb, fam, length, run))
     return tuple(out)
@@ -176,7 +179,7 @@ def _run(
 ) -> CableRun:
     return CableRun(
         length_m=length,
-        route_m=round(run, 2),
+        route_m=run,
         medium=fam.medium,
         part_number=fam.part(length),
         family=fam.key,
@@ -200,7 +203,7 @@ def _racks(
     for d in topo.devices:
         rd = RackDevice(d.name, d.role, d.model, d.position, units[d.name], device_power(topo, d))
         members.setdefault(places[d.name].name, []).append(rd)
-    first = {}
+    first: dict[str, RackPlace] = {}
     for d in topo.devices:
         first.setdefault(places[d.name].name, places[d.name])
     out = []

@@ -31,8 +31,8 @@ from fabric_stack.hardware.nodes import NodeProfile, check_nic_speed, check_plan
 from fabric_stack.hardware.server_profiles import PROFILES, default_profile
 from fabric_stack.hardware.switches import FabricKind
 from fabric_stack.naming.site import NamingTemplates, SiteNames
-from fabric_stack.spec.networks import Networks, check_networks
 from fabric_stack.spec.layout import LayoutSettings
+from fabric_stack.spec.networks import Networks, check_networks
 from fabric_stack.spec.sections import InfinibandSettings, RoceQos
 from fabric_stack.spec.underlay import UnderlaySettings, pool_overlaps
 

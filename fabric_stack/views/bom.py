@@ -455,7 +455,9 @@ def _parts_table(parts: PartsList) -> RenderableType:
         mark = "" if c.verified else UNVERIFIED_MARK
         t.add_row(c.part_number + mark, c.medium, f"{c.length_m:g} m", _num(c.count))
     for o in parts.optics:
-        t.add_row(o.part_number + ("" if o.verified else UNVERIFIED_MARK), "optic", "", _num(o.count))
+        t.add_row(
+            o.part_number + ("" if o.verified else UNVERIFIED_MARK), "optic", "", _num(o.count)
+        )
     return t
 
 
