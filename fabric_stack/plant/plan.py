@@ -15,11 +15,13 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from fabric_stack.errors import SpecError
 from fabric_stack.hardware.cables import CableFamily, EndKind, families_for
 from fabric_stack.hardware.switches import lookup_switch
 from fabric_stack.plant.geometry import (
+    RU_M,
     Hall,
     RackPlace,
     place_rack,
@@ -28,23 +30,22 @@ from fabric_stack.plant.geometry import (
     route_m,
 )
 from fabric_stack.plant.power import DevicePower, device_power
-from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology, Link
+from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology
 
 _MEMO_KEY = "plant"
 
 
 @dataclass(frozen=True, slots=True)
-class CableRun:
-    """The physical side of one cable (same order as :attr:`FabricTopology.links`)."""
+class RunSpec:
+    """What cables of one route share: length, medium, SKU, optics, reach (one object for
+    every cable between the same two rack positions, so a large plan holds few of them)."""
 
     length_m: float
     route_m: float
-    """Tray route plus slack, before rounding up to the vendor's length."""
+    """Tray route plus slack (whole cm, rounded up), before rounding to the vendor's length."""
     medium: str
     part_number: str
     family: str
-    label_a: str
-    label_b: str
     a_optic: str
     b_optic: str
     reach_m: float
@@ -52,10 +53,70 @@ class CableRun:
     verified: bool
     """False when the SKU, its length steps or its reach are UNVERIFIED in the catalog."""
 
+
+class CableRun(NamedTuple):
+    """The physical side of one cable (same order as :attr:`FabricTopology.links`): its
+    route's shared :class:`RunSpec` and the labels of its two ends. A named tuple, not a
+    frozen dataclass: a 32k-GPU plan builds ~115k of them and a tuple is built fastest."""
+
+    spec: RunSpec
+    label_a: str
+    label_b: str
+
+    @property
+    def length_m(self) -> float:
+        """Length to order, metres (a length the family sells)."""
+        return self.spec.length_m
+
+    @property
+    def route_m(self) -> float:
+        """Tray route plus slack, metres."""
+        return self.spec.route_m
+
+    @property
+    def medium(self) -> str:
+        """dac, acc, mmf, smf or copper."""
+        return self.spec.medium
+
+    @property
+    def part_number(self) -> str:
+        """The cable's SKU."""
+        return self.spec.part_number
+
+    @property
+    def family(self) -> str:
+        """Catalog family key."""
+        return self.spec.family
+
+    @property
+    def a_optic(self) -> str:
+        """Transceiver SKU at the a-end ('' for copper)."""
+        return self.spec.a_optic
+
+    @property
+    def b_optic(self) -> str:
+        """Transceiver SKU at the b-end ('' for copper)."""
+        return self.spec.b_optic
+
+    @property
+    def reach_m(self) -> float:
+        """The medium's reach, metres."""
+        return self.spec.reach_m
+
+    @property
+    def links_per_cable(self) -> int:
+        """Links one cable of this family carries."""
+        return self.spec.links_per_cable
+
+    @property
+    def verified(self) -> bool:
+        """False when the catalog marks the part UNVERIFIED."""
+        return self.spec.verified
+
     @property
     def within_reach(self) -> bool:
         """Whether the run fits the medium's reach."""
-        return self.route_m <= self.reach_m
+        return self.spec.route_m <= self.spec.reach_m
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +197,17 @@ def _choose(families: tuple[CableFamily, ...], run: float) -> tuple[CableFamily,
     return fam, fam.lengths[min(i, len(fam.lengths) - 1)]
 
 
+def _label_prefixes(
+    template: str, space: str, devices: tuple[Device, ...], places: dict[str, RackPlace]
+) -> dict[str, str] | None:
+    """Per device, its label without the port, when the template ends in ``{port}`` (the
+    default): a label is then one concatenation per cable end, not a format call."""
+    if not template.endswith("{port}") or "{port}" in template[: -len("{port}")]:
+        return None
+    head = template[: -len("{port}")]
+    return {d.name: _label(head, space, places[d.name], d, "") for d in devices}
+
+
 def _runs(
     topo: FabricTopology,
     places: dict[str, RackPlace],
@@ -143,48 +215,60 @@ def _runs(
 ) -> tuple[CableRun, ...]:
     layout = topo.plan.spec.layout
     slack = 2 * layout.slack_per_end_m
+    template, space = layout.label, layout.space
     by_name = {d.name: d for d in topo.devices}
+    ends = {d.name: (places[d.name], heights[d.name], d.role in HOST_ROLES) for d in topo.devices}
+    # Per device, what the direct tray route needs (rack, x along, y across, up to the tray),
+    # so a cable's route is a few additions (route_m gives the same figure, and the rest).
+    top = layout.rack_units * RU_M + layout.tray_height_mm / 1000
+    pitch, row_pitch = layout.rack_pitch_mm / 1000, layout.row_pitch_mm / 1000
+    direct = layout.cross_rows == "direct"
+    xy = {
+        n: (p.name, p.kind == "other", p.column * pitch, p.row * row_pitch, top - h, h)
+        for n, (p, h, _) in ends.items()
+    }
+    prefix = _label_prefixes(template, space, topo.devices, places)
     out: list[CableRun] = []
-    # Links of one kind share their families; a run's length depends on its ends alone.
-    fam_cache: dict[tuple[int, str, str], tuple[CableFamily, ...]] = {}
+    # A run's spec depends on its route length (whole cm) and the link's kind alone: a
+    # 32k-GPU plan has ~115k cables and a few hundred distinct specs, chosen once each.
+    specs: dict[tuple[float, int, bool, bool, str], RunSpec] = {}
     for k in topo.links:
-        a, b = by_name[k.a_device], by_name[k.b_device]
+        pa, ha, host = ends[k.a_device]
+        pb, hb, _ = ends[k.b_device]
+        ra, oa, xa, ya, ua, za = xy[k.a_device]
+        rb, _, xb, yb, ub, zb = xy[k.b_device]
+        if ra == rb and not oa:
+            raw = abs(za - zb)
+        elif direct:
+            raw = ua + ub + abs(xa - xb) + abs(ya - yb)
+        else:
+            raw = route_m(layout, pa, pb, ha, hb)
+        # Whole centimetres, rounded up: the figure printed is the one the medium is chosen by.
+        run = math.ceil((raw + slack) * 100 - 1e-6) / 100
         # A server on twin-port cages (a DGX H100) takes the switch-style twin-port cables.
         twin = "twin-port" in k.a_optic
-        kind: EndKind = "host" if a.role in HOST_ROLES and not twin else "switch"
-        fkey = (k.speed_gbps, kind, k.medium)
-        fams = fam_cache.get(fkey)
-        if fams is None:
-            fams = fam_cache[fkey] = families_for(k.speed_gbps, kind, k.medium)
-        pa, pb = places[a.name], places[b.name]
-        # Whole centimetres, rounded up: the figure printed is the one the medium is chosen by.
-        raw = route_m(layout, pa, pb, heights[a.name], heights[b.name]) + slack
-        run = math.ceil(raw * 100 - 1e-6) / 100
-        fam, length = _choose(fams, run)
-        out.append(_run(layout.label, layout.space, k, a, b, pa, pb, fam, length, run))
+        skey = (run, k.speed_gbps, host, twin, k.medium)
+        spec = specs.get(skey)
+        if spec is None:
+            kind: EndKind = "host" if host and not twin else "switch"
+            fam, length = _choose(families_for(k.speed_gbps, kind, k.medium), run)
+            spec = specs[skey] = _spec(fam, length, run)
+        if prefix is not None:
+            la, lb = prefix[k.a_device] + k.a_port, prefix[k.b_device] + k.b_port
+        else:
+            la = _label(template, space, pa, by_name[k.a_device], k.a_port)
+            lb = _label(template, space, pb, by_name[k.b_device], k.b_port)
+        out.append(CableRun(spec, la, lb))
     return tuple(out)
 
 
-def _run(
-    template: str,
-    space: str,
-    k: Link,
-    a: Device,
-    b: Device,
-    pa: RackPlace,
-    pb: RackPlace,
-    fam: CableFamily,
-    length: float,
-    run: float,
-) -> CableRun:
-    return CableRun(
+def _spec(fam: CableFamily, length: float, run: float) -> RunSpec:
+    return RunSpec(
         length_m=length,
         route_m=run,
         medium=fam.medium,
         part_number=fam.part(length),
         family=fam.key,
-        label_a=_label(template, space, pa, a, k.a_port),
-        label_b=_label(template, space, pb, b, k.b_port),
         a_optic=fam.a_optic.part if fam.a_optic else "",
         b_optic=fam.b_optic.part if fam.b_optic else "",
         reach_m=fam.reach,
@@ -272,10 +356,19 @@ def require_budgets(plant: Plant) -> None:
 
 def plant_of(topo: FabricTopology, *, strict: bool = True) -> Plant:
     """The plant of ``topo``, derived once and cached on it; ``strict`` checks the budgets."""
-    plant = topo.memo.get(_MEMO_KEY)
-    if not isinstance(plant, Plant):
+    # Keyed by the very link and device tuples: ``dataclasses.replace`` shares the memo dict
+    # with the copy, whose links may differ.
+    cached = topo.memo.get(_MEMO_KEY)
+    if (
+        isinstance(cached, tuple)
+        and cached[0] is topo.links
+        and cached[1] is topo.devices
+        and cached[2] is topo.plan
+    ):
+        plant: Plant = cached[3]
+    else:
         plant = plan_plant(topo)
-        topo.memo[_MEMO_KEY] = plant
+        topo.memo[_MEMO_KEY] = (topo.links, topo.devices, topo.plan, plant)
     if strict:
         require_budgets(plant)
     return plant
@@ -286,6 +379,7 @@ __all__ = [
     "Plant",
     "RackDevice",
     "RackLoad",
+    "RunSpec",
     "plan_plant",
     "plant_of",
     "require_budgets",
