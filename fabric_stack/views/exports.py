@@ -48,7 +48,7 @@ import io
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any, Literal
 
 from fabric_stack.errors import FabricStackError, SpecError
