@@ -213,6 +213,7 @@ def _runs(
     places: dict[str, RackPlace],
     heights: dict[str, float],
 ) -> tuple[CableRun, ...]:
+    """Every link's run: its route, the family and length chosen for it, its labels."""
     layout = topo.plan.spec.layout
     slack = 2 * layout.slack_per_end_m
     template, space = layout.label, layout.space
@@ -263,6 +264,8 @@ def _runs(
 
 
 def _spec(fam: CableFamily, length: float, run: float) -> RunSpec:
+    """The shared spec of runs of ``run`` metres on ``fam`` at ``length`` (verified only
+    when the family and both its optics are)."""
     return RunSpec(
         length_m=length,
         route_m=run,
@@ -282,6 +285,7 @@ def _spec(fam: CableFamily, length: float, run: float) -> RunSpec:
 def _racks(
     topo: FabricTopology, places: dict[str, RackPlace], units: dict[str, int]
 ) -> tuple[RackLoad, ...]:
+    """Every rack with its devices by RU, units used and power, in floor order."""
     layout = topo.plan.spec.layout
     members: dict[str, list[RackDevice]] = {}
     for d in topo.devices:
