@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from fabric_stack.errors import SpecError
@@ -253,7 +253,12 @@ def _runs(
         if spec is None:
             kind: EndKind = "host" if host and not twin else "switch"
             fam, length = _choose(families_for(k.speed_gbps, kind, k.medium), run)
-            spec = specs[skey] = _spec(fam, length, run)
+            spec = _spec(fam, length, run)
+            if host and twin and fam.medium == "dac":
+                # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10
+                # overview, docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
+                spec = replace(spec, part_number=spec.part_number + "-FLT")
+            specs[skey] = spec
         if prefix is not None:
             la, lb = prefix[k.a_device] + k.a_port, prefix[k.b_device] + k.b_port
         else:
