@@ -29,6 +29,7 @@ from fabric_stack.artifacts.infiniband import IB_MTU_CODES
 from fabric_stack.artifacts.nccl import traffic_class
 from fabric_stack.artifacts.opensm import sm_instances
 from fabric_stack.artifacts.report_estimate import render_collectives_section
+from fabric_stack.artifacts.report_plant import render_plant_section
 from fabric_stack.artifacts.report_style import CSS, page_css
 from fabric_stack.artifacts.roce_qos import qos_values
 from fabric_stack.policy import evaluate
@@ -162,6 +163,7 @@ _SECTIONS: tuple[tuple[str, str], ...] = tuple(
             ("overbuild", "Overbuild cost"),
             ("artifacts", "Deployment artifacts"),
             ("collectives", "Collectives and failures"),
+            ("plant", "Physical plant: rack elevations"),
         ),
         start=1,
     )
@@ -528,6 +530,7 @@ def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
         "essentials": _essentials(ctx),
         "artifacts": _artifacts(listing),
         "collectives": render_collectives_section(ctx.topo),
+        "plant": render_plant_section(ctx.topo),
         "control": doc.document_control(ctx, report.status),
         "scope": doc.scope(ctx),
         "assumptions": doc.assumptions(ctx),

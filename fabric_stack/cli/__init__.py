@@ -25,6 +25,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "bom": ("cabling", "bom_cmd", "Bill of materials: switches, cables, optics, power."),
     "diagram": ("cabling", "diagram_cmd", "Draw the fabric as an SVG."),
     "verify": ("cabling", "verify_cmd", "Check the port-level plan against the sizing."),
+    "layout": (
+        "layout",
+        "layout_cmd",
+        "Physical plant: rack budgets, cable reach, run list per rack, rack elevations.",
+    ),
     "whatif": (
         "whatif",
         "whatif_cmd",

@@ -79,8 +79,10 @@ def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> 
     """Export the cabling plan: one row per cable, never both directions.
 
     Every cable of the plan with both ends (device, port, rack, position),
-    speed, optics and cable type. The a-end is always the lower tier (server,
-    leaf, spine). `--format topo` writes the InfiniBand compute fabric as an
+    speed, and the physical plant's choice for it: medium, optics, cable type,
+    length, part number and a label per end (csv, json and avd; see
+    `fabric-stack layout`). The a-end is always the lower tier (server, leaf,
+    spine). `--format topo` writes the InfiniBand compute fabric as an
     ibdiagnet topology file so `ibdiagnet -t` can check the live fabric.
 
     \b
@@ -117,10 +119,12 @@ def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> 
 @out_file_option("Write to FILE (atomically) instead of stdout.")
 @handle_errors
 def bom_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
-    """Bill of materials: switches by model (rack units, power), cables and optics by type.
+    """Bill of materials: switches by model (rack units, power), cables and optics by type,
+    then what to order: cables by part number and length, optics by part number.
 
-    Counted from the port-level link list. Switch optics are one module per
-    cage with a used port; compute counts are checked against the sizing card.
+    Counted from the port-level link list and its physical plant. Switch optics
+    are one module per cage with a used port; compute counts are checked against
+    the sizing card.
 
     \b
     Examples:

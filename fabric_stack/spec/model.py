@@ -31,6 +31,7 @@ from fabric_stack.hardware.nodes import NodeProfile, check_nic_speed, check_plan
 from fabric_stack.hardware.server_profiles import PROFILES, default_profile
 from fabric_stack.hardware.switches import FabricKind
 from fabric_stack.naming.site import NamingTemplates, SiteNames
+from fabric_stack.spec.layout import LayoutSettings
 from fabric_stack.spec.networks import Networks, check_networks
 from fabric_stack.spec.sections import InfinibandSettings, RoceQos
 from fabric_stack.spec.underlay import UnderlaySettings, pool_overlaps
@@ -151,6 +152,10 @@ class FabricSpec(BaseModel):
             "[,rack,u,serial,guid,mac]) given as --names, 'names:' or fabric:names."
         ),
     )
+    layout: LayoutSettings = Field(
+        default_factory=LayoutSettings,
+        description="The data hall: rows of racks, tray routing, slack, rack budgets, labels.",
+    )
 
     @model_serializer(mode="wrap")
     def _omit_default_names(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -161,6 +166,9 @@ class FabricSpec(BaseModel):
                 data.pop("naming", None)
             if not self.names.rows:
                 data.pop("names", None)
+            # Likewise a plan on the default data hall (SuperPOD-style layout).
+            if self.layout == LayoutSettings():
+                data.pop("layout", None)
         return data
 
     @field_validator("name")

@@ -103,8 +103,8 @@ def _cable(medium: str) -> str:
 # --------------------------------------------------------------------------- builder
 
 
-def _rack(su: int, idx: int) -> tuple[str, int]:
-    r, slot = divmod(idx - 1, SERVERS_PER_RACK)
+def _rack(su: int, idx: int, per_rack: int = SERVERS_PER_RACK) -> tuple[str, int]:
+    r, slot = divmod(idx - 1, per_rack)
     return f"su{su}-rack{r + 1:02d}", slot
 
 
@@ -122,6 +122,9 @@ class _Build:
     """Leaf name by (plane, SU, rail)."""
     carriers: dict[str, list[str]] = field(default_factory=dict)
     """Switch names per network that has switches (compute and dedicated access networks)."""
+    access_top: dict[int, int] = field(default_factory=dict)
+    """Per SU, the lowest RU taken so far by access switches stacked down from U39 (every
+    carrier network's switches share the SU's network rack, so they must not overlap)."""
 
     def label(self, n: int) -> str:
         """Port label of logical port ``n`` on the compute switch model."""
@@ -166,7 +169,8 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
 
 
 def _place_servers(b: _Build) -> None:
-    """Servers of every SU, racked four to a rack, and their NICs (PCIe from the profile)."""
+    """Servers of every SU, racked ``layout.servers_per_rack`` to a rack (four by default),
+    and their NICs (PCIe from the profile)."""
     plan = b.plan
     prof = plan.spec.node_profile
     rails = plan.rails
@@ -178,7 +182,7 @@ def _place_servers(b: _Build) -> None:
         names = []
         for j in range(1, plan.nodes_in_su(su) + 1):
             name = node_name(su, j, plan.su_nodes)
-            rack, slot = _rack(su, j)
+            rack, slot = _rack(su, j, plan.spec.layout.servers_per_rack)
             b.devices.append(
                 Device(
                     name=name,
@@ -473,6 +477,12 @@ def _add_access_networks(b: _Build) -> None:
             _wire_access(b, carrier, riders)
 
 
+def _stack_down(b: _Build, su: int, units: int) -> int:
+    """The next free position below the access switches already in SU ``su``'s network rack."""
+    b.access_top[su] = b.access_top.get(su, 40) - units
+    return b.access_top[su]
+
+
 def _wire_access(b: _Build, carrier: str, riders: list[str]) -> None:
     """One carrier network: A/B sides of access switches per SU and every rider's cables."""
     plan = b.plan
@@ -499,7 +509,7 @@ def _wire_access(b: _Build, carrier: str, riders: list[str]) -> None:
                         index=i,
                         radix=sw.radix,
                         rack=f"su{su}-net",
-                        position=40 - (side * per_side + i) * sw.model.rack_units,
+                        position=_stack_down(b, su, sw.model.rack_units),
                     )
                 )
                 b.carriers[carrier].append(swn)

@@ -134,6 +134,8 @@ class FabricTopology:
     links: tuple[Link, ...]
     networks: tuple[NetworkPlan, ...]
     _by_name: dict[str, Device] = field(default_factory=dict, repr=False, compare=False)
+    memo: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+    """Results derived once from this topology (the physical plant), keyed by stage."""
 
     def device(self, name: str) -> Device:
         """Device by name."""

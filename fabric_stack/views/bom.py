@@ -32,6 +32,7 @@ from rich.text import Text
 from fabric_stack.hardware.switches import CATALOG, SwitchModel, lookup_switch, port_mode
 from fabric_stack.naming.devices import cage_of
 from fabric_stack.topology.build import COMPUTE_ROLES, HOST_ROLES, FabricTopology
+from fabric_stack.views.bom_parts import PartsList, parts_list, parts_markdown
 
 NO_OPTIC = "RJ45 (no optic)"
 """Optic name of copper RJ45 ends: no module to order."""
@@ -137,6 +138,9 @@ class Bom(_Model):
     servers: tuple[ServerLine, ...] = Field(description="Servers by profile.")
     compute: ComputeCounts = Field(description="Compute counts next to the sizing card's.")
     totals: BomTotals = Field(description="Totals.")
+    parts: PartsList = Field(
+        description="Cables and optics to order by part number and length (physical plant)."
+    )
 
 
 def _model_of(key: str) -> SwitchModel:
@@ -208,6 +212,7 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
         servers=servers,
         compute=_compute_counts(topo, links),
         totals=_totals(topo, switch_lines, optic_lines),
+        parts=parts_list(topo),
     )
 
 
@@ -437,7 +442,23 @@ def bom_table(bom: Bom) -> RenderableType:
         srv,
         Text(_totals_line(bom)),
         Text(_match_line(bom), style="dim"),
+        _parts_table(bom.parts),
     )
+
+
+def _parts_table(parts: PartsList) -> RenderableType:
+    """The order list (cables by part and length, optics by part) as one rich table."""
+    t = Table(title="To order (by part number and length)", title_justify="left")
+    for col, just in (("Part", "left"), ("Medium", "left"), ("Length", "right"), ("Qty", "right")):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for c in parts.cables:
+        mark = "" if c.verified else UNVERIFIED_MARK
+        t.add_row(c.part_number + mark, c.medium, f"{c.length_m:g} m", _num(c.count))
+    for o in parts.optics:
+        t.add_row(
+            o.part_number + ("" if o.verified else UNVERIFIED_MARK), "optic", "", _num(o.count)
+        )
+    return t
 
 
 def _totals_line(bom: Bom) -> str:
@@ -495,7 +516,8 @@ def bom_markdown(bom: Bom) -> str:
         f"| {s.profile} | {_num(s.count)} | {_num(s.gpus)} | {_num(s.rack_units_total)} |"
         for s in bom.servers
     ]
-    out += ["", _totals_line(bom), "", f"_{_match_line(bom)}_"]
+    out += ["", _totals_line(bom), "", f"_{_match_line(bom)}_", ""]
+    out += ["#" + line if line.startswith("## ") else line for line in parts_markdown(bom.parts)]
     return "\n".join(out) + "\n"
 
 

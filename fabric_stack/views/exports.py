@@ -33,7 +33,12 @@ Formats
                 HCA interface number (1 → mlx5_0, the tool's default HCA map);
                 InfiniBand switch ports are ``<cage>/<split>`` or ``<cage>``.
 ``avd_csv``     Arista AVD-style topology CSV (``Node Type,Node,...``), one
-                row per cable.
+                row per cable, with each cable's length, medium, part number and
+                end labels (what avd#7075 asks for).
+
+``links_csv``, ``links_json`` and ``avd_csv`` carry the physical plant (length, medium,
+part number, TIA-606-style labels); the ``.topo`` and UFM P2P formats are fixed by the
+tools that read them and stay as they are.
 """
 
 from __future__ import annotations
@@ -43,11 +48,13 @@ import io
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from json.encoder import encode_basestring
 from typing import Any, Literal
 
 from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.hardware.switches import lookup_switch, port_mode
 from fabric_stack.naming.devices import cage_of
+from fabric_stack.plant import CableRun, plant_of
 from fabric_stack.topology.build import FABRIC_ROLES, HOST_ROLES, Device, FabricTopology, Link
 from fabric_stack.views.ib_naming import (
     host_hcas,
@@ -85,8 +92,14 @@ CSV_COLUMNS: tuple[str, ...] = (
     "a_optic",
     "b_optic",
     "cable_type",
+    "length_m",
+    "part_number",
+    "label_a",
+    "label_b",
 )
-"""Columns of the cabling CSV, in order (also the keys of each JSON link)."""
+"""Columns of the cabling CSV, in order (also the keys of each JSON link). ``medium``,
+the optics and ``cable_type`` are the physical plant's choice for the cable's length
+(:func:`fabric_stack.plant.plant_of`); ``length_m`` is the length to order."""
 
 P2P_COLUMNS: tuple[str, ...] = (
     "A-Node Name",
@@ -108,6 +121,11 @@ AVD_COLUMNS: tuple[str, ...] = (
     "Peer Serial Number",
     "Peer Interface",
     "Node Interface Enabled",
+    "Cable Length (m)",
+    "Cable Medium",
+    "Part Number",
+    "Node Label",
+    "Peer Label",
 )
 """Columns of the Arista AVD-style topology CSV."""
 
@@ -125,6 +143,30 @@ def select_links(topo: FabricTopology, role: str = "all") -> Iterator[Link]:
     raise SpecError("--role", f"unknown role {role!r}", "one of " + ", ".join(ROLE_FILTERS))
 
 
+_COPPER_TYPE = {"dac": "passive copper DAC", "acc": "active copper cable (ACC)"}
+
+
+def physical(k: Link, run: CableRun) -> tuple[str, str, str, str]:
+    """(medium, a_optic, b_optic, cable_type) of a cable as the plant chose it: a copper
+    cable has no optics; a fibre names its transceiver SKUs where the catalog has them."""
+    if run.medium in _COPPER_TYPE:
+        return run.medium, "", "", _COPPER_TYPE[run.medium]
+    return run.medium, run.a_optic or k.a_optic, run.b_optic or k.b_optic, k.cable_type
+
+
+def _with_runs(topo: FabricTopology, role: str) -> Iterator[tuple[Link, CableRun]]:
+    """The selected links with their physical runs (the plant is derived once per topology)."""
+    runs = plant_of(topo).runs
+    if role == "all":
+        yield from zip(topo.links, runs, strict=True)
+        return
+    select_links(topo, role)  # an unknown role is refused here
+    roles = set(FABRIC_ROLES) if role == "compute" else {role}
+    for k, run in zip(topo.links, runs, strict=True):
+        if k.role in roles:
+            yield k, run
+
+
 def _places(topo: FabricTopology) -> dict[str, tuple[str, int]]:
     return {d.name: (d.rack, d.position) for d in topo.devices}
 
@@ -132,9 +174,10 @@ def _places(topo: FabricTopology) -> dict[str, tuple[str, int]]:
 def link_rows(topo: FabricTopology, role: str = "all") -> Iterator[tuple[Any, ...]]:
     """The cabling rows (values in :data:`CSV_COLUMNS` order), one per cable."""
     place = _places(topo)
-    for k in select_links(topo, role):
+    for k, run in _with_runs(topo, role):
         ar, ap = place.get(k.a_device, ("", 0))
         br, bp = place.get(k.b_device, ("", 0))
+        medium, a_optic, b_optic, cable_type = physical(k, run)
         yield (
             k.id,
             k.role,
@@ -154,10 +197,14 @@ def link_rows(topo: FabricTopology, role: str = "all") -> Iterator[tuple[Any, ..
             k.su or "",
             k.pod or "",
             k.plane or "",
-            k.medium,
-            k.a_optic,
-            k.b_optic,
-            k.cable_type,
+            medium,
+            a_optic,
+            b_optic,
+            cable_type,
+            f"{run.length_m:g}",
+            run.part_number,
+            run.label_a,
+            run.label_b,
         )
 
 
@@ -181,39 +228,56 @@ def links_json(topo: FabricTopology, role: str = "all") -> str:
     speed_gbps, role`` (the stable contract). Written one link per line so a
     diff of two plans reads cable by cable; empty values are ``null``.
     """
-    place = _places(topo)
-    encode = json.JSONEncoder(ensure_ascii=False).encode
+    # Written as text, not through a dict per link: device fields are encoded once per
+    # device and the plant's columns once per (route, optics, cable type), so the export
+    # with the plant costs no more than the one before it (bench/bench_topology.py). The
+    # text is what json.dumps writes for the same keys in the same order (a unit test
+    # compares the two).
+    enc = json.JSONEncoder(ensure_ascii=False).encode
+    s = encode_basestring
+    side: dict[str, tuple[str, str, str]] = {}
+    for d in topo.devices:
+        rack, pos = (s(d.rack) if d.rack else "null"), d.position or "null"
+        side[d.name] = (
+            s(d.name),
+            f'{rack}, "a_position": {pos}',
+            f'{rack}, "b_position": {pos}',
+        )
+    unplaced = ("", 'null, "a_position": null', 'null, "b_position": null')
+    tails: dict[tuple[int, str, str, str], str] = {}
+    words: dict[str, str] = {}
     parts = []
-    for k in select_links(topo, role):
-        ar, ap = place.get(k.a_device, ("", 0))
-        br, bp = place.get(k.b_device, ("", 0))
-        parts.append(
-            encode(
+    for k, run in _with_runs(topo, role):
+        tkey = (id(run.spec), k.a_optic, k.b_optic, k.cable_type)
+        tail = tails.get(tkey)
+        if tail is None:
+            medium, a_optic, b_optic, cable_type = physical(k, run)
+            tail = tails[tkey] = enc(
                 {
-                    "cable_id": k.id,
-                    "role": k.role,
-                    "network": k.network,
-                    "a_device": k.a_device,
-                    "a_port": k.a_port,
-                    "a_port_number": k.a_port_number,
-                    "a_rack": ar or None,
-                    "a_position": ap or None,
-                    "b_device": k.b_device,
-                    "b_port": k.b_port,
-                    "b_port_number": k.b_port_number,
-                    "b_rack": br or None,
-                    "b_position": bp or None,
-                    "speed_gbps": k.speed_gbps,
-                    "rail": k.rail or None,
-                    "su": k.su or None,
-                    "pod": k.pod or None,
-                    "plane": k.plane or None,
-                    "medium": k.medium,
-                    "a_optic": k.a_optic,
-                    "b_optic": k.b_optic,
-                    "cable_type": k.cable_type,
+                    "medium": medium,
+                    "a_optic": a_optic,
+                    "b_optic": b_optic,
+                    "cable_type": cable_type,
+                    "length_m": run.length_m,
+                    "part_number": run.part_number,
                 }
+            )[1:-1]
+        role_net = words.get(k.role + "/" + k.network)
+        if role_net is None:
+            role_net = words[k.role + "/" + k.network] = (
+                f'"role": {s(k.role)}, "network": {s(k.network)}'
             )
+        an, aplace, _ = side.get(k.a_device, unplaced)
+        bn, _, bplace = side.get(k.b_device, unplaced)
+        an, bn = an or s(k.a_device), bn or s(k.b_device)
+        parts.append(
+            f'{{"cable_id": {s(k.id)}, {role_net}, "a_device": {an}, "a_port": {s(k.a_port)}, '
+            f'"a_port_number": {k.a_port_number}, "a_rack": {aplace}, '
+            f'"b_device": {bn}, "b_port": {s(k.b_port)}, "b_port_number": {k.b_port_number}, '
+            f'"b_rack": {bplace}, "speed_gbps": {k.speed_gbps}, '
+            f'"rail": {k.rail or "null"}, "su": {k.su or "null"}, "pod": {k.pod or "null"}, '
+            f'"plane": {k.plane or "null"}, {tail}, "label_a": {s(run.label_a)}, '
+            f'"label_b": {s(run.label_b)}}}'
         )
     if not parts:
         return '{"links": []}\n'
@@ -389,8 +453,13 @@ def avd_csv(topo: FabricTopology, role: str = "all") -> str:
             "",
             k.b_port,
             "True",
+            f"{run.length_m:g}",
+            run.medium,
+            run.part_number,
+            run.label_a,
+            run.label_b,
         )
-        for k in select_links(topo, role)
+        for k, run in _with_runs(topo, role)
     ]
     return _csv(AVD_COLUMNS, rows)
 

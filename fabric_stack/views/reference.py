@@ -12,12 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from fabric_stack.hardware.cables import CABLE_FAMILIES
 from fabric_stack.hardware.nodes import NodeProfile, PcieSwitch, ServerPort
 from fabric_stack.hardware.server_profiles import PROFILES
 from fabric_stack.hardware.switches import CATALOG, radix_at
 from fabric_stack.intent.model import RESOURCE_KINDS
 from fabric_stack.intent.wire import CABLE_SHARED, NIC_SHARED, cable_line, nic_line
 from fabric_stack.naming.site import NamingTemplates, SiteName
+from fabric_stack.spec.layout import LAYOUT_SOURCES, LayoutSettings
 from fabric_stack.spec.model import FabricSpec
 from fabric_stack.spec.networks import AccessNetwork, ComputeNetwork, Networks
 from fabric_stack.spec.sections import InfinibandSettings, RoceQos
@@ -84,8 +86,10 @@ def spec_reference() -> str:
         ),
         ("naming (NamingTemplates)", NamingTemplates),
         ("names.rows[] (SiteName: one names-file row)", SiteName),
+        ("layout (LayoutSettings)", LayoutSettings),
     ):
         out += [f"## {title}", "", *_table(model), ""]
+    out += _plant_reference()
     out += _profiles_reference()
     out += [
         "",
@@ -104,6 +108,30 @@ def spec_reference() -> str:
     out += ["", "`generic-<radix>x<speed>` (e.g. `generic-64x400`) describes any other switch.", ""]
     out += _records_reference()
     return "\n".join(out)
+
+
+def _plant_reference() -> list[str]:
+    """Where each layout default comes from, and the cable catalog with its sources."""
+    out = ["### Where the layout defaults come from", ""]
+    out += [f"- `{k}`: {v}." for k, v in LAYOUT_SOURCES.items()]
+    out += [
+        "",
+        "## Cable catalog",
+        "",
+        "Cheapest medium first per speed and a-end; the plant takes the first family whose "
+        "reach covers the run (docs/physical-plant.md).",
+        "",
+        "| family | medium | speed | a-end | part | lengths (m) | per cable | optics | source |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for f in CABLE_FAMILIES:
+        optics = " / ".join(t.part for t in (f.a_optic, f.b_optic) if t) or "none"
+        lengths = ", ".join(f"{x:g}" for x in f.lengths)
+        out.append(
+            f"| `{f.key}` | {f.medium} | {f.speed_gbps}G | {f.a_end} | {f.stem}xxx | {lengths} "
+            f"| {f.links_per_cable} | {optics} | {f.source} |"
+        )
+    return [*out, ""]
 
 
 def _profiles_reference() -> list[str]:

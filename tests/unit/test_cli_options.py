@@ -219,6 +219,7 @@ OTHER_TOOLS: dict[str, str] = {
     "--context": "kubectl",
     "--label": "srun",
     "--hostname-override": "kubelet",
+    "--write-to-db": "sonic-cfggen",
 }
 """Flags of other tools that fabric-stack's strings name, and the tool."""
 

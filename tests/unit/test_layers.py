@@ -9,6 +9,7 @@ modules and any lower layer, never a higher one):
 0. foundation: ``errors``, ``hardware/``, ``naming/``, ``text/``, ``compat/``
 1. the spec: ``spec/``
 2. the pure stages: ``sizing/``, ``topology/``, ``intent/``, ``underlay/``, ``analysis/``,
+   ``plant/``,
    ``pipeline`` (and the package root, which re-exports them)
 3. rules, the pure drift comparison, the acceptance judgement and the file layer:
    ``policy/``, ``drift/``, ``acceptance/``, ``files/``
@@ -52,6 +53,7 @@ FOLDERS: dict[str, int] = {
     "fabric_stack.intent": 2,
     "fabric_stack.underlay": 2,
     "fabric_stack.analysis": 2,
+    "fabric_stack.plant": 2,
     "fabric_stack.policy": 3,
     "fabric_stack.drift": 3,
     "fabric_stack.files": 3,

@@ -1,0 +1,395 @@
+"""The physical plant of a topology: every cable's length, medium, part number and labels,
+and every rack's units and power.
+
+:func:`plant_of` derives it once per topology (cached on it) from the links' two ends, the
+racks' places (:mod:`fabric_stack.plant.geometry`) and the cable catalog
+(:mod:`fabric_stack.hardware.cables`). A cable's length is its tray route plus slack at
+each end, rounded up to the first length its family sells; its medium is the cheapest
+family whose reach covers that run (passive DAC, then active copper, then multimode and
+single-mode fibre with transceivers). A run longer than every family's reach keeps the
+longest-reach family and is reported by :func:`fabric_stack.plant.check.check_plant`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from fabric_stack.errors import SpecError
+from fabric_stack.hardware.cables import CableFamily, EndKind, families_for
+from fabric_stack.hardware.switches import lookup_switch
+from fabric_stack.plant.geometry import (
+    RU_M,
+    Hall,
+    RackPlace,
+    place_rack,
+    plan_hall,
+    port_height_m,
+    route_m,
+)
+from fabric_stack.plant.power import DevicePower, device_power
+from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology
+
+_MEMO_KEY = "plant"
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """What cables of one route share: length, medium, SKU, optics, reach (one object for
+    every cable between the same two rack positions, so a large plan holds few of them)."""
+
+    length_m: float
+    route_m: float
+    """Tray route plus slack (whole cm, rounded up), before rounding to the vendor's length."""
+    medium: str
+    part_number: str
+    family: str
+    a_optic: str
+    b_optic: str
+    reach_m: float
+    links_per_cable: int
+    verified: bool
+    """False when the SKU, its length steps or its reach are UNVERIFIED in the catalog."""
+
+
+class CableRun(NamedTuple):
+    """The physical side of one cable (same order as :attr:`FabricTopology.links`): its
+    route's shared :class:`RunSpec` and the labels of its two ends. A named tuple, not a
+    frozen dataclass: a 32k-GPU plan builds ~115k of them and a tuple is built fastest."""
+
+    spec: RunSpec
+    label_a: str
+    label_b: str
+
+    @property
+    def length_m(self) -> float:
+        """Length to order, metres (a length the family sells)."""
+        return self.spec.length_m
+
+    @property
+    def route_m(self) -> float:
+        """Tray route plus slack, metres."""
+        return self.spec.route_m
+
+    @property
+    def medium(self) -> str:
+        """dac, acc, mmf, smf or copper."""
+        return self.spec.medium
+
+    @property
+    def part_number(self) -> str:
+        """The cable's SKU."""
+        return self.spec.part_number
+
+    @property
+    def family(self) -> str:
+        """Catalog family key."""
+        return self.spec.family
+
+    @property
+    def a_optic(self) -> str:
+        """Transceiver SKU at the a-end ('' for copper)."""
+        return self.spec.a_optic
+
+    @property
+    def b_optic(self) -> str:
+        """Transceiver SKU at the b-end ('' for copper)."""
+        return self.spec.b_optic
+
+    @property
+    def reach_m(self) -> float:
+        """The medium's reach, metres."""
+        return self.spec.reach_m
+
+    @property
+    def links_per_cable(self) -> int:
+        """Links one cable of this family carries."""
+        return self.spec.links_per_cable
+
+    @property
+    def verified(self) -> bool:
+        """False when the catalog marks the part UNVERIFIED."""
+        return self.spec.verified
+
+    @property
+    def within_reach(self) -> bool:
+        """Whether the run fits the medium's reach."""
+        return self.spec.route_m <= self.spec.reach_m
+
+
+@dataclass(frozen=True, slots=True)
+class RackDevice:
+    """A device in a rack elevation: its bottom RU, height and power."""
+
+    name: str
+    role: str
+    model: str
+    position: int
+    height_u: int
+    power: DevicePower
+
+
+@dataclass(frozen=True, slots=True)
+class RackLoad:
+    """A rack: its place, its devices by RU, the units and power they take."""
+
+    place: RackPlace
+    devices: tuple[RackDevice, ...]
+    units: int
+    units_used: int
+    power_kw: float
+    power_budget_kw: float
+
+    @property
+    def over_power(self) -> bool:
+        """True when the devices draw more than the rack's budget."""
+        return self.power_kw > self.power_budget_kw + 1e-9
+
+    @property
+    def over_units(self) -> bool:
+        """True when a device reaches above the rack's top unit."""
+        return self.units_used > self.units
+
+
+@dataclass(frozen=True)
+class Plant:
+    """Racks and cable runs of one topology."""
+
+    racks: tuple[RackLoad, ...]
+    runs: tuple[CableRun, ...]
+    """One per link, in :attr:`FabricTopology.links` order."""
+
+    def rack(self, name: str) -> RackLoad:
+        """The rack named ``name``."""
+        return next(r for r in self.racks if r.place.name == name)
+
+
+def _height_u(topo: FabricTopology, d: Device, cache: dict[tuple[str, str], int]) -> int:
+    """Rack units of a device: the server profile's, the switch catalog's, 2 for a manager."""
+    if d.role == "server":
+        return topo.plan.spec.node_profile.rack_units
+    if d.role == "manager":
+        return 2  # the builder racks fabric managers two units apart
+    key = (d.model, d.network)
+    if key not in cache:
+        if d.network == "compute":
+            cache[key] = topo.plan.switch_model.rack_units
+        else:
+            cache[key] = lookup_switch(d.model, "ethernet").rack_units
+    return cache[key]
+
+
+def _label(template: str, space: str, place: RackPlace, d: Device, port: str) -> str:
+    """One cable end's label from the layout's template (checked by :func:`plan_plant`)."""
+    return template.format(
+        space=space, grid=place.grid, rack=place.name, u=d.position, device=d.name, port=port
+    )
+
+
+def _choose(families: tuple[CableFamily, ...], run: float) -> tuple[CableFamily, float]:
+    """The cheapest family whose reach covers ``run`` and the length to order."""
+    fam = next((f for f in families if run <= f.reach), None)
+    if fam is None:
+        fam = max(families, key=lambda f: f.reach)
+    i = bisect.bisect_left(fam.lengths, run - 1e-9)
+    return fam, fam.lengths[min(i, len(fam.lengths) - 1)]
+
+
+def _label_prefixes(
+    template: str, space: str, devices: tuple[Device, ...], places: dict[str, RackPlace]
+) -> dict[str, str] | None:
+    """Per device, its label without the port, when the template ends in ``{port}`` (the
+    default): a label is then one concatenation per cable end, not a format call."""
+    if not template.endswith("{port}") or "{port}" in template[: -len("{port}")]:
+        return None
+    head = template[: -len("{port}")]
+    return {d.name: _label(head, space, places[d.name], d, "") for d in devices}
+
+
+def _runs(
+    topo: FabricTopology,
+    places: dict[str, RackPlace],
+    heights: dict[str, float],
+) -> tuple[CableRun, ...]:
+    """Every link's run: its route, the family and length chosen for it, its labels."""
+    layout = topo.plan.spec.layout
+    slack = 2 * layout.slack_per_end_m
+    template, space = layout.label, layout.space
+    by_name = {d.name: d for d in topo.devices}
+    ends = {d.name: (places[d.name], heights[d.name], d.role in HOST_ROLES) for d in topo.devices}
+    # Per device, what the direct tray route needs (rack, x along, y across, up to the tray),
+    # so a cable's route is a few additions (route_m gives the same figure, and the rest).
+    top = layout.rack_units * RU_M + layout.tray_height_mm / 1000
+    pitch, row_pitch = layout.rack_pitch_mm / 1000, layout.row_pitch_mm / 1000
+    direct = layout.cross_rows == "direct"
+    xy = {
+        n: (p.name, p.kind == "other", p.column * pitch, p.row * row_pitch, top - h, h)
+        for n, (p, h, _) in ends.items()
+    }
+    prefix = _label_prefixes(template, space, topo.devices, places)
+    out: list[CableRun] = []
+    # A run's spec depends on its route length (whole cm) and the link's kind alone: a
+    # 32k-GPU plan has ~115k cables and a few hundred distinct specs, chosen once each.
+    specs: dict[tuple[float, int, bool, bool, str], RunSpec] = {}
+    for k in topo.links:
+        pa, ha, host = ends[k.a_device]
+        pb, hb, _ = ends[k.b_device]
+        ra, oa, xa, ya, ua, za = xy[k.a_device]
+        rb, _, xb, yb, ub, zb = xy[k.b_device]
+        if ra == rb and not oa:
+            raw = abs(za - zb)
+        elif direct:
+            raw = ua + ub + abs(xa - xb) + abs(ya - yb)
+        else:
+            raw = route_m(layout, pa, pb, ha, hb)
+        # Whole centimetres, rounded up: the figure printed is the one the medium is chosen by.
+        run = math.ceil((raw + slack) * 100 - 1e-6) / 100
+        # A server on twin-port cages (a DGX H100) takes the switch-style twin-port cables.
+        twin = "twin-port" in k.a_optic
+        skey = (run, k.speed_gbps, host, twin, k.medium)
+        spec = specs.get(skey)
+        if spec is None:
+            kind: EndKind = "host" if host and not twin else "switch"
+            fam, length = _choose(families_for(k.speed_gbps, kind, k.medium), run)
+            spec = _spec(fam, length, run)
+            if host and twin and fam.medium == "dac":
+                # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10
+                # overview, docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
+                spec = replace(spec, part_number=spec.part_number + "-FLT")
+            specs[skey] = spec
+        if prefix is not None:
+            la, lb = prefix[k.a_device] + k.a_port, prefix[k.b_device] + k.b_port
+        else:
+            la = _label(template, space, pa, by_name[k.a_device], k.a_port)
+            lb = _label(template, space, pb, by_name[k.b_device], k.b_port)
+        out.append(CableRun(spec, la, lb))
+    return tuple(out)
+
+
+def _spec(fam: CableFamily, length: float, run: float) -> RunSpec:
+    """The shared spec of runs of ``run`` metres on ``fam`` at ``length`` (verified only
+    when the family and both its optics are)."""
+    return RunSpec(
+        length_m=length,
+        route_m=run,
+        medium=fam.medium,
+        part_number=fam.part(length),
+        family=fam.key,
+        a_optic=fam.a_optic.part if fam.a_optic else "",
+        b_optic=fam.b_optic.part if fam.b_optic else "",
+        reach_m=fam.reach,
+        links_per_cable=fam.links_per_cable,
+        verified=fam.verified
+        and (fam.a_optic is None or fam.a_optic.verified)
+        and (fam.b_optic is None or fam.b_optic.verified),
+    )
+
+
+def _racks(
+    topo: FabricTopology, places: dict[str, RackPlace], units: dict[str, int]
+) -> tuple[RackLoad, ...]:
+    """Every rack with its devices by RU, units used and power, in floor order."""
+    layout = topo.plan.spec.layout
+    members: dict[str, list[RackDevice]] = {}
+    for d in topo.devices:
+        rd = RackDevice(d.name, d.role, d.model, d.position, units[d.name], device_power(topo, d))
+        members.setdefault(places[d.name].name, []).append(rd)
+    first: dict[str, RackPlace] = {}
+    for d in topo.devices:
+        first.setdefault(places[d.name].name, places[d.name])
+    out = []
+    for name, devs in members.items():
+        devs.sort(key=lambda r: (r.position, r.name))
+        out.append(
+            RackLoad(
+                place=first[name],
+                devices=tuple(devs),
+                units=layout.rack_units,
+                units_used=max(r.position + r.height_u - 1 for r in devs),
+                power_kw=round(sum(r.power.watts for r in devs) / 1000, 2),
+                power_budget_kw=layout.rack_power_kw,
+            )
+        )
+    out.sort(key=lambda r: (r.place.row, r.place.column, r.place.name))
+    return tuple(out)
+
+
+def _check_labels(template: str) -> None:
+    """The label template names only known fields (a bad one is a spec error)."""
+    try:
+        template.format(space="", grid="", rack="", u=1, device="", port="")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise SpecError(
+            "layout.label",
+            f"{template!r} does not format ({exc})",
+            "fields: {space} {grid} {rack} {u} {device} {port}",
+        ) from None
+
+
+def plan_plant(topo: FabricTopology) -> Plant:
+    """Racks and cable runs of ``topo`` (no budget check: see :func:`require_budgets`)."""
+    layout = topo.plan.spec.layout
+    _check_labels(layout.label)
+    hall: Hall = plan_hall(layout, topo.plan.su_nodes or topo.plan.nodes)
+    places: dict[str, RackPlace] = {}
+    heights: dict[str, float] = {}
+    units: dict[str, int] = {}
+    cache: dict[tuple[str, str], int] = {}
+    for d in topo.devices:
+        places[d.name] = place_rack(hall, d)
+        units[d.name] = _height_u(topo, d, cache)
+        heights[d.name] = port_height_m(d.position, units[d.name])
+    return Plant(racks=_racks(topo, places, units), runs=_runs(topo, places, heights))
+
+
+def require_budgets(plant: Plant) -> None:
+    """Raise a :class:`SpecError` naming the first rack over its power or rack-unit budget."""
+    for r in plant.racks:
+        if r.over_power:
+            raise SpecError(
+                "layout.rack_power_kw",
+                f"rack {r.place.name} ({r.place.grid}) draws {r.power_kw:g} kW, over its "
+                f"{r.power_budget_kw:g} kW budget",
+                "lower layout.servers_per_rack or raise layout.rack_power_kw; "
+                "fabric-stack layout --check lists every rack",
+            )
+        if r.over_units:
+            raise SpecError(
+                "layout.rack_units",
+                f"rack {r.place.name} ({r.place.grid}) needs {r.units_used} U of {r.units} U",
+                "lower layout.servers_per_rack or raise layout.rack_units",
+            )
+
+
+def plant_of(topo: FabricTopology, *, strict: bool = True) -> Plant:
+    """The plant of ``topo``, derived once and cached on it; ``strict`` checks the budgets."""
+    # Keyed by the very link and device tuples: ``dataclasses.replace`` shares the memo dict
+    # with the copy, whose links may differ.
+    cached = topo.memo.get(_MEMO_KEY)
+    if (
+        isinstance(cached, tuple)
+        and cached[0] is topo.links
+        and cached[1] is topo.devices
+        and cached[2] is topo.plan
+    ):
+        plant: Plant = cached[3]
+    else:
+        plant = plan_plant(topo)
+        topo.memo[_MEMO_KEY] = (topo.links, topo.devices, topo.plan, plant)
+    if strict:
+        require_budgets(plant)
+    return plant
+
+
+__all__ = [
+    "CableRun",
+    "Plant",
+    "RackDevice",
+    "RackLoad",
+    "RunSpec",
+    "plan_plant",
+    "plant_of",
+    "require_budgets",
+]
