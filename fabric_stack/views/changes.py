@@ -36,6 +36,75 @@ def _headline(s: ChangeSummary) -> str:
     return f"{verb} for stack {s.stack}: {text}." + (f" {short}." if short else "")
 
 
+def _groups_text(groups: dict[str, dict[str, int]]) -> str:
+    """``bgp +8 −8, ports +64`` from a config change's groups."""
+    parts = []
+    for g, n in groups.items():
+        signs = [f"+{n['added']}" if n["added"] else "", f"−{n['removed']}" if n["removed"] else ""]
+        parts.append(f"{g} {' '.join(x for x in signs if x)}")
+    return ", ".join(parts)
+
+
+def _growth_tables(s: ChangeSummary, max_rows: int) -> list[RenderableType]:
+    """The "Config changes" and "Address changes" sections (nothing when not compared)."""
+    if not s.compared:
+        return []
+    out: list[RenderableType] = []
+    t = Table(title=f"Config changes ({len(s.config_changes)} devices)", title_justify="left")
+    for col in ("device", "", "added", "removed", "by group"):
+        t.add_column(col, justify="right" if col in ("added", "removed") else "left")
+    for c in s.config_changes[:max_rows]:
+        t.add_row(
+            c.device,
+            "new" if c.new else "",
+            str(c.added),
+            str(c.removed),
+            _groups_text(c.groups),
+            style="green" if c.new else "",
+        )
+    if len(s.config_changes) > max_rows:
+        t.add_row(f"… {len(s.config_changes) - max_rows} more (see --format json)", "", "", "", "")
+    out.append(t)
+    if not s.address_changes:
+        out.append(
+            Text("Address changes: none (every existing allocation is unchanged).", style="green")
+        )
+        return out
+    t = Table(title=f"Address changes ({len(s.address_changes)})", title_justify="left")
+    for col in ("object", "before", "after"):
+        t.add_column(col)
+    for a in s.address_changes[:max_rows]:
+        t.add_row(a.object, a.before, a.after, style="red")
+    if len(s.address_changes) > max_rows:
+        t.add_row(f"… {len(s.address_changes) - max_rows} more (see --format json)", "", "")
+    out.append(t)
+    return out
+
+
+def _growth_markdown(s: ChangeSummary, max_rows: int) -> list[str]:
+    """Markdown of the config and address changes (nothing when not compared)."""
+    if not s.compared:
+        return []
+    out = [f"#### Config changes ({len(s.config_changes)} devices)", ""]
+    if s.config_changes:
+        out += ["| device | | added | removed | by group |", "|---|---|---:|---:|---|"]
+        for c in s.config_changes[:max_rows]:
+            out.append(
+                f"| {c.device} | {'new' if c.new else ''} | {c.added} | {c.removed} "
+                f"| {_groups_text(c.groups)} |"
+            )
+        if len(s.config_changes) > max_rows:
+            out.append(f"| … {len(s.config_changes) - max_rows} more | | | | |")
+    out += ["", f"#### Address changes ({len(s.address_changes)})", ""]
+    if not s.address_changes:
+        return [*out, "None: every existing allocation is unchanged.", ""]
+    out += ["| object | before | after |", "|---|---|---|"]
+    out += [f"| {a.object} | {a.before} | {a.after} |" for a in s.address_changes[:max_rows]]
+    if len(s.address_changes) > max_rows:
+        out.append(f"| … {len(s.address_changes) - max_rows} more | | |")
+    return [*out, ""]
+
+
 def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
     """Rich renderable grouped by role: switches by model, cables by role/type, ports touched."""
     parts: list[RenderableType] = [Text(_headline(s), style="bold")]
@@ -97,6 +166,7 @@ def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
             shown = ", ".join(ports[:10]) + (" …" if len(ports) > 10 else "")
             t.add_row(sw, str(len(ports)), shown)
         parts.append(t)
+    parts.extend(_growth_tables(s, max_rows))
     if s.policy_violations:
         t = Table(title="Policy violations", title_justify="left")
         t.add_column("level")
@@ -159,6 +229,7 @@ def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
         n = sum(len(p) for p in s.ports_touched.values())
         out.append(f"Ports touched on {len(s.ports_touched)} existing switches: {n}.")
         out.append("")
+    out += _growth_markdown(s, max_rows)
     if s.policy_violations:
         out += ["| Policy | level | message |", "|---|---|---|"]
         out += [
