@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fabric_stack.adapters.pulumi.changes import ChangeSummary
+from fabric_stack.analysis.growth_model import AddressChange, ConfigChange
 from fabric_stack.sizing.managers import asked_vs_built
 
 _OPS = ("add", "move", "update", "remove")
@@ -81,27 +82,27 @@ def _growth_tables(s: ChangeSummary, max_rows: int) -> list[RenderableType]:
     return out
 
 
-def _growth_markdown(s: ChangeSummary, max_rows: int) -> list[str]:
-    """Markdown of the config and address changes (nothing when not compared)."""
-    if not s.compared:
-        return []
-    out = [f"#### Config changes ({len(s.config_changes)} devices)", ""]
-    if s.config_changes:
+def growth_markdown(
+    config_changes: list[ConfigChange], address_changes: list[AddressChange], max_rows: int = 50
+) -> list[str]:
+    """Markdown lines of the "Config changes" and "Address changes" sections."""
+    out = [f"#### Config changes ({len(config_changes)} devices)", ""]
+    if config_changes:
         out += ["| device | | added | removed | by group |", "|---|---|---:|---:|---|"]
-        for c in s.config_changes[:max_rows]:
+        for c in config_changes[:max_rows]:
             out.append(
                 f"| {c.device} | {'new' if c.new else ''} | {c.added} | {c.removed} "
                 f"| {_groups_text(c.groups)} |"
             )
-        if len(s.config_changes) > max_rows:
-            out.append(f"| … {len(s.config_changes) - max_rows} more | | | | |")
-    out += ["", f"#### Address changes ({len(s.address_changes)})", ""]
-    if not s.address_changes:
+        if len(config_changes) > max_rows:
+            out.append(f"| … {len(config_changes) - max_rows} more | | | | |")
+    out += ["", f"#### Address changes ({len(address_changes)})", ""]
+    if not address_changes:
         return [*out, "None: every existing allocation is unchanged.", ""]
     out += ["| object | before | after |", "|---|---|---|"]
-    out += [f"| {a.object} | {a.before} | {a.after} |" for a in s.address_changes[:max_rows]]
-    if len(s.address_changes) > max_rows:
-        out.append(f"| … {len(s.address_changes) - max_rows} more | | |")
+    out += [f"| {a.object} | {a.before} | {a.after} |" for a in address_changes[:max_rows]]
+    if len(address_changes) > max_rows:
+        out.append(f"| … {len(address_changes) - max_rows} more | | |")
     return [*out, ""]
 
 
@@ -229,7 +230,8 @@ def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
         n = sum(len(p) for p in s.ports_touched.values())
         out.append(f"Ports touched on {len(s.ports_touched)} existing switches: {n}.")
         out.append("")
-    out += _growth_markdown(s, max_rows)
+    if s.compared:
+        out += growth_markdown(s.config_changes, s.address_changes, max_rows)
     if s.policy_violations:
         out += ["| Policy | level | message |", "|---|---|---|"]
         out += [
