@@ -57,8 +57,8 @@ def test_one_attachment_per_rail_per_leaf_matching_the_underlay() -> None:
 
 def test_capacity_notes_follow_the_reserved_pod_addresses() -> None:
     art = next(a for a in kubernetes.render(seed_context("roce")) if a.path == PATH)
-    # 16 servers x 1 reserved address fit the /26 (45 free); 16 x 8 VFs do not, said as a note.
-    assert "45 < 128: not every VF" in art.content and "WARNING" not in art.content
+    # The block is sized for a full leaf (/24, issue #27): 16 servers x 8 VFs fit (237 free).
+    assert "not every VF" not in art.content and "WARNING" not in art.content
     ctx = context({"fabric": "roce", "switch": "sn5600", "underlay": {"pod_addresses_per_port": 8}})
     art = next(a for a in kubernetes.render(ctx) if a.path == PATH)
     # /24 per leaf: 16 x (1 + 8) + 3 = 147 addresses.
