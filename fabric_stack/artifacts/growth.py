@@ -19,12 +19,13 @@ No Pulumi, no state: both sides are derived from their specs, as the stack does.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fabric_stack.analysis.growth_model import AddressChange, ConfigChange, GrowthDiff
 from fabric_stack.artifacts import TARGETS, applies
@@ -224,3 +225,42 @@ def with_growth(summary: ChangeSummary) -> ChangeSummary:
             "compared": True,
         }
     )
+
+
+def device_records(ctx: RenderContext) -> dict[str, dict[str, Any]]:
+    """The config and allocation fields each switch record carries in the stack (issue #27).
+
+    Per switch: ``config_digest`` (SHA-256 of its configuration lines, comments
+    dropped), ``config_lines`` and, on a routed fabric, ``allocations`` (router-id,
+    ASN, rail blocks). Under the key ``""`` the SM-wide files (InfiniBand) and
+    the fabric-wide allocations (VLANs, P_Key, SM priorities and GUID bindings),
+    for the Fabric record. ``pulumi preview --diff`` then shows per device a
+    changed digest and each allocation that moves; the lines themselves are
+    what ``fabric-stack diff --lines`` prints (kept out of the state: a leaf has
+    thousands, and the engine's cost grows with every property byte).
+    """
+    lines = config_lines_of(ctx)
+    out: dict[str, dict[str, Any]] = {}
+    for dev, ls in lines.items():
+        out[dev] = {"config_digest": _digest(ls), "config_lines": len(ls)}
+    if ctx.fabric != "infiniband":
+        u = ctx.underlay
+        for sw in u.switches.values():
+            alloc: dict[str, Any] = {"router_id": sw.router_id, "asn": sw.asn}
+            blocks = [b.subnet for b in u.blocks_of(sw.name)]
+            if blocks:
+                alloc["rail_blocks"] = blocks
+            out.setdefault(sw.name, {})["allocations"] = alloc
+    switches = {d.name for d in ctx.topo.switches("leaf", "spine", "core")}
+    fabric_wide = {k: v for k, v in out.items() if k not in switches}
+    records = {k: v for k, v in out.items() if k in switches}
+    fabric_allocs = {
+        k: v for k, v in allocations_of(ctx).items() if k.startswith(("network ", "sm ", "compute"))
+    }
+    records[""] = {"config_digests": fabric_wide, "allocations": fabric_allocs}
+    return records
+
+
+def _digest(lines: list[str]) -> str:
+    # Sorted: the digest follows the lines a device has, not the renderers' order.
+    return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()[:16]
