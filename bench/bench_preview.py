@@ -16,6 +16,7 @@ also renders every property of every step.
 
     .venv/bin/python -m bench.bench_preview [--granularity bundle|cable] [--cases small,large]
                                             [--repeat 3] [--output plain|json]
+                                            [--no-config-records]
 """
 
 from __future__ import annotations
@@ -101,7 +102,9 @@ class Case:
         return statistics.median(self.times)
 
 
-def fabric_case(root: Path, a: int, b: int, granularity: str) -> Case:
+def fabric_case(
+    root: Path, a: int, b: int, granularity: str, config_records: bool = True
+) -> Case:
     """The fabric stack, up at ``a`` GPUs, configured for ``b``."""
     proj = _project(root, f"fab-{a}-{b}", "from components.program import run\n\nrun()\n")
     env = _env(root / f"state-{a}-{b}")
@@ -110,6 +113,7 @@ def fabric_case(root: Path, a: int, b: int, granularity: str) -> Case:
         ("gpus", a),
         ("granularity", granularity),
         ("inventory", f"sqlite:///{root}/inv-{a}.db"),
+        ("config_records", str(config_records).lower()),
     ):
         _run(proj, env, "config", "set", f"fabric:{k}", str(v))
     t_up, _ = _run(proj, env, "up", "--yes", "--skip-preview")
@@ -138,17 +142,23 @@ def main() -> None:
     ap.add_argument("--cases", default="small,large")
     ap.add_argument("--repeat", type=int, default=3, help="timed previews of each (median)")
     ap.add_argument("--output", default="plain", choices=["plain", "json"])
+    ap.add_argument(
+        "--no-config-records",
+        action="store_true",
+        help="fabric:config_records false: switch records without config digests/allocations",
+    )
     args = ap.parse_args()
     print(
         f"# preview benchmark, granularity={args.granularity}, output={args.output}, "
-        f"median of {args.repeat}, {os.cpu_count()} CPUs",
+        f"median of {args.repeat}, {os.cpu_count()} CPUs, "
+        f"config_records={not args.no_config_records}",
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="fs-bench-") as tmp:
         root = Path(tmp)
         for case in args.cases.split(","):
             a, b = CASES[case]
-            fab = fabric_case(root, a, b, args.granularity)
+            fab = fabric_case(root, a, b, args.granularity, not args.no_config_records)
             base = baseline_case(root, fab.existing, fab.resources, case)
             for _ in range(args.repeat):
                 # Alternate, so that a noisy moment hits both sides.
