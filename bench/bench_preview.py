@@ -102,9 +102,7 @@ class Case:
         return statistics.median(self.times)
 
 
-def fabric_case(
-    root: Path, a: int, b: int, granularity: str, config_records: bool = True
-) -> Case:
+def fabric_case(root: Path, a: int, b: int, granularity: str, config_records: bool = True) -> Case:
     """The fabric stack, up at ``a`` GPUs, configured for ``b``."""
     proj = _project(root, f"fab-{a}-{b}", "from components.program import run\n\nrun()\n")
     env = _env(root / f"state-{a}-{b}")
