@@ -134,3 +134,61 @@ def test_config_changes_group_lines_and_ignore_order() -> None:
     )
     assert group_of("cumulus: nv set qos pfc 3 switch-priority 3") == "qos"
     assert group_of("infiniband: 0x8001=ALL=full") == "partitions"
+
+
+def _summary(**kw: Any) -> Any:
+    from fabric_stack.adapters.pulumi.changes import summarize_changes
+
+    return summarize_changes([], stack="t").model_copy(update={"compared": True, **kw})
+
+
+def test_plan_views_carry_the_config_and_address_changes() -> None:
+    from fabric_stack.analysis.growth_model import AddressChange, ConfigChange
+    from fabric_stack.views.changes import changes_json, changes_markdown
+
+    change = ConfigChange(
+        device="spine-01",
+        added=2,
+        removed=1,
+        groups={"bgp": {"added": 2, "removed": 1}},
+        lines_added=["frr: neighbor a", "frr: neighbor b"],
+        lines_removed=["frr: neighbor c"],
+    )
+    moved = AddressChange(object="spine-01 router-id", before="10.255.0.9", after="10.255.0.17")
+    s = _summary(config_changes=[change], address_changes=[moved])
+    md = changes_markdown(s)
+    assert "#### Config changes (1 devices)" in md and "| spine-01 |  | 2 | 1 | bgp +2 −1 |" in md
+    assert "| spine-01 router-id | 10.255.0.9 | 10.255.0.17 |" in md
+    data = changes_json(s)
+    assert data["config_changes"] == [
+        {
+            "device": "spine-01",
+            "new": False,
+            "added": 2,
+            "removed": 1,
+            "groups": {"bgp": {"added": 2, "removed": 1}},
+        }
+    ]  # the lines stay out of the plan's JSON
+    assert data["address_changes"] == [moved.model_dump()]
+    assert "None: every existing allocation is unchanged." in changes_markdown(_summary())
+
+
+def test_diff_command_compares_two_spec_files(tmp_path: Any) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from fabric_stack.cli import main
+
+    for name, gpus in (("a", 64), ("b", 128)):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"fabric: roce\nswitch: sn5600\ngpus: {gpus}\nsu_nodes: 8\n"
+        )
+    args = ["diff", "--from", str(tmp_path / "a.yaml"), "--to", str(tmp_path / "b.yaml")]
+    r = CliRunner().invoke(main, [*args, "--format", "json", "--lines"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["address_changes"] == [] and data["allocations_removed"] == 0
+    assert any(c["new"] and c["lines_added"] for c in data["config_changes"])
+    r = CliRunner().invoke(main, [*args, "--format", "markdown"])
+    assert r.exit_code == 0 and "#### Address changes (0)" in r.stdout
