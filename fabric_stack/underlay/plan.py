@@ -9,15 +9,19 @@ between SUs once leaves are routed):
   one pod (per plane) share one ASN, the cores of a plane share one. Sharing an
   ASN across a tier lets BGP's AS-path loop check stop valley paths
   (leaf→spine→leaf→spine) without policy (RFC 7938 §5.2.1). ASNs come from the
-  4-byte private range (RFC 6996) starting at ``underlay.asn_base``: cores first,
-  then the spine groups, then the leaves.
+  4-byte private range (RFC 6996) starting at ``underlay.asn_base``: one per
+  plane reserved for the cores, then per pod its spine groups and its leaves.
+* **Growth never renumbers** (issue #27): loopbacks, ASNs and /31s sit at fixed
+  slots keyed by each switch's identity (:class:`SlotLayout`), rail blocks are
+  sized for a full leaf and indexed by SU, a host's address follows its leaf port.
 * **BGP unnumbered fabric links** by default (RFC 5549 IPv4 over IPv6
   link-local next hops): no /31 to plan or mis-type, and the default NVIDIA
   recommends for Cumulus Linux and that SONiC/FRR support. ``p2p31`` gives every
   fabric link a /31 from ``underlay.p2p`` instead (upper tier even, lower odd).
 * **A subnet per rail per leaf, leaf as gateway** by default: the rail subnet
   (``networks.compute.subnet`` split per rail/plane) is cut into one block per
-  SU; the leaf takes the first address, server *k* of the leaf the next. One
+  SU; the leaf takes the first address, the server on leaf port *k* the
+  (*k*+1)-th after it. One
   connected route per leaf is advertised, which is what NVIDIA Spectrum-X and
   the Juniper/Arista rail-optimised reference designs describe (see docs/underlay.md
   for the cited pages). ``p2p31`` gives every host port a /31
