@@ -21,7 +21,7 @@ between SUs once leaves are routed):
 * **A subnet per rail per leaf, leaf as gateway** by default: the rail subnet
   (``networks.compute.subnet`` split per rail/plane) is cut into one block per
   SU; the leaf takes the first address, the server on leaf port *k* the
-  (*k*+1)-th after it. One
+  *k*-th after it. One
   connected route per leaf is advertised, which is what NVIDIA Spectrum-X and
   the Juniper/Arista rail-optimised reference designs describe (see docs/underlay.md
   for the cited pages). ``p2p31`` gives every host port a /31
