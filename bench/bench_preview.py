@@ -16,6 +16,7 @@ also renders every property of every step.
 
     .venv/bin/python -m bench.bench_preview [--granularity bundle|cable] [--cases small,large]
                                             [--repeat 3] [--output plain|json]
+                                            [--no-config-records]
 """
 
 from __future__ import annotations
@@ -101,7 +102,14 @@ class Case:
         return statistics.median(self.times)
 
 
-def fabric_case(root: Path, a: int, b: int, granularity: str) -> Case:
+def fabric_case(
+    root: Path,
+    a: int,
+    b: int,
+    granularity: str,
+    config_records: bool = True,
+    extra: tuple[tuple[str, str], ...] = (),
+) -> Case:
     """The fabric stack, up at ``a`` GPUs, configured for ``b``."""
     proj = _project(root, f"fab-{a}-{b}", "from components.program import run\n\nrun()\n")
     env = _env(root / f"state-{a}-{b}")
@@ -110,6 +118,8 @@ def fabric_case(root: Path, a: int, b: int, granularity: str) -> Case:
         ("gpus", a),
         ("granularity", granularity),
         ("inventory", f"sqlite:///{root}/inv-{a}.db"),
+        ("config_records", str(config_records).lower()),
+        *extra,
     ):
         _run(proj, env, "config", "set", f"fabric:{k}", str(v))
     t_up, _ = _run(proj, env, "up", "--yes", "--skip-preview")
@@ -138,17 +148,40 @@ def main() -> None:
     ap.add_argument("--cases", default="small,large")
     ap.add_argument("--repeat", type=int, default=3, help="timed previews of each (median)")
     ap.add_argument("--output", default="plain", choices=["plain", "json"])
+    ap.add_argument(
+        "--no-config-records",
+        action="store_true",
+        help="fabric:config_records false: switch records without config digests/allocations",
+    )
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra fabric: config, e.g. --set fabric=roce --set switch=sn5600",
+    )
+    ap.add_argument("--sizes", default="", help="A,B GPUs instead of --cases (one case)")
     args = ap.parse_args()
+    extra = tuple(tuple(kv.split("=", 1)) for kv in args.set)
     print(
         f"# preview benchmark, granularity={args.granularity}, output={args.output}, "
-        f"median of {args.repeat}, {os.cpu_count()} CPUs",
+        f"median of {args.repeat}, {os.cpu_count()} CPUs, "
+        f"config_records={not args.no_config_records} {' '.join(args.set)}",
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="fs-bench-") as tmp:
         root = Path(tmp)
-        for case in args.cases.split(","):
-            a, b = CASES[case]
-            fab = fabric_case(root, a, b, args.granularity)
+        sizes = {"custom": tuple(int(x) for x in args.sizes.split(","))} if args.sizes else CASES
+        for case in sizes if args.sizes else args.cases.split(","):
+            a, b = sizes[case]
+            fab = fabric_case(
+                root,
+                a,
+                b,
+                args.granularity,
+                not args.no_config_records,
+                extra,  # type: ignore[arg-type]
+            )
             base = baseline_case(root, fab.existing, fab.resources, case)
             for _ in range(args.repeat):
                 # Alternate, so that a noisy moment hits both sides.

@@ -63,6 +63,7 @@ class FabricComponent(pulumi.ComponentResource):
         inventory: pulumi.Input[str],
         granularity: Granularity = "bundle",
         opts: pulumi.ResourceOptions | None = None,
+        extras: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         super().__init__("fabric-stack:index:Fabric", name, {}, opts)
         stack = pulumi.get_stack()
@@ -73,8 +74,13 @@ class FabricComponent(pulumi.ComponentResource):
         self._sus: dict[int, pulumi.ComponentResource] = {}
         self.resources: list[pulumi.CustomResource] = []
         """Every record resource created, in creation order."""
+        # Config digests and allocations per switch ("" for the Fabric record): see
+        # fabric_stack.artifacts.growth.device_records.
+        self._extras = extras or {}
         self.summary = Fabric(
-            intent.summary.name, self._with_base(intent.summary.props()), self._me
+            intent.summary.name,
+            self._with_base({**intent.summary.props(), **self._extras.get("", {})}),
+            self._me,
         )
         self.resources.append(self.summary)
         self._add_networks(intent)
@@ -117,7 +123,7 @@ class FabricComponent(pulumi.ComponentResource):
         for sw in intent.switches:
             opts_ = in_layer if sw.role in ("spine", "core") else self._su_parent(sw.su)
             parent_of[sw.name] = opts_
-            fields = self._with_base(sw.props())
+            fields = self._with_base({**sw.props(), **self._extras.get(sw.name, {})})
             self.resources.append(
                 Switch(sw.name, fields, renamed(opts_, sw.name, self._was(sw.name)))
             )

@@ -94,11 +94,31 @@ def run(project_dir: Path | None = None) -> None:
                 "(pulumi config set --secret fabric:inventory 'postgresql://…')"
             )
 
-    FabricComponent(spec.name, pipe.intent, inventory, granularity)  # type: ignore[arg-type]
+    on = settings.get("config_records", True) not in (False, "false")
+    extras = config_records(pipe) if on else {}
+    FabricComponent(
+        spec.name,
+        pipe.intent,
+        inventory,
+        granularity,  # type: ignore[arg-type]
+        extras=extras,
+    )
 
     for key, value in stack_outputs(pipe).items():
         pulumi.export(key, value)
     pulumi.export("inventory", shown)
+
+
+def config_records(pipe: Pipeline) -> dict[str, dict[str, Any]]:
+    """Config digests and allocations per switch record (issue #27).
+
+    ``fabric:config_records: false`` leaves them out (the preview then shows
+    cabling only, as before).
+    """
+    from fabric_stack.artifacts._base import RenderContext
+    from fabric_stack.artifacts.growth import device_records
+
+    return device_records(RenderContext(pipe.topology, pipe.intent))
 
 
 def stack_outputs(pipe: Pipeline) -> dict[str, Any]:

@@ -72,6 +72,10 @@ def with_record(props: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str
     return {**{k: props[k] for k in RESERVED if k in props}, RECORD_KEY: record_text(fields)}
 
 
+RECORD_EXTRAS = ("config_digest", "config_lines", "allocations", "config_digests")
+"""Fields the program adds to Switch and Fabric records beyond their intent model
+(fabric_stack.artifacts.growth.device_records)."""
+
 RENAME_FIELDS = frozenset({"device", "node", "a_device", "b_device"})
 """Record fields that carry a device name: they change with a rename, the object does not."""
 
@@ -161,8 +165,11 @@ class InventoryProvider(dynamic.ResourceProvider):
 
     # -- storage (of record fields), overridden by bundles
     def _write(self, store: Any, stack: str, fields: dict[str, Any]) -> None:
-        # Normalise through the record model (defaults filled, types checked).
+        # Normalise through the record model (defaults filled, types checked); the
+        # config/allocation fields the program adds (issue #27) are kept as sent, or a
+        # refresh would read a record without them and show a change.
         rec = self.record.model_validate(fields).model_dump(mode="json")
+        rec.update({k: fields[k] for k in RECORD_EXTRAS if k in fields})
         store.put(stack, self.kind, rec["name"], rec)
 
     def _read(self, store: Any, stack: str, fields: dict[str, Any]) -> dict[str, Any] | None:

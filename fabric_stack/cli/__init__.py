@@ -43,6 +43,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "check": ("check", "check_cmd", "Run the policy rules on the plan (exit 1 on mandatory)."),
     "plan": ("stack", "plan_cmd", "Preview the Pulumi stack: switches and cables to add, by role."),
+    "diff": (
+        "diff",
+        "diff_cmd",
+        "Config and address changes between two specs (what growth touches).",
+    ),
     "apply": ("stack", "apply_cmd", "Apply the Pulumi stack: record the fabric in the inventory."),
     "recover": ("stack", "recover_cmd", "Bring a stack back after a killed `up`."),
     "env": ("env", "env_cmd", "Print the Pulumi environment (backend, passphrase) for `pulumi`."),

@@ -87,7 +87,9 @@ def plan_cmd(stack: str | None, no_policy: bool, estimate: bool, fmt: str) -> No
     """Preview the stack (`pulumi preview` + policy pack) and summarize it by role.
 
     Shows the switches to add or remove by model, cables by role and type
-    (added, re-patched, removed) and the ports touched on existing switches.
+    (added, re-patched, removed), the ports touched on existing switches, the
+    devices whose configuration changes (lines added/removed: BGP, ports, QoS,
+    SM) and every allocation that moves (none on a pure growth).
     Exit 0 when the preview succeeds, 1 when a policy or the program refuses it.
 
     \b
@@ -99,11 +101,15 @@ def plan_cmd(stack: str | None, no_policy: bool, estimate: bool, fmt: str) -> No
       fabric-stack plan --estimate             # and what it does to all-reduce
     """
     from fabric_stack.adapters.pulumi.ops import preview
+    from fabric_stack.artifacts.growth import with_growth
 
     stack = _chosen(stack)
     summary = _run_or_exit(
         "previewing", fmt, preview, stack, project_dir(), use_policy=not no_policy
     )
+    # Both sides come from the Fabric record's specs: the config and address
+    # changes are derived, like the stack itself, so no history is kept.
+    summary = with_growth(summary)
     if estimate:
         from fabric_stack.cli.plan_estimate import emit_with_estimate
 

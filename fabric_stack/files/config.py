@@ -19,7 +19,7 @@ from fabric_stack.files import inputs
 from fabric_stack.files.names_file import load_names
 from fabric_stack.spec.model import FabricSpec, validate_spec
 
-STACK_ONLY_KEYS = ("inventory", "granularity", "netbox_token")
+STACK_ONLY_KEYS = ("inventory", "granularity", "netbox_token", "config_records")
 """``fabric:`` config keys that are not part of the spec."""
 
 

@@ -9,15 +9,19 @@ between SUs once leaves are routed):
   one pod (per plane) share one ASN, the cores of a plane share one. Sharing an
   ASN across a tier lets BGP's AS-path loop check stop valley paths
   (leaf→spine→leaf→spine) without policy (RFC 7938 §5.2.1). ASNs come from the
-  4-byte private range (RFC 6996) starting at ``underlay.asn_base``: cores first,
-  then the spine groups, then the leaves.
+  4-byte private range (RFC 6996) starting at ``underlay.asn_base``: one per
+  plane reserved for the cores, then per pod its spine groups and its leaves.
+* **Growth never renumbers** (issue #27): loopbacks, ASNs and /31s sit at fixed
+  slots keyed by each switch's identity (:class:`SlotLayout`), rail blocks are
+  sized for a full leaf and indexed by SU, a host's address follows its leaf port.
 * **BGP unnumbered fabric links** by default (RFC 5549 IPv4 over IPv6
   link-local next hops): no /31 to plan or mis-type, and the default NVIDIA
   recommends for Cumulus Linux and that SONiC/FRR support. ``p2p31`` gives every
   fabric link a /31 from ``underlay.p2p`` instead (upper tier even, lower odd).
 * **A subnet per rail per leaf, leaf as gateway** by default: the rail subnet
   (``networks.compute.subnet`` split per rail/plane) is cut into one block per
-  SU; the leaf takes the first address, server *k* of the leaf the next. One
+  SU; the leaf takes the first address, the server on leaf port *k* the
+  *k*-th after it. One
   connected route per leaf is advertised, which is what NVIDIA Spectrum-X and
   the Juniper/Arista rail-optimised reference designs describe (see docs/underlay.md
   for the cited pages). ``p2p31`` gives every host port a /31
@@ -36,8 +40,10 @@ from functools import cached_property
 from ipaddress import IPv4Address, IPv4Network
 
 from fabric_stack.errors import SpecError
+from fabric_stack.sizing.model import SizingPlan
 from fabric_stack.spec.underlay import PRIVATE_ASN_LAST, UnderlaySettings
 from fabric_stack.topology.build import FabricTopology, Link
+from fabric_stack.topology.model import Device
 
 FABRIC_ROLES = ("leaf_spine", "spine_core")
 """Link roles between switches (routed with BGP)."""
@@ -153,76 +159,187 @@ def plan_underlay(topo: FabricTopology) -> UnderlayPlan:
     if spec.fabric == "infiniband":
         raise SpecError("fabric", "an InfiniBand fabric has no IP underlay", "use roce or ethernet")
     st = spec.underlay
-    switches = assign_switches(topo, st)
-    links = address_fabric_links(topo, st)
+    layout = layout_of(topo.plan)
+    switches = assign_switches(topo, st, layout)
+    links = address_fabric_links(topo, st, layout)
     blocks, hosts = address_hosts(topo, st)
     mtu = spec.networks.compute.mtu or 9000
     return UnderlayPlan(st, switches, links, blocks, hosts, mtu)
 
 
-def assign_asns(topo: FabricTopology, base: int) -> dict[str, int]:
-    """RFC 7938 ASNs: one per plane for cores, one per (plane, pod) for spines, one per leaf."""
-    groups: dict[tuple[str, int, int], int] = {}
-    out: dict[str, int] = {}
-    nxt = base
-    for role in ("core", "spine"):
-        for d in topo.switches(role):
-            key = (role, d.plane, d.pod if role == "spine" else 0)
-            if key not in groups:
-                groups[key] = nxt
-                nxt += 1
-            out[d.name] = groups[key]
-    for d in topo.switches("leaf"):
-        out[d.name] = nxt
-        nxt += 1
-    if nxt - 1 > PRIVATE_ASN_LAST:
+@dataclass(frozen=True, slots=True)
+class SlotLayout:
+    """Where each switch's allocations sit in a pool: a fixed slot per stable identity.
+
+    Growth must never renumber what exists (issue #27), so no allocation is an
+    enumeration index. Every slot is a function of the switch's identity (plane,
+    pod, SU, rail, spine index, core group/member) and of figures growth leaves
+    alone (rails, planes, the leaf and spine port budgets, SUs per pod in three
+    tiers), exactly as a cable's id is its a-end port:
+
+    * cores first, ``core_groups × spine_up`` slots per plane (a group gains
+      members as pods arrive, at most one per spine uplink);
+    * then one chunk per pod: ``planes × leaf_up`` spine slots (every leaf of a
+      pod reaches every spine of it, so a pod never has more), then the pod's
+      leaves SU-major by ``(su, plane, rail)``.
+
+    Two tiers have one pod, so adding SUs appends leaves at the end and a new
+    spine takes the slot reserved for it. Going from two tiers to three changes
+    the layout itself: that renumbers, and the plan's address changes list it.
+    """
+
+    planes: int
+    rails: int
+    leaf_down: int
+    leaf_up: int
+    spine_down: int
+    spine_up: int
+    core_groups: int
+    cores_per_group: int
+    sus_per_pod: int
+    tiers: int
+
+    @property
+    def core_slots(self) -> int:
+        """Slots reserved for the cores of all planes (none in two tiers)."""
+        return self.planes * self.core_groups * self.spine_up if self.tiers == 3 else 0
+
+    @property
+    def pod_leaves(self) -> int:
+        """Leaf slots per pod (three tiers; the one pod of two tiers is open-ended)."""
+        return self.sus_per_pod * self.planes * self.rails
+
+    def pod_of(self, d: Device) -> int:
+        """0-based pod chunk of a switch (always 0 in two tiers)."""
+        return max(d.pod, 1) - 1 if self.tiers == 3 else 0
+
+    def leaf_ordinal(self, d: Device) -> int:
+        """A leaf's rank inside its pod, SU-major, so a new SU appends."""
+        su = d.su - 1 - self.pod_of(d) * self.sus_per_pod
+        return (su * self.planes + max(d.plane, 1) - 1) * self.rails + d.rail - 1
+
+    def switch_slot(self, d: Device) -> int:
+        """The switch's fixed offset in the loopback pool (see the class docstring)."""
+        plane = max(d.plane, 1) - 1
+        if d.role == "core":
+            # The index is group-major over the current group size, which grows with
+            # pods: recover (group, member), the identity the core's name carries.
+            g, m = divmod(d.index - 1, max(self.cores_per_group, 1))
+            return (plane * self.core_groups + g) * self.spine_up + m
+        base = self.core_slots + self.pod_of(d) * (self.planes * self.leaf_up + self.pod_leaves)
+        if d.role == "spine":
+            return base + plane * self.leaf_up + d.index - 1
+        return base + self.planes * self.leaf_up + self.leaf_ordinal(d)
+
+    def asn_slot(self, d: Device) -> int:
+        """Offset from ``asn_base``: one per plane for the cores (reserved in two
+        tiers too), then per pod one per plane for its spines and one per leaf."""
+        plane = max(d.plane, 1) - 1
+        if d.role == "core":
+            return plane
+        base = self.planes + self.pod_of(d) * (self.planes + self.pod_leaves)
+        if d.role == "spine":
+            return base + plane
+        return base + self.planes + self.leaf_ordinal(d)
+
+    def link_pair(self, a: Device, a_port_number: int) -> int:
+        """The /31 pair of a fabric link, keyed by its a-end switch and uplink.
+
+        Per pod: its leaves' uplinks (``leaf_up`` pairs each), then its spines'
+        (``spine_up`` each), so a link's pair depends only on its a-end port.
+        """
+        chunk = (self.pod_leaves + self.planes * self.spine_up) * self.leaf_up
+        base = self.pod_of(a) * chunk
+        if a.role == "leaf":
+            return base + self.leaf_ordinal(a) * self.leaf_up + a_port_number - self.leaf_down - 1
+        spine = (max(a.plane, 1) - 1) * self.leaf_up + a.index - 1
+        base += self.pod_leaves * self.leaf_up
+        return base + spine * self.spine_up + a_port_number - self.spine_down - 1
+
+
+def layout_of(plan: SizingPlan) -> SlotLayout:
+    """The slot layout of a sized plan (figures growth leaves alone)."""
+    return SlotLayout(
+        planes=max(plan.planes, 1),
+        rails=plan.rails,
+        leaf_down=plan.leaf_down,
+        leaf_up=plan.leaf_up,
+        spine_down=plan.spine_down,
+        spine_up=plan.spine_up,
+        core_groups=plan.core_groups,
+        cores_per_group=plan.cores_per_group,
+        sus_per_pod=plan.sus_per_pod,
+        tiers=plan.tiers,
+    )
+
+
+def assign_asns(topo: FabricTopology, base: int, layout: SlotLayout) -> dict[str, int]:
+    """RFC 7938 ASNs: one per plane for cores, one per (plane, pod) for spines, one per leaf.
+
+    Each is ``base`` plus the switch's :meth:`SlotLayout.asn_slot`, so growth never
+    moves an ASN.
+    """
+    out = {d.name: base + layout.asn_slot(d) for d in topo.switches("leaf", "spine", "core")}
+    last = max(out.values(), default=base)
+    if last > PRIVATE_ASN_LAST:
+        need = last - base + 1
         raise SpecError(
             "underlay.asn_base",
-            f"{base} leaves too few private ASNs for {nxt - base} "
-            f"(the range ends at {PRIVATE_ASN_LAST})",
-            f"try {PRIVATE_ASN_LAST - (nxt - base) + 1} or lower",
+            f"{base} leaves too few private ASNs for {need} (the range ends at {PRIVATE_ASN_LAST})",
+            f"try {PRIVATE_ASN_LAST - need + 1} or lower",
         )
     return out
 
 
-def assign_switches(topo: FabricTopology, st: UnderlaySettings) -> dict[str, SwitchUnderlay]:
-    """Loopback (= router-id) and ASN of every leaf, spine and core."""
-    fabric = [d for d in topo.switches("leaf", "spine", "core")]
-    need = len(fabric)
+def assign_switches(
+    topo: FabricTopology, st: UnderlaySettings, layout: SlotLayout
+) -> dict[str, SwitchUnderlay]:
+    """Loopback (= router-id) and ASN of every leaf, spine and core, at fixed slots."""
+    fabric = list(topo.switches("leaf", "spine", "core"))
+    slots = {d.name: layout.switch_slot(d) for d in fabric}
+    need = max(slots.values(), default=-1) + 1
     if need > st.loopbacks.num_addresses - 2:
         raise SpecError(
             "underlay.loopbacks",
             f"{st.loopbacks} holds {st.loopbacks.num_addresses - 2} "
-            f"loopbacks but the fabric has {need} switches",
+            f"loopbacks but the fabric's {len(fabric)} switches reach slot {need} "
+            "(slots are reserved so growth never renumbers)",
             f"use a larger pool, e.g. /{_prefix_for(need + 2)}",
         )
-    asns = assign_asns(topo, st.asn_base)
+    asns = assign_asns(topo, st.asn_base, layout)
     first = int(st.loopbacks.network_address) + 1
     out = {}
-    for i, d in enumerate(fabric):
-        addr = str(IPv4Address(first + i))
+    for d in fabric:
+        addr = str(IPv4Address(first + slots[d.name]))
         out[d.name] = SwitchUnderlay(d.name, d.role, d.plane, asns[d.name], addr, addr)
     return out
 
 
 def address_fabric_links(
-    topo: FabricTopology, st: UnderlaySettings
+    topo: FabricTopology, st: UnderlaySettings, layout: SlotLayout
 ) -> tuple[FabricLinkUnderlay, ...]:
-    """Every switch-to-switch cable, unnumbered or with a /31 (upper tier even)."""
+    """Every switch-to-switch cable, unnumbered or with a /31 (upper tier even).
+
+    A /31 is the a-end port's fixed pair (:meth:`SlotLayout.link_pair`).
+    """
     links = list(topo.links_of(*FABRIC_ROLES))
     if st.fabric_links == "unnumbered":
         return tuple(_fabric(link, None, None) for link in links)
-    if 2 * len(links) > st.p2p.num_addresses:
+    devices = {d.name: d for d in topo.switches("leaf", "spine")}
+    pairs = [layout.link_pair(devices[lk.a_device], lk.a_port_number) for lk in links]
+    need = max(pairs, default=-1) + 1
+    if 2 * need > st.p2p.num_addresses:
         raise SpecError(
             "underlay.p2p",
-            f"{st.p2p} holds {st.p2p.num_addresses // 2} /31 pairs but the fabric "
-            f"has {len(links)} switch links",
-            f"use /{_prefix_for(2 * len(links))} or larger",
+            f"{st.p2p} holds {st.p2p.num_addresses // 2} /31 pairs but the fabric's "
+            f"{len(links)} switch links reach pair {need} "
+            "(pairs are reserved so growth never renumbers)",
+            f"use /{_prefix_for(2 * need)} or larger",
         )
     base = int(st.p2p.network_address)
     return tuple(
         _fabric(link, str(IPv4Address(base + 2 * i + 1)), str(IPv4Address(base + 2 * i)))
-        for i, link in enumerate(links)
+        for i, link in zip(pairs, links, strict=True)
     )
 
 
@@ -237,38 +354,44 @@ def _prefix_for(addresses: int) -> int:
 def address_hosts(
     topo: FabricTopology, st: UnderlaySettings
 ) -> tuple[tuple[RailBlock, ...], tuple[HostPort, ...]]:
-    """Cut each rail subnet into one block per leaf; address the leaf and its servers."""
+    """Cut each rail subnet into one block per SU; address the leaf and its servers.
+
+    A block is sized for a full leaf (every downlink in ``leaf_down``) from the
+    first SU on, block *n* of a rail belongs to SU *n*, and a host's address
+    follows its leaf port: servers arriving never resize or move a block.
+    """
     plan = topo.plan
     compute = next(n for n in topo.networks if n.name == "compute")
     per_leaf: dict[str, list[Link]] = defaultdict(list)
     for link in topo.links_of("node_leaf"):
         per_leaf[link.b_device].append(link)
-    widest = max((len(v) for v in per_leaf.values()), default=1)
-    # leaf-subnet: network, gateway, hosts and their pods' addresses, broadcast;
-    # p2p31: one pair per host port (no room for pods by design).
-    if st.host_addressing == "p2p31":
-        size = 2 * widest
-    else:
-        size = widest * (1 + st.pod_addresses_per_port) + 3
-    prefix = _prefix_for(size)
+    ports = max(
+        plan.leaf_down, max((lk.b_port_number for v in per_leaf.values() for lk in v), default=1)
+    )
+    prefix = _prefix_for(_block_size(st, ports))
     nic_index = {n: i + 1 for i, n in enumerate(sorted({n.name for n in topo.nics}))}
     blocks: list[RailBlock] = []
     hosts: list[HostPort] = []
-    cursor: dict[int, int] = defaultdict(int)
     for leaf in topo.switches("leaf"):
         idx = (leaf.plane - 1) * plan.rails + leaf.rail - 1 if leaf.plane else leaf.rail - 1
-        rail_net = IPv4Network(compute.subnets[idx])
-        block = _next_block(rail_net, prefix, cursor[idx])
-        cursor[idx] += 1
-        ports = sorted(per_leaf.get(leaf.name, []), key=lambda lk: lk.b_port_number)
+        block = _nth_block(IPv4Network(compute.subnets[idx]), prefix, leaf.su - 1)
         gw = str(block.network_address + (0 if st.host_addressing == "p2p31" else 1))
         blocks.append(RailBlock(leaf.name, leaf.rail, leaf.plane, leaf.su, str(block), gw))
-        for k, link in enumerate(ports):
+        for link in sorted(per_leaf.get(leaf.name, []), key=lambda lk: lk.b_port_number):
+            k = link.b_port_number - 1
             hosts.append(_host_port(st, block, k, link, nic_index[link.a_port]))
     return tuple(blocks), tuple(hosts)
 
 
-def _next_block(rail_net: IPv4Network, prefix: int, n: int) -> IPv4Network:
+def _block_size(st: UnderlaySettings, ports: int) -> int:
+    # leaf-subnet: network, gateway, hosts and their pods' addresses, broadcast;
+    # p2p31: one pair per host port (no room for pods by design).
+    if st.host_addressing == "p2p31":
+        return 2 * ports
+    return ports * (1 + st.pod_addresses_per_port) + 3
+
+
+def _nth_block(rail_net: IPv4Network, prefix: int, n: int) -> IPv4Network:
     if prefix < rail_net.prefixlen or (n + 1) << (32 - prefix) > rail_net.num_addresses:
         raise SpecError(
             "networks.compute.subnet",

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fabric_stack.adapters.pulumi.changes import ChangeSummary
+from fabric_stack.analysis.growth_model import AddressChange, ConfigChange
 from fabric_stack.sizing.managers import asked_vs_built
 
 _OPS = ("add", "move", "update", "remove")
@@ -34,6 +35,75 @@ def _headline(s: ChangeSummary) -> str:
     text = ", ".join(p for p in parts if p) or "no switch or cable changes"
     short = asked_vs_built(s.gpus_requested, s.gpus_built, s.servers_removed)
     return f"{verb} for stack {s.stack}: {text}." + (f" {short}." if short else "")
+
+
+def _groups_text(groups: dict[str, dict[str, int]]) -> str:
+    """``bgp +8 −8, ports +64`` from a config change's groups."""
+    parts = []
+    for g, n in groups.items():
+        signs = [f"+{n['added']}" if n["added"] else "", f"−{n['removed']}" if n["removed"] else ""]
+        parts.append(f"{g} {' '.join(x for x in signs if x)}")
+    return ", ".join(parts)
+
+
+def _growth_tables(s: ChangeSummary, max_rows: int) -> list[RenderableType]:
+    """The "Config changes" and "Address changes" sections (nothing when not compared)."""
+    if not s.compared:
+        return []
+    out: list[RenderableType] = []
+    t = Table(title=f"Config changes ({len(s.config_changes)} devices)", title_justify="left")
+    for col in ("device", "", "added", "removed", "by group"):
+        t.add_column(col, justify="right" if col in ("added", "removed") else "left")
+    for c in s.config_changes[:max_rows]:
+        t.add_row(
+            c.device,
+            "new" if c.new else "",
+            str(c.added),
+            str(c.removed),
+            _groups_text(c.groups),
+            style="green" if c.new else "",
+        )
+    if len(s.config_changes) > max_rows:
+        t.add_row(f"… {len(s.config_changes) - max_rows} more (see --format json)", "", "", "", "")
+    out.append(t)
+    if not s.address_changes:
+        out.append(
+            Text("Address changes: none (every existing allocation is unchanged).", style="green")
+        )
+        return out
+    t = Table(title=f"Address changes ({len(s.address_changes)})", title_justify="left")
+    for col in ("object", "before", "after"):
+        t.add_column(col)
+    for a in s.address_changes[:max_rows]:
+        t.add_row(a.object, a.before, a.after, style="red")
+    if len(s.address_changes) > max_rows:
+        t.add_row(f"… {len(s.address_changes) - max_rows} more (see --format json)", "", "")
+    out.append(t)
+    return out
+
+
+def growth_markdown(
+    config_changes: list[ConfigChange], address_changes: list[AddressChange], max_rows: int = 50
+) -> list[str]:
+    """Markdown lines of the "Config changes" and "Address changes" sections."""
+    out = [f"#### Config changes ({len(config_changes)} devices)", ""]
+    if config_changes:
+        out += ["| device | | added | removed | by group |", "|---|---|---:|---:|---|"]
+        for c in config_changes[:max_rows]:
+            out.append(
+                f"| {c.device} | {'new' if c.new else ''} | {c.added} | {c.removed} "
+                f"| {_groups_text(c.groups)} |"
+            )
+        if len(config_changes) > max_rows:
+            out.append(f"| … {len(config_changes) - max_rows} more | | | | |")
+    out += ["", f"#### Address changes ({len(address_changes)})", ""]
+    if not address_changes:
+        return [*out, "None: every existing allocation is unchanged.", ""]
+    out += ["| object | before | after |", "|---|---|---|"]
+    out += [f"| {a.object} | {a.before} | {a.after} |" for a in address_changes[:max_rows]]
+    if len(address_changes) > max_rows:
+        out.append(f"| … {len(address_changes) - max_rows} more | | |")
+    return [*out, ""]
 
 
 def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
@@ -97,6 +167,7 @@ def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
             shown = ", ".join(ports[:10]) + (" …" if len(ports) > 10 else "")
             t.add_row(sw, str(len(ports)), shown)
         parts.append(t)
+    parts.extend(_growth_tables(s, max_rows))
     if s.policy_violations:
         t = Table(title="Policy violations", title_justify="left")
         t.add_column("level")
@@ -159,6 +230,8 @@ def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
         n = sum(len(p) for p in s.ports_touched.values())
         out.append(f"Ports touched on {len(s.ports_touched)} existing switches: {n}.")
         out.append("")
+    if s.compared:
+        out += growth_markdown(s.config_changes, s.address_changes, max_rows)
     if s.policy_violations:
         out += ["| Policy | level | message |", "|---|---|---|"]
         out += [

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fabric_stack.analysis.growth_model import AddressChange, ConfigChange
 from fabric_stack.intent.wire import decode_cables, record_of
 
 _COUNTED_OPS = {"create", "update", "delete", "replace", "same"}
@@ -117,6 +118,18 @@ class ChangeSummary(BaseModel):
     )
     servers_removed: int = Field(
         default=0, description="Server positions given to the fabric managers (RA rule)."
+    )
+    config_changes: list[ConfigChange] = Field(
+        default_factory=list,
+        description="Devices whose rendered config changes (fabric_stack.artifacts.growth).",
+    )
+    address_changes: list[AddressChange] = Field(
+        default_factory=list,
+        description="Allocations (addresses, ASNs, VLANs, P_Keys, SM) that move: [] on growth.",
+    )
+    compared: bool = Field(
+        default=False,
+        description="True when config and address changes were computed (both specs known).",
     )
     # The spec on each side, from the Fabric summary record (for `plan --estimate`);
     # kept out of the JSON dump: a reviewer wants the change, not two whole specs.
