@@ -329,13 +329,13 @@ nv set interface swp64s0 link mtu 9216
 nv set interface swp64s1 description to_spine-08_swp57s1
 nv set interface swp64s1 link mtu 9216
 
-# Underlay interfaces: loopback 10.255.0.2/32 (= router-id); fabric links unnumbered;
+# Underlay interfaces: loopback 10.255.0.66/32 (= router-id); fabric links unnumbered;
 # hosts leaf-subnet (the rail gateway on a VLAN local to this leaf: it never leaves the
 # leaf). Same addresses as frr/su1-r2-leaf.conf (both read the underlay plan).
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (interface lo ip address)
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/ (br_default vlan, access port, vlan<vid> SVI)
 # Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/Interface/ (link mtu: the SVI carries the hosts' MTU)
-nv set interface lo ip address 10.255.0.2/32
+nv set interface lo ip address 10.255.0.66/32
 nv set bridge domain br_default vlan 102
 nv set interface swp1s0 bridge domain br_default access 102
 nv set interface swp1s1 bridge domain br_default access 102
@@ -353,16 +353,16 @@ nv set interface swp7s0 bridge domain br_default access 102
 nv set interface swp7s1 bridge domain br_default access 102
 nv set interface swp8s0 bridge domain br_default access 102
 nv set interface swp8s1 bridge domain br_default access 102
-nv set interface vlan102 ip address 10.66.0.1/26
+nv set interface vlan102 ip address 10.66.0.1/24
 nv set interface vlan102 link mtu 9000
 
-# eBGP underlay: AS 4200000002 (leaf; RFC 7938 plan), one external neighbour per fabric
+# eBGP underlay: AS 4200000003 (leaf; RFC 7938 plan), one external neighbour per fabric
 # port, ECMP across spine ASNs (as-path multipath relax), 64 eBGP paths.
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (neighbor swp51 remote-as external, network)
 # Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/BGP/ (neighbor type, multipath aspath-ignore,
 #   multipaths ebgp 1-128, redistribute connected enable, aggregate-route)
-nv set router bgp autonomous-system 4200000002
-nv set router bgp router-id 10.255.0.2
+nv set router bgp autonomous-system 4200000003
+nv set router bgp router-id 10.255.0.66
 nv set vrf default router bgp neighbor swp33s0 remote-as external
 nv set vrf default router bgp neighbor swp33s0 type unnumbered
 nv set vrf default router bgp neighbor swp33s1 remote-as external
@@ -493,8 +493,8 @@ nv set vrf default router bgp neighbor swp64s1 remote-as external
 nv set vrf default router bgp neighbor swp64s1 type unnumbered
 nv set vrf default router bgp path-selection multipath aspath-ignore on
 nv set vrf default router bgp address-family ipv4-unicast multipaths ebgp 64
-nv set vrf default router bgp address-family ipv4-unicast network 10.255.0.2/32
-nv set vrf default router bgp address-family ipv4-unicast network 10.66.0.0/26
+nv set vrf default router bgp address-family ipv4-unicast network 10.255.0.66/32
+nv set vrf default router bgp address-family ipv4-unicast network 10.66.0.0/24
 
 # PFC headroom per port class: the buffer reserved for in-flight data after a pause
 # grows with the cable, so each class gets its own profile (pfc-hosts 50 m,

@@ -5,43 +5,43 @@
 set -e
 ip -batch - <<'EOF'
 link set dev rail1 mtu 9000 up
-address add 10.64.0.4/26 dev rail1
-route add 10.64.0.0/26 dev rail1 src 10.64.0.4 table 101
+address add 10.64.0.4/24 dev rail1
+route add 10.64.0.0/24 dev rail1 src 10.64.0.4 table 101
 route add 10.64.0.0/15 via 10.64.0.1 dev rail1 table 101
 rule add from 10.64.0.4 table 101 priority 1101
 link set dev rail2 mtu 9000 up
-address add 10.66.0.4/26 dev rail2
-route add 10.66.0.0/26 dev rail2 src 10.66.0.4 table 102
+address add 10.66.0.4/24 dev rail2
+route add 10.66.0.0/24 dev rail2 src 10.66.0.4 table 102
 route add 10.66.0.0/15 via 10.66.0.1 dev rail2 table 102
 rule add from 10.66.0.4 table 102 priority 1102
 link set dev rail3 mtu 9000 up
-address add 10.68.0.4/26 dev rail3
-route add 10.68.0.0/26 dev rail3 src 10.68.0.4 table 103
+address add 10.68.0.4/24 dev rail3
+route add 10.68.0.0/24 dev rail3 src 10.68.0.4 table 103
 route add 10.68.0.0/15 via 10.68.0.1 dev rail3 table 103
 rule add from 10.68.0.4 table 103 priority 1103
 link set dev rail4 mtu 9000 up
-address add 10.70.0.4/26 dev rail4
-route add 10.70.0.0/26 dev rail4 src 10.70.0.4 table 104
+address add 10.70.0.4/24 dev rail4
+route add 10.70.0.0/24 dev rail4 src 10.70.0.4 table 104
 route add 10.70.0.0/15 via 10.70.0.1 dev rail4 table 104
 rule add from 10.70.0.4 table 104 priority 1104
 link set dev rail5 mtu 9000 up
-address add 10.72.0.4/26 dev rail5
-route add 10.72.0.0/26 dev rail5 src 10.72.0.4 table 105
+address add 10.72.0.4/24 dev rail5
+route add 10.72.0.0/24 dev rail5 src 10.72.0.4 table 105
 route add 10.72.0.0/15 via 10.72.0.1 dev rail5 table 105
 rule add from 10.72.0.4 table 105 priority 1105
 link set dev rail6 mtu 9000 up
-address add 10.74.0.4/26 dev rail6
-route add 10.74.0.0/26 dev rail6 src 10.74.0.4 table 106
+address add 10.74.0.4/24 dev rail6
+route add 10.74.0.0/24 dev rail6 src 10.74.0.4 table 106
 route add 10.74.0.0/15 via 10.74.0.1 dev rail6 table 106
 rule add from 10.74.0.4 table 106 priority 1106
 link set dev rail7 mtu 9000 up
-address add 10.76.0.4/26 dev rail7
-route add 10.76.0.0/26 dev rail7 src 10.76.0.4 table 107
+address add 10.76.0.4/24 dev rail7
+route add 10.76.0.0/24 dev rail7 src 10.76.0.4 table 107
 route add 10.76.0.0/15 via 10.76.0.1 dev rail7 table 107
 rule add from 10.76.0.4 table 107 priority 1107
 link set dev rail8 mtu 9000 up
-address add 10.78.0.4/26 dev rail8
-route add 10.78.0.0/26 dev rail8 src 10.78.0.4 table 108
+address add 10.78.0.4/24 dev rail8
+route add 10.78.0.0/24 dev rail8 src 10.78.0.4 table 108
 route add 10.78.0.0/15 via 10.78.0.1 dev rail8 table 108
 rule add from 10.78.0.4 table 108 priority 1108
 EOF

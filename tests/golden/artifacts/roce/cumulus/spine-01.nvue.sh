@@ -497,20 +497,20 @@ nv set interface swp64s0 link mtu 9216
 nv set interface swp64s1 description to_su1-r8-leaf_swp63s0
 nv set interface swp64s1 link mtu 9216
 
-# Underlay interfaces: loopback 10.255.0.9/32 (= router-id); fabric links unnumbered;
+# Underlay interfaces: loopback 10.255.0.1/32 (= router-id); fabric links unnumbered;
 # hosts leaf-subnet. Same addresses as frr/spine-01.conf (both read the underlay plan).
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (interface lo ip address)
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/ (br_default vlan, access port, vlan<vid> SVI)
 # Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/Interface/ (link mtu: the SVI carries the hosts' MTU)
-nv set interface lo ip address 10.255.0.9/32
+nv set interface lo ip address 10.255.0.1/32
 
-# eBGP underlay: AS 4200000000 (spine; RFC 7938 plan), one external neighbour per fabric
+# eBGP underlay: AS 4200000001 (spine; RFC 7938 plan), one external neighbour per fabric
 # port, ECMP across spine ASNs (as-path multipath relax), 64 eBGP paths.
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-3/Border-Gateway-Protocol-BGP/Basic-BGP-Configuration/ (neighbor swp51 remote-as external, network)
 # Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/BGP/ (neighbor type, multipath aspath-ignore,
 #   multipaths ebgp 1-128, redistribute connected enable, aggregate-route)
-nv set router bgp autonomous-system 4200000000
-nv set router bgp router-id 10.255.0.9
+nv set router bgp autonomous-system 4200000001
+nv set router bgp router-id 10.255.0.1
 nv set vrf default router bgp neighbor swp1s0 remote-as external
 nv set vrf default router bgp neighbor swp1s0 type unnumbered
 nv set vrf default router bgp neighbor swp5s0 remote-as external
@@ -769,7 +769,7 @@ nv set vrf default router bgp neighbor swp64s1 remote-as external
 nv set vrf default router bgp neighbor swp64s1 type unnumbered
 nv set vrf default router bgp path-selection multipath aspath-ignore on
 nv set vrf default router bgp address-family ipv4-unicast multipaths ebgp 64
-nv set vrf default router bgp address-family ipv4-unicast network 10.255.0.9/32
+nv set vrf default router bgp address-family ipv4-unicast network 10.255.0.1/32
 
 # PFC headroom per port class: the buffer reserved for in-flight data after a pause
 # grows with the cable, so each class gets its own profile (pfc-leaf-spine 50 m; the
