@@ -235,8 +235,23 @@ def spawn(
     if ticks is None:
         raise TwinFailure(f"{name}: exited before its start time could be recorded")
     return Process(
-        name=name, pid=proc.pid, start_ticks=ticks, netns=netns, command=Path(argv[0]).name
+        name=name, pid=proc.pid, start_ticks=ticks, netns=netns, command=program_of(argv)
     )
+
+
+_ENV_OPTIONS_WITH_ARG = frozenset({"-C", "--chdir", "-u", "--unset", "-S", "--split-string"})
+
+
+def program_of(argv: Sequence[str]) -> str:
+    """The program ``argv`` ends up running: its first word, or, behind ``env [-C DIR]
+    [VAR=value]…``, the word ``env`` execs (what /proc/PID/cmdline shows once it has)."""
+    words = list(argv)
+    if not words or Path(words[0]).name != "env":
+        return Path(words[0]).name if words else ""
+    i = 1
+    while i < len(words) and (words[i].startswith("-") or "=" in words[i]):
+        i += 2 if words[i] in _ENV_OPTIONS_WITH_ARG else 1
+    return Path(words[i]).name if i < len(words) else "env"
 
 
 def command_line(pid: int) -> str | None:

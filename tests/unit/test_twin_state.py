@@ -146,3 +146,14 @@ def test_remove_paths_stays_inside_even_if_a_link_appears(tmp_path: Path) -> Non
     remove_paths(twin, ["logs/keep", "../precious", "ib"], "/run/not-ours")
     assert (tmp_path / "precious" / "keep").exists()
     assert not (twin / "ib").exists()
+
+
+def test_the_recorded_program_is_what_env_execs() -> None:
+    # `env -C DIR opensm …` becomes `opensm …` in /proc/PID/cmdline once env has exec'd: a
+    # recorded "env" made `alive` call every running OpenSM dead (found by a real IB twin).
+    from fabric_stack.twin.runtime import program_of
+
+    assert program_of(["env", "-C", "/tmp/x", "opensm", "-F", "c.conf"]) == "opensm"
+    assert program_of(["env", "A=1", "-u", "B", "/usr/bin/ibsim", "-s"]) == "ibsim"
+    assert program_of(["/usr/sbin/lldpd", "-d"]) == "lldpd"
+    assert program_of(["env"]) == "env"
