@@ -83,7 +83,9 @@ def config_lines_of(ctx: RenderContext) -> dict[str, list[str]]:
     ``path = value`` line per leaf so a new port is one line, as in NVUE.
     """
     devices = {d.name for d in ctx.topo.devices} | {sm.name for sm in sm_instances(ctx)}
-    out: dict[str, list[str]] = {}
+    # Every compute switch has an entry, with or without files of its own: an InfiniBand
+    # switch takes its configuration from the SM, and a new one must still be listed.
+    out: dict[str, list[str]] = {s.name: [] for s in ctx.compute_switches()}
     for name in CONFIG_TARGETS:
         if not applies(name, ctx):
             continue
@@ -145,13 +147,14 @@ def group_of(line: str) -> str:
 def compare_config(
     before: Mapping[str, list[str]], after: Mapping[str, list[str]]
 ) -> list[ConfigChange]:
-    """Devices whose lines differ (multiset difference: order does not matter)."""
+    """Devices whose lines differ (multiset difference: order does not matter), and every
+    device on one side only (new or removed), even one without lines of its own."""
     out: list[ConfigChange] = []
     for dev in sorted(set(before) | set(after)):
         old, new = Counter(before.get(dev, [])), Counter(after.get(dev, []))
         added = sorted((new - old).elements())
         removed = sorted((old - new).elements())
-        if not added and not removed:
+        if not added and not removed and dev in before and dev in after:
             continue
         groups: dict[str, dict[str, int]] = {}
         for side, lines in (("added", added), ("removed", removed)):

@@ -104,6 +104,12 @@ def test_256_to_1024_infiniband_keeps_partitions_sm_and_guid_bindings() -> None:
     assert diff.address_changes == []
     # The SM configuration (priorities, bindings, partitions) does not move with growth.
     assert not [c for c in diff.config_changes if c.device in ("partitions", "ufm-1", "ufm-2")]
+    # The new switches are listed (no lines of their own: the SM configures them), the
+    # existing ones are not (an IB switch's config does not change when a leaf is added).
+    old, grown = (context_of(_spec("infiniband", g)) for g in (256, 1024))
+    added = {s.name for s in grown.compute_switches()} - {s.name for s in old.compute_switches()}
+    assert added and {c.device for c in diff.config_changes if c.new} == added
+    assert all(c.added == 0 for c in diff.config_changes if c.new)
 
 
 def test_a_spec_change_that_renumbers_is_listed_per_object() -> None:
