@@ -96,7 +96,7 @@ fuzz: venv ## longer fuzz campaign of the bad-input contract (FUZZ_EXAMPLES per 
 lint: venv ## ruff + mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy fabric_stack components policies validate
+	$(BIN)/mypy fabric_stack components policies validate fabric_stack_launch.py
 
 goldens: venv ## regenerate golden files under tests/golden (review the git diff!)
 	$(BIN)/python -m tests.regenerate

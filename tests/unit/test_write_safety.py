@@ -240,3 +240,101 @@ def test_signal_while_staging_completes_or_removes(cwd: Path, sig: int) -> None:
     if lines[0] != "interrupted: nothing written":
         assert lines[0].startswith("interrupted: wrote plan.csv"), lines
         assert (cwd / "plan.csv").read_text().count("\n") > 30_000
+
+
+# -- signals at any moment, through the console script's launcher ------------------------
+
+LAUNCH = "import fabric_stack_launch as launch; launch.main()"
+"""What the `fabric-stack` console script runs (pyproject's [project.scripts])."""
+
+
+def _launch(cwd: Path, args: list[str]) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-c", LAUNCH, *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _caught(pid: int, sig: int) -> bool:
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    return False
+
+
+def _wait_launcher(proc: subprocess.Popen[str]) -> None:
+    """Wait until the launcher has installed its handlers (its first statement)."""
+    deadline = time.monotonic() + SIGNAL_CAP_S
+    while time.monotonic() < deadline and proc.poll() is None:
+        if _caught(proc.pid, signal.SIGTERM):
+            return
+        time.sleep(0.005)
+    pytest.fail("the launcher never installed its signal handlers")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+def test_a_signal_during_start_up_is_one_line(cwd: Path, sig: int) -> None:
+    # The package's imports take about a second after the launcher's first line: before
+    # the launcher, SIGINT here printed a KeyboardInterrupt traceback, SIGTERM nothing.
+    proc = _launch(cwd, ["size"])
+    _wait_launcher(proc)
+    proc.send_signal(sig)
+    code, lines = _finish(proc)
+    assert (code, lines) == (128 + sig, ["interrupted: nothing written"])
+
+
+FAST_WRITERS: list[tuple[int, tuple[str, ...]]] = [
+    (0, ("estimate", "--gpus", "1024", "--format", "json", "--out", "out.json")),
+    (0, ("env", "--out", "out.sh")),
+    # 1: the small site's dump has leaves that contradict the plan (adopt reports them).
+    (1, ("adopt", "--ibnetdiscover", "ib.txt", "--out", "out.csv")),
+    (0, ("inventory", "export", "--inventory", "sqlite:///inv.db", "--out", "out.json")),
+]
+"""The writers that finish within a second or two (with their exit status when nothing
+interrupts them): signalled at several moments each."""
+
+MOMENTS_S = (0.2, 0.9, 1.6, 2.4)
+"""When the signal is sent after the launcher started: in the imports, in the command,
+while writing, or after the command ended (then it simply completes)."""
+
+
+def _prepare(cwd: Path, args: tuple[str, ...]) -> None:
+    if args[0] == "adopt":
+        _dump(cwd)
+    if args[0] == "inventory":
+        open_store("sqlite:///inv.db").put("s", "Switch", "spine-01", {"role": "spine"})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("ok", "args"), FAST_WRITERS, ids=[a[0] for _, a in FAST_WRITERS])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+def test_a_fast_writer_signalled_at_any_moment_completes_or_says_what_it_wrote(
+    cwd: Path, ok: int, args: tuple[str, ...], sig: int
+) -> None:
+    _prepare(cwd, args)
+    out = cwd / args[-1]
+    for moment in MOMENTS_S:
+        out.unlink(missing_ok=True)
+        proc = _launch(cwd, list(args))
+        _wait_launcher(proc)
+        time.sleep(moment)
+        signalled = proc.poll() is None
+        if signalled:
+            proc.send_signal(sig)
+        code, lines = _finish(proc)
+        assert not any("Traceback" in ln for ln in lines), (moment, lines)
+        # Staging files are files (``.name.….tmp``); ``.state/`` is env's own directory.
+        assert [p for p in _leftovers(cwd) if Path(p).is_file()] == [], moment
+        if code == 128 + sig:
+            assert signalled and len(lines) == 1 and lines[0].startswith("interrupted: ")
+            # All or nothing: a file it names is whole, and none is there if it names none.
+            assert out.exists() == (lines[0] != "interrupted: nothing written"), lines
+        else:
+            assert code == ok, (moment, code, lines)
+            assert out.stat().st_size > 0
