@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
@@ -119,6 +119,13 @@ class RenderContext:
     def underlay(self) -> UnderlayPlan:
         """The routed underlay (RoCE/Ethernet only), planned once per context."""
         return plan_underlay(self.topo)
+
+    @cached_property
+    def memo(self) -> dict[Hashable, Any]:
+        """Results several renderers (or several files of one) derive from this context,
+        each computed once: the context is immutable, so nothing in here goes stale.
+        Keys are ``(function name, arguments…)``."""
+        return {}
 
     @cached_property
     def compute_ports(self) -> dict[str, list[tuple[int, str, str]]]:

@@ -133,6 +133,15 @@ def pod_networks(ctx: RenderContext, rail_key: RailKey) -> list[PodNetwork]:
     Raises nothing on p2p31: callers check :func:`no_pod_addresses` first (the target's
     applicability does).
     """
+    # Every pod and MPIJob of an SU asks for the whole list: derived once per context (it
+    # was rebuilt per SU, quadratic: 330 CPU-s of `render all` at 32,768 GPUs).
+    key = ("pod_networks", rail_key)
+    if key not in ctx.memo:
+        ctx.memo[key] = _pod_networks(ctx, rail_key)
+    return list(ctx.memo[key])
+
+
+def _pod_networks(ctx: RenderContext, rail_key: RailKey) -> list[PodNetwork]:
     if routed(ctx):
         return _block_networks(ctx, rail_key)
     return [
