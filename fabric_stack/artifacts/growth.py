@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from fabric_stack.analysis.growth_model import AddressChange, ConfigChange, GrowthDiff
 from fabric_stack.artifacts import TARGETS, applies
 from fabric_stack.artifacts._base import RenderContext
@@ -209,10 +211,18 @@ def with_growth(summary: ChangeSummary) -> ChangeSummary:
     """
     if not summary.spec_before or not summary.spec_after:
         return summary
-    diff = compare_specs(
-        FabricSpec.model_validate(summary.spec_before),
-        FabricSpec.model_validate(summary.spec_after),
-    )
+    try:
+        before = FabricSpec.model_validate(summary.spec_before)
+        after = FabricSpec.model_validate(summary.spec_after)
+    except ValidationError as exc:
+        # Pulumi redacts secrets (a PostgreSQL backend's password) wherever they occur in
+        # its JSON output, so a recorded spec can come back with words replaced: say so
+        # rather than compare a spec that is not the one recorded.
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        why = f"the recorded spec does not read back ({where}: {first['msg']})"
+        return summary.model_copy(update={"not_compared": why})
+    diff = compare_specs(before, after)
     return summary.model_copy(
         update={
             "config_changes": diff.config_changes,

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+from pydantic import ValidationError
 from rich.table import Table
 
 from fabric_stack.adapters.pulumi.changes import ChangeSummary
@@ -30,8 +31,12 @@ def _estimate(spec: dict[str, Any]) -> Estimate | None:
     from fabric_stack.sizing.size import size_fabric
     from fabric_stack.topology.build import build_topology
 
+    try:
+        parsed = FabricSpec.model_validate(spec)
+    except ValidationError:
+        return None  # redacted by Pulumi's output (see artifacts/growth.with_growth): "—"
     with paused_gc():
-        topo = build_topology(size_fabric(FabricSpec.model_validate(spec)))
+        topo = build_topology(size_fabric(parsed))
     return estimate_collective(topo, "all_reduce", SIZES)
 
 

@@ -49,7 +49,11 @@ def _groups_text(groups: dict[str, dict[str, int]]) -> str:
 def _growth_tables(s: ChangeSummary, max_rows: int) -> list[RenderableType]:
     """The "Config changes" and "Address changes" sections (nothing when not compared)."""
     if not s.compared:
-        return []
+        return (
+            [Text(f"Config and address changes: not compared: {s.not_compared}")]
+            if (s.not_compared)
+            else []
+        )
     out: list[RenderableType] = []
     t = Table(title=f"Config changes ({len(s.config_changes)} devices)", title_justify="left")
     for col in ("device", "", "added", "removed", "by group"):
@@ -232,6 +236,8 @@ def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
         out.append("")
     if s.compared:
         out += growth_markdown(s.config_changes, s.address_changes, max_rows)
+    elif s.not_compared:
+        out += [f"Config and address changes: not compared: {s.not_compared}.", ""]
     if s.policy_violations:
         out += ["| Policy | level | message |", "|---|---|---|"]
         out += [

@@ -198,3 +198,18 @@ def test_diff_command_compares_two_spec_files(tmp_path: Any) -> None:
     assert any(c["new"] and c["lines_added"] for c in data["config_changes"])
     r = CliRunner().invoke(main, [*args, "--format", "markdown"])
     assert r.exit_code == 0 and "#### Address changes (0)" in r.stdout
+
+
+def test_a_recorded_spec_that_does_not_read_back_is_not_compared_and_says_why() -> None:
+    # Pulumi redacts a PostgreSQL backend's password wherever it occurs in its JSON output:
+    # with the password "fabric", the recorded spec's `fabric` key came back "[credential]".
+    from fabric_stack.artifacts.growth import with_growth
+    from fabric_stack.views.changes import changes_markdown
+
+    s = _summary(compared=False, spec_before={"[credential]": "infiniband"}, spec_after={})
+    assert with_growth(s) is s  # one side only: nothing to compare, nothing to say
+    s = s.model_copy(update={"spec_after": {"gpus": 256}})
+    out = with_growth(s)
+    assert not out.compared and out.config_changes == [] and out.address_changes == []
+    assert out.not_compared.startswith("the recorded spec does not read back ([credential]:")
+    assert "Config and address changes: not compared: the recorded spec" in changes_markdown(out)

@@ -131,6 +131,11 @@ class ChangeSummary(BaseModel):
         default=False,
         description="True when config and address changes were computed (both specs known).",
     )
+    not_compared: str = Field(
+        default="",
+        description="Why config and address changes were not compared although both sides "
+        "exist (a recorded spec that does not read back), or empty.",
+    )
     # The spec on each side, from the Fabric summary record (for `plan --estimate`);
     # kept out of the JSON dump: a reviewer wants the change, not two whole specs.
     spec_before: dict[str, Any] = Field(

@@ -14,6 +14,6 @@ def test_select_one(pg_url: str) -> None:
 
 
 def test_listens_on_loopback_only(pg_url: str) -> None:
-    assert pg_url.startswith("postgresql://fabric:fabric@127.0.0.1:")
+    assert pg_url.startswith("postgresql://fabric:fs-local-pg-pw@127.0.0.1:")
     with psycopg.connect(pg_url, connect_timeout=10) as conn:
         assert conn.execute("show listen_addresses").fetchone() == ("127.0.0.1",)

@@ -193,7 +193,7 @@ def test_team_stack_lives_on_postgres_and_every_command_works(team: Team) -> Non
     steps = _fs(team, "recover", "--stack", "it").stdout
     assert "state is in PostgreSQL" in steps and "refreshed every record" in steps
     outputs = [applied, plan, inv.stdout, drift.stdout, steps]
-    assert not any(":fabric@" in o for o in outputs)  # the password never printed
+    assert not any(":fs-local-pg-pw@" in o for o in outputs)  # the password never printed
 
 
 def test_two_ups_of_one_stack_one_wins_the_other_is_refused(
@@ -209,7 +209,7 @@ def test_two_ups_of_one_stack_one_wins_the_other_is_refused(
     assert second.returncode != 0
     err = second.stdout + second.stderr
     assert "the stack is currently locked by 1 lock(s)" in err, err
-    assert "fabric:fabric@" not in err  # the lock's URL is shown with ****:****
+    assert "fabric:fs-local-pg-pw@" not in err  # the lock's URL is shown with ****:****
     _assert_inventory_is_plan(team, "it", 256)
     _assert_state_is_plan(team)
     assert _lock_rows(team) == 0
@@ -316,7 +316,7 @@ def test_server_restart_mid_up(
     assert restart.returncode == 0, restart.stderr
     rc = up.wait(timeout=600)
     out = _log(t)
-    assert "fabric:fabric@" not in out  # no password in what the CLI printed
+    assert "fabric:fs-local-pg-pw@" not in out  # no password in what the CLI printed
     if rc != 0:
         assert (
             "An IO error occurred while writing the new snapshot file" in out
@@ -344,7 +344,7 @@ def test_twenty_stacks_by_four_workers_all_succeed(tmp_path: Path, team: Team) -
     URLs without passwords, which come from a ~/.pgpass-style file (both lib/pq, in
     the Pulumi CLI, and libpq, in the providers, read PGPASSFILE)."""
     pgpass = tmp_path / "pgpass"
-    pgpass.write_text("127.0.0.1:*:*:fabric:fabric\n")
+    pgpass.write_text("127.0.0.1:*:*:fabric:fs-local-pg-pw\n")
     pgpass.chmod(0o600)
     state = _without_password(team.state_db)
     env = dict(team.env, PGPASSFILE=str(pgpass), PULUMI_BACKEND_URL=state_backend_url(state))
