@@ -220,6 +220,9 @@ OTHER_TOOLS: dict[str, str] = {
     "--label": "srun",
     "--hostname-override": "kubelet",
     "--write-to-db": "sonic-cfggen",
+    "--chdir": "env",
+    "--unset": "env",
+    "--split-string": "env",
 }
 """Flags of other tools that fabric-stack's strings name, and the tool."""
 
