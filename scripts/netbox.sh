@@ -16,6 +16,9 @@ set -euo pipefail
 
 NETBOX_VERSION=4.7.3
 HERE=$(cd "$(dirname "$0")" && pwd)
+# The throw-away PostgreSQL's password, from scripts/postgres.sh (one place: see why it is no word
+# of our data there).
+PG_PASSWORD=$(sed -n 's/^PG_PASSWORD=//p' "$HERE/postgres.sh")
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/fabric-stack/netbox-$NETBOX_VERSION
 VENV=$CACHE/venv
 DUMP=$CACHE/migrated.dump
@@ -119,7 +122,7 @@ write_config() { # ROOT PG_PORT REDIS_PORT
   cat >"$root/conf/configuration.py" <<EOF
 # Written by fabric-stack scripts/netbox.sh: a throw-away test instance on loopback.
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
-DATABASES = {"default": {"NAME": "fabric", "USER": "fabric", "PASSWORD": "fabric",
+DATABASES = {"default": {"NAME": "fabric", "USER": "fabric", "PASSWORD": "$PG_PASSWORD",
                          "HOST": "127.0.0.1", "PORT": "$2", "CONN_MAX_AGE": 300}}
 REDIS = {
     "tasks": {"HOST": "127.0.0.1", "PORT": $3, "DATABASE": 0, "SSL": False},
@@ -143,7 +146,7 @@ nb() { # ROOT ARGS...: the netbox management command for this instance
 # A throw-away database needs no durability: no fsync/synchronous commit (changeable on reload)
 # makes NetBox's migrations and bulk writes several times faster on a busy disk.
 fast_pg() { # PG_PORT
-  PGPASSWORD=fabric "$(pg_bin)/psql" -h 127.0.0.1 -p "$1" -U fabric -d fabric -qAt \
+  PGPASSWORD=$PG_PASSWORD "$(pg_bin)/psql" -h 127.0.0.1 -p "$1" -U fabric -d fabric -qAt \
     -c "ALTER SYSTEM SET fsync = off" -c "ALTER SYSTEM SET synchronous_commit = off" \
     -c "ALTER SYSTEM SET full_page_writes = off" -c "SELECT pg_reload_conf()" >/dev/null
 }
@@ -182,7 +185,7 @@ build_dump() {
       say "migrations: $((SECONDS - t0)) s" && t0=$SECONDS &&
       nb "$work/root" collectstatic --no-input >"$work/static.log" 2>&1 &&
       say "collectstatic: $((SECONDS - t0)) s" &&
-      PGPASSWORD=fabric "$(pg_bin)/pg_dump" -Fc -h 127.0.0.1 -p "$pgport" -U fabric -f "$DUMP.tmp" fabric &&
+      PGPASSWORD=$PG_PASSWORD "$(pg_bin)/pg_dump" -Fc -h 127.0.0.1 -p "$pgport" -U fabric -f "$DUMP.tmp" fabric &&
       mv "$DUMP.tmp" "$DUMP"
   } || rc=$?
   kill "$(cat "$work/redis.pid")" 2>/dev/null || true
@@ -241,7 +244,7 @@ cmd_start() {
   start_redis "$dir" "$rport"
   write_config "$dir/root" "$pgport" "$rport"
   say "restoring the migrated database"
-  PGPASSWORD=fabric "$(pg_bin)/pg_restore" --no-owner -h 127.0.0.1 -p "$pgport" -U fabric -d fabric "$DUMP" ||
+  PGPASSWORD=$PG_PASSWORD "$(pg_bin)/pg_restore" --no-owner -h 127.0.0.1 -p "$pgport" -U fabric -d fabric "$DUMP" ||
     die 1 "pg_restore of $DUMP failed"
   # One superuser and one v2 API token (write-enabled) for the tests; the token goes to DIR/token only.
   nb "$dir/root" shell --no-imports -c "
