@@ -279,8 +279,11 @@ def alive(p: Process) -> bool:
         return False
     # "in", not "==": daemons retitle themselves (lldpd shows "lldpd: monitor."), and right
     # after spawn the process may still be the `ip netns exec … PROGRAM` that execs it.
+    # An empty command line is no answer: /proc/PID/cmdline reads empty while the process
+    # is in execve (ip netns exec -> env -> opensm), exactly when spawn's first poll
+    # looks; calling it dead there failed `twin up`/`fault` under load (CI).
     line = command_line(p.pid)
-    if p.command and line is not None and p.command not in line:
+    if p.command and line and p.command not in line:
         return False
     try:
         return "Z" not in Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

@@ -157,3 +157,26 @@ def test_the_recorded_program_is_what_env_execs() -> None:
     assert program_of(["env", "A=1", "-u", "B", "/usr/bin/ibsim", "-s"]) == "ibsim"
     assert program_of(["/usr/sbin/lldpd", "-d"]) == "lldpd"
     assert program_of(["env"]) == "env"
+
+
+def test_an_empty_command_line_is_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # /proc/PID/cmdline reads empty while a process is in execve: alive() must not call a
+    # starting daemon dead then (it failed `twin up` under load), nor a retitled one.
+    import os
+
+    from fabric_stack.twin import runtime
+    from fabric_stack.twin.model import Process
+
+    me = Process(
+        name="x",
+        pid=os.getpid(),
+        start_ticks=runtime.start_ticks(os.getpid()) or 1,
+        netns="fst-aaaaaa-ib",
+        command="opensm",
+    )
+    monkeypatch.setattr(runtime, "command_line", lambda pid: "")
+    assert runtime.alive(me)
+    monkeypatch.setattr(runtime, "command_line", lambda pid: "python -m pytest")
+    assert not runtime.alive(me)
+    monkeypatch.setattr(runtime, "command_line", lambda pid: "ip netns exec ns env -C d opensm")
+    assert runtime.alive(me)
