@@ -23,7 +23,7 @@ def render_plant_section(topo: FabricTopology) -> str:
     head = re.sub(r' width="\d+" height="\d+"', ' width="100%"', head, count=1)
     rows = "".join(
         f"<tr><td>{escape(r.place.name)}</td><td>{escape(r.place.grid)}</td>"
-        f'<td class="num">{r.units_used}/{r.units}</td>'
+        f'<td class="num">{r.units_occupied}/{r.units}</td>'
         f'<td class="num">{r.power_kw:g}/{r.power_budget_kw:g}</td></tr>'
         for r in plant.racks[:MAX_RACKS_DRAWN]
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from fabric_stack.plant.plan import CableRun, Plant
+from fabric_stack.plant.plan import CableRun, Plant, RackLoad
 from fabric_stack.topology.build import FabricTopology, Link
 
 
@@ -56,8 +56,13 @@ def check_plant(topo: FabricTopology, plant: Plant, top: int = 5) -> PlantCheck:
             )
         if r.over_units:
             problems.append(
-                f"rack {r.place.name} ({r.place.grid}): {r.units_used} U used of {r.units} U"
+                f"rack {r.place.name} ({r.place.grid}): a device reaches U{r.units_used}, "
+                f"above the rack's {r.units} U"
             )
+        problems.extend(
+            f"rack {r.place.name} ({r.place.grid}): {a} and {b} both take U{u}"
+            for a, b, u in overlapping_units(r)
+        )
     for k, run in zip(topo.links, plant.runs, strict=True):
         if not run.within_reach:
             problems.append(
@@ -80,3 +85,16 @@ def check_plant(topo: FabricTopology, plant: Plant, top: int = 5) -> PlantCheck:
 
 
 __all__ = ["LongRun", "PlantCheck", "check_plant"]
+
+
+def overlapping_units(rack: RackLoad) -> list[tuple[str, str, int]]:
+    """Pairs of devices of ``rack`` that take the same unit, with the lowest shared unit."""
+    out = []
+    devs = sorted(rack.devices, key=lambda d: (d.position, d.name))
+    for i, a in enumerate(devs):
+        top = a.position + a.height_u - 1
+        for b in devs[i + 1 :]:
+            if b.position > top:
+                break
+            out.append((a.name, b.name, b.position))
+    return out

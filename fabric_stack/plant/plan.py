@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -30,7 +31,9 @@ from fabric_stack.plant.geometry import (
     route_m,
 )
 from fabric_stack.plant.power import DevicePower, device_power
+from fabric_stack.spec.layout import LayoutSettings
 from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology
+from fabric_stack.topology.model import Link
 
 _MEMO_KEY = "plant"
 
@@ -139,6 +142,7 @@ class RackLoad:
     devices: tuple[RackDevice, ...]
     units: int
     units_used: int
+    units_occupied: int
     power_kw: float
     power_budget_kw: float
 
@@ -151,6 +155,11 @@ class RackLoad:
     def over_units(self) -> bool:
         """True when a device reaches above the rack's top unit."""
         return self.units_used > self.units
+
+    @property
+    def units_free(self) -> int:
+        """Rack units no device takes (gaps between devices count as free)."""
+        return self.units - self.units_occupied
 
 
 @dataclass(frozen=True)
@@ -229,31 +238,35 @@ def _runs(
         for n, (p, h, _) in ends.items()
     }
     prefix = _label_prefixes(template, space, topo.devices, places)
+    runs = [_route_cm(k, ends, xy, layout, direct, slack) for k in topo.links]
+    # A split switch cage (``1/8/1`` and ``1/8/2``, ``swp8s0``/``swp8s1``) takes one module or
+    # one splitter cable: every leg of a cage gets the family its longest leg needs, so a
+    # cage never holds half an ACC splitter and half a transceiver.
+    cage_run: dict[tuple[str, str], float] = {}
+    for k, run in zip(topo.links, runs, strict=True):
+        key = (k.b_device, cage_of(k.b_port))
+        if run > cage_run.get(key, 0.0):
+            cage_run[key] = run
     out: list[CableRun] = []
-    # A run's spec depends on its route length (whole cm) and the link's kind alone: a
-    # 32k-GPU plan has ~115k cables and a few hundred distinct specs, chosen once each.
-    specs: dict[tuple[float, int, bool, bool, str], RunSpec] = {}
-    for k in topo.links:
-        pa, ha, host = ends[k.a_device]
-        pb, hb, _ = ends[k.b_device]
-        ra, oa, xa, ya, ua, za = xy[k.a_device]
-        rb, _, xb, yb, ub, zb = xy[k.b_device]
-        if ra == rb and not oa:
-            raw = abs(za - zb)
-        elif direct:
-            raw = ua + ub + abs(xa - xb) + abs(ya - yb)
-        else:
-            raw = route_m(layout, pa, pb, ha, hb)
-        # Whole centimetres, rounded up: the figure printed is the one the medium is chosen by.
-        run = math.ceil((raw + slack) * 100 - 1e-6) / 100
+    # A run's spec depends on its route length (whole cm), its cage's longest leg and the
+    # link's kind alone: a 32k-GPU plan has ~115k cables and a few hundred distinct specs.
+    specs: dict[tuple[float, float, int, bool, bool, str], RunSpec] = {}
+    for k, run in zip(topo.links, runs, strict=True):
+        pa, _, host = ends[k.a_device]
+        pb = ends[k.b_device][0]
         # A server on twin-port cages (a DGX H100) takes the switch-style twin-port cables.
         twin = "twin-port" in k.a_optic
-        skey = (run, k.speed_gbps, host, twin, k.medium)
+        longest = cage_run[(k.b_device, cage_of(k.b_port))]
+        skey = (run, longest, k.speed_gbps, host, twin, k.medium)
         spec = specs.get(skey)
         if spec is None:
             kind: EndKind = "host" if host and not twin else "switch"
-            fam, length = _choose(families_for(k.speed_gbps, kind, k.medium), run)
-            spec = _spec(fam, length, run)
+            families = families_for(k.speed_gbps, kind, k.medium)
+            fam, length = _choose(families, longest)
+            if fam.links_per_cable == 1:
+                # Separate fibres from one module: each leg is ordered at its own length.
+                fam, length = _choose((fam,), run)
+            spec = _spec(fam, length, longest if fam.links_per_cable > 1 else run)
             if host and twin and fam.medium == "dac":
                 # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10
                 # overview, docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
@@ -266,6 +279,41 @@ def _runs(
             lb = _label(template, space, pb, by_name[k.b_device], k.b_port)
         out.append(CableRun(spec, la, lb))
     return tuple(out)
+
+
+_SWP_SPLIT = re.compile(r"(swp\d+)s\d+")
+
+
+def cage_of(port: str) -> str:
+    """The cage a switch port sits in: ``1/8`` for the split port ``1/8/2``, ``swp8`` for
+    ``swp8s1``, the port itself when it is not split."""
+    if port.startswith("swp"):
+        m = _SWP_SPLIT.fullmatch(port)
+        return m.group(1) if m else port
+    return port.rsplit("/", 1)[0] if port.count("/") == 2 else port
+
+
+def _route_cm(
+    k: Link,
+    ends: dict[str, tuple[RackPlace, float, bool]],
+    xy: dict[str, tuple[str, bool, float, float, float, float]],
+    layout: LayoutSettings,
+    direct: bool,
+    slack: float,
+) -> float:
+    """A link's tray route plus slack in metres, rounded up to whole centimetres (the figure
+    printed is the one the medium is chosen by)."""
+    ra, oa, xa, ya, ua, za = xy[k.a_device]
+    rb, _, xb, yb, ub, zb = xy[k.b_device]
+    if ra == rb and not oa:
+        raw = abs(za - zb)
+    elif direct:
+        raw = ua + ub + abs(xa - xb) + abs(ya - yb)
+    else:
+        pa, ha, _ = ends[k.a_device]
+        pb, hb, _ = ends[k.b_device]
+        raw = route_m(layout, pa, pb, ha, hb)
+    return math.ceil((raw + slack) * 100 - 1e-6) / 100
 
 
 def _spec(fam: CableFamily, length: float, run: float) -> RunSpec:
@@ -307,7 +355,10 @@ def _racks(
                 place=first[name],
                 devices=tuple(devs),
                 units=layout.rack_units,
+                # The top unit reached decides overflow; the units the devices take are
+                # what an elevation shows as used (access switches stand high, leaves low).
                 units_used=max(r.position + r.height_u - 1 for r in devs),
+                units_occupied=sum(r.height_u for r in devs),
                 power_kw=round(sum(r.power.watts for r in devs) / 1000, 2),
                 power_budget_kw=layout.rack_power_kw,
             )

@@ -3,12 +3,13 @@
 Read from the physical plant (:func:`fabric_stack.plant.plant_of`), never recomputed:
 
 * **Cables** by (part number, length). A family that carries two links per cable (a
-  twin-port DAC, a 1:2 splitter DAC) is counted as half its links per switch at the b-end,
-  rounded up: the builder fills a switch's cages port by port, so the two links of a cage
-  share the cable (pairing is an assumption: UNVERIFIED against a site's patching).
-* **Optics** by part number: a module per ``links`` links of one device (a twin-port OSFP
-  serves two links of its switch, a single-port OSFP one server port). DAC and ACC ends
-  take no module.
+  twin-port DAC, a 1:2 splitter) is counted once per switch cage at the b-end: the two
+  legs of a split cage (``1/8/1`` and ``1/8/2``) share the cable, and the plant gives every
+  leg of a cage the family its longest leg needs (:func:`fabric_stack.plant.plan.cage_of`),
+  so a cage never holds half a splitter.
+* **Optics** by part number: a module per ``links`` legs of one device cage (a twin-port
+  OSFP serves the two legs of its switch cage, a single-port OSFP one server port). DAC and
+  ACC ends take no module.
 * Parts the catalog marks UNVERIFIED (SKU, length step or reach not confirmed against
   NVIDIA's documentation) carry ``verified: false`` and a ``*`` in the tables.
 """
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fabric_stack.hardware.cables import CABLE_FAMILIES, Transceiver
 from fabric_stack.plant import plant_of
+from fabric_stack.plant.plan import cage_of
 from fabric_stack.topology.build import FabricTopology
 
 _LINKS_PER_MODULE: dict[str, int] = {}
@@ -71,15 +73,16 @@ class PartsList(_Model):
 
 def _cables(topo: FabricTopology) -> tuple[PartCable, ...]:
     plant = plant_of(topo)
-    # (part, b-end switch) → links; two-link cables pair up at their switch.
-    per_switch: Counter[tuple[str, str]] = Counter()
+    # (part, b-end switch, cage) → links: the legs of a two-link cable (a twin-port DAC, a
+    # 1:2 splitter) share one switch cage, which the plant gives one family (plan.cage_of).
+    per_cage: Counter[tuple[str, str, str]] = Counter()
     info: dict[str, tuple[str, float, int, bool]] = {}
     for k, run in zip(topo.links, plant.runs, strict=True):
-        per_switch[(run.part_number, k.b_device)] += 1
+        per_cage[(run.part_number, k.b_device, cage_of(k.b_port))] += 1
         info[run.part_number] = (run.medium, run.length_m, run.links_per_cable, run.verified)
     links: Counter[str] = Counter()
     count: Counter[str] = Counter()
-    for (part, _), n in per_switch.items():
+    for (part, _, _), n in per_cage.items():
         links[part] += n
         count[part] += -(-n // info[part][2])
     out = [
@@ -100,13 +103,14 @@ def _cables(topo: FabricTopology) -> tuple[PartCable, ...]:
 
 def _optics(topo: FabricTopology) -> tuple[PartOptic, ...]:
     plant = plant_of(topo)
-    per_device: dict[tuple[str, str], int] = defaultdict(int)
+    per_cage: dict[tuple[str, str, str], int] = defaultdict(int)
     for k, run in zip(topo.links, plant.runs, strict=True):
-        for dev, part in ((k.a_device, run.a_optic), (k.b_device, run.b_optic)):
-            if part:
-                per_device[(part, dev)] += 1
+        if run.a_optic:
+            per_cage[(run.a_optic, k.a_device, cage_of(k.a_port))] += 1
+        if run.b_optic:
+            per_cage[(run.b_optic, k.b_device, cage_of(k.b_port))] += 1
     count: Counter[str] = Counter()
-    for (part, _), n in per_device.items():
+    for (part, _, _), n in per_cage.items():
         count[part] += -(-n // _LINKS_PER_MODULE.get(part, 1))
     return tuple(
         PartOptic(part_number=p, count=n, verified=_VERIFIED_OPTIC.get(p, False))

@@ -115,7 +115,7 @@ def _rack_svg(r: RackLoad, x: int) -> list[str]:
         f'font-weight="bold">{escape(r.place.name)}</text>',
         f'<text x="{x + _RACK_W / 2}" y="{_TOP - 14}" text-anchor="middle" '
         f'fill="{"#C00" if over else "#333"}">{escape(r.place.grid)} · {r.power_kw:g}/'
-        f"{r.power_budget_kw:g} kW · {r.units_used}/{r.units} U</text>",
+        f"{r.power_budget_kw:g} kW · {r.units_occupied}/{r.units} U</text>",
         f'<rect x="{x}" y="{_TOP}" width="{_RACK_W}" height="{h}" fill="#F4F4F4" stroke="#333"/>',
     ]
     for d in r.devices:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from fabric_stack.cli import main
 from fabric_stack.errors import SpecError
 from fabric_stack.hardware.cables import CABLE_FAMILIES, families_for
 from fabric_stack.plant import check_plant, plant_of
+from fabric_stack.plant.plan import cage_of
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.spec.model import FabricSpec
 from fabric_stack.topology.build import FabricTopology, build_topology
@@ -59,7 +62,13 @@ def test_every_cable_has_a_length_medium_part_and_unique_labels(
 def test_length_rounds_up_to_the_vendor_step_and_medium_follows_reach(
     seed: FabricTopology,
 ) -> None:
-    for run in plant_of(seed).runs:
+    runs = plant_of(seed).runs
+    # A split cage's legs share one family, chosen by the cage's longest leg.
+    longest: dict[tuple[str, str], float] = {}
+    for k, run in zip(seed.links, runs, strict=True):
+        c = (k.b_device, cage_of(k.b_port))
+        longest[c] = max(longest.get(c, 0.0), run.route_m)
+    for k, run in zip(seed.links, runs, strict=True):
         fam = (
             next(f for f in CABLE_FAMILIES if f.key == run.family)
             if "GENERIC" not in (run.part_number)
@@ -70,8 +79,8 @@ def test_length_rounds_up_to_the_vendor_step_and_medium_follows_reach(
             cheaper = [
                 f for f in families_for(fam.speed_gbps, fam.a_end, "mmf") if f.reach < fam.reach
             ]
-            # every cheaper medium is too short for this run
-            assert all(f.reach < run.route_m for f in cheaper)
+            # every cheaper medium is too short for this run's cage
+            assert all(f.reach < longest[(k.b_device, cage_of(k.b_port))] for f in cheaper)
 
 
 def test_short_switch_runs_take_a_dac(seed: FabricTopology) -> None:
@@ -125,7 +134,34 @@ def test_a_rack_over_power_is_a_spec_error_naming_it() -> None:
 def test_a_rack_over_units_is_reported() -> None:
     topo = _topo(gpus=128, layout={"servers_per_rack": 8, "rack_units": 42})
     check = check_plant(topo, plant_of(topo, strict=False))
-    assert any("U used of 42 U" in p for p in check.problems)
+    assert any("above the rack's 42 U" in p for p in check.problems)
+
+
+def test_elevation_headers_count_the_units_devices_take_not_the_top_unit(
+    seed: FabricTopology,
+) -> None:
+    # Read off the seed's elevation by eye: su1-net holds the 8 rail leaves at U1-U8 (1 U
+    # each), the OOB switch at U33 (1 U), in-band at U34-35, storage b1 at U36-37 and a1 at
+    # U38-39 (2 U each): 15 U taken, though the top device reaches U39.
+    net = next(r for r in plant_of(seed).racks if r.place.name == "su1-net")
+    assert (net.units_occupied, net.units_used) == (15, 39)
+    assert "15/42 U" in elevations_svg(seed) and "39/42 U" not in elevations_svg(seed)
+
+
+def test_devices_sharing_a_unit_are_a_problem(seed: FabricTopology) -> None:
+    plant = plant_of(seed)
+    assert check_plant(seed, plant).passed
+    net = next(r for r in plant.racks if r.place.name == "su1-net")
+    leaf = net.devices[0]
+    moved = dataclasses.replace(net.devices[1], position=leaf.position)
+    racks = tuple(
+        dataclasses.replace(r, devices=(leaf, moved, *r.devices[2:])) if r is net else r
+        for r in plant.racks
+    )
+    check = check_plant(seed, dataclasses.replace(plant, racks=racks))
+    assert f"su1-net (R01-05): {leaf.name} and {moved.name} both take U1" in " ".join(
+        check.problems
+    )
 
 
 def test_a_bad_label_template_names_the_field() -> None:
@@ -200,3 +236,37 @@ def test_layout_bad_format_is_exit_2() -> None:
     res = _run("layout", "--run-list", "--format", "json")
     assert res.exit_code == 2 and res.output.startswith("error: --format: ")
     assert "Examples:" in _run("layout", "--help").output
+
+
+@pytest.mark.parametrize("fabric", ["infiniband", "roce"])
+def test_every_leg_of_a_split_cage_takes_one_family(fabric: str) -> None:
+    # A split switch cage (1/8/1 + 1/8/2, swp8s0 + swp8s1) holds one splitter cable or one
+    # twin-port module: its legs cannot be half ACC and half fibre.
+    extra = {"switch": "sn5600"} if fabric == "roce" else {}
+    topo = _topo(gpus=256, fabric=fabric, **extra)
+    families: dict[tuple[str, str], set[str]] = {}
+    legs: Counter[tuple[str, str]] = Counter()
+    for k, run in zip(topo.links, plant_of(topo).runs, strict=True):
+        families.setdefault((k.b_device, cage_of(k.b_port)), set()).add(run.family)
+        legs[(k.b_device, cage_of(k.b_port))] += 1
+    mixed = {c: f for c, f in families.items() if len(f) > 1}
+    assert not mixed
+    assert sum(1 for n in legs.values() if n == 2) > 100  # split cages exist
+
+
+def test_a_splitter_is_counted_once_per_cage(seed: FabricTopology) -> None:
+    plant = plant_of(seed)
+    cages = {
+        (k.b_device, cage_of(k.b_port))
+        for k, run in zip(seed.links, plant.runs, strict=True)
+        if run.links_per_cable == 2 and run.medium == "acc"
+    }
+    acc = [c for c in bill_of_materials(seed).parts.cables if c.medium == "acc"]
+    assert sum(c.count for c in acc) == len(cages)
+    assert sum(c.links for c in acc) <= 2 * len(cages)
+
+
+def test_cage_of_names_the_physical_cage() -> None:
+    assert cage_of("1/8/2") == "1/8" and cage_of("swp33s1") == "swp33"
+    assert cage_of("swp33") == "swp33" and cage_of("mlx5_0") == "mlx5_0"
+    assert cage_of("Ethernet1/1") == "Ethernet1/1"
