@@ -241,32 +241,42 @@ def _runs(
     runs = [_route_cm(k, ends, xy, layout, direct, slack) for k in topo.links]
     # A split switch cage (``1/8/1`` and ``1/8/2``, ``swp8s0``/``swp8s1``) takes one module or
     # one splitter cable: every leg of a cage gets the family its longest leg needs, so a
-    # cage never holds half an ACC splitter and half a transceiver.
+    # cage never holds half an ACC splitter and half a transceiver. Port names repeat on
+    # every switch, so each is parsed once.
+    cage_names: dict[str, str] = {}
+    cages: list[tuple[str, str]] = []
     cage_run: dict[tuple[str, str], float] = {}
     for k, run in zip(topo.links, runs, strict=True):
-        key = (k.b_device, cage_of(k.b_port))
+        name = cage_names.get(k.b_port)
+        if name is None:
+            name = cage_names[k.b_port] = cage_of(k.b_port)
+        key = (k.b_device, name)
+        cages.append(key)
         if run > cage_run.get(key, 0.0):
             cage_run[key] = run
     out: list[CableRun] = []
-    # A run's spec depends on its route length (whole cm), its cage's longest leg and the
-    # link's kind alone: a 32k-GPU plan has ~115k cables and a few hundred distinct specs.
-    specs: dict[tuple[float, float, int, bool, bool, str], RunSpec] = {}
-    for k, run in zip(topo.links, runs, strict=True):
+    # A cage's family depends on its longest leg and the link's kind; a run's spec on the
+    # family and the length it orders (whole cm): ~115k cables at 32k GPUs, few specs.
+    fams: dict[tuple[float, int, bool, bool, str], CableFamily] = {}
+    specs: dict[tuple[float, str, bool], RunSpec] = {}
+    for k, run, cage in zip(topo.links, runs, cages, strict=True):
         pa, _, host = ends[k.a_device]
         pb = ends[k.b_device][0]
         # A server on twin-port cages (a DGX H100) takes the switch-style twin-port cables.
         twin = "twin-port" in k.a_optic
-        longest = cage_run[(k.b_device, cage_of(k.b_port))]
-        skey = (run, longest, k.speed_gbps, host, twin, k.medium)
+        longest = cage_run[cage]
+        fkey = (longest, k.speed_gbps, host, twin, k.medium)
+        fam = fams.get(fkey)
+        if fam is None:
+            kind: EndKind = "host" if host and not twin else "switch"
+            fam = fams[fkey] = _choose(families_for(k.speed_gbps, kind, k.medium), longest)[0]
+        # Separate fibres from one module are each ordered at their own length; the legs
+        # of one splitter or twin-port cable at the cage's longest.
+        ordered = run if fam.links_per_cable == 1 else longest
+        skey = (ordered, fam.key, host and twin)
         spec = specs.get(skey)
         if spec is None:
-            kind: EndKind = "host" if host and not twin else "switch"
-            families = families_for(k.speed_gbps, kind, k.medium)
-            fam, length = _choose(families, longest)
-            if fam.links_per_cable == 1:
-                # Separate fibres from one module: each leg is ordered at its own length.
-                fam, length = _choose((fam,), run)
-            spec = _spec(fam, length, longest if fam.links_per_cable > 1 else run)
+            spec = _spec(fam, _choose((fam,), ordered)[1], ordered)
             if host and twin and fam.medium == "dac":
                 # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10
                 # overview, docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
