@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -22,6 +23,26 @@ PROGRESS_EVERY_S = 1.0
 
 Step = Callable[[int, int, str], None]
 """``step(done, total, doing)``: ``done`` of ``total`` units finished, ``doing`` next."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+MAX_SECONDS_HELP = (
+    "Stop after this long: exit 2, one line saying how far it got, nothing written or "
+    "printed; progress is shown on a terminal's stderr."
+)
+"""`--max-seconds`, the same words on every command that has it."""
+
+
+def max_seconds_option(default: float) -> Callable[[F], F]:
+    """``--max-seconds S`` (> 0, ``default``) for a command whose work can run away."""
+    return click.option(
+        "--max-seconds",
+        type=click.FloatRange(min=0, min_open=True),
+        default=default,
+        show_default=True,
+        help=MAX_SECONDS_HELP,
+    )
 
 
 def on_terminal() -> bool:
@@ -56,4 +77,11 @@ def bounded(what: str, max_seconds: float, unit: str, hint: str) -> Step:
     return step
 
 
-__all__ = ["PROGRESS_EVERY_S", "Step", "bounded", "on_terminal"]
+__all__ = [
+    "MAX_SECONDS_HELP",
+    "PROGRESS_EVERY_S",
+    "Step",
+    "bounded",
+    "max_seconds_option",
+    "on_terminal",
+]

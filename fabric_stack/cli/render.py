@@ -172,14 +172,7 @@ RENDER_HELP = "\n".join(
     help="Write even when a mandatory policy rule fails; every file then starts with a "
     "banner naming each violation.",
 )
-@click.option(
-    "--max-seconds",
-    type=click.FloatRange(min=0, min_open=True),
-    default=DEFAULT_MAX_SECONDS,
-    show_default=True,
-    help="Stop after this long (exit 2, one line naming the targets rendered so far; "
-    "nothing is written); progress per target is shown on a terminal's stderr.",
-)
+@progress.max_seconds_option(DEFAULT_MAX_SECONDS)
 @spec_options
 @format_option
 @handle_errors

@@ -99,14 +99,7 @@ def _topology(spec: FabricSpec) -> Any:
     default=None,
     help="Fail each switch (or cable, or both) alone and rank them, worst first.",
 )
-@click.option(
-    "--max-seconds",
-    type=click.FloatRange(min=0, min_open=True),
-    default=DEFAULT_MAX_SECONDS,
-    show_default=True,
-    help="Stop --n-minus-1 after this long (exit 2, one line saying how far it got); "
-    "progress is shown on a terminal's stderr.",
-)
+@progress.max_seconds_option(DEFAULT_MAX_SECONDS)
 @format_option
 @handle_errors
 def whatif_cmd(
