@@ -234,7 +234,7 @@ def _connect(
 ) -> socket.socket:
     """http.client's ``create_connection``, with the name lookup under the deadline too."""
     return resolve.connect(
-        address, timeout, source, resolve_s=min(CONNECT_TIMEOUT_S, budget.left(where))
+        address, timeout, source, left=lambda: min(CONNECT_TIMEOUT_S, budget.left(where))
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any
 
 AddrInfo = tuple[Any, ...]
@@ -63,19 +64,23 @@ def resolve(host: str, port: int, seconds: float) -> list[AddrInfo]:
 
 
 def connect(
-    address: tuple[str, int], timeout: float | None, source: Any = None, *, resolve_s: float
+    address: tuple[str, int],
+    timeout: float | None,
+    source: Any = None,
+    *,
+    left: Callable[[], float],
 ) -> socket.socket:
-    """``socket.create_connection`` with the lookup bounded by ``resolve_s`` seconds.
+    """``socket.create_connection`` with the lookup, and each connect after it, bounded by
+    ``left()`` (the seconds a deadline still allows; it may raise once none are left).
 
     Tries each address in turn, as ``create_connection`` does, and raises the last error.
     """
     host, port = address
     last: OSError | None = None
-    for family, kind, proto, _, sockaddr in resolve(host, port, resolve_s):
+    for family, kind, proto, _, sockaddr in resolve(host, port, left()):
         sock = socket.socket(family, kind, proto)
         try:
-            if timeout is not None:
-                sock.settimeout(timeout)
+            sock.settimeout(left() if timeout is None else min(timeout, left()))
             if source:
                 sock.bind(source)
             sock.connect(sockaddr)
