@@ -286,13 +286,14 @@ def _relay(a: socket.socket, b: socket.socket) -> None:
 def loopback_proxy() -> Iterator[tuple[int, list[tuple[str, dict[str, str]]]]]:
     """A forwarding HTTP proxy on loopback (absolute-URI requests and ``CONNECT``); yields
     (port, the request line and headers of every request it received)."""
-    handler = type("Proxy", (_ProxyHandler,), {"seen": []})
+    seen: list[tuple[str, dict[str, str]]] = []
+    handler = type("Proxy", (_ProxyHandler,), {"seen": seen})
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
-        yield server.server_address[1], handler.seen
+        yield server.server_address[1], seen
     finally:
         server.shutdown()
         server.server_close()

@@ -92,7 +92,7 @@ def test_netbox_writes_are_counted_per_type() -> None:
 
 def test_a_failed_write_is_not_counted_and_the_line_is_cleared() -> None:
     api, seen = _tracked()
-    with pytest.raises(Exception):  # noqa: B017, PT011  the fake's own error for a missing id
+    with pytest.raises(KeyError):  # the fake's own error for an id it does not hold
         api.update("dcim/cables", [{"id": 404, "label": "x"}])
     assert seen[-1] == "<clear>"
     assert api.progress.line().startswith("netbox: dcim/cables 0/1 updated")

@@ -70,7 +70,7 @@ def test_https_goes_through_a_connect_tunnel_and_the_token_stays_inside_it(
 ) -> None:
     with https_netbox(tmp_path) as (base, cert), loopback_proxy() as (port, seen):
         trusted = ssl.create_default_context(cafile=cert)
-        monkeypatch.setattr(netbox_http.ssl, "create_default_context", lambda: trusted)
+        monkeypatch.setattr(ssl, "create_default_context", lambda: trusted)  # the client's
         monkeypatch.setenv("https_proxy", f"127.0.0.1:{port}")  # a bare HOST:PORT, as curl takes
         monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # not used for https
         assert NetBoxClient(base, TOKEN).select("dcim/sites") == []
