@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from fabric_stack.adapters.inventory import netbox_progress
-from fabric_stack.adapters.inventory.netbox_client import FakeNetBox
+from fabric_stack.adapters.inventory.netbox_client import FakeNetBox, NetBoxClient
 from fabric_stack.adapters.inventory.netbox_progress import Tracked, WriteProgress
 from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
 from fabric_stack.cli import main, progress
@@ -106,9 +106,11 @@ def test_the_line_is_shown_at_most_once_per_interval() -> None:
 
 
 def test_the_store_is_tracked_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeNetBox()
-    assert NetBoxStore("netbox+http://nb.example", api=fake).api is fake  # pytest: no terminal
+    url = "netbox+http://:nbt_k.SECRET@nb.example"
+    assert isinstance(NetBoxStore(url).api, NetBoxClient)  # pytest's stderr: no terminal
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    store = NetBoxStore("netbox+http://nb.example", api=fake)
-    assert isinstance(store.api, Tracked) and store.api.api is fake
+    store = NetBoxStore(url)
+    assert isinstance(store.api, Tracked) and isinstance(store.api.api, NetBoxClient)
+    fake = FakeNetBox()
+    assert NetBoxStore(url, api=fake).api is fake  # a given client is used as it is
     assert netbox_progress.tracked(fake) is not fake

@@ -133,8 +133,9 @@ class NetBoxObjects(InventoryStore):
         self.dialect = "netbox"
         self.base, url_token = split_netbox_url(url)
         token = unquote(url_token) or token or os.environ.get("NETBOX_TOKEN", "")
-        # Progress of bulk writes on a terminal (netbox_progress); the client unchanged elsewhere.
-        self.api: NetBoxApi = tracked(api if api is not None else NetBoxClient(self.base, token))
+        # Progress of bulk writes on a terminal (netbox_progress); a given client (a test's
+        # fake) is used as it is.
+        self.api: NetBoxApi = api if api is not None else tracked(NetBoxClient(self.base, token))
 
     # -- shared definitions ----------------------------------------------------------
     def _get_or_create(
