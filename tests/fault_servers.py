@@ -5,7 +5,9 @@ truncated JSON, a bad status line, a short read, an endless stream, a byte drip,
 nested 100,000 deep, ``results`` that are not a list, ``next`` links that loop or leave,
 a redirect); :class:`Recorder` is the second server a leaving link points at, noting
 every ``Authorization`` header it receives; :func:`stalling_listener` accepts TCP
-connections and never says a word (a PostgreSQL that never completes its handshake).
+connections and never says a word (a PostgreSQL that never completes its handshake);
+:func:`loopback_proxy` is an HTTP proxy (absolute-URI requests and ``CONNECT`` tunnels)
+noting what each request showed it, and :func:`https_netbox` a TLS recorder behind it.
 Each test starts and stops them; nothing is left listening.
 """
 
@@ -14,11 +16,16 @@ from __future__ import annotations
 import http.server
 import json
 import socket
+import socketserver
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 PAGE = {"count": 1, "next": None, "previous": None, "results": []}
 
@@ -222,3 +229,101 @@ def stalling_listener() -> Iterator[int]:
         for conn in held:
             conn.close()
         sock.close()
+
+
+class _ProxyHandler(socketserver.BaseRequestHandler):
+    """One client of :func:`loopback_proxy`: an absolute-URI request or a ``CONNECT``."""
+
+    seen: ClassVar[list[tuple[str, dict[str, str]]]]
+
+    def handle(self) -> None:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            got = self.request.recv(4096)
+            if not got:
+                return
+            head += got
+        raw, _, rest = head.partition(b"\r\n\r\n")
+        first, *lines = raw.decode("latin-1").split("\r\n")
+        headers = dict(line.split(": ", 1) for line in lines if ": " in line)
+        type(self).seen.append((first, headers))
+        method, target, _version = first.split(" ", 2)
+        if method == "CONNECT":
+            host, port = target.rsplit(":", 1)
+            upstream = socket.create_connection((host, int(port)), timeout=5)
+            self.request.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        else:
+            url = urlsplit(target)
+            upstream = socket.create_connection((url.hostname, url.port or 80), timeout=5)
+            path = url.path + (f"?{url.query}" if url.query else "")
+            kept = [ln for ln in lines if not ln.lower().startswith("proxy-authorization")]
+            fwd = "\r\n".join([f"{method} {path} HTTP/1.1", *kept]) + "\r\n\r\n"
+            upstream.sendall(fwd.encode("latin-1") + rest)
+        _relay(self.request, upstream)
+
+
+def _relay(a: socket.socket, b: socket.socket) -> None:
+    """Copy bytes both ways until either side closes."""
+
+    def pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            with suppress(OSError):
+                dst.shutdown(socket.SHUT_WR)
+
+    other = threading.Thread(target=pump, args=(b, a), daemon=True)
+    other.start()
+    pump(a, b)
+    other.join(5)
+    b.close()
+
+
+@contextmanager
+def loopback_proxy() -> Iterator[tuple[int, list[tuple[str, dict[str, str]]]]]:
+    """A forwarding HTTP proxy on loopback (absolute-URI requests and ``CONNECT``); yields
+    (port, the request line and headers of every request it received)."""
+    seen: list[tuple[str, dict[str, str]]] = []
+    handler = type("Proxy", (_ProxyHandler,), {"seen": seen})
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def https_netbox(tmp: Path) -> Iterator[tuple[str, str]]:
+    """An HTTPS :class:`Recorder` on loopback with a throw-away self-signed certificate for
+    127.0.0.1 (made by ``openssl``); yields (base URL, the certificate file to trust)."""
+    cert, key = tmp / "cert.pem", tmp / "key.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "ec"),
+            *("-pkeyopt", "ec_paramgen_curve:prime256v1"),
+            *("-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1"),
+            *("-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    recorder = type("Recorder", (Recorder,), {"seen": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), recorder)
+    server.daemon_threads = True
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(cert, key)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}", str(cert)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -232,8 +232,15 @@ def report_html(ctx: RenderContext) -> str:
     return report.render_html(ctx, target_listing(ctx))
 
 
-def render_artifacts(target: str, ctx: RenderContext) -> list[Artifact]:
-    """Render ``target`` (or every applicable one for ``all``) without touching the disk."""
+def render_artifacts(
+    target: str, ctx: RenderContext, on_step: Callable[[int, int, str], None] | None = None
+) -> list[Artifact]:
+    """Render ``target`` (or every applicable one for ``all``) without touching the disk.
+
+    ``on_step(done, total, next_target)`` runs before each target and once at the end
+    (``done == total``): the CLI shows progress and may raise to stop (``--max-seconds``);
+    nothing has been written then, and this module stays free of clocks and I/O.
+    """
     if target == "all":
         names = [t for t in TARGETS if applies(t, ctx)]
     elif target in TARGETS:
@@ -241,8 +248,12 @@ def render_artifacts(target: str, ctx: RenderContext) -> list[Artifact]:
     else:
         raise TargetMismatchError(target, "unknown target", "one of " + ", ".join(TARGET_NAMES))
     out: list[Artifact] = []
-    for name in names:
+    for done, name in enumerate(names):
+        if on_step is not None:
+            on_step(done, len(names), name)
         out.extend(TARGETS[name].render(ctx))
+    if on_step is not None:
+        on_step(len(names), len(names), "")
     paths = [a.path for a in out]
     dupes = sorted(p for p, n in Counter(paths).items() if n > 1)
     if dupes:  # a programming error, not bad input: two renderers claim one file

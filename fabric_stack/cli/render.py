@@ -27,6 +27,7 @@ from fabric_stack.artifacts._base import (
 from fabric_stack.artifacts.banner import with_banners
 from fabric_stack.artifacts.document import PAPER_SIZES, document_info
 from fabric_stack.artifacts.infiniband import known_guid_names, parse_guid_csv
+from fabric_stack.cli import progress
 from fabric_stack.cli.common import (
     console,
     echo_json,
@@ -43,6 +44,9 @@ from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
 from fabric_stack.policy import PolicyConfig, Violation, evaluate, load_policy_config
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.topology.build import build_topology
+
+DEFAULT_MAX_SECONDS = 600.0
+"""`render --max-seconds`: `render all` at 32,768 GPUs (RoCE) takes about a minute."""
 
 
 def _read(path: Path) -> str:
@@ -168,6 +172,7 @@ RENDER_HELP = "\n".join(
     help="Write even when a mandatory policy rule fails; every file then starts with a "
     "banner naming each violation.",
 )
+@progress.max_seconds_option(DEFAULT_MAX_SECONDS)
 @spec_options
 @format_option
 @handle_errors
@@ -186,10 +191,17 @@ def render_cmd(
     pdf: bool,
     policy_config: Path | None,
     allow_violations: bool,
+    max_seconds: float,
     fmt: str,
     **kwargs: Any,
 ) -> None:
     """Render artifacts for TARGET from the plan into --out-dir DIR (help: RENDER_HELP)."""
+    step = progress.bounded(
+        f"render {target}",
+        max_seconds,
+        "targets",
+        "nothing written; raise --max-seconds, or render fewer targets",
+    )
     spec = load_spec(kwargs)
     topo = build_topology(size_fabric(spec))
     ctx = RenderContext.from_topology(topo)
@@ -205,7 +217,7 @@ def render_cmd(
     blocking = [v for v in evaluate(ctx.intent, cfg).violations if v.level == "mandatory"]
     if blocking and not allow_violations:
         _refuse(blocking)
-    artifacts = render_artifacts(target, ctx)  # raises before anything is written
+    artifacts = render_artifacts(target, ctx, step)  # raises before anything is written
     if blocking:
         artifacts = with_banners(artifacts, blocking)
     if pdf:  # every --pdf refusal comes before anything is written

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
+from fabric_stack.cli import progress
 from fabric_stack.cli.common import (
     NVLINK_GBS_HELP,
     SPEC_FLAG_NAMES,
@@ -22,16 +21,13 @@ from fabric_stack.cli.common import (
     spec_options,
 )
 from fabric_stack.cli.params import NonEmptyPath
-from fabric_stack.errors import BudgetError, InputFileError, SpecError
+from fabric_stack.errors import InputFileError, SpecError
 from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
 from fabric_stack.hardware.server_profiles import default_profile
 from fabric_stack.spec.model import FabricSpec, validate_spec
 
 DEFAULT_MAX_SECONDS = 600.0
 """`whatif --max-seconds`: N−1 over everything at 16,384 GPUs takes ~2 min on one core."""
-
-PROGRESS_EVERY_S = 1.0
-"""Seconds between two progress updates on a terminal."""
 
 
 def failure_options(fn: Any) -> Any:
@@ -103,14 +99,7 @@ def _topology(spec: FabricSpec) -> Any:
     default=None,
     help="Fail each switch (or cable, or both) alone and rank them, worst first.",
 )
-@click.option(
-    "--max-seconds",
-    type=click.FloatRange(min=0, min_open=True),
-    default=DEFAULT_MAX_SECONDS,
-    show_default=True,
-    help="Stop --n-minus-1 after this long (exit 2, one line saying how far it got); "
-    "progress is shown on a terminal's stderr.",
-)
+@progress.max_seconds_option(DEFAULT_MAX_SECONDS)
 @format_option
 @handle_errors
 def whatif_cmd(
@@ -159,27 +148,11 @@ def whatif_cmd(
 def bounded(what: str, max_seconds: float) -> Callable[[int, int], None]:
     """An ``on_step(done, total)`` that shows progress on a terminal's stderr (rewritten in
     place, so a pipe or a log gets no noise) and raises :class:`BudgetError` past
-    ``max_seconds``."""
-    start = time.monotonic()
-    shown = [start]
-    tty = sys.stderr.isatty()
-
-    def step(done: int, total: int) -> None:
-        now = time.monotonic()
-        over = now - start > max_seconds and done < total
-        if tty and done < total and not over and now - shown[0] >= PROGRESS_EVERY_S:
-            shown[0] = now
-            line = f"\r{what}: {done:,}/{total:,} failures, {now - start:.0f} s"
-            click.echo(line, err=True, nl=False)
-        if tty and shown[0] > start and (over or done == total):
-            click.echo("\r\x1b[K", err=True, nl=False)  # clear it: the result follows
-        if over:
-            raise BudgetError(
-                f"{what}: stopped at --max-seconds {max_seconds:g} after {done:,} of "
-                f"{total:,} failures (raise --max-seconds, or rank fewer: --n-minus-1 switch)"
-            )
-
-    return step
+    ``max_seconds`` (:func:`fabric_stack.cli.progress.bounded`)."""
+    step = progress.bounded(
+        what, max_seconds, "failures", "raise --max-seconds, or rank fewer: --n-minus-1 switch"
+    )
+    return lambda done, total: step(done, total, "")
 
 
 def read_hosts(path: Path, servers: set[str]) -> list[str]:

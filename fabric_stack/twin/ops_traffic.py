@@ -22,6 +22,8 @@ namespaces and addresses. Writes ``OUT/iperf3/<host>_<device>_to_<peer>.json`` (
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import subprocess
 import time
 from collections import defaultdict
@@ -123,6 +125,12 @@ def run_round(state: TwinState, pairs: list[Pair], rate: float, seconds: int) ->
                 raise TwinFailure(f"iperf3 {src.server}:{src.nic} → {dst.server}: {tail}")
             out.append(text)
         return out
+    except BaseException:
+        # A failure or a signal (cli/signals.py): nothing of this round is wanted, so no
+        # waiting for the runs to end (up to 5 s each), they are stopped now.
+        for proc in servers + clients:
+            _kill(proc)
+        raise
     finally:
         for proc in servers + clients:
             _stop(proc)
@@ -133,9 +141,18 @@ def _stop(proc: subprocess.Popen[str]) -> None:
     try:
         proc.communicate(timeout=5)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        _kill(proc)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.communicate(timeout=5)
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL the run's whole process group: ``timeout`` and the iperf3 under it (killing
+    ``timeout`` alone would leave iperf3 running in the namespace; each run is its own
+    session, see :func:`_popen`, so the group is exactly these two)."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def traffic(

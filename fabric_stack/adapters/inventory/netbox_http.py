@@ -20,17 +20,21 @@ Every failure is one :class:`~fabric_stack.errors.InventoryError` line,
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import functools
 import http.client
 import os
 import socket
 import ssl
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
+from fabric_stack.adapters.inventory import resolve
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
 from fabric_stack.text.redact import mask_url
@@ -143,18 +147,95 @@ def check_same_origin(base: str, url: str, what: str) -> None:
         )
 
 
-def _connection(url: str) -> tuple[http.client.HTTPConnection, str]:
+def proxy_for(url: str) -> str | None:
+    """The proxy URL the environment names for ``url`` (``http_proxy``/``https_proxy``,
+    ``no_proxy``: :func:`urllib.request.getproxies` and ``proxy_bypass`` semantics), or None."""
+    parts = urlsplit(url)
+    proxy = urllib.request.getproxies().get(parts.scheme or "")
+    if not proxy or urllib.request.proxy_bypass(parts.netloc):
+        return None
+    return proxy
+
+
+def _proxy_origin(proxy: str) -> tuple[str, int, dict[str, str]]:
+    """(host, port, headers) of an ``http://[USER:PASS@]HOST[:PORT]`` proxy URL; ValueError else.
+
+    The only credentials a proxy is sent are those in its own URL (``Proxy-Authorization:
+    Basic``); the NetBox token is never one of them.
+    """
+    if "://" not in proxy:
+        proxy = f"http://{proxy}"  # curl and urllib accept a bare HOST:PORT too
+    if any(c.isspace() or ord(c) < 0x20 or c == "\x7f" for c in proxy):
+        raise ValueError("contains a space or a control character")
+    parts = urlsplit(proxy)
+    if parts.scheme != "http":
+        raise ValueError("only an http:// proxy is supported (the tunnel to NetBox is TLS)")
+    try:
+        port = parts.port or 80
+    except ValueError:
+        raise ValueError("bad port") from None
+    if not parts.hostname:
+        raise ValueError("no host")
+    headers: dict[str, str] = {}
+    if parts.username is not None or parts.password is not None:
+        pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+    return parts.hostname, port, headers
+
+
+def _connection(
+    url: str, budget: Budget, where: str
+) -> tuple[http.client.HTTPConnection, str, dict[str, str]]:
+    """(connection, request target, extra headers) for ``url``, through the environment's
+    proxy when it names one: plain HTTP as an absolute-URI request to the proxy, HTTPS
+    through a ``CONNECT`` tunnel. Name lookups (NetBox's, the proxy's) run under ``budget``."""
     parts = urlsplit(url)
     target = parts.path or "/"
     if parts.query:
         target += f"?{parts.query}"
     host, port = parts.hostname or "", parts.port
+    proxy = proxy_for(url)
+    extra: dict[str, str] = {}
+    if proxy is not None:
+        try:
+            p_host, p_port, p_headers = _proxy_origin(proxy)
+        except ValueError as exc:
+            raise InventoryError(
+                f"{where}: proxy {mask_url(proxy)!r} from the environment: {exc} "
+                "(expected http://[USER:PASS@]HOST[:PORT]; or add the host to no_proxy)"
+            ) from None
+    conn: http.client.HTTPConnection
     if parts.scheme == "https":
         ctx = ssl.create_default_context()
-        return http.client.HTTPSConnection(
-            host, port, timeout=CONNECT_TIMEOUT_S, context=ctx
-        ), target
-    return http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT_S), target
+        if proxy is None:
+            conn = http.client.HTTPSConnection(host, port, timeout=CONNECT_TIMEOUT_S, context=ctx)
+        else:
+            conn = http.client.HTTPSConnection(
+                p_host, p_port, timeout=CONNECT_TIMEOUT_S, context=ctx
+            )
+            conn.set_tunnel(host, port, headers=p_headers)
+    elif proxy is None:
+        conn = http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT_S)
+    else:
+        conn = http.client.HTTPConnection(p_host, p_port, timeout=CONNECT_TIMEOUT_S)
+        target = urlunsplit((parts.scheme, parts.netloc, parts.path or "/", parts.query, ""))
+        extra = p_headers
+    conn._create_connection = functools.partial(_connect, budget=budget, where=where)  # type: ignore[attr-defined]
+    return conn, target, extra
+
+
+def _connect(
+    address: tuple[str, int],
+    timeout: float | None = None,
+    source: Any = None,
+    *,
+    budget: Budget,
+    where: str,
+) -> socket.socket:
+    """http.client's ``create_connection``, with the name lookup under the deadline too."""
+    return resolve.connect(
+        address, timeout, source, left=lambda: min(CONNECT_TIMEOUT_S, budget.left(where))
+    )
 
 
 @dataclass(frozen=True)
@@ -181,8 +262,9 @@ def exchange(
     Raises InventoryError (one line naming ``method url``) for a server that cannot be
     reached, breaks HTTP, stalls, or sends too much.
     """
-    where = f"netbox {method} {shown(url)}"
-    conn, target = _connection(url)
+    proxy = proxy_for(url)
+    where = f"netbox {method} {shown(url)}" + (f" (via proxy {mask_url(proxy)})" if proxy else "")
+    conn, target, extra = _connection(url, budget, where)
     conn.timeout = min(CONNECT_TIMEOUT_S, budget.left(where))
     # A watchdog shuts the socket at the deadline: http.client reads the status line and
     # headers itself, so a server dripping them a byte at a time is only stopped this way.
@@ -193,7 +275,7 @@ def exchange(
     try:
         conn.connect()
         watchdog.start()
-        conn.request(method, target, body=data, headers=headers)
+        conn.request(method, target, body=data, headers={**headers, **extra})
         _limit(conn, budget, where, read_timeout)
         resp = conn.getresponse()
         body = _read_body(conn, resp, budget, where, read_timeout)
@@ -260,6 +342,8 @@ def _read_body(
 
 def describe(exc: BaseException) -> str:
     """What went wrong with the connection, in words (no driver class names alone)."""
+    if isinstance(exc, resolve.ResolveTimeout):
+        return f"{exc}; is DNS reachable (/etc/resolv.conf), or give an address?"
     if isinstance(exc, TimeoutError):
         return "no answer in time (timed out); is the server overloaded or the port right?"
     if isinstance(exc, http.client.IncompleteRead):
@@ -311,5 +395,6 @@ __all__ = [
     "describe",
     "exchange",
     "origin",
+    "proxy_for",
     "shown",
 ]

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient, split_netbox_url
+from fabric_stack.adapters.inventory.netbox_progress import tracked
 from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.errors import InventoryError
 from fabric_stack.hardware.switches import CATALOG, NetBoxDeviceType, lookup_switch
@@ -132,7 +133,9 @@ class NetBoxObjects(InventoryStore):
         self.dialect = "netbox"
         self.base, url_token = split_netbox_url(url)
         token = unquote(url_token) or token or os.environ.get("NETBOX_TOKEN", "")
-        self.api: NetBoxApi = api if api is not None else NetBoxClient(self.base, token)
+        # Progress of bulk writes on a terminal (netbox_progress); a given client (a test's
+        # fake) is used as it is.
+        self.api: NetBoxApi = api if api is not None else tracked(NetBoxClient(self.base, token))
 
     # -- shared definitions ----------------------------------------------------------
     def _get_or_create(

@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fabric_stack.adapters.inventory import resolve
 from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.adapters.inventory.schema import migrate
 from fabric_stack.errors import InputFileError, InventoryError
@@ -85,6 +86,32 @@ def env_seconds(name: str, default: int) -> int:
     if not raw.isdigit() or not 1 <= int(raw) <= 86400:
         raise InventoryError(f"{name}={raw!r}: expected whole seconds from 1 to 86400")
     return int(raw)
+
+
+def pg_hostaddr(url: str, seconds: float) -> dict[str, str]:
+    """``{"hostaddr": IP}`` for a PostgreSQL URL naming one host by name, looked up within
+    ``seconds`` (psycopg's own lookup has no timeout: ``connect_timeout`` starts after it);
+    ``{}`` when there is nothing to look up (an address, a socket directory, several hosts).
+
+    Raises OSError (:class:`~.resolve.ResolveTimeout` or ``socket.gaierror``) for a name
+    that does not resolve in time or at all.
+    """
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = conninfo_to_dict(url)
+    except Exception:  # psycopg.connect names what is wrong with the URL
+        return {}
+    host = str(params.get("host") or "")
+    if params.get("hostaddr") or not host or "," in host or host.startswith("/"):
+        return {}
+    if resolve.is_address(host):
+        return {}
+    raw_port = str(params.get("port") or "5432")
+    port = int(raw_port) if raw_port.isdigit() and int(raw_port) < 65536 else 5432
+    addrs = list(dict.fromkeys(str(a[4][0]) for a in resolve.resolve(host, port, seconds)))
+    # Every address, as libpq would try them (localhost: ::1, then 127.0.0.1).
+    return {"host": ",".join([host] * len(addrs)), "hostaddr": ",".join(addrs)}
 
 
 def sqlite_path(url: str) -> Path:
@@ -205,9 +232,17 @@ class SqlStore(InventoryStore):
                 conn.close()
         else:
             import psycopg
+            from psycopg.conninfo import make_conninfo
 
+            wait = env_seconds(CONNECT_TIMEOUT_ENV, 10)
             try:
-                pg = psycopg.connect(self.url, connect_timeout=env_seconds(CONNECT_TIMEOUT_ENV, 10))
+                extra = pg_hostaddr(self.url, wait)
+                where = make_conninfo(self.url, **extra) if extra else self.url
+                pg = psycopg.connect(where, connect_timeout=wait)
+            except OSError as exc:  # the name lookup: stalled, or no such host
+                raise InventoryError(
+                    f"inventory {mask_url(self.url)}: cannot connect ({exc.strerror or exc})"
+                ) from None
             except psycopg.Error as exc:
                 lines = mask_urls(str(exc).replace(self.url, mask_url(self.url))).splitlines()
                 msg = lines[0] if lines else type(exc).__name__

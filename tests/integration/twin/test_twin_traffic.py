@@ -16,7 +16,10 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +32,7 @@ from fabric_stack.cli import main
 from fabric_stack.twin.model import TwinState
 from fabric_stack.twin.ops import topology_of
 from fabric_stack.underlay.plan import plan_underlay
-from tests.integration.twin.test_twin import ok, state_of, twin
+from tests.integration.twin.test_twin import CLI, ok, state_of, twin
 from tests.integration.twin.test_twin import (
     twin_dir as twin_dir,  # the fixture (torn down whatever happens)
 )
@@ -70,6 +73,98 @@ def iperf3_left(state: TwinState) -> list[int]:
     return left
 
 
+def namespace_pids(state: TwinState) -> set[int]:
+    """Every process in the twin's namespaces (its daemons, and whatever a command started)."""
+    pids: set[int] = set()
+    for ns in state.namespaces:
+        res = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True)
+        pids |= {int(p) for p in res.stdout.split()}
+    return pids
+
+
+def namespaces_listed(state: TwinState) -> set[str]:
+    res = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return {line.split()[0] for line in res.stdout.splitlines() if line.strip()} & set(
+        state.namespaces
+    )
+
+
+def _working(pid: int) -> bool:
+    """The command runs (its SIGTERM handler is installed, cli/signals.py) and has a child
+    process (a tool it started: iperf3, lldpctl)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return False
+    caught = next(int(ln.split()[1], 16) for ln in status.splitlines() if ln.startswith("SigCgt:"))
+    return bool(caught >> (signal.SIGTERM - 1) & 1) and bool(children)
+
+
+def signalled(argv: list[str], sig: int) -> tuple[int, str, float]:
+    """Run the CLI, send ``sig`` once it is at work (:func:`_working`); (exit, stderr,
+    seconds from the signal to the exit)."""
+    proc = subprocess.Popen(
+        [CLI, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and not _working(proc.pid):
+            assert time.monotonic() < deadline, "the command never started a tool"
+            time.sleep(0.005)
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        return proc.returncode, err, time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def assert_interrupted(code: int, err: str, sig: int, out: Path) -> None:
+    """Exit 128+sig, one ``interrupted: nothing written`` line, nothing under ``out``."""
+    assert code == 128 + sig, (code, err)
+    assert err.strip().splitlines() == ["interrupted: nothing written"], err
+    left = sorted(str(p) for p in out.rglob("*")) if out.exists() else []
+    assert left == [], left  # neither results nor .tmp staging files
+
+
+def assert_signals_end_cleanly(twin_dir: Path, state: TwinState, tmp_path: Path) -> None:
+    """SIGINT and SIGTERM in the middle of `twin traffic` and `twin collect` (issue #35).
+
+    Each ends with one line and 130/143, writes nothing (no staging file, no temp dir),
+    and leaves no process it started in the twin's namespaces; the twin itself (its
+    namespaces and daemons) stays up as it was, for `twin down`.
+    """
+    before = namespace_pids(state)
+    temps = set(Path(tempfile.gettempdir()).glob("fabric-stack-*"))
+    # Each is signalled once it has started a tool (an iperf3 run, an lldpctl).
+    finished = 0
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        out = tmp_path / f"traffic-{sig.name}"
+        code, err, took = signalled(
+            ["twin", "traffic", "--dir", str(twin_dir), "--out-dir", str(out)], sig
+        )
+        assert_interrupted(code, err, sig, out)
+        assert took < 10, f"{took:.1f} s from the signal to the exit"
+        out = tmp_path / f"collect-{sig.name}"
+        code, err, _ = signalled(
+            ["twin", "collect", "--dir", str(twin_dir), "--out-dir", str(out)], sig
+        )
+        if code == 0:  # the signal came as its last tool had ended: then all is written
+            assert (out / "spec.yaml").exists() and not list(out.rglob("*.tmp")), err
+            finished += 1
+        else:
+            assert_interrupted(code, err, sig, out)
+    assert finished < 2, "collect finished before either signal: nothing was interrupted"
+    time.sleep(0.5)  # a process killed at the exit is reaped by init meanwhile
+    assert namespace_pids(state) - before == set(), "a command left a process in the twin"
+    assert before <= namespace_pids(state), "a signal stopped one of the twin's daemons"
+    assert namespaces_listed(state) == set(state.namespaces)
+    assert set(Path(tempfile.gettempdir()).glob("fabric-stack-*")) <= temps
+
+
 def test_a_shaped_leaf_port_is_found_from_the_measurements(twin_dir: Path, tmp_path: Path) -> None:
     if shutil.which("iperf3") is None:
         pytest.fail("iperf3 is missing: run `make twin-deps` (scripts/twin-deps.sh)")
@@ -88,6 +183,8 @@ def test_a_shaped_leaf_port_is_found_from_the_measurements(twin_dir: Path, tmp_p
     assert not any(t["suspects"] for t in clean["tests"])
     t = clean["tests"][0]
     assert t["expected"] <= 0.5 and "paced at (iperf3 -b 0.5G)" in t["basis"][0]
+
+    assert_signals_end_cleanly(twin_dir, state, tmp_path)
 
     server, rail = SHAPED
     port = next(h for h in plan_underlay(topo).hosts if h.server == server and h.rail == rail)
