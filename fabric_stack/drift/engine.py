@@ -32,7 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fabric_stack.drift.compare import device_differences, differs, link_differences
+from fabric_stack.drift.compare import (
+    ClassRates,
+    device_differences,
+    differs,
+    link_differences,
+)
 from fabric_stack.drift.coverage import (
     DEFAULT_MIN_COVERAGE,
     NETWORKS,
@@ -102,6 +107,8 @@ class _Comparison:
         missing = self._fold_missing_devices(seen, in_scope, missing)
         extra = self._fold_unexpected_devices(seen, extra)
         _Leftovers(self, missing, extra).classify()
+        if self.snap.physical:
+            self._judge_unplanned()
         self._device_attributes()
         order = {k: i for i, k in enumerate(KINDS)}
         findings = self.out.findings
@@ -182,11 +189,11 @@ class _Comparison:
             o.done = o.hit = True
             net = hit.network
             matched_nets[net] = matched_nets.get(net, 0) + 1
-            if not differs(hit, o):
+            if not differs(hit, o, self.plan):
                 continue  # the common case, kept cheap: deepdiff only explains differences
             if rules.active and (rules.state_only_ep(key[0]) or rules.state_only_ep(key[1])):
                 continue
-            diff = link_differences(hit, o)
+            diff = link_differences(hit, o, self.plan)
             if diff.exp_speed:
                 self.out.speed_mismatch(hit, o, diff)
             if diff.exp:
@@ -263,6 +270,30 @@ class _Comparison:
         for d in sorted(strangers):
             self.out.unexpected_device(d, their[d])
         return rest
+
+    def _judge_unplanned(self) -> None:
+        """Unplanned cables at a planned switch: a speed finding when one runs slower (or on
+        other lanes) than the switch's planned cables of its class (to hosts, to switches)."""
+        plan = self.plan
+        todo = [o for o in self.observed if not o.hit]
+        if not todo:
+            return
+        classes = ClassRates(plan)
+        kinds = {self.ident.device(raw): seen.kind for raw, seen in self.snap.devices.items()}
+        for o in todo:
+            ends = (o.a, o.b)
+            sw = next(
+                (e for e in ends if e[0] in plan.devices and not plan.devices[e[0]].is_server),
+                None,
+            )
+            if sw is None:
+                continue
+            far = o.b if sw == o.a else o.a
+            info = plan.devices.get(far[0])
+            host = info.is_server if info is not None else kinds.get(far[0]) == "server"
+            want = classes.judge(o, host, sw[0])
+            if want is not None:
+                self.out.unplanned_speed(o, sw, far, host, *want)
 
     def _device_attributes(self) -> None:
         """Device records and side files: GUIDs, models, statuses that drifted."""

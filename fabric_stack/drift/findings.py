@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from fabric_stack.drift.compare import IB_WIDTH, LinkDiff, explain, ib_name
+from fabric_stack.drift.compare import LinkDiff, explain, planned_rates, rate_text
 from fabric_stack.drift.identity import Identity
 from fabric_stack.drift.ignore import ActiveRules
 from fabric_stack.drift.model import DeviceSeen, Finding, FindingKind, Side, Snapshot
@@ -143,8 +143,8 @@ class FindingBuilder:
         actual = o.link.rate or (f"{o.speed} Gb/s" if o.speed else ", ".join(changes))
         planned = f"{link.speed_gbps} Gb/s"
         if width is not None:
-            planned = f"{IB_WIDTH.get(link.speed_gbps, '')}{ib_name(link.speed_gbps)} ({planned})"
-            actual = f"{o.link.rate} ({o.speed} Gb/s)" if o.speed else str(o.link.rate)
+            planned = rate_text(planned_rates(self.plan, link), link.speed_gbps)
+            actual = f"{o.link.rate} ({o.speed:g} Gb/s)" if o.speed else str(o.link.rate)
         if self.physical:
             fix = (
                 f"reseat or replace the cable {cable}: it runs {actual}, the plan needs "
@@ -174,6 +174,34 @@ class FindingBuilder:
             actual=[self.obs_side(o, a)],
             link=link,
             changes=changes,
+        )
+
+    def unplanned_speed(
+        self, o: Observed, sw: EP, far: EP, host: bool, speed: float, rates: tuple[str, ...]
+    ) -> None:
+        """An unplanned cable that also runs slower than a cable of its class should."""
+        cable = f"{self.port_text(sw)} ↔ {self.port_text(far)}"
+        actual = o.link.rate or f"{o.speed:g} Gb/s"
+        if o.link.rate and o.speed is not None:
+            actual = f"{o.link.rate} ({o.speed:g} Gb/s)"
+        planned = rate_text(rates if o.link.width else (), speed)
+        what = "server" if host else "switch"
+        summary = (
+            f"{cable} runs {actual}; a {sw[0]}↔{what} cable should run {planned} "
+            "(the cable is not in the plan)"
+        )
+        fix = (
+            f"replace the cable {cable} (or its optics) with one rated for {speed:g}G and "
+            f"check the far end's port runs {planned}; it is also not in the plan (see the "
+            "cabling finding)"
+        )
+        self.add(
+            "speed_mismatch",
+            summary,
+            fix,
+            actual=[self.obs_side(o, sw)],
+            switch=sw[0],
+            identity=[f"class|{sw[0]}|{sw[1]}|{far[0]}|{far[1]}"],
         )
 
     def cable_attributes_changed(self, link: Link, o: Observed, diff: LinkDiff) -> None:
