@@ -107,6 +107,8 @@ class _Comparison:
         missing = self._fold_missing_devices(seen, in_scope, missing)
         extra = self._fold_unexpected_devices(seen, extra)
         _Leftovers(self, missing, extra).classify()
+        for host, hcas in sorted(self.resolver.bound.items()):
+            self.out.factory_nodedesc(host, hcas)
         if self.snap.physical:
             self._judge_unplanned()
         self._device_attributes()

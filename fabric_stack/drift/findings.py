@@ -10,18 +10,20 @@ Finding ids hash the source, kind and endpoints, so the same drift keeps its id.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fabric_stack.drift.compare import LinkDiff, explain, planned_rates, rate_text
-from fabric_stack.drift.identity import Identity
+from fabric_stack.drift.identity import DEFAULT_HOSTNAMES, Identity
 from fabric_stack.drift.ignore import ActiveRules
 from fabric_stack.drift.model import DeviceSeen, Finding, FindingKind, Side, Snapshot
 from fabric_stack.drift.plan import EP, PlanIndex
-from fabric_stack.drift.resolve import Observed, ep_text, top_port
+from fabric_stack.drift.resolve import BoundHca, Observed, ep_text, top_port
 from fabric_stack.topology.build import Link
 
 _TARGET = {"netbox": "NetBox", "inventory": "the inventory"}
+_GUID_TAIL = re.compile(r"\s+[0-9a-f]{16}$", re.I)
 
 
 class FindingBuilder:
@@ -202,6 +204,52 @@ class FindingBuilder:
             actual=[self.obs_side(o, sw)],
             switch=sw[0],
             identity=[f"class|{sw[0]}|{sw[1]}|{far[0]}|{far[1]}"],
+        )
+
+    def factory_nodedesc(self, host: str, hcas: Sequence[BoundHca]) -> None:
+        """One finding per host whose HCAs report a factory NodeDesc (bound by switch port).
+
+        The fix is rdma-core's ``rdma-ndd``, which writes ``%h %d`` (host name, device
+        name) as every RDMA device's NodeDesc by default (rdma-ndd(8), rdma-core).
+        """
+        hcas = sorted(hcas, key=lambda h: h.port)
+        desc = _GUID_TAIL.sub("", hcas[0].raw)
+        desc = " ".join(desc.split())
+        each = ", ".join(
+            f"{h.port} (GUID {', '.join(h.guids) or '?'}, on {ep_text(h.switch_port)})"
+            for h in hcas
+        )
+        n = len(hcas)
+        summary = (
+            f"{host}: {n} HCA{'s' if n != 1 else ''} report{'' if n != 1 else 's'} the "
+            f"NodeDesc {desc!r}, "
+            f"not '{host} mlx5_N': {each}"
+        )
+        setname = ""
+        if desc.split(" ", 1)[0].lower() in DEFAULT_HOSTNAMES:
+            setname = f"set its host name to {host} (hostnamectl set-hostname {host}), then "
+        fix = (
+            f"on {host}, {setname}run rdma-ndd (rdma-core; its default NodeDesc is '%h %d', "
+            f"the host and device name) so {'they' if n != 1 else 'it'} "
+            f"report{'' if n != 1 else 's'} '{host} <device>'; the cabling is as planned"
+        )
+        self.add(
+            "attribute_changed",
+            summary,
+            fix,
+            expected=[Side(a_device=host, attributes={"node_desc": f"{host} <device>"})],
+            actual=[
+                Side(
+                    a_device=host,
+                    a_port=h.port,
+                    where=h.where,
+                    attributes={"node_desc": desc, "guids": list(h.guids)},
+                )
+                for h in hcas
+            ],
+            switch="",
+            changes=[f"node_desc: '{host} <device>' → {desc!r}"],
+            identity=[f"nodedesc|{host}"],
         )
 
     def cable_attributes_changed(self, link: Link, o: Observed, diff: LinkDiff) -> None:
