@@ -111,6 +111,20 @@ def full_width_generation(speed_gbps: float) -> str:
     return ""
 
 
+def generation_of_lane(gbps: float) -> str:
+    """The generation whose per-lane *signalling* rate is ``gbps`` ('' when none is).
+
+    ``iblinkinfo`` prints a link as width and signalling rate per lane, ``4X 25.78125 Gbps``
+    (EDR) or ``4X 10.0 Gbps`` (QDR): real samples in ``../shared/realdata/iblinkinfo``. The
+    HDR/NDR/XDR spellings (``53.125``, ``106.25``, ``212.5``) follow the table and are
+    UNVERIFIED against a real iblinkinfo output.
+    """
+    for g in GENERATIONS:
+        if abs(g.signalling_gbps - gbps) < 1e-6:
+            return g.name
+    return ""
+
+
 @lru_cache(maxsize=256)
 def planned_rates(speed_gbps: float, mode_name: str = "") -> tuple[str, ...]:
     """The rates a planned link of ``speed_gbps`` may run, the planned one first.
@@ -150,6 +164,7 @@ __all__ = [
     "WIDTHS",
     "Generation",
     "full_width_generation",
+    "generation_of_lane",
     "planned_rates",
     "rate_gbps",
     "rate_text",

@@ -10,6 +10,7 @@ eye; each names its line and :func:`line` checks the line still says so.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from fabric_stack.drift import compute_drift
 from fabric_stack.drift.identity import hca_to_ibdev, is_factory_desc
 from fabric_stack.drift.model import ObservedLink, Snapshot
 from fabric_stack.drift.plan import PlanIndex, PortScheme, infer_schemes
-from fabric_stack.hardware.ib_links import BY_NAME, planned_rates, rate_gbps
+from fabric_stack.hardware.ib_links import BY_NAME, generation_of_lane, planned_rates, rate_gbps
 from fabric_stack.topology.model import Link
 
 REPO = Path(__file__).resolve().parents[2]
@@ -147,6 +148,28 @@ def test_generation_table(name: str, lane: float, encoding: str) -> None:
 )
 def test_planned_rates(speed: int, mode: str, rates: tuple[str, ...]) -> None:
     assert planned_rates(speed, mode) == rates
+
+
+_IBLINK = re.compile(r"==\(\s*(\d+)X\s+([\d.]+) Gbps")
+
+
+@pytest.mark.parametrize(
+    ("name", "rates"),
+    [
+        # Line 2: `==( 4X 10.0 Gbps Active/ LinkUp)==>`: 8 QDR link lines, switch and CAs.
+        ("iblinkinfo-infiniscale-iv-4node.txt", {"4xQDR": 8}),
+        # `4X 25.78125 Gbps`: the MSB7700's 4 active EDR lines (the `Down/ Polling` ports
+        # print no rate).
+        ("iblinkinfo-msb7700-edr-2node.txt", {"4xEDR": 4}),
+    ],
+)
+def test_iblinkinfo_lane_rates_name_their_generation(name: str, rates: dict[str, int]) -> None:
+    text = (REAL / "iblinkinfo" / name).read_text(encoding="utf-8")
+    seen = Counter(
+        f"{m.group(1)}x{generation_of_lane(float(m.group(2)))}" for m in _IBLINK.finditer(text)
+    )
+    assert seen == rates
+    assert planned_rates(rate_gbps(4, next(iter(rates))[2:]))[0] == next(iter(rates))
 
 
 # ----------------------------------------------------------------------- EDR / FDR
