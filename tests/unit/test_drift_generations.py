@@ -343,3 +343,56 @@ def test_drift_on_the_ndr_dump_stays_fast() -> None:
     t = time.perf_counter()
     compute_drift(index, snap)
     assert time.perf_counter() - t < 2.0  # measured 0.14 s (see the commit); bench: < 5 s
+
+
+# ----------------------------------------------------------------------- spec-built plans
+
+
+def observed(index: PlanIndex, rate_of: Callable[[Link], str]) -> Snapshot:
+    """Every planned compute cable observed, each at ``rate_of(link)`` (an IB source)."""
+    from fabric_stack.drift.model import Endpoint
+    from fabric_stack.drift.speeds import ib_speed
+
+    links = []
+    for lk in index.links:
+        if lk.network != "compute":
+            continue
+        rate = rate_of(lk)
+        links.append(
+            ObservedLink(
+                Endpoint(lk.a_device, lk.a_port),
+                Endpoint(lk.b_device, lk.b_port),
+                speed_gbps=ib_speed(rate),
+                width=rate[: rate.index("x") + 1],
+                rate=rate,
+            )
+        )
+    return Snapshot("ibnetdiscover", "memory", links, networks=frozenset({"compute"}))
+
+
+def test_a_spec_planned_edr_fabric_means_4x_edr() -> None:
+    from tests.drift_fixtures import topology
+
+    # The catalog has no EDR switch: an EDR fabric is a generic 100G InfiniBand switch.
+    topo = topology(
+        {"gpus": 16, "gpus_per_node": 1, "rails": 1, "nic_gbps": 100, "switch": "generic-36x100"}
+    )
+    index = PlanIndex.from_topology(topo)
+    assert compute_drift(index, observed(index, lambda _: "4xEDR")).findings == []
+    assert compute_drift(index, observed(index, lambda _: "2xHDR")).findings == []  # HDR100
+    first = next(lk for lk in index.links if lk.role == "node_leaf")
+    snap = observed(index, lambda lk: "1xNDR" if lk is first else "4xEDR")
+    (f,) = compute_drift(index, snap).findings
+    assert f.kind == "speed_mismatch"
+    assert "runs 1xNDR (100 Gb/s), planned 4xEDR (100 Gb/s)" in f.summary
+    assert f.changes == ["rate: '4xEDR' → '1xNDR'"]
+
+
+def test_a_qm9700_ndr200_plan_means_2x_ndr() -> None:
+    from tests.drift_fixtures import topology
+
+    index = PlanIndex.from_topology(topology({"gpus": 128, "nic_gbps": 200}))
+    assert compute_drift(index, observed(index, lambda _: "2xNDR")).findings == []
+    report = compute_drift(index, observed(index, lambda _: "4xHDR"))  # 200 Gb/s, HDR lanes
+    assert report.summary["speed_mismatch"] == report.summary["total"] > 0
+    assert "runs 4xHDR (200 Gb/s), planned 2xNDR (200 Gb/s)" in report.findings[0].summary
