@@ -226,7 +226,7 @@ class ClassRates:
 
         The class is that of the planned cables of ``o``'s own ports when there are any (a
         moved cable should run what its port was planned for), else ``switch``'s cables to
-        the far end's kind.
+        the far end's kind (host or switch), else any of ``switch``'s planned cables.
         """
         plan = self.plan
         want: dict[float, tuple[str, ...]] | None = {}

@@ -19,6 +19,11 @@
    unexpected links. Each becomes a finding with its fix (:mod:`.findings`). A port
    the planned switch model cannot have is its own ``unknown_port`` finding (folding
    the planned cable of its other end) and is never turned into a move.
+5. **Judge what no plan link covers**: an unplanned cable at a planned switch is also a
+   ``speed_mismatch`` when it runs slower (or on other lanes) than its class should
+   (:class:`~fabric_stack.drift.compare.ClassRates`), and HCAs bound to their host by
+   switch port (a factory NodeDesc, :meth:`.resolve.Resolver.links`) give one finding per
+   host.
 
 Ignore rules (:mod:`.ignore`) apply throughout. Scope matters as much as matching: a
 source only vouches for what it can see (:class:`~fabric_stack.drift.model.Snapshot`

@@ -14,6 +14,9 @@ plan uses (``su1-r3-leaf``, ``1/4/1``, ``mlx5_2``) before links are matched:
 * **Server ports.** HCA names (``mlx5_N``, the NIC index N), ``"host mlx5_N"``
   NodeDescs, the server profile's netdev names (``ibp64s0`` → ``mlx5_3`` on a DGX
   H100), interface aliases and MAC addresses from a MAC table.
+* **Names that name no host**: an HCA's factory NodeDesc (``MT4129 ConnectX7   Mellanox
+  Technologies``) or a default host name (``localhost``), :func:`is_factory_desc`; the
+  resolver binds such a device to the host planned on its switch port (:meth:`Identity.bind`).
 * **Unresolvable ports** (a MAC without a table) keep their raw spelling
   with ``port_type="mac"``; the engine may still complete them from the
   planned peer and says so in the report notes.
