@@ -1,7 +1,7 @@
 """Comparison of matched pairs: which attributes of a planned link (or device) drifted.
 
 A planned and an observed link that match by identity are compared on the few fields
-that matter (speed, IB width, record status, and the record attributes declared in
+that matter (speed, InfiniBand rate, record status, and the record attributes declared in
 :data:`~fabric_stack.drift.model.CABLE_ATTRS`). :func:`differs` is the cheap check run on
 every matched pair; only pairs that differ go through :func:`link_differences` and
 deepdiff (:func:`explain`) to say how.
@@ -10,34 +10,76 @@ deepdiff (:func:`explain`) to say how.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from fabric_stack.drift.model import ABSENT_STATUSES, LINK_FIELDS, SPEED_ATTRS, DeviceSeen
 from fabric_stack.drift.plan import PlanIndex
 from fabric_stack.drift.resolve import Observed
+from fabric_stack.errors import CatalogError
+from fabric_stack.hardware.ib_links import planned_rates as ib_rates
+from fabric_stack.hardware.switches import lookup_switch, port_mode
 from fabric_stack.topology.build import Link
 
 IB_WIDTH = {800: "4x", 400: "4x", 200: "2x", 100: "1x"}
-"""Planned InfiniBand link width by link speed (XDR/NDR lanes: 4x800, 4x400, 2x NDR200)."""
+"""Link width the twin plays at each speed on its NDR/XDR lanes (2x NDR200, 1x NDR100).
+Drift does not use it: a planned link's rate comes from its switch model and speed
+(:func:`planned_rates`), so a healthy 4xEDR link is no NDR link with too few lanes."""
 
 _FIELD_SET = frozenset(LINK_FIELDS)
 _FLIP = {"a_optic": "b_optic", "b_optic": "a_optic"}
 _SPEED_KEYS = frozenset(SPEED_ATTRS)
 
 
-def ib_name(speed: int) -> str:
-    """InfiniBand generation name of a link speed (``NDR`` for 400G)."""
-    return {800: "XDR", 400: "NDR", 200: "NDR", 100: "NDR"}.get(speed, "")
+@lru_cache(maxsize=256)
+def _model_rates(model: str, speed: float) -> tuple[str, ...]:
+    """:func:`~fabric_stack.hardware.ib_links.planned_rates` of a catalog model's port mode."""
+    mode_name = ""
+    # A generic key does not say its protocol (the spec's fabric does): judge it by speed,
+    # which only an InfiniBand source (one that reports a width) is compared on.
+    if model and not model.startswith("generic-"):
+        try:
+            switch = lookup_switch(model)
+            if switch.protocol != "infiniband":
+                return ()
+            mode_name = port_mode(switch, int(speed)).lane_name
+        except CatalogError:
+            mode_name = ""  # a model (or speed) the catalog does not know: judge by speed
+    return ib_rates(speed, mode_name)
 
 
-def differs(link: Link, o: Observed) -> bool:
+def planned_rates(plan: PlanIndex, link: Link) -> tuple[str, ...]:
+    """The InfiniBand rates ``link`` may run (``("4xEDR", "2xHDR")``), the planned one first.
+
+    The generation comes from the planned switch's model and the link speed (QM9700 at
+    200G: ``2xNDR``); a generic switch, or a bare link list, gives the speed's full-width
+    generation and its split forms (see :mod:`fabric_stack.hardware.ib_links`). Empty for
+    a speed no InfiniBand link runs (Ethernet).
+    """
+    scheme = plan.schemes.get(link.b_device) or plan.schemes.get(link.a_device)
+    return _model_rates(scheme.model if scheme is not None else "", link.speed_gbps)
+
+
+def rate_text(rates: tuple[str, ...], speed: float) -> str:
+    """``4xEDR (100 Gb/s)`` for the planned rate of a link (``100 Gb/s`` when not IB)."""
+    return f"{rates[0]} ({speed:g} Gb/s)" if rates else f"{speed:g} Gb/s"
+
+
+def wrong_rate(rate: str | None, width: str | None, rates: tuple[str, ...]) -> bool:
+    """Does an observed IB rate (``4xDDR``) differ from every rate the plan allows?"""
+    return bool(width is not None and rate and rates and rate not in rates)
+
+
+def differs(link: Link, o: Observed, plan: PlanIndex | None = None) -> bool:
     """Cheap check: does any compared field of the matched pair differ?"""
     speed = link.speed_gbps
     if o.speed is not None and o.speed != speed:
         return True
     ol = o.link
-    if ol.width is not None and ol.width != IB_WIDTH.get(speed, ol.width):
-        return True
+    if ol.width is not None and ol.rate:
+        rates = planned_rates(plan, link) if plan is not None else ib_rates(speed)
+        if rates and ol.rate not in rates:
+            return True
     attrs = ol.attrs
     if not attrs:
         return False
@@ -66,14 +108,16 @@ class LinkDiff(NamedTuple):
     act: dict[str, Any]
 
 
-def link_differences(link: Link, o: Observed) -> LinkDiff:
+def link_differences(link: Link, o: Observed, plan: PlanIndex | None = None) -> LinkDiff:
     """Every compared field of a matched pair that differs, planned and observed value."""
     diff = LinkDiff({}, {}, {}, {})
     if o.speed is not None and o.speed != link.speed_gbps:
         diff.exp_speed["speed_gbps"], diff.act_speed["speed_gbps"] = link.speed_gbps, o.speed
-    width = o.link.width
-    if width is not None and width != IB_WIDTH.get(link.speed_gbps, width):
-        diff.exp_speed["width"], diff.act_speed["width"] = IB_WIDTH[link.speed_gbps], width
+    rates = planned_rates(plan, link) if plan is not None else ib_rates(link.speed_gbps)
+    # A wrong speed already says it; the rate is compared when the speed agrees (4xEDR
+    # where the plan means 1xNDR: both 100 Gb/s, different hardware).
+    if not diff.exp_speed and wrong_rate(o.link.rate, o.link.width, rates):
+        diff.exp_speed["rate"], diff.act_speed["rate"] = rates[0], o.link.rate
     attrs = o.link.attrs
     if not attrs:
         return diff
@@ -138,3 +182,69 @@ def explain(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]
             name = str(path).removeprefix("root['").removesuffix("']")
             out.append(f"{name}: {verb} {value!r}")
     return sorted(out)
+
+
+class ClassRates:
+    """What a cable of each class runs at each planned switch, for judging unplanned links.
+
+    A cable's class is its planned switch end and whether the far end is a host or a
+    switch: an unplanned cable from a leaf to a server should run what the leaf's planned
+    server cables run. Built on first use (only when some observed link is unplanned).
+    """
+
+    def __init__(self, plan: PlanIndex) -> None:
+        self.plan = plan
+        self._by: dict[tuple[str, bool], dict[float, tuple[str, ...]]] | None = None
+
+    def _index(self) -> dict[tuple[str, bool], dict[float, tuple[str, ...]]]:
+        if self._by is None:
+            plan = self.plan
+            by: dict[tuple[str, bool], dict[float, tuple[str, ...]]] = {}
+            devices = plan.devices
+            for link in plan.links:
+                for sw, far in ((link.a_device, link.b_device), (link.b_device, link.a_device)):
+                    info = devices.get(sw)
+                    if info is None or info.is_server:
+                        continue
+                    far_info = devices.get(far)
+                    host = far_info is not None and far_info.is_server
+                    speeds = by.setdefault((sw, host), {})
+                    if link.speed_gbps not in speeds:
+                        speeds[link.speed_gbps] = planned_rates(plan, link)
+            self._by = by
+        return self._by
+
+    def expected(self, switch: str, far_is_host: bool) -> dict[float, tuple[str, ...]] | None:
+        """Planned speed → allowed IB rates of ``switch``'s cables to a host (or a switch)."""
+        by = self._index()
+        return by.get((switch, far_is_host)) or by.get((switch, not far_is_host))
+
+    def judge(
+        self, o: Observed, far_is_host: bool, switch: str
+    ) -> tuple[float, tuple[str, ...]] | None:
+        """(planned speed, rates) of ``o``'s class when ``o`` runs none of them, else None.
+
+        The class is that of the planned cables of ``o``'s own ports when there are any (a
+        moved cable should run what its port was planned for), else ``switch``'s cables to
+        the far end's kind (host or switch), else any of ``switch``'s planned cables.
+        """
+        plan = self.plan
+        want: dict[float, tuple[str, ...]] | None = {}
+        for ep in (o.a, o.b):
+            link = plan.at.get(ep)
+            if link is not None and want is not None:
+                want.setdefault(link.speed_gbps, planned_rates(plan, link))
+        if not want:
+            want = self.expected(switch, far_is_host)
+        if not want:
+            return None
+        rate, width = o.link.rate, o.link.width
+        for speed, rates in want.items():
+            if o.speed is not None and o.speed != speed:
+                continue
+            if not wrong_rate(rate, width, rates):
+                return None
+        if o.speed is None and not (width is not None and rate):
+            return None  # nothing to judge: the source gave neither speed nor rate
+        speed, rates = max(want.items(), key=lambda kv: kv[0])
+        return speed, rates

@@ -19,6 +19,11 @@
    unexpected links. Each becomes a finding with its fix (:mod:`.findings`). A port
    the planned switch model cannot have is its own ``unknown_port`` finding (folding
    the planned cable of its other end) and is never turned into a move.
+5. **Judge what no plan link covers**: an unplanned cable at a planned switch is also a
+   ``speed_mismatch`` when it runs slower (or on other lanes) than its class should
+   (:class:`~fabric_stack.drift.compare.ClassRates`), and HCAs bound to their host by
+   switch port (a factory NodeDesc, :meth:`.resolve.Resolver.links`) give one finding per
+   host.
 
 Ignore rules (:mod:`.ignore`) apply throughout. Scope matters as much as matching: a
 source only vouches for what it can see (:class:`~fabric_stack.drift.model.Snapshot`
@@ -32,7 +37,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fabric_stack.drift.compare import device_differences, differs, link_differences
+from fabric_stack.drift.compare import (
+    ClassRates,
+    device_differences,
+    differs,
+    link_differences,
+)
 from fabric_stack.drift.coverage import (
     DEFAULT_MIN_COVERAGE,
     NETWORKS,
@@ -102,6 +112,10 @@ class _Comparison:
         missing = self._fold_missing_devices(seen, in_scope, missing)
         extra = self._fold_unexpected_devices(seen, extra)
         _Leftovers(self, missing, extra).classify()
+        for host, hcas in sorted(self.resolver.bound.items()):
+            self.out.factory_nodedesc(host, hcas)
+        if self.snap.physical:
+            self._judge_unplanned()
         self._device_attributes()
         order = {k: i for i, k in enumerate(KINDS)}
         findings = self.out.findings
@@ -182,11 +196,11 @@ class _Comparison:
             o.done = o.hit = True
             net = hit.network
             matched_nets[net] = matched_nets.get(net, 0) + 1
-            if not differs(hit, o):
+            if not differs(hit, o, self.plan):
                 continue  # the common case, kept cheap: deepdiff only explains differences
             if rules.active and (rules.state_only_ep(key[0]) or rules.state_only_ep(key[1])):
                 continue
-            diff = link_differences(hit, o)
+            diff = link_differences(hit, o, self.plan)
             if diff.exp_speed:
                 self.out.speed_mismatch(hit, o, diff)
             if diff.exp:
@@ -263,6 +277,30 @@ class _Comparison:
         for d in sorted(strangers):
             self.out.unexpected_device(d, their[d])
         return rest
+
+    def _judge_unplanned(self) -> None:
+        """Unplanned cables at a planned switch: a speed finding when one runs slower (or on
+        other lanes) than the switch's planned cables of its class (to hosts, to switches)."""
+        plan = self.plan
+        todo = [o for o in self.observed if not o.hit]
+        if not todo:
+            return
+        classes = ClassRates(plan)
+        kinds = {self.ident.device(raw): seen.kind for raw, seen in self.snap.devices.items()}
+        for o in todo:
+            ends = (o.a, o.b)
+            sw = next(
+                (e for e in ends if e[0] in plan.devices and not plan.devices[e[0]].is_server),
+                None,
+            )
+            if sw is None:
+                continue
+            far = o.b if sw == o.a else o.a
+            info = plan.devices.get(far[0])
+            host = info.is_server if info is not None else kinds.get(far[0]) == "server"
+            want = classes.judge(o, host, sw[0])
+            if want is not None:
+                self.out.unplanned_speed(o, sw, far, host, *want)
 
     def _device_attributes(self) -> None:
         """Device records and side files: GUIDs, models, statuses that drifted."""

@@ -10,18 +10,20 @@ Finding ids hash the source, kind and endpoints, so the same drift keeps its id.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from fabric_stack.drift.compare import IB_WIDTH, LinkDiff, explain, ib_name
-from fabric_stack.drift.identity import Identity
+from fabric_stack.drift.compare import LinkDiff, explain, planned_rates, rate_text
+from fabric_stack.drift.identity import DEFAULT_HOSTNAMES, Identity
 from fabric_stack.drift.ignore import ActiveRules
 from fabric_stack.drift.model import DeviceSeen, Finding, FindingKind, Side, Snapshot
 from fabric_stack.drift.plan import EP, PlanIndex
-from fabric_stack.drift.resolve import Observed, ep_text, top_port
+from fabric_stack.drift.resolve import BoundHca, Observed, ep_text, top_port
 from fabric_stack.topology.build import Link
 
 _TARGET = {"netbox": "NetBox", "inventory": "the inventory"}
+_GUID_TAIL = re.compile(r"\s+[0-9a-f]{16}$", re.I)
 
 
 class FindingBuilder:
@@ -143,8 +145,8 @@ class FindingBuilder:
         actual = o.link.rate or (f"{o.speed} Gb/s" if o.speed else ", ".join(changes))
         planned = f"{link.speed_gbps} Gb/s"
         if width is not None:
-            planned = f"{IB_WIDTH.get(link.speed_gbps, '')}{ib_name(link.speed_gbps)} ({planned})"
-            actual = f"{o.link.rate} ({o.speed} Gb/s)" if o.speed else str(o.link.rate)
+            planned = rate_text(planned_rates(self.plan, link), link.speed_gbps)
+            actual = f"{o.link.rate} ({o.speed:g} Gb/s)" if o.speed else str(o.link.rate)
         if self.physical:
             fix = (
                 f"reseat or replace the cable {cable}: it runs {actual}, the plan needs "
@@ -174,6 +176,80 @@ class FindingBuilder:
             actual=[self.obs_side(o, a)],
             link=link,
             changes=changes,
+        )
+
+    def unplanned_speed(
+        self, o: Observed, sw: EP, far: EP, host: bool, speed: float, rates: tuple[str, ...]
+    ) -> None:
+        """An unplanned cable that also runs slower than a cable of its class should."""
+        cable = f"{self.port_text(sw)} ↔ {self.port_text(far)}"
+        actual = o.link.rate or f"{o.speed:g} Gb/s"
+        if o.link.rate and o.speed is not None:
+            actual = f"{o.link.rate} ({o.speed:g} Gb/s)"
+        planned = rate_text(rates if o.link.width else (), speed)
+        what = "server" if host else "switch"
+        summary = (
+            f"{cable} runs {actual}; a {sw[0]}↔{what} cable should run {planned} "
+            "(the cable is not in the plan)"
+        )
+        fix = (
+            f"replace the cable {cable} (or its optics) with one rated for {speed:g}G and "
+            f"check the far end's port runs {planned}; it is also not in the plan (see the "
+            "cabling finding)"
+        )
+        self.add(
+            "speed_mismatch",
+            summary,
+            fix,
+            actual=[self.obs_side(o, sw)],
+            switch=sw[0],
+            identity=[f"class|{sw[0]}|{sw[1]}|{far[0]}|{far[1]}"],
+        )
+
+    def factory_nodedesc(self, host: str, hcas: Sequence[BoundHca]) -> None:
+        """One finding per host whose HCAs report a factory NodeDesc (bound by switch port).
+
+        The fix is rdma-core's ``rdma-ndd``, which writes ``%h %d`` (host name, device
+        name) as every RDMA device's NodeDesc by default (rdma-ndd(8), rdma-core).
+        """
+        hcas = sorted(hcas, key=lambda h: h.port)
+        desc = _GUID_TAIL.sub("", hcas[0].raw)
+        desc = " ".join(desc.split())
+        each = ", ".join(
+            f"{h.port} (GUID {', '.join(h.guids) or '?'}, on {ep_text(h.switch_port)})"
+            for h in hcas
+        )
+        n = len(hcas)
+        summary = (
+            f"{host}: {n} HCA{'s' if n != 1 else ''} report{'' if n != 1 else 's'} the "
+            f"NodeDesc {desc!r}, "
+            f"not '{host} mlx5_N': {each}"
+        )
+        setname = ""
+        if desc.split(" ", 1)[0].lower() in DEFAULT_HOSTNAMES:
+            setname = f"set its host name to {host} (hostnamectl set-hostname {host}), then "
+        fix = (
+            f"on {host}, {setname}run rdma-ndd (rdma-core; its default NodeDesc is '%h %d', "
+            f"the host and device name) so {'they' if n != 1 else 'it'} "
+            f"report{'' if n != 1 else 's'} '{host} <device>'; the cabling is as planned"
+        )
+        self.add(
+            "attribute_changed",
+            summary,
+            fix,
+            expected=[Side(a_device=host, attributes={"node_desc": f"{host} <device>"})],
+            actual=[
+                Side(
+                    a_device=host,
+                    a_port=h.port,
+                    where=h.where,
+                    attributes={"node_desc": desc, "guids": list(h.guids)},
+                )
+                for h in hcas
+            ],
+            switch="",
+            changes=[f"node_desc: '{host} <device>' → {desc!r}"],
+            identity=[f"nodedesc|{host}"],
         )
 
     def cable_attributes_changed(self, link: Link, o: Observed, diff: LinkDiff) -> None:

@@ -14,6 +14,9 @@ plan uses (``su1-r3-leaf``, ``1/4/1``, ``mlx5_2``) before links are matched:
 * **Server ports.** HCA names (``mlx5_N``, the NIC index N), ``"host mlx5_N"``
   NodeDescs, the server profile's netdev names (``ibp64s0`` → ``mlx5_3`` on a DGX
   H100), interface aliases and MAC addresses from a MAC table.
+* **Names that name no host**: an HCA's factory NodeDesc (``MT4129 ConnectX7   Mellanox
+  Technologies``) or a default host name (``localhost``), :func:`is_factory_desc`; the
+  resolver binds such a device to the host planned on its switch port (:meth:`Identity.bind`).
 * **Unresolvable ports** (a MAC without a table) keep their raw spelling
   with ``port_type="mac"``; the engine may still complete them from the
   planned peer and says so in the report notes.
@@ -37,6 +40,26 @@ _MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
 _NVOS = re.compile(r"^sw(\d+)p(\d+)$", re.I)
 _GENERIC = re.compile(r"^(?:p|port)\s*(\d+)$", re.I)
 _MAC = re.compile(r"^[0-9a-f]{2}([:.-]?[0-9a-f]{2}){5}$", re.I)
+
+
+_FACTORY = re.compile(r"^MT\d{4,5}\s|Mellanox Technologies|\bConnectX|\bBlueField", re.I)
+_GUID_TAIL = re.compile(r"\s+[0-9a-f]{16}$", re.I)
+
+
+DEFAULT_HOSTNAMES = frozenset({"localhost", "localhost.localdomain", "ubuntu", "debian"})
+"""Host names an OS install leaves until someone sets one (seen in real dumps: ``localhost
+HCA-6``, ``ubuntu mlx5_1`` in topograph-ndr-dgx-example.out): a NodeDesc naming no host."""
+
+
+def is_factory_desc(name: str) -> bool:
+    """A device name that says nothing of which host it is: a factory or default NodeDesc.
+
+    ``MT4129 ConnectX7   Mellanox Technologies`` (a ConnectX-7 whose host never set its
+    NodeDesc: no ``rdma-ndd`` running), alone or as the ibnetdiscover reader's
+    ``<description> <guid>`` name for one of many, or a default host name (``localhost``).
+    """
+    s = _GUID_TAIL.sub("", unquote(name))
+    return s.lower() in DEFAULT_HOSTNAMES or bool(_FACTORY.search(s))
 
 
 def unquote(text: str) -> str:
@@ -170,6 +193,10 @@ class Identity:
             "{n} MLNX_OFED HCA-N port name(s) read as mlx5_(N-1) (e.g. {ex}); UNVERIFIED: "
             "both count adapters in probe order, nothing guarantees they agree"
         ),
+        "factory": (
+            "{n} device name(s) that name no host (a factory NodeDesc or a default host "
+            "name) bound to the host planned on their switch ports (e.g. {ex})"
+        ),
         "unknown": (
             "{n} port name(s) cannot exist on the planned switch model (e.g. {ex}); "
             "see the unknown_port findings"
@@ -193,6 +220,11 @@ class Identity:
         name = self._resolve_device(raw)
         self._devices[raw] = name
         return name
+
+    def bind(self, raw: str, name: str) -> None:
+        """From now on, the device spelled ``raw`` is the plan's ``name`` (a bound HCA)."""
+        self._devices[raw] = name
+        self.note("factory", f"{unquote(raw)} → {name}")
 
     def _resolve_device(self, raw: str) -> str:
         s = unquote(raw)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fabric_stack.drift.identity import Identity
+from fabric_stack.drift.identity import Identity, is_factory_desc
 from fabric_stack.drift.ignore import ActiveRules
 from fabric_stack.drift.model import Endpoint, ObservedLink, Snapshot
 from fabric_stack.drift.plan import EP, Key, PlanIndex, PortScheme, link_key
@@ -43,6 +43,20 @@ def ep_text(ep: EP) -> str:
     return f"{ep[0]} {ep[1]}"
 
 
+@dataclass(frozen=True, slots=True)
+class BoundHca:
+    """An HCA with a factory NodeDesc bound to its planned host by the switch port it is on."""
+
+    raw: str
+    """The device name the source gave it (``MT4129 ConnectX7 … e09d…``)."""
+    host: str
+    port: str
+    """The host's planned port (``mlx5_5``)."""
+    switch_port: EP
+    guids: tuple[str, ...]
+    where: str
+
+
 class Resolver:
     """Resolves one snapshot's links onto the plan (one instance per comparison)."""
 
@@ -54,6 +68,8 @@ class Resolver:
         """Ends naming a port the planned switch model cannot have."""
         self.unknown_obs: dict[Key, Observed] = {}
         """The observations with such an end (an ``unknown_port`` finding each, never a move)."""
+        self.bound: dict[str, list[BoundHca]] = {}
+        """Host → its HCAs that report a factory NodeDesc, bound by their switch port."""
 
     def endpoint(self, ep: Endpoint) -> tuple[EP, bool]:
         """``ep`` on the plan's names, and whether its port was resolved to a plan name."""
@@ -133,7 +149,70 @@ class Resolver:
                 prev.speed = link.speed_gbps
         if pending:
             self._complete_pending(pending, by_key)
+        if snap.devices:
+            self._bind_factory_hcas(snap, by_key)
         return by_key
+
+    def _bind_factory_hcas(self, snap: Snapshot, by_key: dict[Key, Observed]) -> None:
+        """Bind HCAs named only by their factory NodeDesc to the host the plan puts there.
+
+        An unplanned server device whose name is a factory NodeDesc (:func:`is_factory_desc`)
+        and whose every cable lands on a planned switch port is the planned host of those
+        ports, port by port, when they all name one host and no other observed cable claims
+        that host's ports. Its cables are re-keyed onto the host and the device name resolves
+        to the host from now on, so the host is seen once (one finding about the NodeDescs,
+        from :meth:`FindingBuilder.factory_nodedesc`) instead of "power on" for the host and
+        "disconnect" for each of its HCAs. A contradiction (two hosts, a claimed port) binds
+        nothing: the device stays unexpected.
+        """
+        plan = self.plan
+        devices = plan.devices
+        cands: dict[str, list[tuple[Key, Observed, EP, EP]]] = {}
+        poisoned: set[str] = set()
+        for key, o in by_key.items():
+            for mine, other, end in ((o.a, o.b, o.link.a), (o.b, o.a, o.link.b)):
+                if mine[0] in devices or end.port_type not in ("unresolved", "name"):
+                    continue
+                seen = snap.devices.get(end.device)
+                if seen is None or seen.kind != "server" or not is_factory_desc(end.device):
+                    continue
+                peer = plan.peer(other)
+                info = devices.get(other[0])
+                if (
+                    peer is None
+                    or info is None
+                    or info.is_server
+                    or not plan.is_server(peer[0])
+                    or (
+                        end.port_type == "name" and self.ident.port(peer[0], end.port)[0] != peer[1]
+                    )
+                ):
+                    # A cable the plan cannot place, or an HCA named other than the plan's
+                    # port there: bind nothing (the contradiction stays a finding).
+                    poisoned.add(end.device)
+                else:
+                    cands.setdefault(end.device, []).append((key, o, other, peer))
+        if not cands:
+            return
+        claimed = {ep for key in by_key for ep in key}
+        for raw, rows in sorted(cands.items()):
+            if raw in poisoned:
+                continue
+            hosts = {peer[0] for *_, peer in rows}
+            peers = [peer for *_, peer in rows]
+            if len(hosts) != 1 or len(set(peers)) != len(peers) or any(p in claimed for p in peers):
+                continue
+            host = peers[0][0]
+            seen = snap.devices[raw]
+            guids = seen.attrs.get("hca_guids") or [seen.attrs.get("guid", "")]
+            for key, o, sw, peer in rows:
+                del by_key[key]
+                by_key[link_key(sw, peer)] = Observed(sw, peer, o.link, o.speed)
+                claimed.add(peer)
+                self.bound.setdefault(host, []).append(
+                    BoundHca(raw, host, peer[1], sw, tuple(str(g) for g in guids if g), seen.where)
+                )
+            self.ident.bind(raw, host)
 
     def _complete_pending(self, pending: list[list[Any]], by_key: dict[Key, Observed]) -> None:
         """Steps (2) and (3) of :meth:`links` for the rows with an unnamed end."""

@@ -26,21 +26,17 @@ from __future__ import annotations
 
 import re
 
+from fabric_stack.hardware.ib_links import GENERATIONS
+
 Speed = int | float
 """A speed in Gb/s: an int when whole (400), a float otherwise (2.5)."""
 
 LANE_GBPS: dict[str, Speed] = {
-    "SDR": 2.5,
-    "DDR": 5,
-    "QDR": 10,
-    "FDR10": 10,
-    "FDR": 14,
-    "EDR": 25,
-    "HDR": 50,
-    "NDR": 100,
-    "XDR": 200,
+    g.name: int(g.lane_gbps) if float(g.lane_gbps).is_integer() else g.lane_gbps
+    for g in GENERATIONS
 }
-"""Per-lane signalling rate of each InfiniBand speed name, Gb/s (see the module docstring)."""
+"""Per-lane nominal rate of each InfiniBand speed name, Gb/s, from the generation table
+(:data:`fabric_stack.hardware.ib_links.GENERATIONS`; see the module docstring)."""
 
 _IB = re.compile(r"^(\d+)x([A-Z0-9]+)$")
 _MAU = re.compile(
