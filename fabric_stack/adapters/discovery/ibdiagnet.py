@@ -76,9 +76,7 @@ def parse_lst(path: str, text: str) -> tuple[dict[str, IbNode], list[PortLine], 
             guid = f"{int(node_guid, 16):016x}"
             system = f"{int(sysimg, 16):016x}"
             if guid not in nodes:
-                nodes[guid] = IbNode(
-                    _KINDS[kind], guid, desc or "", lineno, system if system != guid else ""
-                )
+                nodes[guid] = IbNode(_KINDS[kind], guid, desc or "", lineno, system)
             ends.append((guid, int(pn, 16)))
         width, log, spd = g[16], g[17], g[18]
         if _STATES.get(log, log.lower()) != "up":

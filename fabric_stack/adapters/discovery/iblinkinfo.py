@@ -16,7 +16,8 @@ GUID is the node whose own lines carry that LID; a far end the file has no block
 (an excerpt, or a node filtered out) is named by its NodeDescription and keyed by its
 LID, and the reader says so in a note. Naming and chassis folding are the shared
 InfiniBand rules (:mod:`~fabric_stack.adapters.discovery._infiniband`), so a fabric reads
-the same as from ``ibnetdiscover``. ``Down`` ports become port states (link down).
+the same as from ``ibnetdiscover``; as iblinkinfo prints no system image GUID, a SHARP
+aggregation node is taken to be inside the one switch it hangs off. ``Down`` ports become port states (link down).
 The lane rates are :data:`~fabric_stack.adapters.discovery._infiniband.LANE_NAMES`.
 """
 
@@ -109,7 +110,26 @@ def parse_iblinkinfo(
         fars.append((own, port, int(m.group(5)), kind, int(m.group(6)), m.group(7), rate, lineno))
     if not nodes:
         raise InputFileError(path, "no CA:/Switch: blocks (is this `iblinkinfo` output?)")
-    return nodes, _resolve(nodes, by_lid, fars), down, []
+    ports = _resolve(nodes, by_lid, fars)
+    _attach_aggregation_nodes(nodes, ports)
+    return nodes, ports, down, []
+
+
+def _attach_aggregation_nodes(nodes: dict[str, IbNode], ports: list[PortLine]) -> None:
+    """Make a SHARP aggregation node part of the one switch it hangs off: iblinkinfo has no
+    system image GUID, which is how ibnetdiscover tells that the node is inside the switch
+    (its link is then internal, not a cable)."""
+    peers: dict[str, set[str]] = {}
+    for guid, _port, rguid, _rport, _rate, _line in ports:
+        peers.setdefault(guid, set()).add(rguid)
+        peers.setdefault(rguid, set()).add(guid)
+    for node in nodes.values():
+        if node.kind != "Ca" or not parse_nodedesc(node.desc).aggregation:
+            continue
+        (switch, *more) = peers.get(node.guid, {""})
+        if not more and switch in nodes and nodes[switch].kind == "Switch":
+            nodes[switch].sysimg = nodes[switch].sysimg or switch
+            node.sysimg = nodes[switch].sysimg
 
 
 def _resolve(nodes: dict[str, IbNode], by_lid: dict[int, str], fars: list[_Far]) -> list[PortLine]:

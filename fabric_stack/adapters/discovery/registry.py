@@ -26,13 +26,17 @@ from typing import Any, Literal
 
 from fabric_stack.adapters.discovery._common import Progress, Reader, dir_size
 from fabric_stack.adapters.discovery.eos import EosReader
+from fabric_stack.adapters.discovery.ibdiagnet import IbdiagnetReader
+from fabric_stack.adapters.discovery.iblinkinfo import IblinkinfoReader
 from fabric_stack.adapters.discovery.ibnetdiscover import IbnetdiscoverReader
 from fabric_stack.adapters.discovery.inventory import InventoryReader
 from fabric_stack.adapters.discovery.k8s_nodes import K8sNodesReader
 from fabric_stack.adapters.discovery.lldp import LldpReader
 from fabric_stack.adapters.discovery.netbox import NetboxCsvReader, NetboxJsonReader
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
+from fabric_stack.adapters.discovery.nvue import NvueReader
 from fabric_stack.adapters.discovery.slurm_topology import SlurmTopologyReader
+from fabric_stack.adapters.discovery.sonic_config import SonicConfigReader
 from fabric_stack.errors import FabricStackError
 from fabric_stack.files.inputs import read_secret
 from fabric_stack.text.redact import mask_url
@@ -126,11 +130,16 @@ class DriftSource:
     """The error when an extra is given without the source's own option."""
     prepare: Callable[[Any, Mapping[str, Any]], Any] | None = None
     """Checks the value with the options before anything is read, returns what ``build`` takes."""
+    borrows: tuple[str, ...] = ()
+    """Extras of other sources this reader reads too, by key (``node-name-map``): given
+    with this source alone, they are no orphan."""
 
-    def orphan_error(self) -> str:
-        """The line for an extra option given without this source."""
+    def orphan_error(self, borrowers: tuple[str, ...] = ()) -> str:
+        """The line for an extra option given without this source (nor one that borrows it)."""
         extras = "/".join(e.flag for e in self.extras)
-        return self.orphan.format(extras=extras, flag=self.option.flag)
+        flags = [self.option.flag, *borrowers]
+        flag = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + " or " + flags[-1]
+        return self.orphan.format(extras=extras, flag=flag)
 
 
 # --------------------------------------------------------------------------- NetBox
@@ -194,30 +203,71 @@ NETBOX_TOKEN_FILE = SourceOption(
 SHARED: tuple[SourceOption, ...] = (MAC_TABLE,)
 """Options several sources read (shown once, where the command's layout puts them)."""
 
+
+def _ib_reader(cls: Any) -> Build:
+    """Build an InfiniBand reader (node-name map, progress, names-file GUIDs)."""
+    return lambda path, ctx: cls(
+        path, ctx.options.get("node_name_map"), ctx.progress, dict(ctx.guid_names or {})
+    )
+
+
 SOURCES: tuple[DriftSource, ...] = (
     DriftSource(
         "ibnetdiscover",
-        SourceOption("--ibnetdiscover", "file", "ibnetdiscover topology output."),
-        frozenset({"compute"}),
-        lambda path, ctx: IbnetdiscoverReader(
-            path, ctx.options.get("node_name_map"), ctx.progress, dict(ctx.guid_names or {})
+        SourceOption(
+            "--ibnetdiscover",
+            "file",
+            "ibnetdiscover topology output (plain, -g, or the -p ports report; told apart "
+            "by content).",
+            short_help="ibnetdiscover output (plain, -g or -p).",
         ),
+        frozenset({"compute"}),
+        _ib_reader(IbnetdiscoverReader),
         extras=(
             SourceOption(
                 "--node-name-map",
                 "file",
-                'GUID → name map for --ibnetdiscover (`0x<guid> "<name>"` lines).',
-                short_help="GUID → name map for it.",
+                "GUID → name map for --ibnetdiscover, --iblinkinfo and --ibdiagnet "
+                '(`0x<guid> "<name>"` lines).',
+                short_help="GUID → name map for them.",
             ),
         ),
+    ),
+    DriftSource(
+        "iblinkinfo",
+        SourceOption(
+            "--iblinkinfo",
+            "file",
+            "iblinkinfo output (infiniband-diags; per-node blocks, `Down/ Polling` ports kept "
+            "as link down).",
+            short_help="iblinkinfo output.",
+        ),
+        frozenset({"compute"}),
+        _ib_reader(IblinkinfoReader),
+        borrows=("node-name-map",),
+    ),
+    DriftSource(
+        "ibdiagnet",
+        SourceOption(
+            "--ibdiagnet",
+            "file",
+            "ibdiagnet2.lst (or opensm-subnet.lst): one `{ end } { end } PHY= LOG= SPD=` "
+            "link a line.",
+            short_help="ibdiagnet2.lst.",
+        ),
+        frozenset({"compute"}),
+        _ib_reader(IbdiagnetReader),
+        borrows=("node-name-map",),
     ),
     DriftSource(
         "lldp",
         SourceOption(
             "--lldp",
             "dir",
-            "Directory of `lldpctl -f json0` (or -f json) outputs, <hostname>.json each.",
-            short_help="Directory of lldpctl JSON, <host>.json.",
+            "Directory of LLDP neighbours, one file per device (<hostname>.json, .txt…), "
+            "read by content: `lldpctl -f json0`/`-f json`/`-f keyvalue` or plain text, SONiC "
+            "`show lldp neighbors` or `show lldp table`.",
+            short_help="Directory of lldpctl/SONiC LLDP outputs.",
         ),
         EVERY_NETWORK,
         lambda path, ctx: LldpReader(path, ctx.options.get("mac_table"), ctx.progress),
@@ -228,13 +278,38 @@ SOURCES: tuple[DriftSource, ...] = (
         SourceOption(
             "--eos",
             "dir",
-            "Directory of EOS `show lldp neighbors detail | json` outputs, <hostname>.json "
-            "(+ optional <hostname>.status.json from `show interfaces status | json`).",
+            "Directory of EOS `show lldp neighbors detail | json` outputs, <hostname>.json, "
+            "plain or as pyeapi/eAPI return it (+ optional <hostname>.status.json from "
+            "`show interfaces status | json`).",
             short_help="Directory of EOS LLDP JSON, <host>.json.",
         ),
         EVERY_NETWORK,
         lambda path, ctx: EosReader(path, ctx.options.get("mac_table"), ctx.progress),
         uses=("mac-table",),
+    ),
+    DriftSource(
+        "nvue",
+        SourceOption(
+            "--nvue",
+            "dir",
+            "Directory of Cumulus NVUE `nv show interface -o json` outputs, <hostname>.json.",
+            short_help="Directory of NVUE interface JSON.",
+        ),
+        EVERY_NETWORK,
+        lambda path, ctx: NvueReader(path, ctx.options.get("mac_table"), ctx.progress),
+        uses=("mac-table",),
+    ),
+    DriftSource(
+        "sonic",
+        SourceOption(
+            "--sonic",
+            "dir",
+            "Directory of SONiC config_db.json files, one per switch: DEVICE_NEIGHBOR (the "
+            "configured neighbours, compared as records), PORT aliases and speeds.",
+            short_help="Directory of SONiC config_db.json.",
+        ),
+        EVERY_NETWORK,
+        lambda path, ctx: SonicConfigReader(path, None, ctx.progress),
     ),
     DriftSource(
         "netbox-csv",
@@ -325,7 +400,11 @@ LAYOUTS: dict[str, Layout] = {
         order=(
             "lldp",
             "eos",
+            "nvue",
+            "sonic",
             "ibnetdiscover",
+            "iblinkinfo",
+            "ibdiagnet",
             "netbox-csv",
             "netbox-json",
             "inventory",
@@ -337,7 +416,11 @@ LAYOUTS: dict[str, Layout] = {
         named=(
             "lldp",
             "eos",
+            "nvue",
+            "sonic",
             "ibnetdiscover",
+            "iblinkinfo",
+            "ibdiagnet",
             "netbox-csv",
             "netbox-json",
             "netbox",
@@ -348,13 +431,37 @@ LAYOUTS: dict[str, Layout] = {
         missing="give at least one source",
     ),
     "adopt": Layout(
-        order=("ibnetdiscover", "lldp", "eos", "mac-table", "netbox-csv", "netbox-json", "netbox"),
-        named=("ibnetdiscover", "lldp", "eos", "netbox-csv", "netbox-json", "netbox"),
+        order=(
+            "ibnetdiscover",
+            "iblinkinfo",
+            "ibdiagnet",
+            "lldp",
+            "eos",
+            "nvue",
+            "sonic",
+            "mac-table",
+            "netbox-csv",
+            "netbox-json",
+            "netbox",
+        ),
+        named=(
+            "ibnetdiscover",
+            "iblinkinfo",
+            "ibdiagnet",
+            "lldp",
+            "eos",
+            "nvue",
+            "sonic",
+            "netbox-csv",
+            "netbox-json",
+            "netbox",
+        ),
         missing="give a source",
         short_help=True,
     ),
 }
-"""Each command's layout: today's option order, kept so --help and the errors stay as they are."""
+"""Each command's layout: the option order of --help and of the no-source error (each new
+source beside the ones of its kind: LLDP-like directories, InfiniBand dumps)."""
 
 
 def _ranked(names: tuple[str, ...], items: list[Any], name: Callable[[Any], str]) -> list[Any]:
@@ -435,12 +542,18 @@ def select_sources(command: str, options: dict[str, Any]) -> Selection:
     all raise :class:`SourceOptionError` (checked in the command's order).
     """
     values = {o.name: options.pop(o.name, None) for o in options_of(command)}
+    offered = sources_of(command)
+    given = {s.name for s in offered if values[s.option.name] is not None}
     chosen = []
-    for source in sources_of(command):
+    for source in offered:
         value = values[source.option.name]
         if value is None:
-            if any(values[e.name] for e in source.extras):
-                raise SourceOptionError(source.orphan_error())
+            extras = {e.key for e in source.extras if values[e.name]}
+            borrowers = tuple(s for s in offered if extras & set(s.borrows))
+            if extras and not any(b.name in given for b in borrowers):
+                raise SourceOptionError(
+                    source.orphan_error(tuple(b.option.flag for b in borrowers))
+                )
             continue
         if source.prepare is not None:
             value = source.prepare(value, values)
