@@ -35,7 +35,10 @@ def iblinkinfo_of(text: str, down: dict[str, list[int]] | None = None) -> str:
         width, name = rate if rate is not None else ("4", "NDR")
         far = nodes[rguid]
         link = f"{width}X {_LANE[name]:>13} Gbps Active/  LinkUp"
-        body = f'{lid[guid]:6d} {port:4d}[  ] ==( {link})==> {lid[rguid]:6d} {rport:4d}[  ] "{far.desc}" ( )'
+        body = (
+            f"{lid[guid]:6d} {port:4d}[  ] ==( {link})==> "
+            f'{lid[rguid]:6d} {rport:4d}[  ] "{far.desc}" ( )'
+        )
         lead = f"      0x{guid} " if nodes[guid].kind != "Switch" else "     "
         by_node.setdefault(guid, []).append(lead + body)
     for guid, numbers in (down or {}).items():
