@@ -67,6 +67,7 @@ def test_registry_entries_are_consistent() -> None:
         assert set(s.commands) <= set(LAYOUTS), s.name
         assert set(s.uses) <= {o.key for o in SHARED}, s.name
         assert set(s.borrows) <= {e.key for o in SOURCES for e in o.extras}, s.name
+        assert s.formats, f"{s.name}: say what it accepts, with an example (README table)"
 
 
 def test_the_errors_read_as_they_always_did() -> None:

@@ -130,6 +130,8 @@ class DriftSource:
     """The error when an extra is given without the source's own option."""
     prepare: Callable[[Any, Mapping[str, Any]], Any] | None = None
     """Checks the value with the options before anything is read, returns what ``build`` takes."""
+    formats: tuple[tuple[str, str], ...] = ()
+    """What it accepts: (format, a line of it as an example), for the README table."""
     borrows: tuple[str, ...] = ()
     """Extras of other sources this reader reads too, by key (``node-name-map``): given
     with this source alone, they are no orphan."""
@@ -223,6 +225,17 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         frozenset({"compute"}),
         _ib_reader(IbnetdiscoverReader),
+        formats=(
+            (
+                "`ibnetdiscover` (plain, `-g`)",
+                '`[1] "H-0c42a10300a1b2c4"[1](c42a10300a1b2c4) # "su1-node01 mlx5_0" lid 17 4xNDR`',
+            ),
+            (
+                "`ibnetdiscover -p` (ports report)",
+                "`CA 44 1 0x0002c9030045f121 4x FDR - SW 2 17 0x0002c903006e1430 "
+                "( 'n01 HCA-1' - 'MF0;sw1:SX60XX/U1' )`",
+            ),
+        ),
         extras=(
             SourceOption(
                 "--node-name-map",
@@ -244,6 +257,13 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         frozenset({"compute"}),
         _ib_reader(IblinkinfoReader),
+        formats=(
+            (
+                "`iblinkinfo` (per-node blocks)",
+                "`Switch: 0x506b4b0300820910 MF0;sw1:MSB7700/U1:` then "
+                '`2 18[ ] ==( 4X 25.78125 Gbps Active/ LinkUp)==> 1 1[ ] "n01 HCA-1" ( )`',
+            ),
+        ),
         borrows=("node-name-map",),
     ),
     DriftSource(
@@ -257,6 +277,13 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         frozenset({"compute"}),
         _ib_reader(IbdiagnetReader),
+        formats=(
+            (
+                "`ibdiagnet2.lst` / `opensm-subnet.lst`",
+                "`{ CA Ports:02 SystemGUID:… NodeGUID:… PortGUID:… … {n01 HCA-1} LID:0005 PN:01 } "
+                "{ SW … LID:0002 PN:14 } PHY=4x LOG=ACT SPD=2.5`",
+            ),
+        ),
         borrows=("node-name-map",),
     ),
     DriftSource(
@@ -271,6 +298,24 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         EVERY_NETWORK,
         lambda path, ctx: LldpReader(path, ctx.options.get("mac_table"), ctx.progress),
+        formats=(
+            (
+                "`lldpctl -f json0` / `-f json`",
+                '`{"lldp": [{"interface": [{"name": "swp1", …}]}]}`',
+            ),
+            (
+                "`lldpctl -f keyvalue`",
+                "`lldp.eth0.chassis.name=leaf-1` / `lldp.eth0.port.ifname=swp1`",
+            ),
+            (
+                "`lldpctl` text, SONiC `show lldp neighbors`",
+                "`Interface: eth0, via: LLDP, …` / `SysName: leaf-1` / `PortID: ifname swp1`",
+            ),
+            (
+                "SONiC `show lldp table`",
+                "`Ethernet0  spine-01  Ethernet1/51  BR  leaf-1:Ethernet0`",
+            ),
+        ),
         uses=("mac-table",),
     ),
     DriftSource(
@@ -285,6 +330,21 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         EVERY_NETWORK,
         lambda path, ctx: EosReader(path, ctx.options.get("mac_table"), ctx.progress),
+        formats=(
+            (
+                "EOS `show lldp neighbors detail | json`",
+                '`{"lldpNeighbors": {"Ethernet1": {"lldpNeighborInfo": [{"systemName": …}]}}}`',
+            ),
+            (
+                "the same as pyeapi / eAPI return it",
+                '`[{"command": "show lldp neighbors detail", "result": {"lldpNeighbors": …}}]`, '
+                '`{"jsonrpc": "2.0", "result": [{"lldpNeighbors": …}]}`',
+            ),
+            (
+                "EOS `show interfaces status | json`",
+                '`<host>.status.json`: `{"interfaceStatuses": …}`',
+            ),
+        ),
         uses=("mac-table",),
     ),
     DriftSource(
@@ -297,6 +357,13 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         EVERY_NETWORK,
         lambda path, ctx: NvueReader(path, ctx.options.get("mac_table"), ctx.progress),
+        formats=(
+            (
+                "NVUE `nv show interface -o json`",
+                '`{"swp1": {"link": {"speed": "400G", …}, "lldp": {"neighbor": {"leaf-1": '
+                '{"port": {"name": "swp3", "type": "ifname"}}}}}}`',
+            ),
+        ),
         uses=("mac-table",),
     ),
     DriftSource(
@@ -310,12 +377,26 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         EVERY_NETWORK,
         lambda path, ctx: SonicConfigReader(path, None, ctx.progress),
+        formats=(
+            (
+                "SONiC `config_db.json`",
+                '`"DEVICE_NEIGHBOR": {"Ethernet0": {"name": "spine-01", "port": "Ethernet1"}}` '
+                "(or keyed by neighbour with `local_port`), "
+                '`"PORT": {"Ethernet0": {"alias": "etp1a"}}`',
+            ),
+        ),
     ),
     DriftSource(
         "netbox-csv",
         SourceOption("--netbox-csv", "file", "NetBox cable CSV export."),
         EVERY_NETWORK,
         lambda path, ctx: NetboxCsvReader(path, ctx.progress),
+        formats=(
+            (
+                "NetBox cable CSV (import format or list-view export)",
+                "`side_a_device,side_a_name,side_b_device,…`",
+            ),
+        ),
     ),
     DriftSource(
         "netbox-json",
@@ -327,6 +408,9 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         EVERY_NETWORK,
         lambda path, ctx: NetboxJsonReader(path, ctx.progress),
+        formats=(
+            ("NetBox / Nautobot REST cables JSON", '`{"results": [{"a_terminations": […], …}]}`'),
+        ),
     ),
     DriftSource(
         "inventory",
@@ -335,6 +419,7 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         EVERY_NETWORK,
         lambda url, ctx: InventoryReader(url, ctx.stack),
+        formats=(("the stack's inventory", "`sqlite:///.state/inventory.db`, `postgresql://…`"),),
         commands=("drift",),
     ),
     DriftSource(
@@ -342,6 +427,7 @@ SOURCES: tuple[DriftSource, ...] = (
         NETBOX,
         EVERY_NETWORK,
         _netbox_live,
+        formats=(("a live NetBox, REST API", "`https://netbox.example`"),),
         extras=(
             NETBOX_TOKEN_FILE,
             SourceOption("--netbox-site", "slug", "Only this NetBox site's cables."),
@@ -360,6 +446,13 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         frozenset({"compute"}),
         lambda path, ctx: SlurmTopologyReader(path),
+        formats=(
+            ("Slurm `topology.conf` (topology/tree)", "`SwitchName=su1 Nodes=su1-node[01-16]`"),
+            (
+                "`scontrol show topology`",
+                "`SwitchName=su1 Level=0 LinkSpeed=1 Nodes=su1-node[01-16]`",
+            ),
+        ),
         commands=("drift",),
     ),
     DriftSource(
@@ -372,6 +465,7 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         frozenset({"compute"}),
         lambda path, ctx: K8sNodesReader(path, ctx.progress),
+        formats=(("`kubectl get nodes -o json`", '`{"items": [{"metadata": {"labels": …}}]}`'),),
         commands=("drift",),
     ),
 )
@@ -462,6 +556,20 @@ LAYOUTS: dict[str, Layout] = {
 }
 """Each command's layout: the option order of --help and of the no-source error (each new
 source beside the ones of its kind: LLDP-like directories, InfiniBand dumps)."""
+
+
+def sources_table() -> str:
+    """Every source as a Markdown table (option, what it accepts with an example, networks,
+    commands), from :data:`SOURCES`: for the README and docs, never kept by hand."""
+    from fabric_stack.views.registry_tables import markdown_table
+
+    rows = []
+    for s in SOURCES:
+        flag = f"`{s.option.flag} {s.option.shown_metavar}`"
+        formats = "<br>".join(f"{name}: {example}" for name, example in s.formats)
+        networks = "all" if s.networks == EVERY_NETWORK else ", ".join(sorted(s.networks))
+        rows.append((flag, formats.replace("|", "\\|"), networks, ", ".join(s.commands)))
+    return markdown_table(("option", "accepts (example)", "networks", "commands"), rows)
 
 
 def _ranked(names: tuple[str, ...], items: list[Any], name: Callable[[Any], str]) -> list[Any]:
@@ -584,4 +692,5 @@ __all__ = [
     "options_of",
     "select_sources",
     "sources_of",
+    "sources_table",
 ]
