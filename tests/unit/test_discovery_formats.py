@@ -362,3 +362,33 @@ def test_a_directory_with_no_readable_file_says_what_it_skipped(tmp_path: Path) 
         f"{tmp_path}: no file of LLDP neighbours in it (skipped a.csv: not lldpctl JSON, "
         "keyvalue or text, nor SONiC `show lldp neighbors`/`show lldp table`)"
     )
+
+
+def test_drift_finds_the_same_faults_whichever_ib_tool_dumped_the_fabric(tmp_path: Path) -> None:
+    dump = FIX / "ib" / "ibnetdiscover.txt"
+    text = dump.read_text(encoding="utf-8")
+    files = {
+        "ibnetdiscover": dump,
+        "iblinkinfo": tmp_path / "f.txt",
+        "ibdiagnet": tmp_path / "f.lst",
+    }
+    files["iblinkinfo"].write_text(iblinkinfo_of(text), encoding="utf-8")
+    files["ibdiagnet"].write_text(lst_of(text), encoding="utf-8")
+    summaries = {}
+    for flag, path in files.items():
+        args = [
+            "drift",
+            f"--{flag}",
+            str(path),
+            "--node-name-map",
+            str(FIX / "ib" / "node-name-map"),
+        ]
+        r = CliRunner().invoke(main, [*args, "--format", "json"])
+        assert r.exit_code == 1, r.output  # the fixture's 8 faults
+        doc = json.loads(r.output)
+        summaries[flag] = (
+            doc["summary"],
+            sorted((f["kind"], f["switch"]) for f in doc["findings"]),
+        )
+    assert summaries["iblinkinfo"] == summaries["ibnetdiscover"] == summaries["ibdiagnet"]
+    assert summaries["ibnetdiscover"][0]["total"] == 8
