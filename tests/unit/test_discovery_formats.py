@@ -4,7 +4,7 @@ Samples are read in place from ``../shared/realdata`` (provenance in its SOURCES
 Counts were read off the files by eye; each assertion names the line it comes from, and
 :func:`line` checks that the line still says so. Formats without a real sample (SONiC
 ``show lldp table``, ``config_db.json``, NVUE beyond the one sample) use the small
-fixtures of ``tests/fixtures/drift/formats`` (their README says where each layout comes
+fixtures of ``tests/fixtures/discovery-formats`` (their README says where each layout comes
 from). The same fabric written in every InfiniBand layout (``tests/ib_formats.py``) must
 read the same, on the plan fixture and on the real 2025 NDR DGX dump.
 """
@@ -31,6 +31,7 @@ from tests.ib_formats import iblinkinfo_of, lst_of
 from tests.unit.test_drift_realdata import REAL, line, pytestmark
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "drift"
+FORMATS = Path(__file__).resolve().parents[1] / "fixtures" / "discovery-formats"
 __all__ = ["pytestmark"]  # the realdata skip (never silent in CI) applies here too
 
 
@@ -184,7 +185,7 @@ def test_lldpctl_keyvalue_and_sonic_neighbours_in_one_directory(tmp_path: Path) 
 
 
 def test_sonic_show_lldp_table_fixture() -> None:
-    snap = LldpReader(FIX / "formats" / "lldp-table").load()
+    snap = LldpReader(FORMATS / "lldp-table").load()
     assert pairs(snap) == {
         ("leaf-1", "Ethernet0", "spine-01", "Ethernet1/51"),
         ("leaf-1", "Ethernet4", "spine-02", "Ethernet1/51"),
@@ -199,7 +200,7 @@ def test_sonic_show_lldp_table_fixture() -> None:
 
 
 def test_sonic_show_lldp_table_total_must_match(tmp_path: Path) -> None:
-    text = (FIX / "formats" / "lldp-table" / "leaf-1.txt").read_text(encoding="utf-8")
+    text = (FORMATS / "lldp-table" / "leaf-1.txt").read_text(encoding="utf-8")
     (tmp_path / "leaf-1.txt").write_text(text.replace("Ethernet8    node-07         mlx5_0\n", ""))
     with pytest.raises(InputFileError) as e:
         LldpReader(tmp_path).load()
@@ -256,7 +257,7 @@ def test_nvue_real_sample(tmp_path: Path) -> None:
 
 
 def test_nvue_fixture_mac_port_speed_and_silent_up_port() -> None:
-    snap = NvueReader(FIX / "formats" / "nvue").load()
+    snap = NvueReader(FORMATS / "nvue").load()
     host = next(x for x in snap.links if x.b.device == "su1-node01")
     assert host.b == Endpoint("su1-node01", "02:cf:36:df:af:e7", "mac", "ens1np0")
     assert host.speed_gbps == 400
@@ -265,7 +266,7 @@ def test_nvue_fixture_mac_port_speed_and_silent_up_port() -> None:
 
 
 def test_sonic_config_db_both_device_neighbor_spellings() -> None:
-    snap = SonicConfigReader(FIX / "formats" / "sonic").load()
+    snap = SonicConfigReader(FORMATS / "sonic").load()
     assert not snap.physical  # configured neighbours are records
     assert pairs(snap) == {
         ("su1-r1-leaf", "Ethernet0", "su1-node01", "mlx5_0"),

@@ -35,6 +35,11 @@ def read_json(path: Path, progress: Progress | None = None) -> Any:
     text = read_text(path)
     if progress is not None:
         progress(len(text))
+    return json_of(text, path)
+
+
+def json_of(text: str, path: Path) -> Any:
+    """Parse the JSON text of ``path`` (already read); errors as :func:`read_json`'s."""
     if not text.strip():
         raise InputFileError(str(path), "empty file (expected JSON)")
     try:

@@ -31,6 +31,7 @@ from fabric_stack.adapters.discovery._common import (
     Progress,
     discovery_files,
     host_of,
+    json_of,
     load_mac_table,
     read_json,
     read_text,
@@ -163,12 +164,15 @@ class EosReader(DirectoryReader):
         for path in discovery_files(self.directory, "`show lldp neighbors detail | json`"):
             if path.name.endswith(".status.json"):
                 continue  # read with its device's file
-            if read_text(path).lstrip()[:1] not in ("{", "["):
+            text = read_text(path)
+            if text.lstrip()[:1] not in ("{", "["):
                 snap.notes.append(skipped(path, "EOS JSON (`show lldp neighbors detail | json`)"))
                 continue
             host = host_of(path)
             hosts.append(host)
-            doc = read_json(path, self.progress)
+            if self.progress is not None:
+                self.progress(len(text))
+            doc = json_of(text, path)
             spath = path.with_name(f"{host}.status.json")
             status = _status(spath, self.progress) if spath.exists() else None
             if status is None and unwrap(doc, "interfaceStatuses")[1] != "$":

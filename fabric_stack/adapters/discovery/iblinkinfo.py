@@ -17,8 +17,9 @@ GUID is the node whose own lines carry that LID; a far end the file has no block
 LID, and the reader says so in a note. Naming and chassis folding are the shared
 InfiniBand rules (:mod:`~fabric_stack.adapters.discovery._infiniband`), so a fabric reads
 the same as from ``ibnetdiscover``; as iblinkinfo prints no system image GUID, a SHARP
-aggregation node is taken to be inside the one switch it hangs off. ``Down`` ports become port states (link down).
-The lane rates are :data:`~fabric_stack.adapters.discovery._infiniband.LANE_NAMES`.
+aggregation node is taken to be inside the one switch it hangs off. ``Down`` ports become
+port states (link down). The lane rates are
+:data:`~fabric_stack.adapters.discovery._infiniband.LANE_NAMES`.
 """
 
 from __future__ import annotations

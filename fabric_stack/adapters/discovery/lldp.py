@@ -27,8 +27,8 @@ from fabric_stack.adapters.discovery._common import (
     DirectoryReader,
     discovery_files,
     host_of,
+    json_of,
     load_mac_table,
-    read_json,
     read_text,
     skipped,
 )
@@ -171,7 +171,7 @@ def read_lldp_file(
     text = read_text(path)
     body = text.lstrip()
     if body[:1] in ("{", "["):
-        return parse_lldpd(read_json(path), hostname, path, macs)
+        return parse_lldpd(json_of(text, path), hostname, path, macs)
     if looks_like_keyvalue(text):
         return parse_keyvalue(text, hostname, path, macs)
     if looks_like_table(text):

@@ -25,8 +25,8 @@ from fabric_stack.adapters.discovery._common import (
     DirectoryReader,
     discovery_files,
     host_of,
+    json_of,
     load_mac_table,
-    read_json,
     read_text,
     skipped,
 )
@@ -113,14 +113,15 @@ class NvueReader(DirectoryReader):
         snap = Snapshot(source=self.source, origin=str(self.directory))
         hosts = []
         for path in discovery_files(self.directory, "`nv show interface -o json`"):
-            if read_text(path).lstrip()[:1] != "{":
+            text = read_text(path)
+            if text.lstrip()[:1] != "{":
                 snap.notes.append(skipped(path, "NVUE JSON (`nv show interface -o json`)"))
                 continue
             host = host_of(path)
             hosts.append(host)
-            links, states = parse_nvue(
-                read_json(path, self.progress), host, str(path), snap.chassis_macs
-            )
+            if self.progress is not None:
+                self.progress(len(text))
+            links, states = parse_nvue(json_of(text, path), host, str(path), snap.chassis_macs)
             snap.links.extend(links)
             snap.port_states.extend(states)
             snap.devices[host] = DeviceSeen(host, where=str(path))

@@ -26,7 +26,7 @@ from fabric_stack.adapters.discovery._common import (
     DirectoryReader,
     discovery_files,
     host_of,
-    read_json,
+    json_of,
     read_text,
     skipped,
 )
@@ -100,13 +100,12 @@ class SonicConfigReader(DirectoryReader):
         snap = Snapshot(source=self.source, origin=str(self.directory), physical=False)
         hosts = []
         for path in discovery_files(self.directory, "SONiC config_db.json"):
-            if read_text(path).lstrip()[:1] != "{":
+            text = read_text(path)
+            if text.lstrip()[:1] != "{":
                 snap.notes.append(skipped(path, "a SONiC config_db.json"))
                 continue
             default = host_of(path).removesuffix(".config_db")
-            host, links, aliases = parse_config_db(
-                read_json(path, self.progress), default, str(path)
-            )
+            host, links, aliases = parse_config_db(json_of(text, path), default, str(path))
             hosts.append(host)
             snap.links.extend(links)
             snap.aliases.update(aliases)
