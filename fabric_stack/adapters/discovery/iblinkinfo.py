@@ -55,6 +55,23 @@ def _far_kind(own_kind: str, desc: str) -> str:
     return "Switch" if parse_nodedesc(desc).chip or desc.startswith("MF0;") else "Ca"
 
 
+def _rate(path: str, text: str, lineno: int) -> tuple[str, str] | None:
+    """(width digits, speed name) of a link as iblinkinfo prints it; None for no width or an
+    unknown lane rate; a link text of another shape is an error naming the line."""
+    link = _LINK.match(text)
+    if link is None:
+        raise InputFileError(
+            path,
+            f"link {text.strip()!r}: expected `<width>X <lane Gb/s> Gbps "
+            "<state>/ <phys state>` or `<state>/ <phys state>`",
+            lineno,
+        )
+    if not link.group(1):
+        return None
+    name = lane_name(link.group(2))
+    return (link.group(1), name) if name else None
+
+
 def parse_iblinkinfo(
     path: str, text: str
 ) -> tuple[dict[str, IbNode], list[PortLine], list[DownPort], list[str]]:
@@ -65,6 +82,7 @@ def parse_iblinkinfo(
     down: list[DownPort] = []
     kind, guid, desc = "", "", ""
     header_line = 0
+    rates: dict[str, tuple[str, str] | None] = {}
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -92,22 +110,15 @@ def parse_iblinkinfo(
             raise InputFileError(path, "CA port line without its 0x<guid>", lineno)
         nodes.setdefault(own, IbNode(kind, own, desc, header_line))
         by_lid.setdefault(int(m.group(2)), own)
-        link = _LINK.match(m.group(4))
-        if link is None:
-            raise InputFileError(
-                path,
-                f"link {m.group(4).strip()!r}: expected `<width>X <lane Gb/s> Gbps "
-                "<state>/ <phys state>` or `<state>/ <phys state>`",
-                lineno,
-            )
         port = int(m.group(3))
         if m.group(5) is None:
             down.append((own, port, lineno))
             continue
-        rate = None
-        if link.group(1):
-            name = lane_name(link.group(2))
-            rate = (link.group(1), name) if name else None
+        text_rate = m.group(4)
+        if text_rate in rates:
+            rate = rates[text_rate]
+        else:
+            rate = rates[text_rate] = _rate(path, text_rate, lineno)
         fars.append((own, port, int(m.group(5)), kind, int(m.group(6)), m.group(7), rate, lineno))
     if not nodes:
         raise InputFileError(path, "no CA:/Switch: blocks (is this `iblinkinfo` output?)")
@@ -120,13 +131,16 @@ def _attach_aggregation_nodes(nodes: dict[str, IbNode], ports: list[PortLine]) -
     """Make a SHARP aggregation node part of the one switch it hangs off: iblinkinfo has no
     system image GUID, which is how ibnetdiscover tells that the node is inside the switch
     (its link is then internal, not a cable)."""
+    candidates = [
+        n for n in nodes.values() if n.kind == "Ca" and parse_nodedesc(n.desc).aggregation
+    ]
+    if not candidates:
+        return
     peers: dict[str, set[str]] = {}
     for guid, _port, rguid, _rport, _rate, _line in ports:
         peers.setdefault(guid, set()).add(rguid)
         peers.setdefault(rguid, set()).add(guid)
-    for node in nodes.values():
-        if node.kind != "Ca" or not parse_nodedesc(node.desc).aggregation:
-            continue
+    for node in candidates:
         (switch, *more) = peers.get(node.guid, {""})
         if not more and switch in nodes and nodes[switch].kind == "Switch":
             nodes[switch].sysimg = nodes[switch].sysimg or switch
