@@ -163,6 +163,8 @@ class EosReader(DirectoryReader):
         hosts = []
         for path in discovery_files(self.directory, "`show lldp neighbors detail | json`"):
             if path.name.endswith(".status.json"):
+                if not path.with_name(path.name.replace(".status.json", ".json")).exists():
+                    snap.notes.append(f"skipped {path.name}: no LLDP file of its device beside it")
                 continue  # read with its device's file
             text = read_text(path)
             if text.lstrip()[:1] not in ("{", "["):
