@@ -205,7 +205,8 @@ def test_sonic_show_lldp_table_total_must_match(tmp_path: Path) -> None:
     with pytest.raises(InputFileError) as e:
         LldpReader(tmp_path).load()
     assert e.value.message == (
-        f"{tmp_path}/leaf-1.txt:7: says 3 entries but lists 2 (truncated or edited?)"
+        f"{tmp_path}/leaf-1.txt:7: says 3 entries but lists 2 (truncated or edited?) "
+        "(read as SONiC `show lldp table`)"
     )
 
 
@@ -305,13 +306,14 @@ BAD: dict[str, tuple[str, str, str, str]] = {
         "--lldp",
         "d/h1.txt",
         "lldp.eth0.chassis.name=sw1\nlldp.eth0.port.descr=Gi1\n",
-        "h1.txt:1: neighbour without a port id",
+        "h1.txt:1: neighbour without a port id (read as `lldpctl -f keyvalue`)",
     ),
     "lldp text": (
         "--lldp",
         "d/h1.txt",
         "Interface:    eth0, via: LLDP, RID: 1\n  PortID:       ifname Gi1\n",
-        "h1.txt:1: neighbour without a chassis name or id",
+        "h1.txt:1: neighbour without a chassis name or id (read as lldpctl text / SONiC "
+        "`show lldp neighbors`)",
     ),
     "lldp JSON": (
         "--lldp",

@@ -172,12 +172,21 @@ def read_lldp_file(
     body = text.lstrip()
     if body[:1] in ("{", "["):
         return parse_lldpd(json_of(text, path), hostname, path, macs)
-    if looks_like_keyvalue(text):
-        return parse_keyvalue(text, hostname, path, macs)
-    if looks_like_table(text):
-        return parse_table(text, hostname, path)
-    if looks_like_text(text):
-        return parse_text(text, hostname, path, macs)
+    try:
+        if looks_like_keyvalue(text):
+            fmt = "`lldpctl -f keyvalue`"
+            return parse_keyvalue(text, hostname, path, macs)
+        if looks_like_table(text):
+            fmt = "SONiC `show lldp table`"
+            return parse_table(text, hostname, path)
+        if looks_like_text(text):
+            fmt = "lldpctl text / SONiC `show lldp neighbors`"
+            return parse_text(text, hostname, path, macs)
+    except InputFileError as exc:
+        if exc.problem.startswith(("not an `lldpctl", "`show lldp table`")):
+            raise
+        # The one line names the format the file was read as.
+        raise InputFileError(exc.path, f"{exc.problem} (read as {fmt})", exc.where) from None
     return None
 
 
