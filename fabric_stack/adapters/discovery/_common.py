@@ -55,20 +55,6 @@ def json_of(text: str, path: Path) -> Any:
         ) from None
 
 
-def json_files(directory: Path, what: str) -> list[Path]:
-    """The ``<hostname>.json`` files of a source directory (sorted; status files excluded)."""
-    if not directory.is_dir():
-        raise InputFileError(
-            str(directory), f"not a directory (expected one <hostname>.json {what} per device)"
-        )
-    files = [
-        p for p in inputs.list_files(directory, "*.json") if not p.name.endswith(".status.json")
-    ]
-    if not files:
-        raise InputFileError(str(directory), f"no <hostname>.json files ({what}, one per device)")
-    return files
-
-
 def discovery_files(directory: Path, what: str) -> list[Path]:
     """Every regular file of a source directory, sorted: each is read by its content or
     named in a note by the reader (none is passed over without a word)."""
