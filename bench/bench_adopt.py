@@ -12,6 +12,9 @@ Two measurements, medians of 3 fresh processes:
 * ``cli``: ``fabric-stack adopt --gpus 32768 --ibnetdiscover … --out names.csv
   --format json`` as a user runs it (interpreter start, imports, everything).
 
+``--source iblinkinfo`` runs both on the same fabric written as ``iblinkinfo`` output
+(``tests/ib_formats.py``, from the dump): the reader differs, nothing else.
+
 Wall time on a shared machine depends on its load: CPU time (user + sys) is printed
 beside it, with the load average at the start.
 """
@@ -47,13 +50,23 @@ def write_input(directory: Path) -> tuple[Path, dict[str, str]]:
     topo, names, wires, _ = site_snapshot({"gpus": GPUS}, SEED, SWAPS)
     path = write_ibnetdiscover(directory / "fabric.txt", topo, names, wires, hca_form=False)
     (directory / "truth.json").write_text(json.dumps(names), encoding="utf-8")
+    from tests.ib_formats import iblinkinfo_of
+
+    (directory / "fabric.iblinkinfo").write_text(
+        iblinkinfo_of(path.read_text(encoding="utf-8")), encoding="utf-8"
+    )
     return path, names
 
 
-def stages(directory: Path) -> dict[str, float]:
+FILES = {"ibnetdiscover": "fabric.txt", "iblinkinfo": "fabric.iblinkinfo"}
+"""The input file of each source."""
+
+
+def stages(directory: Path, source: str = "ibnetdiscover") -> dict[str, float]:
     """Each stage timed in this process; placement checked against the truth."""
     from fabric_stack import build_topology, size_fabric, validate_spec
     from fabric_stack.adapters.discovery import IbnetdiscoverReader
+    from fabric_stack.adapters.discovery.iblinkinfo import IblinkinfoReader
     from fabric_stack.drift.adopt import adopt, observation_from_snapshot
     from fabric_stack.files.names_file import write_names
 
@@ -71,14 +84,15 @@ def stages(directory: Path) -> dict[str, float]:
     topo = timed(
         "plan (spec → topology)", lambda: build_topology(size_fabric(validate_spec(gpus=GPUS)))
     )
-    snap = timed("read ibnetdiscover", lambda: IbnetdiscoverReader(directory / "fabric.txt").load())
+    reader = IblinkinfoReader if source == "iblinkinfo" else IbnetdiscoverReader
+    snap = timed("read", lambda: reader(directory / FILES[source]).load())
     obs = timed("observation", lambda: observation_from_snapshot(snap))
     res = timed("adopt (placement)", lambda: adopt(topo, obs))
     timed("names CSV", lambda: write_names(res.rows))
     out["end to end"] = sum(out.values())
     out["end to end, CPU"] = sum(cpu.values())
     out["adopt (placement), CPU"] = cpu["adopt (placement)"]
-    out["read ibnetdiscover, CPU"] = cpu["read ibnetdiscover"]
+    out["read, CPU"] = cpu["read"]
     truth = json.loads((directory / "truth.json").read_text(encoding="utf-8"))
     right = sum(1 for planned, actual in truth.items() if res.placed.get(actual) == planned)
     out["devices"] = float(len(truth))
@@ -87,9 +101,18 @@ def stages(directory: Path) -> dict[str, float]:
     return out
 
 
-def _child(directory: Path) -> dict[str, float]:
+def _child(directory: Path, source: str) -> dict[str, float]:
     proc = subprocess.run(
-        [sys.executable, "-m", "bench.bench_adopt", "--child", "--dir", str(directory)],
+        [
+            sys.executable,
+            "-m",
+            "bench.bench_adopt",
+            "--child",
+            "--dir",
+            str(directory),
+            "--source",
+            source,
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -99,14 +122,14 @@ def _child(directory: Path) -> dict[str, float]:
     return result
 
 
-def _cli(directory: Path) -> dict[str, float]:
+def _cli(directory: Path, source: str) -> dict[str, float]:
     cmd = [
         str(REPO / ".venv" / "bin" / "fabric-stack"),
         "adopt",
         "--gpus",
         str(GPUS),
-        "--ibnetdiscover",
-        str(directory / "fabric.txt"),
+        f"--{source}",
+        str(directory / FILES[source]),
         "--out",
         str(directory / "names.csv"),
         "--format",
@@ -134,9 +157,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child", action="store_true")
     ap.add_argument("--dir", type=Path)
+    ap.add_argument("--source", choices=sorted(FILES), default="ibnetdiscover")
     args = ap.parse_args()
     if args.child:
-        result = stages(args.dir)
+        result = stages(args.dir, args.source)
         result["peak RSS MB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))
         return 0
@@ -149,17 +173,17 @@ def main() -> int:
             f"input written in {time.perf_counter() - t:.1f} s (not timed): "
             f"{path.stat().st_size / 1e6:.1f} MB, {len(names):,} devices renamed, {SWAPS} swaps"
         )
-        runs = [_child(d) for _ in range(RUNS)]
+        runs = [_child(d, args.source) for _ in range(RUNS)]
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-        print(f"\nstages (median of {RUNS} fresh processes)")
+        print(f"\nstages, {args.source} (median of {RUNS} fresh processes)")
         for k, v in med.items():
             unit = "" if k in ("devices", "placed right", "contradictions", "peak RSS MB") else " s"
             print(f"  {k:26} {v:10.2f}{unit}" if unit else f"  {k:26} {v:10.0f}")
-        cli = [_cli(d) for _ in range(RUNS)]
+        cli = [_cli(d, args.source) for _ in range(RUNS)]
         wall = statistics.median(c["wall"] for c in cli)
         cpu = statistics.median(c["cpu"] for c in cli)
         rss = max(c["peak RSS MB"] for c in cli)
-        print(f"\ncli: fabric-stack adopt --gpus {GPUS} --ibnetdiscover … --out names.csv")
+        print(f"\ncli: fabric-stack adopt --gpus {GPUS} --{args.source} … --out names.csv")
         print(f"  wall (median of {RUNS})       {wall:10.2f} s")
         print(f"  CPU user+sys (median)      {cpu:10.2f} s")
         print(f"  peak RSS (max)             {rss:10.0f} MB")

@@ -11,9 +11,14 @@ its stages, medians of 3 runs:
 * ``memory``: an in-memory snapshot of every link → ``compute_drift``;
 * ``ibnetdiscover``: the compute fabric (~98k cables, ~400k lines) written as
   an ibnetdiscover dump with a node-name-map → reader → ``compute_drift``;
+* ``iblinkinfo``: the same compute fabric written as ``iblinkinfo`` output
+  (``tests/ib_formats.py``, from the dump) with the node-name-map → reader → ``compute_drift``;
 * ``netbox-csv``: every cable as a NetBox CSV export → reader → ``compute_drift``;
-* ``cli``: ``fabric-stack drift --gpus 32768 --ibnetdiscover … --format json``
-  as a user runs it (interpreter start, imports, plan, read, drift, output).
+* ``cli``: ``fabric-stack drift --gpus 32768 --ibnetdiscover … --format json`` (and
+  ``--iblinkinfo …``) as a user runs it (interpreter start, imports, plan, read, drift,
+  output).
+
+``--only iblinkinfo`` runs one scenario (and its CLI) instead of all.
 
 "end to end" = plan build + index + read + drift + JSON; "excl. plan" leaves
 out spec → topology (which every fabric-stack command pays once).
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -39,6 +45,7 @@ GPUS = 32768
 RUNS = 3
 TARGET_S = 5.0
 FAULT_SEED = 7
+SCENARIOS = ("memory", "ibnetdiscover", "iblinkinfo", "netbox-csv")
 COUNTS = (
     "findings",
     "observed links",
@@ -126,6 +133,10 @@ def write_inputs(directory: Path) -> dict[str, Any]:
     compute, ib_counts = faulted_wires(topo, ("node_leaf", "leaf_spine", "spine_core"))
     ib = directory / "ibnetdiscover.txt"
     ib.write_text(ibnetdiscover_text(index, compute), encoding="utf-8")
+    from tests.ib_formats import iblinkinfo_of
+
+    ibl = directory / "iblinkinfo.txt"
+    ibl.write_text(iblinkinfo_of(ib.read_text(encoding="utf-8")), encoding="utf-8")
     nmap = directory / "node-name-map"
     nmap.write_text(node_name_map_text(sorted(index.schemes)), encoding="utf-8")
     every, nb_counts = faulted_wires(topo)
@@ -133,6 +144,7 @@ def write_inputs(directory: Path) -> dict[str, Any]:
     nb.write_text(netbox_csv(netbox_rows(topo, every)), encoding="utf-8")
     return {
         "ibnetdiscover": {"file": str(ib), "MB": round(ib.stat().st_size / 1e6, 1), **ib_counts},
+        "iblinkinfo": {"file": str(ibl), "MB": round(ibl.stat().st_size / 1e6, 1), **ib_counts},
         "netbox-csv": {"file": str(nb), "MB": round(nb.stat().st_size / 1e6, 1), **nb_counts},
     }
 
@@ -141,6 +153,7 @@ def run_scenario(name: str, directory: Path) -> dict[str, float]:
     """One scenario in this process: stage times (s) and findings."""
     from fabric_stack import build_topology, size_fabric, validate_spec
     from fabric_stack.adapters.discovery import IbnetdiscoverReader, NetboxCsvReader
+    from fabric_stack.adapters.discovery.iblinkinfo import IblinkinfoReader
     from fabric_stack.drift import PlanIndex, compute_drift
     from tests.drift_fixtures import snapshot_of
 
@@ -164,6 +177,13 @@ def run_scenario(name: str, directory: Path) -> dict[str, float]:
             "read",
             lambda: IbnetdiscoverReader(
                 directory / "ibnetdiscover.txt", directory / "node-name-map"
+            ).load(),
+        )
+    elif name == "iblinkinfo":
+        snap = timed(
+            "read",
+            lambda: IblinkinfoReader(
+                directory / "iblinkinfo.txt", directory / "node-name-map"
             ).load(),
         )
     else:
@@ -191,14 +211,14 @@ def _child(name: str, directory: Path) -> dict[str, float]:
     return result
 
 
-def _cli(directory: Path) -> dict[str, float]:
+def _cli(directory: Path, source: str = "ibnetdiscover") -> dict[str, float]:
     cmd = [
         str(REPO / ".venv" / "bin" / "fabric-stack"),
         "drift",
         "--gpus",
         str(GPUS),
-        "--ibnetdiscover",
-        str(directory / "ibnetdiscover.txt"),
+        f"--{source}",
+        str(directory / f"{source}.txt"),
         "--node-name-map",
         str(directory / "node-name-map"),
         "--format",
@@ -223,12 +243,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child")
     ap.add_argument("--dir", type=Path)
+    ap.add_argument("--only", help="one scenario (memory, ibnetdiscover, iblinkinfo, netbox-csv)")
     args = ap.parse_args()
     if args.child:
         result = run_scenario(args.child, args.dir)
         result["peak RSS MB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(result))
         return 0
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s)")
     with tempfile.TemporaryDirectory(prefix="bench-drift-") as tmp:
         d = Path(tmp)
         t = time.perf_counter()
@@ -238,7 +260,8 @@ def main() -> int:
             extra = {k: v for k, v in info.items() if k != "file"}
             print(f"  {name:14} {extra}")
         worst = 0.0
-        for name in ("memory", "ibnetdiscover", "netbox-csv"):
+        scenarios = (args.only,) if args.only else SCENARIOS
+        for name in scenarios:
             runs = [_child(name, d) for _ in range(RUNS)]
             med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
             print(f"\n{name} (median of {RUNS} fresh processes)")
@@ -248,13 +271,13 @@ def main() -> int:
                 else:
                     print(f"  {k:24} {v:10.2f} s")
             worst = max(worst, med["end to end"])
-        cli = [_cli(d) for _ in range(RUNS)]
-        print(f"\ncli: fabric-stack drift --gpus {GPUS} --ibnetdiscover … --format json")
-        print(
-            f"  wall (median of {RUNS})        {statistics.median(c['wall'] for c in cli):10.2f} s"
-        )
-        print(f"  peak RSS (max)             {max(c['peak RSS MB'] for c in cli):10.0f} MB")
-        print(f"  findings                   {cli[0]['findings']:10.0f}")
+        for source in [s for s in ("ibnetdiscover", "iblinkinfo") if s in scenarios]:
+            cli = [_cli(d, source) for _ in range(RUNS)]
+            print(f"\ncli: fabric-stack drift --gpus {GPUS} --{source} … --format json")
+            wall = statistics.median(c["wall"] for c in cli)
+            print(f"  wall (median of {RUNS})        {wall:10.2f} s")
+            print(f"  peak RSS (max)             {max(c['peak RSS MB'] for c in cli):10.0f} MB")
+            print(f"  findings                   {cli[0]['findings']:10.0f}")
         verdict = "within" if worst < TARGET_S else "OVER"
         print(
             f"\nslowest end to end (plan included): {worst:.2f} s — {verdict} the "

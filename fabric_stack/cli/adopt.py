@@ -73,6 +73,7 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     \b
     Examples:
       fabric-stack adopt --gpus 1024 --ibnetdiscover fabric.txt --out names.csv
+      fabric-stack adopt --gpus 1024 --iblinkinfo iblinkinfo.txt --out names.csv
       fabric-stack adopt --config cluster.yaml --lldp lldp/ --format markdown
       NETBOX_TOKEN=… fabric-stack adopt --gpus 1024 --netbox https://nb.example --out names.csv
       fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt

@@ -100,6 +100,8 @@ def drift_cmd(
     \b
     Examples:
       fabric-stack drift --ibnetdiscover fabric.txt --node-name-map nodes.map
+      fabric-stack drift --iblinkinfo iblinkinfo.txt   # or --ibdiagnet ibdiagnet2.lst
+      fabric-stack drift --fabric roce --switch sn5600 --nvue nvue/ --sonic config_db/
       fabric-stack drift --fabric roce --switch sn5600 --lldp lldp/ --mac-table macs.csv
       fabric-stack drift --stack prod --inventory sqlite:///.state/inventory.db
       fabric-stack drift --config cluster.yaml --netbox-csv cables.csv --format markdown

@@ -226,8 +226,8 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     r = run("--lldp", str(tmp_path / "nope"))
     assert r.exit_code == 2
     assert r.stderr == (
-        f"error: {tmp_path}/nope: not a directory (expected one <hostname>.json "
-        "lldpctl -f json0/json output per device)\n"
+        f"error: {tmp_path}/nope: not a directory (expected one file of LLDP neighbours "
+        "(lldpctl or SONiC) per device)\n"
     )
 
 

@@ -227,7 +227,7 @@ def test_lldp_errors_name_the_file_and_json_path(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match=r"nothing-here: not a directory"):
         LldpReader(tmp_path / "nothing-here").load()
     (tmp_path / "empty").mkdir()
-    with pytest.raises(InputFileError, match=r"empty: no <hostname>\.json files"):
+    with pytest.raises(InputFileError, match=r"empty: no files \(LLDP neighbours"):
         LldpReader(tmp_path / "empty").load()
 
 

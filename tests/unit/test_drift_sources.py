@@ -28,6 +28,7 @@ from fabric_stack.adapters.inventory import open_store
 from fabric_stack.adapters.inventory.netbox_client import FakeNetBox
 from fabric_stack.cli.adopt import adopt_cmd
 from fabric_stack.cli.drift import drift_cmd
+from tests.ib_formats import iblinkinfo_of, lst_of
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "drift"
 COMMANDS: dict[str, click.Command] = {"drift": drift_cmd, "adopt": adopt_cmd}
@@ -65,19 +66,28 @@ def test_registry_entries_are_consistent() -> None:
         assert s.networks and s.networks <= EVERY_NETWORK, s.name
         assert set(s.commands) <= set(LAYOUTS), s.name
         assert set(s.uses) <= {o.key for o in SHARED}, s.name
+        assert set(s.borrows) <= {e.key for o in SOURCES for e in o.extras}, s.name
+        assert s.formats, f"{s.name}: say what it accepts, with an example (README table)"
 
 
 def test_the_errors_read_as_they_always_did() -> None:
     assert missing_error("drift") == (
-        "give at least one source: --lldp, --eos, --ibnetdiscover, --netbox-csv, "
-        "--netbox-json, --netbox, --inventory, --slurm-topology or --k8s-nodes"
+        "give at least one source: --lldp, --eos, --nvue, --sonic, --ibnetdiscover, "
+        "--iblinkinfo, --ibdiagnet, --netbox-csv, --netbox-json, --netbox, --inventory, "
+        "--slurm-topology or --k8s-nodes"
     )
     assert missing_error("adopt") == (
-        "give a source: --ibnetdiscover, --lldp, --eos, --netbox-csv, --netbox-json or --netbox"
+        "give a source: --ibnetdiscover, --iblinkinfo, --ibdiagnet, --lldp, --eos, --nvue, "
+        "--sonic, --netbox-csv, --netbox-json or --netbox"
     )
     with pytest.raises(SourceOptionError) as orphan:
         select_sources("adopt", {"node_name_map": Path("m")})
-    assert orphan.value.message == "--node-name-map needs --ibnetdiscover"
+    assert orphan.value.message == (
+        "--node-name-map needs --ibnetdiscover, --iblinkinfo or --ibdiagnet"
+    )
+    # Another InfiniBand source reads the map too: no orphan.
+    chosen = select_sources("drift", {"node_name_map": Path("m"), "iblinkinfo": Path("f")})
+    assert [c.source.name for c in chosen.chosen] == ["iblinkinfo"]
     with pytest.raises(SourceOptionError) as orphan:
         select_sources("drift", {"netbox_tag": "t", "lldp": Path("x")})
     assert orphan.value.message == (
@@ -106,14 +116,30 @@ def _netbox_live(_tmp: Path, mp: pytest.MonkeyPatch) -> dict[str, Any]:
     return {"netbox_url": "http://netbox.example"}
 
 
+def _ib_as(fmt: str) -> Callable[[Path, pytest.MonkeyPatch], dict[str, Any]]:
+    """The IB fixture dump written in another tool's layout (tests/ib_formats.py)."""
+
+    def make(tmp: Path, _mp: pytest.MonkeyPatch) -> dict[str, Any]:
+        text = (FIX / "ib" / "ibnetdiscover.txt").read_text(encoding="utf-8")
+        path = tmp / f"{fmt}.txt"
+        path.write_text(iblinkinfo_of(text) if fmt == "iblinkinfo" else lst_of(text))
+        return {fmt: path, "node_name_map": FIX / "ib" / "node-name-map"}
+
+    return make
+
+
 def _files(**values: str) -> Callable[[Path, pytest.MonkeyPatch], dict[str, Any]]:
     return lambda _tmp, _mp: {k: FIX / v for k, v in values.items()}
 
 
 FIXTURES: dict[str, Callable[[Path, pytest.MonkeyPatch], dict[str, Any]]] = {
     "ibnetdiscover": _files(ibnetdiscover="ib/ibnetdiscover.txt", node_name_map="ib/node-name-map"),
+    "iblinkinfo": _ib_as("iblinkinfo"),
+    "ibdiagnet": _ib_as("ibdiagnet"),
     "lldp": _files(lldp="roce/lldp", mac_table="roce/mac-table.csv"),
     "eos": _files(eos="roce/eos"),
+    "nvue": _files(nvue="../discovery-formats/nvue"),
+    "sonic": _files(sonic="../discovery-formats/sonic"),
     "netbox-csv": _files(netbox_csv="ib/netbox-cables.csv"),
     "netbox-json": _files(netbox_json="ib/netbox-cables.json"),
     "inventory": _inventory,
@@ -146,7 +172,13 @@ def test_every_source_reader_loads_a_fixture(
 
 def test_readers_run_in_the_command_order() -> None:
     options = {"ibnetdiscover": FIX / "ib/ibnetdiscover.txt", "lldp": FIX / "roce/lldp"}
-    assert [s.name for s in sources_of("drift")][:3] == ["lldp", "eos", "ibnetdiscover"]
+    assert [s.name for s in sources_of("drift")][:5] == [
+        "lldp",
+        "eos",
+        "nvue",
+        "sonic",
+        "ibnetdiscover",
+    ]
     drift = select_sources("drift", dict(options))
     adopt = select_sources("adopt", dict(options))
     assert [c.source.name for c in drift.chosen] == ["lldp", "ibnetdiscover"]

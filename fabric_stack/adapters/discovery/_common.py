@@ -35,6 +35,11 @@ def read_json(path: Path, progress: Progress | None = None) -> Any:
     text = read_text(path)
     if progress is not None:
         progress(len(text))
+    return json_of(text, path)
+
+
+def json_of(text: str, path: Path) -> Any:
+    """Parse the JSON text of ``path`` (already read); errors as :func:`read_json`'s."""
     if not text.strip():
         raise InputFileError(str(path), "empty file (expected JSON)")
     try:
@@ -50,23 +55,43 @@ def read_json(path: Path, progress: Progress | None = None) -> Any:
         ) from None
 
 
-def json_files(directory: Path, what: str) -> list[Path]:
-    """The ``<hostname>.json`` files of a source directory (sorted; status files excluded)."""
+def discovery_files(directory: Path, what: str) -> list[Path]:
+    """Every regular file of a source directory, sorted: each is read by its content or
+    named in a note by the reader (none is passed over without a word)."""
     if not directory.is_dir():
         raise InputFileError(
-            str(directory), f"not a directory (expected one <hostname>.json {what} per device)"
+            str(directory), f"not a directory (expected one file of {what} per device)"
         )
-    files = [
-        p for p in inputs.list_files(directory, "*.json") if not p.name.endswith(".status.json")
-    ]
+    files = inputs.list_files(directory, "*")
     if not files:
-        raise InputFileError(str(directory), f"no <hostname>.json files ({what}, one per device)")
+        raise InputFileError(str(directory), f"no files ({what}, one per device)")
     return files
 
 
+HOST_SUFFIXES = (".json", ".txt", ".kv", ".keyvalue", ".out", ".log", ".lldp")
+"""File-name endings a source directory's file may have after the device name."""
+
+
+def host_of(path: Path) -> str:
+    """The device a discovery file is of: its name without a :data:`HOST_SUFFIXES` ending."""
+    name = path.name
+    for suffix in HOST_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def skipped(path: Path, expected: str) -> str:
+    """The note for a file of a source directory that is none of the formats it reads."""
+    return f"skipped {path.name}: not {expected}"
+
+
 def dir_size(directory: Path) -> int:
-    """Total bytes of the JSON files in a directory (for a progress bar)."""
-    return inputs.file_size(directory)
+    """Total bytes of the files in a directory (for a progress bar)."""
+    try:
+        return sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
+    except OSError:
+        return 0
 
 
 def csv_table(

@@ -1,5 +1,14 @@
 """Arista EOS ``show lldp neighbors detail | json``: a directory of ``<hostname>.json``.
 
+Each file is the command's JSON as the switch prints it, or as a client returns it:
+pyeapi's ``enable()`` and netmiko-style captures give a list of ``{"command", "result"}``
+objects (real sample ``eos/eos-lldp-detail.PDX01-M01-G29-IPMISPINE-01.json`` is one such
+``result``), and eAPI itself answers JSON-RPC ``{"jsonrpc": "2.0", "result": [ … ]}``
+(Arista's eAPI documentation: one result object per command). The object holding
+``lldpNeighbors`` is taken from either wrapper, and a ``show interfaces status`` result
+in the same list serves as the status file. A file in the directory that is not JSON is
+named in a note and skipped.
+
 Quirks handled: ``interfaceId`` carries literal quotes (``"\\"Ethernet3/1\\""``;
 ``interfaceId_v2`` is preferred when present), ``systemName`` is often an
 FQDN, and a port may list several neighbours (each becomes an observation;
@@ -20,9 +29,13 @@ from typing import Any
 from fabric_stack.adapters.discovery._common import (
     DirectoryReader,
     Progress,
-    json_files,
+    discovery_files,
+    host_of,
+    json_of,
     load_mac_table,
     read_json,
+    read_text,
+    skipped,
 )
 from fabric_stack.drift.model import (
     DeviceSeen,
@@ -36,9 +49,27 @@ from fabric_stack.drift.speeds import Speed, bandwidth_speed, mau_speed
 from fabric_stack.errors import InputFileError
 
 
-def _status(path: Path, progress: Progress | None) -> dict[str, tuple[bool, Speed | None, str]]:
+def unwrap(doc: Any, key: str) -> tuple[Any, str]:
+    """(the object holding ``key``, its JSON path) of a plain, pyeapi or eAPI document;
+    the document itself when no wrapper holds it (the caller's check then names it)."""
+    results = doc.get("result") if isinstance(doc, dict) and "jsonrpc" in doc else doc
+    base = "$.result" if results is not doc else "$"
+    if isinstance(results, list):
+        for i, item in enumerate(results):
+            inner = item.get("result") if isinstance(item, dict) and "result" in item else item
+            where = f"{base}[{i}].result" if inner is not item else f"{base}[{i}]"
+            if isinstance(inner, dict) and key in inner:
+                return inner, where
+    return doc, "$"
+
+
+def _status(
+    path: Path, progress: Progress | None, doc: Any = None
+) -> dict[str, tuple[bool, Speed | None, str]]:
     """Port → (up, speed Gb/s, JSON path) from ``show interfaces status | json``."""
-    doc = read_json(path, progress)
+    if doc is None:
+        doc = read_json(path, progress)
+    doc, _where = unwrap(doc, "interfaceStatuses")
     statuses = doc.get("interfaceStatuses") if isinstance(doc, dict) else None
     if not isinstance(statuses, dict):
         raise InputFileError(
@@ -62,7 +93,9 @@ def parse_eos(
     path: Path,
     status: dict[str, tuple[bool, Speed | None, str]] | None = None,
 ) -> tuple[list[ObservedLink], list[PortState]]:
-    """Observed links (and port states) of one EOS LLDP document from ``hostname``."""
+    """Observed links (and port states) of one EOS LLDP document from ``hostname``
+    (plain, or wrapped as pyeapi or eAPI return it)."""
+    doc, where = unwrap(doc, "lldpNeighbors")
     if not isinstance(doc, dict) or not isinstance(doc.get("lldpNeighbors"), dict):
         raise InputFileError(
             str(path),
@@ -74,7 +107,7 @@ def parse_eos(
     status = status or {}
     spath = path.with_name(path.name.removesuffix(".json") + ".status.json")
     for intf, entry in doc["lldpNeighbors"].items():
-        jp = f"$.lldpNeighbors.{intf}"
+        jp = f"{where}.lldpNeighbors.{intf}"
         infos = entry.get("lldpNeighborInfo") if isinstance(entry, dict) else None
         if not isinstance(infos, list):
             raise InputFileError(str(path), "expected a 'lldpNeighborInfo' list", jp)
@@ -128,15 +161,32 @@ class EosReader(DirectoryReader):
         """Read every file (and its optional status file); the first malformed one raises."""
         snap = Snapshot(source=self.source, origin=str(self.directory))
         hosts = []
-        for path in json_files(self.directory, "`show lldp neighbors detail | json` output"):
-            host = path.name.removesuffix(".json")
+        for path in discovery_files(self.directory, "`show lldp neighbors detail | json`"):
+            if path.name.endswith(".status.json"):
+                if not path.with_name(path.name.replace(".status.json", ".json")).exists():
+                    snap.notes.append(f"skipped {path.name}: no LLDP file of its device beside it")
+                continue  # read with its device's file
+            text = read_text(path)
+            if text.lstrip()[:1] not in ("{", "["):
+                snap.notes.append(skipped(path, "EOS JSON (`show lldp neighbors detail | json`)"))
+                continue
+            host = host_of(path)
             hosts.append(host)
+            if self.progress is not None:
+                self.progress(len(text))
+            doc = json_of(text, path)
             spath = path.with_name(f"{host}.status.json")
             status = _status(spath, self.progress) if spath.exists() else None
-            links, states = parse_eos(read_json(path, self.progress), host, path, status)
+            if status is None and unwrap(doc, "interfaceStatuses")[1] != "$":
+                status = _status(path, None, doc)
+            links, states = parse_eos(doc, host, path, status)
             snap.links.extend(links)
             snap.port_states.extend(states)
             snap.devices[host] = DeviceSeen(host, where=str(path))
+        if not hosts:
+            raise InputFileError(
+                str(self.directory), f"no EOS JSON file in it ({'; '.join(snap.notes)})"
+            )
         snap.covered = frozenset(hosts)
         if self.mac_table is not None:
             snap.macs, snap.aliases = load_mac_table(self.mac_table)

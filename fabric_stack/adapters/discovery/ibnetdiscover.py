@@ -15,10 +15,14 @@ else ``<description> <guid>``. Switch nodes that share a system image GUID are o
 device (a Quantum-X800 Q3400 reports each of its four ASICs as a switch), with
 chip-qualified ports (``U2/149``); links between its chips are internal and skipped,
 and the per-chip links of one cable fold into one link whose width is the sum of the
-chips' widths. The Q3400 facts this relies on are UNVERIFIED (see :data:`Q3400_LAYOUT`).
+chips' widths (the shared assembly is :mod:`~fabric_stack.adapters.discovery._infiniband`,
+also used by ``iblinkinfo`` and ``ibdiagnet2.lst``). The Q3400 facts this relies on are
+UNVERIFIED (see :data:`Q3400_LAYOUT`).
 
 **Variants accepted**: plain and ``-g`` output (``Chassis N (guid …)``,
-``Non-Chassis Nodes``, ``# Spine Nodes``, ``[ext N]`` port suffixes); stray
+``Non-Chassis Nodes``, ``# Spine Nodes``, ``[ext N]`` port suffixes), and ``-p`` (the
+ports report, told apart by content and read by
+:mod:`~fabric_stack.adapters.discovery.ibnetdiscover_ports`); stray
 stderr lines captured with the dump (``src/query_smp.c:195; umad …``,
 ``ibwarn: …``) are skipped and reported as warnings naming file and line.
 Anything else that is not a comment, header, node or port line is an error
@@ -30,39 +34,20 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from fabric_stack.adapters.discovery._common import Progress, read_text
-from fabric_stack.drift.identity import normalize_guid
-from fabric_stack.drift.model import DeviceSeen, Endpoint, ObservedLink, Snapshot
-from fabric_stack.drift.speeds import LANE_GBPS, ib_speed
-from fabric_stack.errors import InputFileError
-from fabric_stack.naming.ib_nodes import (
-    IbNode,
-    NodeName,
-    cable_key,
-    folded_port_label,
-    folded_rate,
-    internal_link,
-    name_nodes,
-    port_label,
+from fabric_stack.adapters.discovery._infiniband import Q3400_LAYOUT, PortLine, ib_snapshot
+from fabric_stack.adapters.discovery.ibnetdiscover_ports import (
+    is_ports_report,
+    parse_ports_report,
 )
-from fabric_stack.naming.nodedesc import parse_nodedesc
+from fabric_stack.drift.identity import normalize_guid
+from fabric_stack.drift.model import Snapshot
+from fabric_stack.drift.speeds import LANE_GBPS
+from fabric_stack.errors import InputFileError
+from fabric_stack.naming.ib_nodes import IbNode
 
 __all__ = ["LANE_GBPS", "Q3400_LAYOUT", "IbnetdiscoverReader", "load_node_name_map"]
-
-Q3400_LAYOUT = (
-    "UNVERIFIED: a Quantum-X800 Q3400 is reported as four switch nodes U1..U4 sharing one "
-    "system image GUID; each front-panel port is carried one lane per ASIC (1xXDR on each "
-    "of U1..U4, same port number on every ASIC), so a fully-up 800G port is four 1xXDR "
-    "links. Source: NVIDIA's Q3200-RA/Q3400-RA XDR Switch Systems User Manual "
-    "(docs.nvidia.com/networking/display/XDRSwitchesHWUM) names the systems but its port "
-    "layout was not readable from here; the per-ASIC reporting is taken from real tooling "
-    "that reads UFM/ibnetdiscover output of Q3400 fabrics (a UFM link converter that "
-    "expands one cable into U1..U4 with the same port number, and an ibnetdiscover "
-    "docstring showing 'MF0;mamba-2132:Q3400_RA/U2/RT' with 1xXDR links)."
-)
-"""What the reader assumes about a Q3400, and why it is marked unverified."""
 
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"\s*(?:#\s*"([^"]*)"(.*))?$')
 _PORT = re.compile(
@@ -111,17 +96,9 @@ def load_node_name_map(path: str | Path) -> dict[str, str]:
     return out
 
 
-def _rate_of(groups: tuple[str, str] | None) -> tuple[str | None, str | None, Any]:
-    """(width, rate, Gb/s) from the ``(width, speed name)`` of a trailing ``4xNDR``."""
-    if groups is None:
-        return None, None, None
-    width, name = groups
-    return f"{width}x", f"{width}x{name}", ib_speed(f"{width}x{name}")
-
-
 def _parse_lines(
     path: str, text: str, progress: Progress | None
-) -> tuple[dict[str, IbNode], list[tuple[Any, ...]], dict[str, tuple[int, str]], list[str]]:
+) -> tuple[dict[str, IbNode], list[PortLine], dict[str, tuple[int, str]], list[str]]:
     """Nodes by GUID, port lines as (guid, port, rguid, rport, rate, line), the first
     reference of each remote GUID (to name a truncated dump), and skipped-line warnings."""
     lines = text.split("\n")
@@ -129,7 +106,7 @@ def _parse_lines(
     step_bytes = len(text) * step // max(1, len(lines))
     reported = 0
     nodes: dict[str, IbNode] = {}
-    ports: list[tuple[Any, ...]] = []
+    ports: list[PortLine] = []
     referenced: dict[str, tuple[int, str]] = {}
     warnings: list[str] = []
     cur: str | None = None
@@ -164,7 +141,8 @@ def _parse_lines(
                     f"port line without a width/speed like 4xNDR: {line.strip()[:70]!r}",
                     lineno,
                 )
-            append((cur, int(m.group(1)), rguid, int(m.group(5)), r and r.groups(), lineno))
+            rate = None if r is None else (r.group(1), r.group(2))
+            append((cur, int(m.group(1)), rguid, int(m.group(5)), rate, lineno))
             if rguid not in referenced:
                 referenced[rguid] = (lineno, comment or "")
             continue
@@ -215,17 +193,12 @@ def _check_complete(
             )
 
 
-def _endpoint(e: NodeName, port: int) -> Endpoint:
-    """One end of a link as the reader reports it (numbers for switches, HCA names for hosts)."""
-    label, kind = port_label(e, port)
-    return Endpoint(e.device, label, kind)
-
-
 class IbnetdiscoverReader:
     """An ``ibnetdiscover`` dump of one InfiniBand subnet (one plane of the compute fabric).
 
-    The whole subnet is covered: every planned compute cable of the plane(s)
-    whose switches appear should be in it.
+    Plain, ``-g`` and ``-p`` (ports report) output, told apart by content. The whole
+    subnet is covered: every planned compute cable of the plane(s) whose switches appear
+    should be in it.
     """
 
     source = "ibnetdiscover"
@@ -253,135 +226,18 @@ class IbnetdiscoverReader:
         path = str(self.path)
         names = load_node_name_map(self.node_name_map) if self.node_name_map else {}
         names.update(self.guid_names)
-        nodes, ports, referenced, warnings = _parse_lines(path, self._read(), self.progress)
+        text = self._read()
+        if is_ports_report(text):
+            nodes, ports, down = parse_ports_report(path, text)
+            if self.progress is not None:
+                self.progress(len(text))
+            note = (
+                f"{path}: read as `ibnetdiscover -p` (ports report): identity is the port "
+                "GUID, and a multi-chip switch system cannot be folded (no system image GUID)"
+            )
+            return ib_snapshot(
+                self.source, path, nodes, ports, names, self.guid_names, [note], down
+            )
+        nodes, ports, referenced, warnings = _parse_lines(path, text, self.progress)
         _check_complete(path, nodes, referenced)
-        ends = name_nodes(nodes, names, self.guid_names)
-        snap = Snapshot(
-            source=self.source, origin=path, networks=frozenset({"compute"}), one_plane=True
-        )
-        snap.notes.extend(warnings)
-        internal = self._links(snap, ports, ends)
-        if internal:
-            snap.notes.append(
-                f"{internal} link(s) inside a multi-chip switch system (between its ASICs, "
-                "routers or SHARP aggregation nodes) were not compared"
-            )
-        if any(e.chip.startswith("U") for e in ends.values()):
-            snap.notes.append(Q3400_LAYOUT)
-        self._devices(snap, nodes, ends, names)
-        return snap
-
-    def _links(
-        self, snap: Snapshot, ports: list[tuple[Any, ...]], ends: dict[str, NodeName]
-    ) -> int:
-        """Append one link per cable (printed from both ends); fold per-chip links. Returns
-        the number of internal links skipped."""
-        path = str(self.path)
-        seen: set[tuple[str, int, str, int]] = set()
-        rates: dict[Any, tuple[str | None, str | None, Any]] = {}
-        multi: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
-        chips = {g for g, e in ends.items() if e.chip}
-        numbers = [str(n) for n in range(1025)]
-        internal = 0
-        links = snap.links
-        for guid, port, rguid, rport, rate_groups, lineno in ports:
-            key = (
-                (guid, port, rguid, rport)
-                if (guid, port) <= (rguid, rport)
-                else (rguid, rport, guid, port)
-            )
-            if key in seen:
-                continue  # every cable is printed from both ends
-            seen.add(key)
-            rate = rates.get(rate_groups)
-            if rate is None:
-                rate = rates[rate_groups] = _rate_of(rate_groups)
-            ea, eb = ends[guid], ends[rguid]
-            if chips and (guid in chips or rguid in chips):
-                if internal_link(ea, eb, guid, rguid):
-                    internal += 1
-                    continue
-                multi.setdefault(cable_key(ea, port, eb, rport), []).append(
-                    (ea, port, eb, rport, rate, lineno)
-                )
-                continue
-            # The common case, inlined: a plain switch port number or an HCA name.
-            if ea.kind == "switch":
-                a = Endpoint(ea.device, numbers[port] if port < 1025 else str(port), "number")
-            else:
-                a = _endpoint(ea, port)
-            if eb.kind == "switch":
-                b = Endpoint(eb.device, numbers[rport] if rport < 1025 else str(rport), "number")
-            elif eb.hca:
-                b = Endpoint(eb.device, eb.hca if rport == 1 else f"{eb.hca}/{rport}")
-            else:
-                b = _endpoint(eb, rport)
-            links.append(
-                ObservedLink(
-                    a, b, speed_gbps=rate[2], width=rate[0], rate=rate[1], where=f"{path}:{lineno}"
-                )
-            )
-        for group in multi.values():
-            links.append(_fold(group, path))
-        return internal
-
-    def _devices(
-        self,
-        snap: Snapshot,
-        nodes: dict[str, IbNode],
-        ends: dict[str, NodeName],
-        names: dict[str, str],
-    ) -> None:
-        """One DeviceSeen per device (internal routers / aggregation nodes excluded), with
-        a switch's GUID, and the GUID the map expects when the switch was replaced."""
-        path = str(self.path)
-        by_name = {name: guid for guid, name in names.items()}
-        for node in nodes.values():
-            e = ends[node.guid]
-            if e.system and e.kind != "switch":
-                continue  # part of a switch system, not a device of its own
-            seen_dev = snap.devices.get(e.device)
-            if seen_dev is None:
-                seen_dev = snap.devices[e.device] = DeviceSeen(
-                    e.device, e.kind, f"{path}:{node.line}"
-                )
-            if e.kind != "switch":
-                if e.kind == "server":  # adopt writes them to the names file
-                    seen_dev.attrs.setdefault("hca_guids", []).append(f"0x{node.guid}")
-                continue
-            guid = e.system if e.chip else node.guid
-            seen_dev.attrs["guid"] = f"0x{guid}"
-            label = names.get(node.guid, node.desc)
-            for cand in (label, parse_nodedesc(label).host):
-                other = by_name.get(cand)
-                if cand and other is not None and other != node.guid and other not in nodes:
-                    seen_dev.expected["guid"] = f"0x{other}"
-
-
-def _fold(group: list[tuple[Any, ...]], path: str) -> ObservedLink:
-    """One link from the per-chip links of one cable: widths add up (4 × 1xXDR = 4xXDR)."""
-    ea, port, eb, rport, rate, lineno = group[0]
-    chips = sorted(
-        {g[0].chip for g in group if g[0].chip} | {g[2].chip for g in group if g[2].chip}
-    )
-    if len(group) == 1:
-        a, b = _endpoint(ea, port), _endpoint(eb, rport)
-        return ObservedLink(
-            a, b, speed_gbps=rate[2], width=rate[0], rate=rate[1], where=f"{path}:{lineno}"
-        )
-    rate_s = folded_rate(r[1] for _, _, _, _, r, _ in group)
-    speed = ib_speed(rate_s) if rate_s else None
-
-    def end(e: NodeName, p: int) -> Endpoint:
-        label, kind = folded_port_label(e, p)
-        return Endpoint(e.device, label, kind)
-
-    return ObservedLink(
-        end(ea, port),
-        end(eb, rport),
-        speed_gbps=speed,
-        width=rate_s[: rate_s.index("x") + 1] if rate_s else None,
-        rate=rate_s,
-        where=f"{path}:{lineno}",
-        attrs={"chips": ",".join(chips), "chip_links": len(group)},
-    )
+        return ib_snapshot(self.source, path, nodes, ports, names, self.guid_names, warnings)

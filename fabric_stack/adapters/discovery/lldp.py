@@ -1,4 +1,12 @@
-"""lldpd (``lldpctl -f json0`` and ``-f json``): a directory of ``<hostname>.json``, one per device.
+"""lldpd and SONiC LLDP outputs: a directory of one file per device, each read by its content.
+
+A file of ``--lldp DIR`` is ``lldpctl -f json0``/``-f json`` (below), ``lldpctl -f
+keyvalue``, ``lldpctl`` plain text (which SONiC's ``show lldp neighbors`` prints), or
+SONiC ``show lldp table`` (those three: :mod:`~fabric_stack.adapters.discovery.lldp_text`),
+told apart by content, whatever its name ends in; the device is the file name without
+its ending (``leaf-1.json``, ``leaf-1.txt``). A file that is none of these is named in a
+note and skipped; one that looks like a format but does not parse as it is an error
+naming the format, the file and the line.
 
 ``-f json0`` always uses arrays (``{"lldp": [{"interface": [{"name": …}]}]}``).
 Plain ``-f json`` changes shape with the count: one interface is a dict
@@ -17,9 +25,20 @@ from typing import Any
 
 from fabric_stack.adapters.discovery._common import (
     DirectoryReader,
-    json_files,
+    discovery_files,
+    host_of,
+    json_of,
     load_mac_table,
-    read_json,
+    read_text,
+    skipped,
+)
+from fabric_stack.adapters.discovery.lldp_text import (
+    looks_like_keyvalue,
+    looks_like_table,
+    looks_like_text,
+    parse_keyvalue,
+    parse_table,
+    parse_text,
 )
 from fabric_stack.drift.model import DeviceSeen, Endpoint, ObservedLink, PortType, Snapshot
 from fabric_stack.drift.speeds import Speed, mau_speed
@@ -140,8 +159,39 @@ def parse_lldpd(
     return out
 
 
+FORMATS = "lldpctl JSON, keyvalue or text, nor SONiC `show lldp neighbors`/`show lldp table`"
+"""What a file of ``--lldp DIR`` may be (the skip note names them)."""
+
+
+def read_lldp_file(
+    path: Path, hostname: str, macs: dict[str, str] | None = None
+) -> list[ObservedLink] | None:
+    """The links of one file of an LLDP directory, by its content; None when it is none of
+    the formats (:data:`FORMATS`)."""
+    text = read_text(path)
+    body = text.lstrip()
+    if body[:1] in ("{", "["):
+        return parse_lldpd(json_of(text, path), hostname, path, macs)
+    try:
+        if looks_like_keyvalue(text):
+            fmt = "`lldpctl -f keyvalue`"
+            return parse_keyvalue(text, hostname, path, macs)
+        if looks_like_table(text):
+            fmt = "SONiC `show lldp table`"
+            return parse_table(text, hostname, path)
+        if looks_like_text(text):
+            fmt = "lldpctl text / SONiC `show lldp neighbors`"
+            return parse_text(text, hostname, path, macs)
+    except InputFileError as exc:
+        if exc.problem.startswith(("not an `lldpctl", "`show lldp table`")):
+            raise
+        # The one line names the format the file was read as.
+        raise InputFileError(exc.path, f"{exc.problem} (read as {fmt})", exc.where) from None
+    return None
+
+
 class LldpReader(DirectoryReader):
-    """``lldpctl -f json0`` / ``-f json`` outputs, one ``<hostname>.json`` per device.
+    """LLDP outputs (lldpctl JSON, keyvalue, text; SONiC's LLDP tables), one file per device.
 
     Every device with a file is *covered*: a planned cable on any of its ports
     that no file reports is missing. ``mac_table`` (CSV ``device,port,mac[,ifname]``)
@@ -151,15 +201,24 @@ class LldpReader(DirectoryReader):
     source = "lldp"
 
     def load(self) -> Snapshot:
-        """Read every file; the first malformed one raises InputFileError."""
+        """Read every file by its content; the first malformed one raises InputFileError."""
         snap = Snapshot(source=self.source, origin=str(self.directory))
         hosts = []
-        for path in json_files(self.directory, "lldpctl -f json0/json output"):
-            host = path.name.removesuffix(".json")
+        for path in discovery_files(self.directory, "LLDP neighbours (lldpctl or SONiC)"):
+            host = host_of(path)
+            if self.progress is not None:
+                self.progress(path.stat().st_size)
+            links = read_lldp_file(path, host, snap.chassis_macs)
+            if links is None:
+                snap.notes.append(skipped(path, FORMATS))
+                continue
             hosts.append(host)
-            doc = read_json(path, self.progress)
-            snap.links.extend(parse_lldpd(doc, host, path, snap.chassis_macs))
+            snap.links.extend(links)
             snap.devices[host] = DeviceSeen(host, where=str(path))
+        if not hosts:
+            raise InputFileError(
+                str(self.directory), f"no file of LLDP neighbours in it ({'; '.join(snap.notes)})"
+            )
         snap.covered = frozenset(hosts)
         if self.mac_table is not None:
             snap.macs, snap.aliases = load_mac_table(self.mac_table)

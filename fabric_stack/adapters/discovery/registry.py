@@ -26,13 +26,17 @@ from typing import Any, Literal
 
 from fabric_stack.adapters.discovery._common import Progress, Reader, dir_size
 from fabric_stack.adapters.discovery.eos import EosReader
+from fabric_stack.adapters.discovery.ibdiagnet import IbdiagnetReader
+from fabric_stack.adapters.discovery.iblinkinfo import IblinkinfoReader
 from fabric_stack.adapters.discovery.ibnetdiscover import IbnetdiscoverReader
 from fabric_stack.adapters.discovery.inventory import InventoryReader
 from fabric_stack.adapters.discovery.k8s_nodes import K8sNodesReader
 from fabric_stack.adapters.discovery.lldp import LldpReader
 from fabric_stack.adapters.discovery.netbox import NetboxCsvReader, NetboxJsonReader
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
+from fabric_stack.adapters.discovery.nvue import NvueReader
 from fabric_stack.adapters.discovery.slurm_topology import SlurmTopologyReader
+from fabric_stack.adapters.discovery.sonic_config import SonicConfigReader
 from fabric_stack.errors import FabricStackError
 from fabric_stack.files.inputs import read_secret
 from fabric_stack.text.redact import mask_url
@@ -126,11 +130,18 @@ class DriftSource:
     """The error when an extra is given without the source's own option."""
     prepare: Callable[[Any, Mapping[str, Any]], Any] | None = None
     """Checks the value with the options before anything is read, returns what ``build`` takes."""
+    formats: tuple[tuple[str, str], ...] = ()
+    """What it accepts: (format, a line of it as an example), for the README table."""
+    borrows: tuple[str, ...] = ()
+    """Extras of other sources this reader reads too, by key (``node-name-map``): given
+    with this source alone, they are no orphan."""
 
-    def orphan_error(self) -> str:
-        """The line for an extra option given without this source."""
+    def orphan_error(self, borrowers: tuple[str, ...] = ()) -> str:
+        """The line for an extra option given without this source (nor one that borrows it)."""
         extras = "/".join(e.flag for e in self.extras)
-        return self.orphan.format(extras=extras, flag=self.option.flag)
+        flags = [self.option.flag, *borrowers]
+        flag = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + " or " + flags[-1]
+        return self.orphan.format(extras=extras, flag=flag)
 
 
 # --------------------------------------------------------------------------- NetBox
@@ -194,33 +205,117 @@ NETBOX_TOKEN_FILE = SourceOption(
 SHARED: tuple[SourceOption, ...] = (MAC_TABLE,)
 """Options several sources read (shown once, where the command's layout puts them)."""
 
+
+def _ib_reader(cls: Any) -> Build:
+    """Build an InfiniBand reader (node-name map, progress, names-file GUIDs)."""
+    return lambda path, ctx: cls(
+        path, ctx.options.get("node_name_map"), ctx.progress, dict(ctx.guid_names or {})
+    )
+
+
 SOURCES: tuple[DriftSource, ...] = (
     DriftSource(
         "ibnetdiscover",
-        SourceOption("--ibnetdiscover", "file", "ibnetdiscover topology output."),
+        SourceOption(
+            "--ibnetdiscover",
+            "file",
+            "ibnetdiscover topology output (plain, -g, or the -p ports report; told apart "
+            "by content).",
+            short_help="ibnetdiscover output (plain, -g or -p).",
+        ),
         frozenset({"compute"}),
-        lambda path, ctx: IbnetdiscoverReader(
-            path, ctx.options.get("node_name_map"), ctx.progress, dict(ctx.guid_names or {})
+        _ib_reader(IbnetdiscoverReader),
+        formats=(
+            (
+                "`ibnetdiscover` (plain, `-g`)",
+                '`[1] "H-0c42a10300a1b2c4"[1](c42a10300a1b2c4) # "su1-node01 mlx5_0" lid 17 4xNDR`',
+            ),
+            (
+                "`ibnetdiscover -p` (ports report)",
+                "`CA 44 1 0x0002c9030045f121 4x FDR - SW 2 17 0x0002c903006e1430 "
+                "( 'n01 HCA-1' - 'MF0;sw1:SX60XX/U1' )`",
+            ),
         ),
         extras=(
             SourceOption(
                 "--node-name-map",
                 "file",
-                'GUID → name map for --ibnetdiscover (`0x<guid> "<name>"` lines).',
-                short_help="GUID → name map for it.",
+                "GUID → name map for --ibnetdiscover, --iblinkinfo and --ibdiagnet "
+                '(`0x<guid> "<name>"` lines).',
+                short_help="GUID → name map for them.",
             ),
         ),
+    ),
+    DriftSource(
+        "iblinkinfo",
+        SourceOption(
+            "--iblinkinfo",
+            "file",
+            "iblinkinfo output (infiniband-diags; per-node blocks, `Down/ Polling` ports kept "
+            "as link down).",
+            short_help="iblinkinfo output.",
+        ),
+        frozenset({"compute"}),
+        _ib_reader(IblinkinfoReader),
+        formats=(
+            (
+                "`iblinkinfo` (per-node blocks)",
+                "`Switch: 0x506b4b0300820910 MF0;sw1:MSB7700/U1:` then "
+                '`2 18[ ] ==( 4X 25.78125 Gbps Active/ LinkUp)==> 1 1[ ] "n01 HCA-1" ( )`',
+            ),
+        ),
+        borrows=("node-name-map",),
+    ),
+    DriftSource(
+        "ibdiagnet",
+        SourceOption(
+            "--ibdiagnet",
+            "file",
+            "ibdiagnet2.lst (or opensm-subnet.lst): one `{ end } { end } PHY= LOG= SPD=` "
+            "link a line.",
+            short_help="ibdiagnet2.lst.",
+        ),
+        frozenset({"compute"}),
+        _ib_reader(IbdiagnetReader),
+        formats=(
+            (
+                "`ibdiagnet2.lst` / `opensm-subnet.lst`",
+                "`{ CA Ports:02 SystemGUID:… NodeGUID:… PortGUID:… … {n01 HCA-1} LID:0005 PN:01 } "
+                "{ SW … LID:0002 PN:14 } PHY=4x LOG=ACT SPD=2.5`",
+            ),
+        ),
+        borrows=("node-name-map",),
     ),
     DriftSource(
         "lldp",
         SourceOption(
             "--lldp",
             "dir",
-            "Directory of `lldpctl -f json0` (or -f json) outputs, <hostname>.json each.",
-            short_help="Directory of lldpctl JSON, <host>.json.",
+            "Directory of LLDP neighbours, one file per device (<hostname>.json, .txt…), "
+            "read by content: `lldpctl -f json0`/`-f json`/`-f keyvalue` or plain text, SONiC "
+            "`show lldp neighbors` or `show lldp table`.",
+            short_help="Directory of lldpctl/SONiC LLDP outputs.",
         ),
         EVERY_NETWORK,
         lambda path, ctx: LldpReader(path, ctx.options.get("mac_table"), ctx.progress),
+        formats=(
+            (
+                "`lldpctl -f json0` / `-f json`",
+                '`{"lldp": [{"interface": [{"name": "swp1", …}]}]}`',
+            ),
+            (
+                "`lldpctl -f keyvalue`",
+                "`lldp.eth0.chassis.name=leaf-1` / `lldp.eth0.port.ifname=swp1`",
+            ),
+            (
+                "`lldpctl` text, SONiC `show lldp neighbors`",
+                "`Interface: eth0, via: LLDP, …` / `SysName: leaf-1` / `PortID: ifname swp1`",
+            ),
+            (
+                "SONiC `show lldp table`",
+                "`Ethernet0  spine-01  Ethernet1/51  BR  leaf-1:Ethernet0`",
+            ),
+        ),
         uses=("mac-table",),
     ),
     DriftSource(
@@ -228,19 +323,80 @@ SOURCES: tuple[DriftSource, ...] = (
         SourceOption(
             "--eos",
             "dir",
-            "Directory of EOS `show lldp neighbors detail | json` outputs, <hostname>.json "
-            "(+ optional <hostname>.status.json from `show interfaces status | json`).",
+            "Directory of EOS `show lldp neighbors detail | json` outputs, <hostname>.json, "
+            "plain or as pyeapi/eAPI return it (+ optional <hostname>.status.json from "
+            "`show interfaces status | json`).",
             short_help="Directory of EOS LLDP JSON, <host>.json.",
         ),
         EVERY_NETWORK,
         lambda path, ctx: EosReader(path, ctx.options.get("mac_table"), ctx.progress),
+        formats=(
+            (
+                "EOS `show lldp neighbors detail | json`",
+                '`{"lldpNeighbors": {"Ethernet1": {"lldpNeighborInfo": [{"systemName": …}]}}}`',
+            ),
+            (
+                "the same as pyeapi / eAPI return it",
+                '`[{"command": "show lldp neighbors detail", "result": {"lldpNeighbors": …}}]`, '
+                '`{"jsonrpc": "2.0", "result": [{"lldpNeighbors": …}]}`',
+            ),
+            (
+                "EOS `show interfaces status | json`",
+                '`<host>.status.json`: `{"interfaceStatuses": …}`',
+            ),
+        ),
         uses=("mac-table",),
+    ),
+    DriftSource(
+        "nvue",
+        SourceOption(
+            "--nvue",
+            "dir",
+            "Directory of Cumulus NVUE `nv show interface -o json` outputs, <hostname>.json.",
+            short_help="Directory of NVUE interface JSON.",
+        ),
+        EVERY_NETWORK,
+        lambda path, ctx: NvueReader(path, ctx.options.get("mac_table"), ctx.progress),
+        formats=(
+            (
+                "NVUE `nv show interface -o json`",
+                '`{"swp1": {"link": {"speed": "400G", …}, "lldp": {"neighbor": {"leaf-1": '
+                '{"port": {"name": "swp3", "type": "ifname"}}}}}}`',
+            ),
+        ),
+        uses=("mac-table",),
+    ),
+    DriftSource(
+        "sonic",
+        SourceOption(
+            "--sonic",
+            "dir",
+            "Directory of SONiC config_db.json files, one per switch: DEVICE_NEIGHBOR (the "
+            "configured neighbours, compared as records), PORT aliases and speeds.",
+            short_help="Directory of SONiC config_db.json.",
+        ),
+        EVERY_NETWORK,
+        lambda path, ctx: SonicConfigReader(path, None, ctx.progress),
+        formats=(
+            (
+                "SONiC `config_db.json`",
+                '`"DEVICE_NEIGHBOR": {"Ethernet0": {"name": "spine-01", "port": "Ethernet1"}}` '
+                "(or keyed by neighbour with `local_port`), "
+                '`"PORT": {"Ethernet0": {"alias": "etp1a"}}`',
+            ),
+        ),
     ),
     DriftSource(
         "netbox-csv",
         SourceOption("--netbox-csv", "file", "NetBox cable CSV export."),
         EVERY_NETWORK,
         lambda path, ctx: NetboxCsvReader(path, ctx.progress),
+        formats=(
+            (
+                "NetBox cable CSV (import format or list-view export)",
+                "`side_a_device,side_a_name,side_b_device,…`",
+            ),
+        ),
     ),
     DriftSource(
         "netbox-json",
@@ -252,6 +408,9 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         EVERY_NETWORK,
         lambda path, ctx: NetboxJsonReader(path, ctx.progress),
+        formats=(
+            ("NetBox / Nautobot REST cables JSON", '`{"results": [{"a_terminations": […], …}]}`'),
+        ),
     ),
     DriftSource(
         "inventory",
@@ -260,6 +419,7 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         EVERY_NETWORK,
         lambda url, ctx: InventoryReader(url, ctx.stack),
+        formats=(("the stack's inventory", "`sqlite:///.state/inventory.db`, `postgresql://…`"),),
         commands=("drift",),
     ),
     DriftSource(
@@ -267,6 +427,7 @@ SOURCES: tuple[DriftSource, ...] = (
         NETBOX,
         EVERY_NETWORK,
         _netbox_live,
+        formats=(("a live NetBox, REST API", "`https://netbox.example`"),),
         extras=(
             NETBOX_TOKEN_FILE,
             SourceOption("--netbox-site", "slug", "Only this NetBox site's cables."),
@@ -285,6 +446,13 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         frozenset({"compute"}),
         lambda path, ctx: SlurmTopologyReader(path),
+        formats=(
+            ("Slurm `topology.conf` (topology/tree)", "`SwitchName=su1 Nodes=su1-node[01-16]`"),
+            (
+                "`scontrol show topology`",
+                "`SwitchName=su1 Level=0 LinkSpeed=1 Nodes=su1-node[01-16]`",
+            ),
+        ),
         commands=("drift",),
     ),
     DriftSource(
@@ -297,6 +465,7 @@ SOURCES: tuple[DriftSource, ...] = (
         ),
         frozenset({"compute"}),
         lambda path, ctx: K8sNodesReader(path, ctx.progress),
+        formats=(("`kubectl get nodes -o json`", '`{"items": [{"metadata": {"labels": …}}]}`'),),
         commands=("drift",),
     ),
 )
@@ -325,7 +494,11 @@ LAYOUTS: dict[str, Layout] = {
         order=(
             "lldp",
             "eos",
+            "nvue",
+            "sonic",
             "ibnetdiscover",
+            "iblinkinfo",
+            "ibdiagnet",
             "netbox-csv",
             "netbox-json",
             "inventory",
@@ -337,7 +510,11 @@ LAYOUTS: dict[str, Layout] = {
         named=(
             "lldp",
             "eos",
+            "nvue",
+            "sonic",
             "ibnetdiscover",
+            "iblinkinfo",
+            "ibdiagnet",
             "netbox-csv",
             "netbox-json",
             "netbox",
@@ -348,13 +525,51 @@ LAYOUTS: dict[str, Layout] = {
         missing="give at least one source",
     ),
     "adopt": Layout(
-        order=("ibnetdiscover", "lldp", "eos", "mac-table", "netbox-csv", "netbox-json", "netbox"),
-        named=("ibnetdiscover", "lldp", "eos", "netbox-csv", "netbox-json", "netbox"),
+        order=(
+            "ibnetdiscover",
+            "iblinkinfo",
+            "ibdiagnet",
+            "lldp",
+            "eos",
+            "nvue",
+            "sonic",
+            "mac-table",
+            "netbox-csv",
+            "netbox-json",
+            "netbox",
+        ),
+        named=(
+            "ibnetdiscover",
+            "iblinkinfo",
+            "ibdiagnet",
+            "lldp",
+            "eos",
+            "nvue",
+            "sonic",
+            "netbox-csv",
+            "netbox-json",
+            "netbox",
+        ),
         missing="give a source",
         short_help=True,
     ),
 }
-"""Each command's layout: today's option order, kept so --help and the errors stay as they are."""
+"""Each command's layout: the option order of --help and of the no-source error (each new
+source beside the ones of its kind: LLDP-like directories, InfiniBand dumps)."""
+
+
+def sources_table() -> str:
+    """Every source as a Markdown table (option, what it accepts with an example, networks,
+    commands), from :data:`SOURCES`: for the README and docs, never kept by hand."""
+    from fabric_stack.views.registry_tables import markdown_table
+
+    rows = []
+    for s in SOURCES:
+        flag = f"`{s.option.flag} {s.option.shown_metavar}`"
+        formats = "<br>".join(f"{name}: {example}" for name, example in s.formats)
+        networks = "all" if s.networks == EVERY_NETWORK else ", ".join(sorted(s.networks))
+        rows.append((flag, formats.replace("|", "\\|"), networks, ", ".join(s.commands)))
+    return markdown_table(("option", "accepts (example)", "networks", "commands"), rows)
 
 
 def _ranked(names: tuple[str, ...], items: list[Any], name: Callable[[Any], str]) -> list[Any]:
@@ -435,12 +650,18 @@ def select_sources(command: str, options: dict[str, Any]) -> Selection:
     all raise :class:`SourceOptionError` (checked in the command's order).
     """
     values = {o.name: options.pop(o.name, None) for o in options_of(command)}
+    offered = sources_of(command)
+    given = {s.name for s in offered if values[s.option.name] is not None}
     chosen = []
-    for source in sources_of(command):
+    for source in offered:
         value = values[source.option.name]
         if value is None:
-            if any(values[e.name] for e in source.extras):
-                raise SourceOptionError(source.orphan_error())
+            extras = {e.key for e in source.extras if values[e.name]}
+            borrowers = tuple(s for s in offered if extras & set(s.borrows))
+            if extras and not any(b.name in given for b in borrowers):
+                raise SourceOptionError(
+                    source.orphan_error(tuple(b.option.flag for b in borrowers))
+                )
             continue
         if source.prepare is not None:
             value = source.prepare(value, values)
@@ -471,4 +692,5 @@ __all__ = [
     "options_of",
     "select_sources",
     "sources_of",
+    "sources_table",
 ]
