@@ -120,6 +120,7 @@ def _pack() -> dict[str, float]:
     resources = stack_resources(intent)
     build = time.perf_counter() - t
     fp._views.clear()
+    fp._decoded.clear()
     t = time.perf_counter()
     fp.fabric_view(resources)
     view = time.perf_counter() - t
