@@ -77,14 +77,18 @@ twin-demo: venv twin-deps ## build the seed cluster's twin, check it, drift it, 
 
 # The whole suite, the real-NetBox tests (issue 21) included: `make netbox` installs NetBox
 # once (venv + migrated database cached under ~/.cache/fabric-stack).
+# --durations=30: CI prints the slowest 30 tests (bench/README.md keeps the last table).
 test: setup postgres netbox ## set up, then run the whole suite (real PostgreSQL, NetBox, Pulumi)
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=30
 
 test-netbox: setup netbox ## only the real-NetBox inventory tests (see docs/netbox.md)
 	$(BIN)/pytest -m netbox
 
+# A path and a marker filter: no daemon or real validator runs here even as root (where the twin,
+# Slurm and validate tests would find what they need), whatever a test under these folders marks.
+REAL_PARTS := not twin and not slurm and not validate
 test-fast: venv ## unit, property and golden tests only (tests/unit tests/golden: no real part)
-	$(BIN)/pytest tests/unit tests/golden
+	$(BIN)/pytest tests/unit tests/golden -m "$(REAL_PARTS)"
 
 # The bad-input contract under a longer Hypothesis campaign (CI runs 25 examples per test,
 # derandomized). FUZZ_EXAMPLES sets the examples per fuzz test.

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import MISSED
+
 REPO = Path(__file__).resolve().parents[1]
 GPUS = 32768
 RUNS = 3
@@ -118,6 +120,7 @@ def _pack() -> dict[str, float]:
     resources = stack_resources(intent)
     build = time.perf_counter() - t
     fp._views.clear()
+    fp._decoded.clear()
     t = time.perf_counter()
     fp.fabric_view(resources)
     view = time.perf_counter() - t
@@ -134,7 +137,7 @@ def _pack() -> dict[str, float]:
 
 
 def main() -> int:
-    """Print the figures; exit 1 when the command misses the 3 s target."""
+    """Print the figures; exit bench.MISSED when the command misses the 3 s target."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pack", action="store_true", help="also time the CrossGuard path")
     args = ap.parse_args()
@@ -171,7 +174,7 @@ def main() -> int:
         print("CrossGuard path (bundle granularity):")
         for k, v in _pack().items():
             print(f"  {k:<55} {v:8.3f} s")
-    return 0 if ok else 1
+    return 0 if ok else MISSED
 
 
 if __name__ == "__main__":

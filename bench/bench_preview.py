@@ -17,6 +17,12 @@ also renders every property of every step.
     .venv/bin/python -m bench.bench_preview [--granularity bundle|cable] [--cases small,large]
                                             [--repeat 3] [--output plain|json]
                                             [--no-config-records]
+
+``--policy-pack GPUS[,GPUS…]`` measures the CrossGuard pack instead: a fresh stack of
+that size, ``pulumi preview`` alternately without and with ``--policy-pack policies``
+(and with each ``--extra-pack DIR``, e.g. a trivial one-rule pack: the floor of any
+Python pack), best of ``--repeat``; it prints wall time, the CPU time of every process
+of the preview (engine, program, provider and pack) and both ratios.
 """
 
 from __future__ import annotations
@@ -24,11 +30,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -140,6 +149,42 @@ def baseline_case(root: Path, first: int, second: int, tag: str) -> Case:
     return Case(proj, {**env, "N": str(second)}, t_up)
 
 
+def _cpu_of(run: Callable[[], object]) -> float:
+    """CPU seconds (user + system) of the processes ``run`` starts and waits for."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def pack_ratio(root: Path, gpus: int, repeat: int, packs: list[str]) -> None:
+    """A fresh ``gpus`` stack previewed without a pack and with each of ``packs`` (best of)."""
+    proj = _project(root, f"pack-{gpus}", "from components.program import run\n\nrun()\n")
+    env = _env(root / f"pstate-{gpus}")
+    _run(proj, env, "stack", "init", "bench")
+    for k, v in (("gpus", gpus), ("inventory", f"sqlite:///{root}/pinv-{gpus}.db")):
+        _run(proj, env, "config", "set", f"fabric:{k}", str(v))
+    walls: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
+    for _ in range(repeat):
+        for pack in ["", *packs]:  # alternate, so that a noisy moment hits every variant
+            args = ["preview", *(["--policy-pack", pack] if pack else [])]
+            t = time.perf_counter()
+            cpus.setdefault(pack, []).append(_cpu_of(partial(_run, proj, env, *args)))
+            walls.setdefault(pack, []).append(time.perf_counter() - t)
+    one, five, _ = os.getloadavg()
+    for pack in ["", *packs]:
+        w, c = min(walls[pack]), min(cpus[pack])
+        ratio = (
+            f"; ratio {w / min(walls['']):.2f}x wall, {c / min(cpus['']):.2f}x CPU" if pack else ""
+        )
+        print(
+            f"{gpus:>6} GPUs fresh, {pack or 'no pack'}: {w:6.1f} s wall, {c:6.1f} s CPU{ratio} "
+            f"(runs {', '.join(f'{x:.1f}' for x in walls[pack])}; load {one:.1f}/{five:.1f})",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -161,7 +206,21 @@ def main() -> None:
         help="extra fabric: config, e.g. --set fabric=roce --set switch=sn5600",
     )
     ap.add_argument("--sizes", default="", help="A,B GPUs instead of --cases (one case)")
+    ap.add_argument(
+        "--policy-pack",
+        default="",
+        metavar="GPUS[,GPUS]",
+        help="measure the policy pack on fresh stacks of these sizes instead",
+    )
+    ap.add_argument("--extra-pack", action="append", default=[], metavar="DIR")
     args = ap.parse_args()
+    if args.policy_pack:
+        print(f"# policy pack benchmark, best of {args.repeat}, {os.cpu_count()} CPUs", flush=True)
+        with tempfile.TemporaryDirectory(prefix="fs-bench-pack-") as tmp:
+            for gpus in args.policy_pack.split(","):
+                packs = [str(REPO / "policies"), *args.extra_pack]
+                pack_ratio(Path(tmp), int(gpus), args.repeat, packs)
+        return
     extra = tuple(tuple(kv.split("=", 1)) for kv in args.set)
     print(
         f"# preview benchmark, granularity={args.granularity}, output={args.output}, "

@@ -28,7 +28,9 @@ record (a cable inside a CableBundle is reported on the bundle).
 from __future__ import annotations
 
 import hashlib
+import json
 import marshal
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -125,10 +127,8 @@ def _record(props: Any) -> dict[str, Any]:
     return {k: plain(src[k], k) for k in src if k != "inventory"}
 
 
-def record_props(kind: str, props: Any) -> list[tuple[str, dict[str, Any]]]:
+def _decode(kind: str, props: Any) -> list[tuple[str, dict[str, Any]]]:
     """(record kind, record fields) of one resource; a group gives one pair per member."""
-    if kind not in RESOURCE_KINDS and kind not in GROUPS:
-        return []
     fields = _record(props)
     if kind in GROUPS or (kind == "Cable" and "cables" in fields):
         # Groups list their members compactly (shared fields + one line each).
@@ -138,6 +138,43 @@ def record_props(kind: str, props: Any) -> list[tuple[str, dict[str, Any]]]:
         return [(member, {k: v for k, v in rec.items() if k in names}) for rec in decode(fields)]
     names = _FIELDS[kind]
     return [(kind, {k: v for k, v in fields.items() if k in names})]
+
+
+_LOCK = threading.Lock()
+"""Guards the caches below (the SDK's gRPC server runs requests on four threads)."""
+
+_DECODED_MAX = 50_000
+_decoded: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {}
+"""Decoded records by (kind, record text): every policy of a preview reads the same texts."""
+
+
+def _record_text(props: Any) -> str | None:
+    """The ``record`` JSON text of wire-format props (None: not our wire format)."""
+    src = target(props) if type(props) is DictProxy else props
+    text = src.get(RECORD_KEY) if isinstance(src, Mapping) else None
+    return text if type(text) is str else None
+
+
+def record_props(kind: str, props: Any) -> list[tuple[str, dict[str, Any]]]:
+    """(record kind, record fields) of one resource; a group gives one pair per member.
+
+    Decoded once per record text and kind (the pack's policies all read the same
+    records); callers must not change what they get.
+    """
+    if kind not in RESOURCE_KINDS and kind not in GROUPS:
+        return []
+    text = _record_text(props)
+    if text is None or text in _UNKNOWN:
+        return _decode(kind, props)  # hand-built props, or raises the SDK's unknown error
+    key = (kind, text)
+    pairs = _decoded.get(key)
+    if pairs is None:
+        pairs = _decode(kind, props)
+        with _LOCK:
+            if len(_decoded) >= _DECODED_MAX:
+                _decoded.clear()
+            _decoded[key] = pairs
+    return pairs
 
 
 class FabricView:
@@ -152,8 +189,8 @@ class FabricView:
         return self.urns.get((v.kind, v.resource))
 
 
-_views: dict[bytes, FabricIntent] = {}
-"""Recently rebuilt intents by content hash (a few: policies read different kinds)."""
+_views: dict[bytes, FabricView | None] = {}
+"""Recently rebuilt views by content hash (every stack policy of a preview sees one stack)."""
 
 _ALL_KINDS = frozenset(RESOURCE_KINDS)
 
@@ -161,10 +198,13 @@ _ALL_KINDS = frozenset(RESOURCE_KINDS)
 def fabric_view(resources: Iterable[Any], kinds: Iterable[str] = _ALL_KINDS) -> FabricView | None:
     """Rebuild the intent from the fabric resources among ``resources``; None if there are none.
 
-    Only records of ``kinds`` (and the Fabric summary) are read: a rule that
-    needs switches only does not unwrap 100k cables. Every stack policy of one
-    ``pulumi preview`` sees the same resources, so an intent is reused when the
-    records it was built from hash the same.
+    The intent holds every record that decodes, as ``fabric-stack check`` sees it, and
+    is built once per stack content: every stack policy of one ``pulumi preview`` sees
+    the same resources, and the key is a hash of their record texts, so the second
+    and later policies neither decode nor rebuild. ``kinds`` are the record kinds the
+    caller reads: a value unknown during preview in one of them raises the SDK's
+    ``UnknownValueError`` (the policy "can't run during preview"); a resource of another
+    kind with an unknown value is left out of the intent, which that caller does not read.
     """
     # ~10^6 new long-lived objects and no cycles: pause the cyclic collector,
     # which would otherwise rescan them repeatedly (a third of the time here).
@@ -174,27 +214,45 @@ def fabric_view(resources: Iterable[Any], kinds: Iterable[str] = _ALL_KINDS) -> 
 
 def _fabric_view(resources: Iterable[Any], kinds: Iterable[str]) -> FabricView | None:
     wanted = set(kinds) | {"Fabric"}
-    pairs: list[tuple[str, dict[str, Any]]] = []
-    urns: dict[tuple[str, str], str] = {}
+    known: list[tuple[str, Any, str]] = []
+    digest = hashlib.blake2b(digest_size=16)
     for r in resources:
         kind = kind_of(r.resource_type)
-        if kind is None or GROUPS.get(kind, (kind, ""))[0] not in wanted:
+        if kind is None or (kind not in RESOURCE_KINDS and kind not in GROUPS):
             continue
-        for rkind, rprops in record_props(kind, r.props):
+        text = _record_text(r.props)
+        if text is None or text in _UNKNOWN:
+            try:
+                token = marshal.dumps(_decode(kind, r.props), 2)
+            except UnknownValueError:
+                if GROUPS.get(kind, (kind, ""))[0] in wanted:
+                    raise
+                continue
+        else:
+            token = text.encode()
+        digest.update(f"{kind}\0{r.urn}\0{len(token)}\0".encode())
+        digest.update(token)
+        known.append((kind, r.props, r.urn))
+    key = digest.digest()
+    view = _views[key] if key in _views else _build_view(known)
+    with _LOCK:
+        _views.pop(key, None)
+        _views[key] = view
+        while len(_views) > 4:
+            del _views[next(iter(_views))]
+    return view
+
+
+def _build_view(known: Iterable[tuple[str, Any, str]]) -> FabricView | None:
+    pairs: list[tuple[str, dict[str, Any]]] = []
+    urns: dict[tuple[str, str], str] = {}
+    for kind, props, urn in known:
+        for rkind, rprops in record_props(kind, props):
             pairs.append((rkind, rprops))
-            urns[(rkind, str(rprops.get("name", "")))] = r.urn
+            urns[(rkind, str(rprops.get("name", "")))] = urn
     if not any(k == "Fabric" for k, _ in pairs):
         return None
-    # Content key; marshal version 2 writes no back-references, so equal content
-    # gives equal bytes, at C speed. Rebuilding the intent is what a hit saves.
-    key = hashlib.blake2b(marshal.dumps(pairs, 2), digest_size=16).digest()
-    intent = _views.pop(key, None)
-    if intent is None:
-        intent = intent_from_resources(pairs)
-    _views[key] = intent
-    while len(_views) > 4:
-        del _views[next(iter(_views))]
-    return FabricView(intent, urns)
+    return FabricView(intent_from_resources(pairs), urns)
 
 
 def message(v: Violation) -> str:
@@ -206,13 +264,22 @@ _KNOWN: dict[str, frozenset[str]] = {}
 """Rule id → its setting names (generating the JSON schema per resource cost ~0.3 ms)."""
 
 
+_CONFIGS: dict[tuple[str, str], Any] = {}
+"""(rule id, settings as JSON) → the rule's config model (one per preview, not per resource)."""
+
+
 def _config(rule: Rule, raw: Mapping[str, Any] | None) -> Any:
     # CrossGuard validates against the schema but lets unknown keys through; the
     # rule models forbid extras, so keep only the settings the rule knows.
     known = _KNOWN.get(rule.id)
     if known is None:
         known = _KNOWN[rule.id] = frozenset(rule.config_schema())
-    return rule.config({k: v for k, v in (raw or {}).items() if k in known})
+    settings = {k: v for k, v in (raw or {}).items() if k in known}
+    key = (rule.id, json.dumps(settings, sort_keys=True, default=repr))
+    cfg = _CONFIGS.get(key)
+    if cfg is None:
+        cfg = _CONFIGS[key] = rule.config(settings)
+    return cfg
 
 
 def _level(rule: Rule) -> EnforcementLevel:
@@ -263,6 +330,28 @@ def stack_policy(rule: Rule, cross_only: bool = False) -> StackValidationPolicy:
     )
 
 
+_models: dict[tuple[str, str], dict[str, list[Any]]] = {}
+"""The last few resources' validated records by (kind, record text): the resource
+policies run one after another on the same resource."""
+
+
+def resource_records(kind: str, props: Any) -> dict[str, list[Any]]:
+    """One resource's records, validated, by record kind (a group: all its members)."""
+    text = _record_text(props)
+    key = (kind, text) if text is not None and text not in _UNKNOWN else None
+    records = _models.get(key) if key is not None else None
+    if records is None:
+        records = {}
+        for rkind, rprops in record_props(kind, props):
+            records.setdefault(rkind, []).append(RESOURCE_KINDS[rkind].model_validate(rprops))
+        if key is not None:
+            with _LOCK:
+                _models[key] = records
+                while len(_models) > 8:
+                    del _models[next(iter(_models))]
+    return records
+
+
 def resource_policy(rule: Rule) -> ResourceValidationPolicy:
     """The rule's single-resource part as a resource policy (a rule that applies everywhere:
     one resource does not say which fabric it belongs to)."""
@@ -277,10 +366,7 @@ def resource_policy(rule: Rule) -> ResourceValidationPolicy:
         if member not in rule.record_kinds:
             return
         cfg = _config(rule, args.get_config())
-        records: dict[str, list[Any]] = {}
-        for rkind, rprops in record_props(kind, args.props):
-            records.setdefault(rkind, []).append(RESOURCE_KINDS[rkind].model_validate(rprops))
-        for rkind, recs in records.items():
+        for rkind, recs in resource_records(kind, args.props).items():
             for v in check(rkind, recs, cfg):
                 report_violation(message(v), None)
 
