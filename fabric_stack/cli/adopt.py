@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from fabric_stack.drift.adopt import (
     adopt,
     observation_from_snapshot,
 )
+from fabric_stack.drift.names import port_map_path, write_port_map
 from fabric_stack.errors import FabricStackError
 from fabric_stack.files.names_file import write_names
 from fabric_stack.files.outputs import write_file
@@ -83,9 +85,14 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     topo = build_topology(size_fabric(spec))
     result = adopt(topo, obs)
     if not result.placed:
-        raise AdoptError(unplaceable(result, obs, topo.plan.rails))
+        if not result.roles:
+            raise AdoptError(unplaceable(result, obs, topo.plan.rails))
+        # Not this plan's shape, but the wiring still says what each switch is.
+        result.notes.insert(0, unplaceable(result, obs, topo.plan.rails))
     if out is not None:
         write_file(out, write_names(result.rows))
+        if result.port_map:
+            write_file(port_map_path(out), write_port_map(result.port_map))
     if fmt == "json":
         echo_json({"origin": obs.origin, **result.to_json()})
     elif fmt == "markdown":
@@ -106,11 +113,17 @@ def unplaceable(result: AdoptResult, obs: Observation, rails: int) -> str:
         ports.setdefault(a, set()).add(pa)
         ports.setdefault(b, set()).add(pb)
     most = max((len(ports.get(s.name, ())) for s in servers), default=0)
+    roles = Counter(r.role for r in result.roles.values())
+    found = (
+        " (roles from the wiring: " + ", ".join(f"{n} {r}" for r, n in sorted(roles.items())) + ")"
+        if roles
+        else ""
+    )
     return (
         f"{obs.origin}: none of the {len(obs.devices)} observed devices can be placed on the "
         f"plan: {len(servers)} server(s) with at most {most} fabric port(s) each where the plan's "
         f"servers have {rails} rails, and no switch cabled like the plan's leaves and spines "
-        "(not a rail-optimized fabric of this size: check --gpus, --switch, --su-nodes)"
+        f"(not a rail-optimized fabric of this size: check --gpus, --switch, --su-nodes){found}"
     )
 
 
@@ -129,6 +142,11 @@ def render_table(result: AdoptResult) -> Table:
 def detail_lines(result: AdoptResult, limit: int = 200) -> list[str]:
     """Unplaced devices, contradictions and notes, one line each (the first ``limit``)."""
     lines = [f"not placed: {u.device} ({u.role}): {u.why}" for u in result.unplaced]
+    lines += [
+        f"placed with {c} confidence: {d} as {result.placed[d]}: {b}"
+        for d, (c, b) in sorted(result.confidence.items())
+        if c != "high"
+    ]
     lines += [
         f"contradicts the plan: {d} ({k}): {w} — left to drift" for k, d, w in result.contradictions
     ]

@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabric_stack.compat.pydantic_internals import trusted_instance
+from fabric_stack.drift.adopt_ports import PortMap, convention_note, learn_port_map
 from fabric_stack.drift.adopt_rails import Adjacency, RailVote, nic_rails, rail_note
-from fabric_stack.drift.adopt_roles import Role, infer_roles, natural
+from fabric_stack.drift.adopt_roles import Role, infer_roles, natural, wiring
 from fabric_stack.drift.identity import hca_to_ibdev, switch_port_number
 from fabric_stack.drift.observation import (
     Observation,
@@ -87,6 +88,8 @@ class AdoptResult:
     """Placed device → (high / medium / low, what placed it)."""
     roles: dict[str, Role] = field(default_factory=dict)
     """Every observed switch → its role from the wiring (placed or not)."""
+    port_map: PortMap = field(default_factory=dict)
+    """(site device, site port) → the plan's port number, where the site numbers otherwise."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-compatible report."""
@@ -125,6 +128,10 @@ class AdoptResult:
                     "basis": r.basis,
                 }
                 for r in sorted(self.roles.values(), key=lambda r: natural(r.device))
+            ],
+            "port_map": [
+                {"device": d, "port": p, "planned_port": n}
+                for (d, p), n in sorted(self.port_map.items())
             ],
             "notes": self.notes,
         }
@@ -201,9 +208,15 @@ class _Plan:
         for d in topo.switches("leaf"):
             self.leaves.setdefault((d.plane, d.rail), []).append(d.planned_name)
             self.leaf_at[(d.plane, d.pod, d.su, d.rail)] = d.planned_name
-        compute = [v for k, v in self.schemes.items() if self.role.get(k) in CLASSES]
+        compute = [v for k, v in self.schemes.items() if self.role.get(k) in _TIER]
         self.ppc = max((s.ports_per_cage for s in compute), default=1)
         """Logical ports per cage of the compute switches (how their port labels count)."""
+        self.access_ppc: dict[str, int] = {}
+        """Access switch role → logical ports per cage (a storage switch may split 4 ways)."""
+        for k, v in self.schemes.items():
+            r = self.role.get(k, "")
+            if r in ACCESS_ROLES:
+                self.access_ppc[r] = max(self.access_ppc.get(r, 1), v.ports_per_cage)
 
     def common(self, key: tuple[str, int, int]) -> tuple[Any, Any] | None:
         """The attributes every planned a-end (b-end) of port-pair signature ``key`` shares."""
@@ -223,7 +236,7 @@ class _Plan:
 def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any], list[str]]:
     """Each observed (device, port) → the plan's port key: a number or a NIC name."""
     nic_of: dict[str, str | None] = {}
-    number_of: dict[str, int | None] = {}
+    number_of: dict[tuple[str, int], int | None] = {}
 
     def nic(port: str) -> str | None:
         if port not in nic_of:
@@ -231,11 +244,11 @@ def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any
             nic_of[port] = ib if ib in plan.nic_names else None
         return nic_of[port]
 
-    def number(port: str) -> int | None:
-        if port not in number_of:
+    def number(port: str, ppc: int) -> int | None:
+        if (port, ppc) not in number_of:
             raw = port.split("/")[-1] if port.startswith("U") else port
-            number_of[port] = switch_port_number(raw, plan.ppc)
-        return number_of[port]
+            number_of[(port, ppc)] = switch_port_number(raw, ppc)
+        return number_of[(port, ppc)]
 
     devices = obs.devices
     servers = {n for n, d in devices.items() if d.kind == "server"}
@@ -245,6 +258,13 @@ def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any
             servers.add(a)
         if not devices[b].kind and (nic(pb) or pb in access):
             servers.add(b)
+    # A switch a server reaches on a storage / in-band / BMC port counts its ports as the
+    # plan's switches of that network do.
+    ppc: dict[str, int] = {}
+    for a, pa, b, pb in obs.cables:
+        for host, hp, sw in ((a, pa, b), (b, pb, a)):
+            if host in servers and hp in access and not nic(hp) and sw not in servers:
+                ppc[sw] = plan.access_ppc.get(access[hp], plan.ppc)
     keys: dict[tuple[str, str], Any] = {}
     odd: dict[str, set[str]] = {}
     for a, pa, b, pb in obs.cables:
@@ -258,7 +278,7 @@ def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any
                 else:
                     odd.setdefault(dev, set()).add(port)
             else:
-                n = number(port)
+                n = number(port, ppc.get(dev, plan.ppc))
                 if n is not None:
                     keys[(dev, port)] = n
     notes: list[str] = []
@@ -557,7 +577,8 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     placer = _place(obs, plan, adj)
     placed, why = placer.placed, placer.why
     res = AdoptResult(notes=notes)
-    res.roles = infer_roles(adj, placer.servers, placer.tier, placer.access, placer.rails)
+    hosts = placer.servers | {n for n, d in obs.devices.items() if d.kind == "server"}
+    res.roles = infer_roles(wiring(obs.cables), hosts, placer.tier, placer.access, placer.rails)
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
@@ -596,6 +617,13 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
             )
         )
     res.rows.sort(key=lambda r: _natural(r.planned))
+    res.port_map = learn_port_map(topo, obs, res.placed, keys)
+    if res.port_map:
+        # Judge the switches' cables in the site's numbering: what the map renumbers
+        # is the site's convention, not a contradiction.
+        adj = _adjacency(obs, {k: res.port_map.get(k, v) for k, v in keys.items()})
+        switches = sum(1 for p in res.placed.values() if plan.role.get(p) in _TIER)
+        res.notes.append(convention_note(res.port_map, switches))
     res.contradictions = _contradictions(plan, adj, res.placed)
     res.contradictions += _rail_dissent(placer.rails, res.placed, plan)
     res.contradictions += [

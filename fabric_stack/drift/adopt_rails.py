@@ -31,6 +31,8 @@ class RailVote:
     """Server cables whose NIC the plan names."""
     dissent: tuple[tuple[Rail, int], ...]
     """Other (plane, rail) → cables, most first."""
+    dissenters: tuple[tuple[Rail, tuple[str, ...]], ...] = ()
+    """Other (plane, rail) → the hosts whose NIC of that rail is on this leaf."""
 
     @property
     def strict(self) -> bool:
@@ -39,7 +41,14 @@ class RailVote:
 
     def dissent_text(self) -> str:
         """``'2 on rail 1, 1 on rail 6'`` (empty when every cable agrees)."""
-        return ", ".join(f"{n} on rail {r}" for (_, r), n in self.dissent)
+        hosts = dict(self.dissenters)
+
+        def who(rail: Rail) -> str:
+            names = hosts.get(rail, ())
+            more = f" +{len(names) - 3}" if len(names) > 3 else ""
+            return f" ({', '.join(names[:3])}{more})" if names else ""
+
+        return ", ".join(f"{n} on rail {r[1]}{who(r)}" for r, n in self.dissent)
 
 
 def nic_rails(
@@ -49,13 +58,16 @@ def nic_rails(
     out: dict[str, RailVote] = {}
     for dev in switches:
         votes: Counter[Rail] = Counter()
+        hosts: dict[Rail, list[str]] = {}
         for _, peer, pk in adj.get(dev, ()):
             if peer in servers and isinstance(pk, str) and pk in nic_rail:
                 votes[nic_rail[pk]] += 1
+                hosts.setdefault(nic_rail[pk], []).append(peer)
         if votes:
             ranked = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))
             (rail, n), rest = ranked[0], ranked[1:]
-            out[dev] = RailVote(rail, n, sum(votes.values()), tuple(rest))
+            who = tuple((r, tuple(sorted(hosts[r]))) for r, _ in rest)
+            out[dev] = RailVote(rail, n, sum(votes.values()), tuple(rest), who)
     return out
 
 

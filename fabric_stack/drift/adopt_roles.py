@@ -73,6 +73,33 @@ def host_groups(adj: Adjacency, servers: set[str], leaves: set[str]) -> dict[str
     return {leaf: label[root(leaf)] for leaf in hosts}
 
 
+def wiring(cables: list[tuple[str, str, str, str]]) -> Adjacency:
+    """Device-level adjacency of every cable, whatever its port names (for roles only)."""
+    adj: Adjacency = {}
+    for a, pa, b, pb in cables:
+        if a != b:
+            adj.setdefault(a, []).append((pa, b, pb))
+            adj.setdefault(b, []).append((pb, a, pa))
+    return adj
+
+
+def raw_tiers(adj: Adjacency, servers: set[str], skip: set[str]) -> dict[str, int]:
+    """Switch tiers by hops from the hosts (1 leaf, 2 spine, 3 core), ``skip`` left out."""
+    out: dict[str, int] = {}
+    seen = set(servers) | skip
+    frontier = [s for s in servers if s in adj]
+    for tier in (1, 2, 3):
+        nxt = []
+        for dev in frontier:
+            for _, peer, _ in adj[dev]:
+                if peer not in seen:
+                    seen.add(peer)
+                    out[peer] = tier
+                    nxt.append(peer)
+        frontier = nxt
+    return out
+
+
 def infer_roles(
     adj: Adjacency,
     servers: set[str],
@@ -80,7 +107,11 @@ def infer_roles(
     access: dict[str, str],
     rails: dict[str, RailVote],
 ) -> dict[str, Role]:
-    """Every observed switch → its :class:`Role` (see the module docstring)."""
+    """Every observed switch → its :class:`Role` (see the module docstring).
+
+    ``adj`` is the wiring of every cable (:func:`wiring`); ``tier`` what the plan's port
+    names gave (a switch missing there is tiered by hops from the hosts)."""
+    tier = {**raw_tiers(adj, servers, set(access)), **tier}
     leaves = {d for d, t in tier.items() if t == 1}
     groups = host_groups(adj, servers, leaves)
     out: dict[str, Role] = {}
@@ -98,12 +129,12 @@ def infer_roles(
         else:
             below = sum(1 for _, p, _ in links if tier.get(p) == t - 1)
             role = "spine" if t == 2 else "core"
-            lower = "leaf" if t == 2 else "spine"
-            out[dev] = Role(dev, role, f"no host on it; {below} cable(s) to {lower}s")
+            lower = "leaves" if t == 2 else "spines"
+            out[dev] = Role(dev, role, f"no host on it; {below} cable(s) to {lower}")
     for dev, role in access.items():
         n = sum(1 for _, p, _ in adj.get(dev, ()) if p in servers)
         out[dev] = Role(dev, role, f"{n} server {role} port(s) on it, no rail NIC")
     return out
 
 
-__all__ = ["Role", "host_groups", "infer_roles", "natural"]
+__all__ = ["Role", "host_groups", "infer_roles", "natural", "raw_tiers", "wiring"]
