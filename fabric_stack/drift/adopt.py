@@ -578,7 +578,12 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     placed, why = placer.placed, placer.why
     res = AdoptResult(notes=notes)
     hosts = placer.servers | {n for n, d in obs.devices.items() if d.kind == "server"}
-    res.roles = infer_roles(wiring(obs.cables), hosts, placer.tier, placer.access, placer.rails)
+    # A fabric manager's (UFM / OpenSM host's) NIC is no rail: its cables cast no rail vote
+    # in the report (they did not decide a rail either: one cable per plane).
+    managers = {d for d, p in placed.items() if plan.role.get(p) == "manager"}
+    leaves = {d for d, t in placer.tier.items() if t == 1}
+    rails = nic_rails(adj, placer.servers - managers, plan.nic_rail, leaves)
+    res.roles = infer_roles(wiring(obs.cables), hosts, placer.tier, placer.access, rails)
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
@@ -625,7 +630,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         switches = sum(1 for p in res.placed.values() if plan.role.get(p) in _TIER)
         res.notes.append(convention_note(res.port_map, switches))
     res.contradictions = _contradictions(plan, adj, res.placed)
-    res.contradictions += _rail_dissent(placer.rails, res.placed, plan)
+    res.contradictions += _rail_dissent(rails, res.placed, plan)
     res.contradictions += [
         (
             "leaf",
@@ -637,8 +642,8 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         if dev in res.placed
     ]
     if placer.overruled:
-        leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
-        res.notes.append(rail_note(len(placer.overruled), leaves))
+        n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
+        res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
 
 

@@ -38,7 +38,7 @@ def learn_port_map(
         if link.role in _UPLINKS:
             key = (back[link.a_device], back[link.b_device])
             planned.setdefault(key, []).append((link.a_port_number, link.b_port_number))
-    seen: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+    seen: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
     for a, pa, b, pb in obs.cables:
         qa, qb = placed.get(a), placed.get(b)
         if qa is None or qb is None:
@@ -47,7 +47,8 @@ def learn_port_map(
             a, pa, b, pb, qa, qb = b, pb, a, pa, qb, qa
         na = number.get((a, pa))
         if (qa, qb) in planned and na is not None:
-            seen.setdefault((a, b), []).append((na, pa, pb))
+            # a set: LLDP reports a cable from both of its switches
+            seen.setdefault((a, b), set()).add((na, pa, pb))
     out: PortMap = {}
     for (a, b), cables in seen.items():
         want = sorted(planned[(placed[a], placed[b])])
