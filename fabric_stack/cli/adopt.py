@@ -21,6 +21,7 @@ from fabric_stack.cli.common import (
 )
 from fabric_stack.cli.sources import chosen_sources, source_options
 from fabric_stack.drift.adopt import (
+    ACCESS_ROLES,
     CLASSES,
     AdoptResult,
     Observation,
@@ -64,13 +65,18 @@ def merge(observations: list[Observation]) -> Observation:
 def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     """Infer which real device sits at which planned position, from the wiring alone.
 
-    A leaf's rail and SU, a spine's index and a server's position come from the
-    cables the fabric reports and the plan's port map; each device goes where
-    most of its cables say, so a few miswires do not move it (`drift` then
-    reports them). Writes the names file for `--names` and reports, per device
-    class, what was placed, what was not and why, and what contradicts the
-    plan. Exit status: 0 all observed compute devices placed, 1 some not placed
-    or contradicting, 2 bad input or nothing placeable.
+    A leaf's SU, a spine's index and a server's position come from the cables
+    the fabric reports and the plan's port map; a leaf's rail from the NICs its
+    hosts use on it (majority, the dissent reported); a storage / in-band / OOB
+    switch from the server ports it serves. Each device goes where most of its
+    cables say, so a few miswires do not move it (`drift` then reports them).
+    Writes the names file for `--names` (and, when the site numbers its
+    switch-to-switch ports its own way, the port map learned from the cables
+    beside it, NAMES.ports.csv, which drift reads) and reports, per device
+    class, what was placed and with what confidence, what was not and why, and
+    what contradicts the plan. A fabric of another shape still gets each
+    switch's role (leaf / spine / core). Exit status: 0 all observed devices
+    placed, 1 some not placed or contradicting, 2 bad input or no role found.
 
     \b
     Examples:
@@ -127,12 +133,20 @@ def unplaceable(result: AdoptResult, obs: Observation, rails: int) -> str:
     )
 
 
+def shown_classes(result: AdoptResult) -> list[str]:
+    """The classes a report lists: the compute fabric's, and an access network's when some
+    of its switches were seen (ibnetdiscover never sees them: no empty rows for them)."""
+    seen = {u.role for u in result.unplaced} | set(result.counts)
+    seen |= {r.role for r in result.roles.values()}
+    return [c for c in CLASSES if c not in ACCESS_ROLES or c in seen]
+
+
 def render_table(result: AdoptResult) -> Table:
     """The per-class report as a rich table, then unplaced devices and contradictions."""
     t = Table(title="adopt: observed devices placed on the plan")
     for col in ("class", "planned", "placed", "not placed", "contradicting"):
         t.add_column(col, justify="right" if col != "class" else "left")
-    for c in CLASSES:
+    for c in shown_classes(result):
         t.add_row(c, *map(str, _row(result, c)))
     other = [u for u in result.unplaced if u.role not in CLASSES]
     t.add_row("other", "-", "-", str(len(other)), "-")
@@ -168,7 +182,7 @@ def render_markdown(result: AdoptResult) -> str:
     """The report as Markdown (for a PR or an issue)."""
     out = ["## adopt", "", "| class | planned | placed | not placed | contradicting |"]
     out.append("|---|---:|---:|---:|---:|")
-    for c in CLASSES:
+    for c in shown_classes(result):
         out.append(f"| {c} | " + " | ".join(map(str, _row(result, c))) + " |")
     if result.unplaced:
         out += ["", "### Not placed", ""]

@@ -21,6 +21,23 @@ How (compute fabric only; the plan's links are the only model of the wiring):
    it: they are left to ``drift``. Two devices claiming one position: the one more
    cables agree on keeps it.
 
+What the wiring says beyond the port map (each in its own module):
+
+* **Rails** (:mod:`~fabric_stack.drift.adopt_rails`): a leaf's rail is the one most of
+  its server cables' NICs serve, whatever the spine ports say; a vote for another rail
+  counts for the same SU's leaf on the NICs' rail, and both the overruled port map and
+  the dissenting hosts are reported as contradictions.
+* **Access switches**: a switch reached on servers' storage / in-band / BMC ports (the
+  plan's names for them) is placed from those ports, as leaves are from rail NICs.
+* **Roles** (:mod:`~fabric_stack.drift.adopt_roles`): every switch's role and host group
+  by hops from the hosts, also on a fabric no planned position fits.
+* **Port map** (:mod:`~fabric_stack.drift.adopt_ports`): the site's switch-to-switch
+  port numbering, learned from the placed cables, for drift.
+
+Every placement carries a confidence (``high``: three quarters of its cables agree;
+``medium``: a majority, or the NICs overruled the port map, or the only free leaf of
+its rail) and what placed it.
+
 Server ports are read as the plan's NIC names (``mlx5_3``); MLNX_OFED's ``HCA-N`` as
 ``mlx5_(N-1)`` (UNVERIFIED, see :func:`~fabric_stack.drift.identity.hca_to_ibdev`);
 any other spelling (``ens3np0``) by its rank among the server's port names, which
@@ -603,6 +620,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
                 reason = why.get(dev, "no placed neighbour to place it from")
             known = res.roles.get(dev)
             if known is not None:
+                role = role if role in CLASSES else known.role
                 group = f"; hosts {known.group}" if known.group else ""
                 reason = f"a {known.role} ({known.basis}{group}) but no planned position: {reason}"
             res.unplaced.append(Unplaced(dev, role, reason))

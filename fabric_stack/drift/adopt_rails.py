@@ -76,7 +76,7 @@ def rail_note(moved: int, leaves: int) -> str:
     return (
         f"{moved} of {leaves} leaves placed on the rail their NICs say, not the one the "
         "plan's leaf↔spine port numbers say: the site numbers its spine ports in another "
-        "convention (drift compares in the plan's numbering and reports those cables)"
+        "convention"
     )
 
 
