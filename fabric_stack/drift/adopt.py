@@ -598,9 +598,17 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     # A fabric manager's (UFM / OpenSM host's) NIC is no rail: its cables cast no rail vote
     # in the report (they did not decide a rail either: one cable per plane).
     managers = {d for d, p in placed.items() if plan.role.get(p) == "manager"}
-    leaves = {d for d, t in placer.tier.items() if t == 1}
-    rails = nic_rails(adj, placer.servers - managers, plan.nic_rail, leaves)
-    res.roles = infer_roles(wiring(obs.cables), hosts, placer.tier, placer.access, rails)
+    rails = placer.rails
+    if managers:
+        leaves = {d for d, t in placer.tier.items() if t == 1}
+        rails = nic_rails(adj, placer.servers - managers, plan.nic_rail, leaves)
+    # Switches the plan's port names did not tier (another fabric's) are tiered by hops
+    # over every cable; when there is none, the keyed wiring says it all (and is cheaper).
+    known = placer.tier.keys() | placer.access.keys() | hosts
+    whole = any(d not in known for d in obs.devices)
+    res.roles = infer_roles(
+        wiring(obs.cables) if whole else adj, hosts, placer.tier, placer.access, rails
+    )
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
@@ -640,7 +648,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
             )
         )
     res.rows.sort(key=lambda r: _natural(r.planned))
-    res.port_map = learn_port_map(topo, obs, res.placed, keys)
+    res.port_map = learn_port_map(topo, obs, res.placed, keys, placer.tier)
     if res.port_map:
         # Judge the switches' cables in the site's numbering: what the map renumbers
         # is the site's convention, not a contradiction.

@@ -27,11 +27,16 @@ PortMap = dict[tuple[str, str], int]
 
 
 def learn_port_map(
-    topo: FabricTopology, obs: Observation, placed: dict[str, str], number: dict[Any, Any]
+    topo: FabricTopology,
+    obs: Observation,
+    placed: dict[str, str],
+    number: dict[Any, Any],
+    tier: dict[str, int],
 ) -> PortMap:
     """The port map of the placed switches' cables (only ports numbered otherwise).
 
-    ``number``: observed (device, port) → its port number as the plan counts them."""
+    ``number``: observed (device, port) → its port number as the plan counts them;
+    ``tier``: observed switch → 1 leaf, 2 spine, 3 core (a cable's lower end first)."""
     back = {d.name: d.planned_name for d in topo.devices}
     planned: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for link in topo.links:
@@ -40,13 +45,16 @@ def learn_port_map(
             planned.setdefault(key, []).append((link.a_port_number, link.b_port_number))
     seen: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
     for a, pa, b, pb in obs.cables:
+        ta, tb = tier.get(a), tier.get(b)
+        if ta is None or tb is None:
+            continue  # a server's cable: its port is its NIC, never renumbered
+        if ta > tb:
+            a, pa, b, pb = b, pb, a, pa
         qa, qb = placed.get(a), placed.get(b)
         if qa is None or qb is None:
             continue
-        if (qb, qa) in planned:
-            a, pa, b, pb, qa, qb = b, pb, a, pa, qb, qa
         na = number.get((a, pa))
-        if (qa, qb) in planned and na is not None:
+        if na is not None and (qa, qb) in planned:
             # a set: LLDP reports a cable from both of its switches
             seen.setdefault((a, b), set()).add((na, pa, pb))
     out: PortMap = {}
