@@ -604,8 +604,8 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         rails = nic_rails(adj, placer.servers - managers, plan.nic_rail, leaves)
     # Switches the plan's port names did not tier (another fabric's) are tiered by hops
     # over every cable; when there is none, the keyed wiring says it all (and is cheaper).
-    known = placer.tier.keys() | placer.access.keys() | hosts
-    whole = any(d not in known for d in obs.devices)
+    tiered = placer.tier.keys() | placer.access.keys() | hosts
+    whole = any(d not in tiered for d in obs.devices)
     res.roles = infer_roles(
         wiring(obs.cables) if whole else adj, hosts, placer.tier, placer.access, rails
     )
