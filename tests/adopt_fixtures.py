@@ -29,8 +29,9 @@ from tests.drift_fixtures import (
 )
 
 
-def site_names(topo: FabricTopology, rng: random.Random) -> dict[str, str]:
-    """planned → a random site name, unique, in the styles real sites use."""
+def site_names(topo: FabricTopology, rng: random.Random, access: bool = False) -> dict[str, str]:
+    """planned → a random site name, unique, in the styles real sites use (``access``: the
+    storage / in-band / OOB switches too)."""
     used: set[str] = set()
     out: dict[str, str] = {}
     styles = {
@@ -40,6 +41,8 @@ def site_names(topo: FabricTopology, rng: random.Random) -> dict[str, str]:
         "core": ["core{:03d}"],
         "manager": ["ufm{:02d}", "sm-host-{:02d}"],
     }
+    if access:
+        styles |= {role: ["sw-{:04d}"] for role in ("storage", "inband", "oob")}
     style = {role: rng.choice(s) for role, s in styles.items()}
     for d in topo.devices:
         if d.role not in style:
@@ -94,13 +97,17 @@ def renamed(wires: list[Wire], names: dict[str, str]) -> list[Wire]:
 
 
 def site_snapshot(
-    spec: dict[str, Any], seed: int, k: int
+    spec: dict[str, Any], seed: int, k: int, access: bool = False
 ) -> tuple[FabricTopology, dict[str, str], list[Wire], list[str]]:
-    """(plan, planned → site name, renamed shuffled wires with k swaps, moved cable ids)."""
+    """(plan, planned → site name, renamed shuffled wires with k swaps, moved cable ids).
+
+    ``access``: the storage, in-band and OOB cables too, their switches named ``sw-NNNN``
+    (a site's generic switch names, nothing in them says the network)."""
     rng = random.Random(seed)
     topo = topology(spec)
-    names = site_names(topo, rng)
-    wires, moved = miswire(clean_wires(topo, FABRIC_ROLES), k, rng)
+    names = site_names(topo, rng, access)
+    roles = None if access else FABRIC_ROLES
+    wires, moved = miswire(clean_wires(topo, roles), k, rng)
     wires = renamed(wires, names)
     rng.shuffle(wires)
     return topo, names, wires, moved
@@ -128,7 +135,9 @@ def write_lldp(
     """lldpd JSON of every switch (neighbours by FQDN chassis name, port ids by name)."""
     directory.mkdir(parents=True, exist_ok=True)
     index = PlanIndex.from_topology(topo)
-    for d in topo.switches("leaf", "spine", "core"):
+    for d in topo.switches("leaf", "spine", "core", "storage", "inband", "oob"):
+        if d.name not in names:
+            continue
         host = names[d.name]
         entries = lldp_entries(index, host, wires, fqdn=lambda n: f"{n}.dc1.example.net")
         (directory / f"{host}.json").write_text(json.dumps(lldpd_json(entries)), encoding="utf-8")

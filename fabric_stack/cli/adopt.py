@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +21,14 @@ from fabric_stack.cli.common import (
 )
 from fabric_stack.cli.sources import chosen_sources, source_options
 from fabric_stack.drift.adopt import (
+    ACCESS_ROLES,
     CLASSES,
     AdoptResult,
     Observation,
     adopt,
     observation_from_snapshot,
 )
+from fabric_stack.drift.names import port_map_path, write_port_map
 from fabric_stack.errors import FabricStackError
 from fabric_stack.files.names_file import write_names
 from fabric_stack.files.outputs import write_file
@@ -62,13 +65,18 @@ def merge(observations: list[Observation]) -> Observation:
 def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     """Infer which real device sits at which planned position, from the wiring alone.
 
-    A leaf's rail and SU, a spine's index and a server's position come from the
-    cables the fabric reports and the plan's port map; each device goes where
-    most of its cables say, so a few miswires do not move it (`drift` then
-    reports them). Writes the names file for `--names` and reports, per device
-    class, what was placed, what was not and why, and what contradicts the
-    plan. Exit status: 0 all observed compute devices placed, 1 some not placed
-    or contradicting, 2 bad input or nothing placeable.
+    A leaf's SU, a spine's index and a server's position come from the cables
+    the fabric reports and the plan's port map; a leaf's rail from the NICs its
+    hosts use on it (majority, the dissent reported); a storage / in-band / OOB
+    switch from the server ports it serves. Each device goes where most of its
+    cables say, so a few miswires do not move it (`drift` then reports them).
+    Writes the names file for `--names` (and, when the site numbers its
+    switch-to-switch ports its own way, the port map learned from the cables
+    beside it, NAMES.ports.csv, which drift reads) and reports, per device
+    class, what was placed and with what confidence, what was not and why, and
+    what contradicts the plan. A fabric of another shape still gets each
+    switch's role (leaf / spine / core). Exit status: 0 all observed devices
+    placed, 1 some not placed or contradicting, 2 bad input or no role found.
 
     \b
     Examples:
@@ -84,9 +92,14 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     topo = build_topology(size_fabric(spec))
     result = adopt(topo, obs)
     if not result.placed:
-        raise AdoptError(unplaceable(result, obs, topo.plan.rails))
+        if not result.roles:
+            raise AdoptError(unplaceable(result, obs, topo.plan.rails))
+        # Not this plan's shape, but the wiring still says what each switch is.
+        result.notes.insert(0, unplaceable(result, obs, topo.plan.rails))
     if out is not None:
         write_file(out, write_names(result.rows))
+        if result.port_map:
+            write_file(port_map_path(out), write_port_map(result.port_map))
     if fmt == "json":
         echo_json({"origin": obs.origin, **result.to_json()})
     elif fmt == "markdown":
@@ -107,12 +120,26 @@ def unplaceable(result: AdoptResult, obs: Observation, rails: int) -> str:
         ports.setdefault(a, set()).add(pa)
         ports.setdefault(b, set()).add(pb)
     most = max((len(ports.get(s.name, ())) for s in servers), default=0)
+    roles = Counter(r.role for r in result.roles.values())
+    found = (
+        " (roles from the wiring: " + ", ".join(f"{n} {r}" for r, n in sorted(roles.items())) + ")"
+        if roles
+        else ""
+    )
     return (
         f"{obs.origin}: none of the {len(obs.devices)} observed devices can be placed on the "
         f"plan: {len(servers)} server(s) with at most {most} fabric port(s) each where the plan's "
         f"servers have {rails} rails, and no switch cabled like the plan's leaves and spines "
-        "(not a rail-optimized fabric of this size: check --gpus, --switch, --su-nodes)"
+        f"(not a rail-optimized fabric of this size: check --gpus, --switch, --su-nodes){found}"
     )
+
+
+def shown_classes(result: AdoptResult) -> list[str]:
+    """The classes a report lists: the compute fabric's, and an access network's when some
+    of its switches were seen (ibnetdiscover never sees them: no empty rows for them)."""
+    seen = {u.role for u in result.unplaced} | set(result.counts)
+    seen |= {r.role for r in result.roles.values()}
+    return [c for c in CLASSES if c not in ACCESS_ROLES or c in seen]
 
 
 def render_table(result: AdoptResult) -> Table:
@@ -120,7 +147,7 @@ def render_table(result: AdoptResult) -> Table:
     t = Table(title="adopt: observed devices placed on the plan")
     for col in ("class", "planned", "placed", "not placed", "contradicting"):
         t.add_column(col, justify="right" if col != "class" else "left")
-    for c in CLASSES:
+    for c in shown_classes(result):
         t.add_row(c, *map(str, _row(result, c)))
     other = [u for u in result.unplaced if u.role not in CLASSES]
     t.add_row("other", "-", "-", str(len(other)), "-")
@@ -130,6 +157,11 @@ def render_table(result: AdoptResult) -> Table:
 def detail_lines(result: AdoptResult, limit: int = 200) -> list[str]:
     """Unplaced devices, contradictions and notes, one line each (the first ``limit``)."""
     lines = [f"not placed: {u.device} ({u.role}): {u.why}" for u in result.unplaced]
+    lines += [
+        f"placed with {c} confidence: {d} as {result.placed[d]}: {b}"
+        for d, (c, b) in sorted(result.confidence.items())
+        if c != "high"
+    ]
     lines += [
         f"contradicts the plan: {d} ({k}): {w} — left to drift" for k, d, w in result.contradictions
     ]
@@ -151,7 +183,7 @@ def render_markdown(result: AdoptResult) -> str:
     """The report as Markdown (for a PR or an issue)."""
     out = ["## adopt", "", "| class | planned | placed | not placed | contradicting |"]
     out.append("|---|---:|---:|---:|---:|")
-    for c in CLASSES:
+    for c in shown_classes(result):
         out.append(f"| {c} | " + " | ".join(map(str, _row(result, c))) + " |")
     if result.unplaced:
         out += ["", "### Not placed", ""]

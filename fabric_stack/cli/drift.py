@@ -33,7 +33,7 @@ from fabric_stack.drift import (
 )
 from fabric_stack.drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
 from fabric_stack.drift.ignore import alias_rates
-from fabric_stack.drift.names import bind_macs, bindings, with_planned
+from fabric_stack.drift.names import bind_macs, bind_ports, bindings, port_map_of, with_planned
 from fabric_stack.drift.scheduler import compare_scheduler
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.topology.build import FabricTopology, build_topology
@@ -146,7 +146,8 @@ def drift_cmd(
             snapshots = [r.load() for r in readers(lambda n: bar.advance(task, n))]
     else:
         snapshots = [r.load() for r in readers(None)]
-    snapshots = [bind_macs(s, macs) for s in snapshots]
+    port_map = port_map_of(spec)
+    snapshots = [bind_ports(bind_macs(s, macs), port_map) for s in snapshots]
     topo = build_topology(size_fabric(spec))
     index = PlanIndex.from_topology(topo)
     report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)

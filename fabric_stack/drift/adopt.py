@@ -21,6 +21,23 @@ How (compute fabric only; the plan's links are the only model of the wiring):
    it: they are left to ``drift``. Two devices claiming one position: the one more
    cables agree on keeps it.
 
+What the wiring says beyond the port map (each in its own module):
+
+* **Rails** (:mod:`~fabric_stack.drift.adopt_rails`): a leaf's rail is the one most of
+  its server cables' NICs serve, whatever the spine ports say; a vote for another rail
+  counts for the same SU's leaf on the NICs' rail, and both the overruled port map and
+  the dissenting hosts are reported as contradictions.
+* **Access switches**: a switch reached on servers' storage / in-band / BMC ports (the
+  plan's names for them) is placed from those ports, as leaves are from rail NICs.
+* **Roles** (:mod:`~fabric_stack.drift.adopt_roles`): every switch's role and host group
+  by hops from the hosts, also on a fabric no planned position fits.
+* **Port map** (:mod:`~fabric_stack.drift.adopt_ports`): the site's switch-to-switch
+  port numbering, learned from the placed cables, for drift.
+
+Every placement carries a confidence (``high``: three quarters of its cables agree;
+``medium``: a majority, or the NICs overruled the port map, or the only free leaf of
+its rail) and what placed it.
+
 Server ports are read as the plan's NIC names (``mlx5_3``); MLNX_OFED's ``HCA-N`` as
 ``mlx5_(N-1)`` (UNVERIFIED, see :func:`~fabric_stack.drift.identity.hca_to_ibdev`);
 any other spelling (``ens3np0``) by its rank among the server's port names, which
@@ -35,6 +52,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabric_stack.compat.pydantic_internals import trusted_instance
+from fabric_stack.drift.adopt_ports import PortMap, convention_note, learn_port_map
+from fabric_stack.drift.adopt_rails import Adjacency, RailVote, nic_rails, rail_note
+from fabric_stack.drift.adopt_roles import Role, infer_roles, natural, wiring
 from fabric_stack.drift.identity import hca_to_ibdev, switch_port_number
 from fabric_stack.drift.observation import (
     Observation,
@@ -47,10 +67,12 @@ from fabric_stack.naming.site import SiteName, check_label
 from fabric_stack.topology.build import COMPUTE_ROLES, FabricTopology
 from fabric_stack.topology.model import MANAGER_ROLE
 
-CLASSES = ("server", "manager", "leaf", "spine", "core")
+ACCESS_ROLES = ("storage", "inband", "oob")
+"""Link (and switch) roles of the access networks: placed by the server ports they serve."""
+CLASSES = ("server", "manager", "leaf", "spine", "core", *ACCESS_ROLES)
+"""Device classes the report counts (compute fabric, then the access switches)."""
 _HOSTS = frozenset({"server", "manager"})
 """Planned roles an observed host (a device whose ports are NICs) can take."""
-"""Device classes the report counts (compute fabric)."""
 
 _NUM = re.compile(r"(\d+)")
 
@@ -79,6 +101,12 @@ class AdoptResult:
     counts: dict[str, int] = field(default_factory=dict)
     """Placed devices per class."""
     notes: list[str] = field(default_factory=list)
+    confidence: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Placed device → (high / medium / low, what placed it)."""
+    roles: dict[str, Role] = field(default_factory=dict)
+    """Every observed switch → its role from the wiring (placed or not)."""
+    port_map: PortMap = field(default_factory=dict)
+    """(site device, site port) → the plan's port number, where the site numbers otherwise."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-compatible report."""
@@ -99,7 +127,29 @@ class AdoptResult:
             "unplaced_other": [
                 {"device": u.device, "why": u.why} for u in self.unplaced if u.role not in CLASSES
             ],
-            "mapping": [{"planned": r.planned, "actual": r.actual} for r in self.rows],
+            "mapping": [
+                {
+                    "planned": r.planned,
+                    "actual": r.actual,
+                    "confidence": self.confidence.get(r.actual, ("", ""))[0],
+                    "basis": self.confidence.get(r.actual, ("", ""))[1],
+                }
+                for r in self.rows
+            ],
+            "roles": [
+                {
+                    "device": r.device,
+                    "role": r.role,
+                    "rail": r.rail,
+                    "group": r.group,
+                    "basis": r.basis,
+                }
+                for r in sorted(self.roles.values(), key=lambda r: natural(r.device))
+            ],
+            "port_map": [
+                {"device": d, "port": p, "planned_port": n}
+                for (d, p), n in sorted(self.port_map.items())
+            ],
             "notes": self.notes,
         }
 
@@ -131,9 +181,17 @@ class _Plan:
         self.peer: dict[tuple[str, Any], tuple[str, Any]] = {}
         self.sig: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
         self.nic_names: set[str] = set()
+        self.access_role: dict[str, str] = {}
+        """Server port name of a storage / in-band / OOB cable → that network's switch role."""
         peer, sig, nics = self.peer, self.sig, self.nic_names
         for link in topo.links:
             role = link.role
+            if role in ACCESS_ROLES:
+                a, b = back[link.a_device], back[link.b_device]
+                self.access_role[link.a_port] = self.role[b]
+                peer[(a, link.a_port)] = (b, link.b_port_number)
+                peer[(b, link.b_port_number)] = (a, link.a_port)
+                continue
             if role not in COMPUTE_ROLES and role != MANAGER_ROLE:
                 continue
             a, b, bn = back[link.a_device], back[link.b_device], link.b_port_number
@@ -162,11 +220,20 @@ class _Plan:
         }
         """NIC name → (plane, rail) it serves."""
         self.leaves: dict[tuple[int, int], list[str]] = {}
+        self.leaf_at: dict[tuple[int, int, int, int], str] = {}
+        """(plane, pod, su, rail) → planned leaf."""
         for d in topo.switches("leaf"):
             self.leaves.setdefault((d.plane, d.rail), []).append(d.planned_name)
-        compute = [v for k, v in self.schemes.items() if self.role.get(k) in CLASSES]
+            self.leaf_at[(d.plane, d.pod, d.su, d.rail)] = d.planned_name
+        compute = [v for k, v in self.schemes.items() if self.role.get(k) in _TIER]
         self.ppc = max((s.ports_per_cage for s in compute), default=1)
         """Logical ports per cage of the compute switches (how their port labels count)."""
+        self.access_ppc: dict[str, int] = {}
+        """Access switch role → logical ports per cage (a storage switch may split 4 ways)."""
+        for k, v in self.schemes.items():
+            r = self.role.get(k, "")
+            if r in ACCESS_ROLES:
+                self.access_ppc[r] = max(self.access_ppc.get(r, 1), v.ports_per_cage)
 
     def common(self, key: tuple[str, int, int]) -> tuple[Any, Any] | None:
         """The attributes every planned a-end (b-end) of port-pair signature ``key`` shares."""
@@ -186,7 +253,7 @@ class _Plan:
 def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any], list[str]]:
     """Each observed (device, port) → the plan's port key: a number or a NIC name."""
     nic_of: dict[str, str | None] = {}
-    number_of: dict[str, int | None] = {}
+    number_of: dict[tuple[str, int], int | None] = {}
 
     def nic(port: str) -> str | None:
         if port not in nic_of:
@@ -194,19 +261,27 @@ def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any
             nic_of[port] = ib if ib in plan.nic_names else None
         return nic_of[port]
 
-    def number(port: str) -> int | None:
-        if port not in number_of:
+    def number(port: str, ppc: int) -> int | None:
+        if (port, ppc) not in number_of:
             raw = port.split("/")[-1] if port.startswith("U") else port
-            number_of[port] = switch_port_number(raw, plan.ppc)
-        return number_of[port]
+            number_of[(port, ppc)] = switch_port_number(raw, ppc)
+        return number_of[(port, ppc)]
 
     devices = obs.devices
     servers = {n for n, d in devices.items() if d.kind == "server"}
+    access = plan.access_role
     for a, pa, b, pb in obs.cables:
-        if not devices[a].kind and nic(pa):
+        if not devices[a].kind and (nic(pa) or pa in access):
             servers.add(a)
-        if not devices[b].kind and nic(pb):
+        if not devices[b].kind and (nic(pb) or pb in access):
             servers.add(b)
+    # A switch a server reaches on a storage / in-band / BMC port counts its ports as the
+    # plan's switches of that network do.
+    ppc: dict[str, int] = {}
+    for a, pa, b, pb in obs.cables:
+        for host, hp, sw in ((a, pa, b), (b, pb, a)):
+            if host in servers and hp in access and not nic(hp) and sw not in servers:
+                ppc[sw] = plan.access_ppc.get(access[hp], plan.ppc)
     keys: dict[tuple[str, str], Any] = {}
     odd: dict[str, set[str]] = {}
     for a, pa, b, pb in obs.cables:
@@ -215,20 +290,24 @@ def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any
                 ib = nic(port)
                 if ib is not None:
                     keys[(dev, port)] = ib
+                elif port in access:  # a storage / in-band / BMC port, by the plan's name
+                    keys[(dev, port)] = port
                 else:
                     odd.setdefault(dev, set()).add(port)
             else:
-                n = number(port)
+                n = number(port, ppc.get(dev, plan.ppc))
                 if n is not None:
                     keys[(dev, port)] = n
     notes: list[str] = []
     nics = sorted(plan.nic_names, key=_natural)
     ranked = 0
-    named = {dev for (dev, _), k in keys.items() if isinstance(k, str)}
+    named = {dev for (dev, _), k in keys.items() if isinstance(k, str) and k in plan.nic_names}
     for dev, ports in odd.items():
         # Rank only on a server none of whose ports has a plan NIC name: where some do,
         # the others are its storage / in-band / BMC ports, not rail NICs named otherwise.
-        if dev not in named and len(ports) <= len(nics):
+        # A one-port device (an HCA keeping its factory NodeDesc, 'MT4129 ConnectX7') has
+        # no rank to read: its port '1' says nothing about which NIC it is.
+        if dev not in named and (len(ports) > 1 or len(nics) == 1) and len(ports) <= len(nics):
             for port, name in zip(sorted(ports, key=_natural), nics, strict=False):
                 keys[(dev, port)] = name
                 ranked += 1
@@ -248,7 +327,8 @@ def _natural(text: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in _NUM.split(text)]
 
 
-Adjacency = dict[str, list[tuple[Any, str, Any]]]
+Offer = tuple[int, str, str, tuple[str, str]]
+"""(agreeing cables, observed device, planned position, (confidence, basis))."""
 
 
 def _adjacency(obs: Observation, keys: dict[tuple[str, str], Any]) -> Adjacency:
@@ -262,15 +342,37 @@ def _adjacency(obs: Observation, keys: dict[tuple[str, str], Any]) -> Adjacency:
     return adj
 
 
-def tiers(obs: Observation, adj: Adjacency) -> dict[str, int]:
-    """Switch tiers by distance from the servers: 1 leaf, 2 spine, 3 core."""
+def _access_roles(
+    adj: Adjacency, servers: set[str], access_role: dict[str, str], tiered: set[str]
+) -> dict[str, str]:
+    """Switches reached only on servers' storage / in-band / BMC ports → that network's role
+    (the role most of those server ports serve in the plan)."""
+    out: dict[str, str] = {}
+    for dev, links in adj.items():
+        if dev in servers or dev in tiered:
+            continue
+        votes = Counter(access_role[pk] for _, p, pk in links if p in servers and pk in access_role)
+        if votes:
+            role, n = votes.most_common(1)[0]
+            if n * 2 > sum(votes.values()):
+                out[dev] = role
+    return out
+
+
+def tiers(obs: Observation, adj: Adjacency, nics: set[str] | None = None) -> dict[str, int]:
+    """Switch tiers by distance from the servers: 1 leaf, 2 spine, 3 core.
+
+    With ``nics``, only a cable on one of those server ports makes a leaf (a switch
+    reached only on storage / in-band / BMC ports is an access switch, no tier)."""
     out: dict[str, int] = {}
     frontier = [d for d in adj if obs.devices[d].kind == "server"]
     seen = set(frontier)
     for tier in (1, 2, 3):
         nxt = []
         for dev in frontier:
-            for _, peer, _ in adj[dev]:
+            for k, peer, _ in adj[dev]:
+                if tier == 1 and nics is not None and k not in nics:
+                    continue
                 if peer not in seen:
                     seen.add(peer)
                     out[peer] = tier
@@ -351,22 +453,32 @@ class _Placer:
 
     def __init__(self, obs: Observation, plan: _Plan, adj: Adjacency) -> None:
         self.obs, self.plan, self.adj = obs, plan, adj
-        self.tier = tiers(obs, adj)
+        self.tier = tiers(obs, adj, plan.nic_names)
+        self.servers = {d for d in adj if obs.devices[d].kind == "server"}
+        self.rails = nic_rails(
+            adj, self.servers, plan.nic_rail, {d for d, t in self.tier.items() if t == 1}
+        )
         self.anchors = _anchors(obs, plan, adj, self.tier)
+        self.access = _access_roles(adj, self.servers, plan.access_role, set(self.tier))
         self.placed: dict[str, str] = {}
         self.taken: dict[str, str] = {}
         self.why: dict[str, str] = {}
+        self.basis: dict[str, tuple[str, str]] = {}
+        """Placed device → (confidence high/medium/low, what placed it)."""
+        self.overruled: dict[str, str] = {}
+        """Leaf → the position the port map said, where its NICs said another rail."""
 
     def want(self, dev: str) -> str:
-        """The planned role an observed device can take (by kind and tier)."""
+        """The planned role an observed device can take (by kind, tier or access ports)."""
         if self.obs.devices[dev].kind == "server":
             return "server"
-        return {1: "leaf", 2: "spine", 3: "core"}.get(self.tier.get(dev, 0), "")
+        role = {1: "leaf", 2: "spine", 3: "core"}.get(self.tier.get(dev, 0), "")
+        return role or self.access.get(dev, "")
 
     def rounds(self) -> None:
         """Place by votes until nothing changes (each round sees the last one's placements)."""
         for _ in range(16):
-            offers: list[tuple[int, str, str]] = []
+            offers: list[Offer] = []
             for dev in self.adj:
                 if dev in self.placed:
                     continue
@@ -376,12 +488,15 @@ class _Placer:
             if not self._accept(offers):
                 break
 
-    def _offer(self, dev: str) -> tuple[int, str, str] | None:
+    def _offer(self, dev: str) -> Offer | None:
         c, voters = _votes(dev, self.adj, self.plan, self.placed, self.anchors.get(dev))
         want = self.want(dev)
         fits = _HOSTS if want == "server" else {want}
         for cand in [x for x in c if self.plan.role.get(x) not in fits]:
             del c[cand]
+        said: dict[str, str] = {}
+        if want == "leaf":
+            c, said = self._by_nics(dev, c)
         best = c.most_common(2)
         if not best:
             return None
@@ -396,15 +511,47 @@ class _Placer:
                 else f"only {n} cable(s) say where it is"
             )
             return None
-        return n, dev, cand
+        basis = f"{n} of {voters} cables agree"
+        confidence = "high" if n * 4 >= voters * 3 else "medium"
+        if cand in said:
+            basis += f"; its NICs say rail {self.plan.attrs[cand].rail}, the port map {said[cand]}"
+            confidence = "medium"
+            self.overruled[dev] = said[cand]
+        return n, dev, cand, (confidence, basis)
 
-    def _accept(self, offers: list[tuple[int, str, str]]) -> bool:
+    def _by_nics(self, dev: str, c: Counter[str]) -> tuple[Counter[str], dict[str, str]]:
+        """Votes for leaf positions moved onto the rail the leaf's NICs say (majority).
+
+        The port map says a leaf's SU and rail; the NIC names on its server cables say the
+        rail whatever the site's spine-port convention. A vote for another rail counts for
+        the same SU's leaf on the NICs' rail (``said``: that position → the one voted)."""
+        rv = self.rails.get(dev)
+        if rv is None or not rv.strict:
+            return c, {}
+        direct: Counter[str] = Counter()
+        moved: Counter[str] = Counter()
+        said: dict[str, str] = {}
+        plane, rail = rv.rail
+        for cand, n in c.items():
+            a = self.plan.attrs[cand]
+            if (a.plane, a.rail) == rv.rail:
+                direct[cand] += n
+                continue
+            alt = self.plan.leaf_at.get((plane, a.pod, a.su, rail))
+            if alt is not None:
+                moved[alt] += n
+                said.setdefault(alt, cand)
+        said = {alt: x for alt, x in said.items() if moved[alt] > direct[alt]}
+        return direct + moved, said
+
+    def _accept(self, offers: list[Offer]) -> bool:
         changed = False
-        for _n, dev, cand in sorted(offers, key=lambda o: (-o[0], o[1])):
+        for _n, dev, cand, basis in sorted(offers, key=lambda o: (-o[0], o[1])):
             if cand in self.taken:
                 self.why[dev] = f"position {cand} is held by {self.taken[cand]} (more cables agree)"
                 continue
             self.placed[dev], self.taken[cand] = cand, dev
+            self.basis[dev] = basis
             self.why.pop(dev, None)
             changed = True
         return changed
@@ -413,20 +560,20 @@ class _Placer:
         """Leaves the port map could not place, by the rail of the NICs they serve, when
         one planned leaf of that plane and rail is left (a site cabled differently above
         the leaves, or a single SU). Returns whether any was placed."""
-        offers: list[tuple[int, str, str]] = []
+        offers: list[Offer] = []
         for dev in self.adj:
             if dev in self.placed or self.want(dev) != "leaf":
                 continue
-            rails: Counter[tuple[int, int]] = Counter()
-            for _, peer, pk in self.adj[dev]:
-                if self.obs.devices[peer].kind == "server" and isinstance(pk, str):
-                    rails[self.plan.nic_rail.get(pk, (0, 0))] += 1
-            if not rails:
+            rv = self.rails.get(dev)
+            if rv is None or not rv.strict:
                 continue
-            (key, n) = rails.most_common(1)[0]
-            free = [x for x in self.plan.leaves.get(key, ()) if x not in self.taken]
-            if len(free) == 1 and n * 2 > sum(rails.values()):
-                offers.append((n, dev, free[0]))
+            free = [x for x in self.plan.leaves.get(rv.rail, ()) if x not in self.taken]
+            if len(free) == 1:
+                basis = (
+                    f"the only free leaf of rail {rv.rail[1]}, the rail {rv.agree} of "
+                    f"{rv.total} of its server cables say"
+                )
+                offers.append((rv.agree, dev, free[0], ("medium", basis)))
         return self._accept(offers)
 
 
@@ -447,6 +594,21 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     placer = _place(obs, plan, adj)
     placed, why = placer.placed, placer.why
     res = AdoptResult(notes=notes)
+    hosts = placer.servers | {n for n, d in obs.devices.items() if d.kind == "server"}
+    # A fabric manager's (UFM / OpenSM host's) NIC is no rail: its cables cast no rail vote
+    # in the report (they did not decide a rail either: one cable per plane).
+    managers = {d for d, p in placed.items() if plan.role.get(p) == "manager"}
+    rails = placer.rails
+    if managers:
+        leaves = {d for d, t in placer.tier.items() if t == 1}
+        rails = nic_rails(adj, placer.servers - managers, plan.nic_rail, leaves)
+    # Switches the plan's port names did not tier (another fabric's) are tiered by hops
+    # over every cable; when there is none, the keyed wiring says it all (and is cheaper).
+    tiered = placer.tier.keys() | placer.access.keys() | hosts
+    whole = any(d not in tiered for d in obs.devices)
+    res.roles = infer_roles(
+        wiring(obs.cables) if whole else adj, hosts, placer.tier, placer.access, rails
+    )
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
@@ -464,6 +626,11 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
                 reason = "no cable on a port the plan has (not a compute-fabric device?)"
             else:
                 reason = why.get(dev, "no placed neighbour to place it from")
+            known = res.roles.get(dev)
+            if known is not None:
+                role = role if role in CLASSES else known.role
+                group = f"; hosts {known.group}" if known.group else ""
+                reason = f"a {known.role} ({known.basis}{group}) but no planned position: {reason}"
             res.unplaced.append(Unplaced(dev, role, reason))
             continue
         problem = check_label(dev)
@@ -471,6 +638,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
             res.unplaced.append(Unplaced(dev, role, f"placed at {p} but {problem}"))
             continue
         res.placed[dev] = p
+        res.confidence[dev] = placer.basis.get(dev, ("medium", ""))
         res.counts[role] = res.counts.get(role, 0) + 1
         # Values already checked: the name just above, GUIDs normalised by the reader.
         res.rows.append(
@@ -480,8 +648,46 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
             )
         )
     res.rows.sort(key=lambda r: _natural(r.planned))
+    res.port_map = learn_port_map(topo, obs, res.placed, keys, placer.tier)
+    if res.port_map:
+        # Judge the switches' cables in the site's numbering: what the map renumbers
+        # is the site's convention, not a contradiction.
+        adj = _adjacency(obs, {k: res.port_map.get(k, v) for k, v in keys.items()})
+        switches = sum(1 for p in res.placed.values() if plan.role.get(p) in _TIER)
+        res.notes.append(convention_note(res.port_map, switches))
     res.contradictions = _contradictions(plan, adj, res.placed)
+    res.contradictions += _rail_dissent(rails, res.placed, plan)
+    res.contradictions += [
+        (
+            "leaf",
+            dev,
+            f"the plan's spine ports say {said}, its NICs say rail "
+            f"{plan.attrs[res.placed[dev]].rail}: placed as {res.placed[dev]} by its NICs",
+        )
+        for dev, said in sorted(placer.overruled.items())
+        if dev in res.placed
+    ]
+    if placer.overruled:
+        n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
+        res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def _rail_dissent(
+    rails: dict[str, RailVote], placed: dict[str, str], plan: _Plan
+) -> list[tuple[str, str, str]]:
+    """Leaves some of whose server cables come from another rail's NIC (majority kept)."""
+    out: list[tuple[str, str, str]] = []
+    for dev in sorted(rails, key=natural):
+        rv = rails[dev]
+        if not rv.dissent:
+            continue
+        where = f"placed as {placed[dev]}" if dev in placed else "not placed"
+        head = f"rail {rv.rail[1]} by {rv.agree} of {rv.total} server cables"
+        if not rv.strict:
+            head = f"no rail has most of its {rv.total} server cables ({rv.rail[1]}: {rv.agree})"
+        out.append(("leaf", dev, f"{head}; dissent: {rv.dissent_text()} ({where})"))
+    return out
 
 
 def _contradictions(
@@ -504,23 +710,7 @@ def _contradictions(
                 )
             continue
         if d.role == "leaf":
-            rails = sorted(
-                {
-                    _nic_rail(plan, placed[x], pk)
-                    for _, x, pk in adj[dev]
-                    if x in placed and plan.role.get(placed[x]) == "server"
-                }
-                - {0}
-            )
-            if len(rails) > 1:
-                out.append(
-                    (
-                        "leaf",
-                        dev,
-                        f"serves rails {', '.join(map(str, rails))} (placed as rail {d.rail}: {p})",
-                    )
-                )
-            continue
+            continue  # a leaf's rail dissent is read from its NICs (_rail_dissent)
         bad = sum(
             1 for k, x, pk in adj[dev] if x in placed and plan.peer.get((p, k)) != (placed[x], pk)
         )
@@ -534,11 +724,6 @@ def _contradictions(
                 )
             )
     return out
-
-
-def _nic_rail(plan: _Plan, server: str, port: Any) -> int:
-    q = plan.peer.get((server, port))
-    return plan.attrs[q[0]].rail if q else 0
 
 
 __all__ = [

@@ -10,9 +10,13 @@ fabric's own name for it is missing or stale.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from fabric_stack.drift.identity import is_mac, normalize_mac
-from fabric_stack.drift.model import DriftReport, Finding, Snapshot
+from fabric_stack.drift.identity import is_mac, normalize_mac, unquote
+from fabric_stack.drift.model import DriftReport, Endpoint, Finding, Snapshot
+from fabric_stack.drift.observation import short_name
+from fabric_stack.errors import InputFileError
+from fabric_stack.files import inputs
 from fabric_stack.spec.model import FabricSpec
 from fabric_stack.topology.build import FabricTopology
 
@@ -55,6 +59,74 @@ def bind_macs(snap: Snapshot, macs: dict[str, str]) -> Snapshot:
     return snap
 
 
+PORT_MAP_COLUMNS = ("device", "port", "planned_port")
+"""Columns of a port map file (what ``adopt --out`` writes beside the names file)."""
+
+
+def port_map_path(names_file: str | Path) -> Path:
+    """Where the port map of names file ``names.csv`` lives: ``names.ports.csv`` beside it."""
+    p = Path(names_file)
+    return p.with_name(f"{p.stem}.ports{p.suffix or '.csv'}")
+
+
+def write_port_map(port_map: dict[tuple[str, str], int]) -> str:
+    """A port map CSV: the site's (device, port) → the plan's port number."""
+    lines = [",".join(PORT_MAP_COLUMNS)]
+    lines += [f"{d},{p},{n}" for (d, p), n in sorted(port_map.items())]
+    return "\n".join(lines) + "\n"
+
+
+def load_port_map(path: str | Path) -> dict[tuple[str, str], int]:
+    """The port map in ``path``; a bad line is one InputFileError naming it."""
+    p = str(path)
+    rows = inputs.csv_reader(inputs.read_text(path), p)
+    header = [h.strip().lower() for h in next(rows, [])]
+    if tuple(header) != PORT_MAP_COLUMNS:
+        raise InputFileError(p, f"expected the header {','.join(PORT_MAP_COLUMNS)}", 1)
+    out: dict[tuple[str, str], int] = {}
+    for line, raw in enumerate(rows, start=2):
+        if not raw or all(not c.strip() for c in raw):
+            continue
+        if len(raw) != 3 or not raw[2].strip().isdigit() or not raw[0].strip():
+            raise InputFileError(
+                p, "expected device,port,planned_port (planned_port a port number)", line
+            )
+        out[(raw[0].strip(), raw[1].strip())] = int(raw[2])
+    return out
+
+
+def port_map_of(spec: FabricSpec) -> dict[tuple[str, str], int]:
+    """The port map beside the spec's names file (empty: none there, or no names file)."""
+    if not spec.names.file:
+        return {}
+    path = port_map_path(spec.names.file)
+    return load_port_map(path) if path.is_file() else {}
+
+
+def bind_ports(snap: Snapshot, port_map: dict[tuple[str, str], int]) -> Snapshot:
+    """``snap`` with every switch port the port map names renumbered as the plan counts it
+    (the site's own leaf↔spine convention, learned by ``adopt``)."""
+    if not port_map:
+        return snap
+
+    def mapped(end: Endpoint) -> Endpoint:
+        n = port_map.get((short_name(end.device), unquote(end.port)))
+        return end if n is None else replace(end, port=str(n))
+
+    links = []
+    hits = 0
+    for link in snap.links:
+        a, b = mapped(link.a), mapped(link.b)
+        if a is not link.a or b is not link.b:
+            hits += 1
+            link = replace(link, a=a, b=b)
+        links.append(link)
+    if hits:
+        snap.links = links
+        snap.notes.append(f"{hits} link(s) renumbered by the names file's port map")
+    return snap
+
+
 def with_planned(report: DriftReport, topo: FabricTopology) -> DriftReport:
     """Every finding's summary with the planned position of each renamed device it names."""
     planned = {d.name: d.planned for d in topo.devices if d.planned and d.planned != d.name}
@@ -75,4 +147,14 @@ def with_planned(report: DriftReport, topo: FabricTopology) -> DriftReport:
     return report.model_copy(update={"findings": out})
 
 
-__all__ = ["bind_macs", "bindings", "with_planned"]
+__all__ = [
+    "PORT_MAP_COLUMNS",
+    "bind_macs",
+    "bind_ports",
+    "bindings",
+    "load_port_map",
+    "port_map_of",
+    "port_map_path",
+    "with_planned",
+    "write_port_map",
+]
