@@ -95,7 +95,9 @@ def run(project_dir: Path | None = None) -> None:
             )
 
     on = settings.get("config_records", True) not in (False, "false")
-    extras = config_records(pipe, project_dir) if on else {}
+    # Off, the Fabric record says so: plan then knows a switch record without
+    # allocations was not written before stable allocations (growth.recorded_changes).
+    extras = config_records(pipe, project_dir) if on else {"": {"config_records": False}}
     FabricComponent(
         spec.name,
         pipe.intent,

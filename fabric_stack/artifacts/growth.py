@@ -279,14 +279,16 @@ def recorded_changes(
 ) -> list[AddressChange]:
     """Allocations the stack recorded that the new plan moves, per object, with the reason.
 
-    Per existing switch whose new record carries allocations: a record without them was
-    written before stable allocations (the values are what that code numbered:
+    Per existing switch whose new record carries allocations: a record without them
+    (unless the Fabric record says ``config_records: false``) was written before stable
+    allocations (the values are what that code numbered:
     :mod:`fabric_stack.underlay.legacy`); a record with other values than the current
     code derives for the recorded spec was written by another version. Either way the
     recorded value, not the re-derived one, is what the device runs, so it is compared
     with the new plan's. Empty when every record agrees (every stack this code wrote).
     """
-    targets = {n: r for n, r in recorded.items() if r.get("records_config")}
+    off = recorded.get("", {}).get("config_records") is False
+    targets = {n: r for n, r in recorded.items() if n and r.get("records_config")}
     if not targets:
         return []
     after, derived = new.switch_allocations(), old.switch_allocations()
@@ -297,6 +299,8 @@ def recorded_changes(
         if want is None:
             continue  # InfiniBand (no IP allocations) or a switch the plan removes
         rec = targets[name].get("allocations")
+        if rec is None and off:
+            continue  # recorded by this numbering with the records off: the spec says it
         if rec is None:
             if legacy is None:
                 legacy = legacy_switch_allocations(old.ctx.topo)

@@ -215,14 +215,16 @@ def test_a_recorded_spec_that_does_not_read_back_is_not_compared_and_says_why() 
     assert "Config and address changes: not compared: the recorded spec" in changes_markdown(out)
 
 
-def _recorded_stack(old_alloc: dict[str, Any] | None) -> Any:
+def _recorded_stack(old_alloc: dict[str, Any] | None, **fabric_old: Any) -> Any:
     """A synthetic preview of a RoCE stack grown 256 -> 1,024 GPUs on SN5600: the Fabric
     record's two specs and spine-01's and su1-r1-leaf's records as the stack holds them
-    (``old_alloc`` None: recorded before stable allocations, without the field)."""
+    (``old_alloc`` None: recorded before stable allocations, without the field;
+    ``fabric_old``: more fields of the recorded Fabric record)."""
     from fabric_stack.adapters.pulumi.changes import Step, summarize_changes
 
     before, after = (_spec("roce", g).model_dump(mode="json") for g in (256, 1024))
-    steps = [Step(op="update", kind="Fabric", name="f", old={"spec": before}, new={"spec": after})]
+    fab_old = {"spec": before, **fabric_old}
+    steps = [Step(op="update", kind="Fabric", name="f", old=fab_old, new={"spec": after})]
     for name in ("spine-01", "su1-r1-leaf"):
         old: dict[str, Any] = {"name": name, "role": "leaf", "config_digest": "0" * 16}
         if old_alloc is not None:
@@ -247,6 +249,9 @@ def test_plan_names_what_a_stack_recorded_before_stable_allocations() -> None:
     assert "su1-r1-leaf router-id" in moved  # leaves moved up behind the reserved spine slots
     assert all(a.reason.startswith("recorded before stable allocations") for a in moved.values())
     assert {a["object"] for a in changes_json(out)["address_changes"]} == set(moved)
+    # Recorded by this numbering with fabric:config_records off: the Fabric record says
+    # so, and a record without allocations is then no sign of the old numbering.
+    assert with_growth(_recorded_stack(None, config_records=False)).address_changes == []
     assert "| spine-01 router-id | 10.255.0.9 | 10.255.0.1 | recorded before" in (
         changes_markdown(out)
     )

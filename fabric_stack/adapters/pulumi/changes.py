@@ -320,6 +320,10 @@ def _sort_steps(steps: list[Step]) -> _SortedSteps:
                     s.new.get("spec") if s.op != "delete" else None,
                 )
                 out.fabric = s.new if s.op != "delete" else {}
+                if s.op != "create" and s.old.get("config_records") is False:
+                    # Recorded with fabric:config_records off: a switch record without
+                    # allocations says nothing about the numbering it was given.
+                    out.recorded[""] = {"config_records": False}
     return out
 
 
