@@ -16,7 +16,12 @@ also renders every property of every step.
 
     .venv/bin/python -m bench.bench_preview [--granularity bundle|cable] [--cases small,large]
                                             [--repeat 3] [--output plain|json]
-                                            [--no-config-records]
+                                            [--no-config-records] [--cold]
+
+``--cold`` empties the fabric project's render cache (``.state/cache/render``) before
+each timed preview, so every preview renders the configuration as the first preview
+after a spec change does; without it the timed previews read what the untimed first
+one rendered (as a second preview, ``pulumi up`` or ``fabric-stack plan`` do).
 
 ``--policy-pack GPUS[,GPUS…]`` measures the CrossGuard pack instead: a fresh stack of
 that size, ``pulumi preview`` alternately without and with ``--policy-pack policies``
@@ -31,6 +36,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -98,8 +104,10 @@ class Case:
         """Resources already in the state before the change."""
         return sum(v for k, v in self.ops.items() if k in ("same", "update", "delete", "replace"))
 
-    def time_preview(self, output: str) -> float:
-        """One timed preview; the figure is kept."""
+    def time_preview(self, output: str, cold: bool = False) -> float:
+        """One timed preview (``cold``: render cache emptied first); the figure is kept."""
+        if cold:
+            shutil.rmtree(self.proj / ".state" / "cache" / "render", ignore_errors=True)
         args = ["preview", "--json"] if output == "json" else ["preview"]
         dt, _ = _run(self.proj, self.env, *args)
         self.times.append(dt)
@@ -199,6 +207,11 @@ def main() -> None:
         help="fabric:config_records false: switch records without config digests/allocations",
     )
     ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="empty the render cache before each timed fabric preview (first-preview cost)",
+    )
+    ap.add_argument(
         "--set",
         action="append",
         default=[],
@@ -225,7 +238,7 @@ def main() -> None:
     print(
         f"# preview benchmark, granularity={args.granularity}, output={args.output}, "
         f"median of {args.repeat}, {os.cpu_count()} CPUs, "
-        f"config_records={not args.no_config_records} {' '.join(args.set)}",
+        f"config_records={not args.no_config_records} cold={args.cold} {' '.join(args.set)}",
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="fs-bench-") as tmp:
@@ -244,7 +257,7 @@ def main() -> None:
             base = baseline_case(root, fab.existing, fab.resources, case)
             for _ in range(args.repeat):
                 # Alternate, so that a noisy moment hits both sides.
-                fab.time_preview(args.output)
+                fab.time_preview(args.output, args.cold)
                 base.time_preview(args.output)
             ratio = fab.median / base.median
             print(

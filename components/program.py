@@ -95,7 +95,9 @@ def run(project_dir: Path | None = None) -> None:
             )
 
     on = settings.get("config_records", True) not in (False, "false")
-    extras = config_records(pipe) if on else {}
+    # Off, the Fabric record says so: plan then knows a switch record without
+    # allocations was not written before stable allocations (growth.recorded_changes).
+    extras = config_records(pipe, project_dir) if on else {"": {"config_records": False}}
     FabricComponent(
         spec.name,
         pipe.intent,
@@ -109,16 +111,30 @@ def run(project_dir: Path | None = None) -> None:
     pulumi.export("inventory", shown)
 
 
-def config_records(pipe: Pipeline) -> dict[str, dict[str, Any]]:
+def config_records(pipe: Pipeline, project_dir: Path | None = None) -> dict[str, dict[str, Any]]:
     """Config digests and allocations per switch record (issue #27).
 
+    Rendered once per spec: the records and the configuration lines behind them
+    are kept in the project's render cache (``fabric_stack.files.render_cache``),
+    so a later preview of the same spec, ``pulumi up`` and ``fabric-stack plan``
+    (which compares the lines) read them instead of rendering again.
     ``fabric:config_records: false`` leaves them out (the preview then shows
     cabling only, as before).
     """
-    from fabric_stack.artifacts._base import RenderContext
-    from fabric_stack.artifacts.growth import device_records
+    from fabric_stack.files.render_cache import cached
 
-    return device_records(RenderContext(pipe.topology, pipe.intent))
+    spec = pipe.plan.spec
+
+    def records() -> dict[str, dict[str, Any]]:
+        # Imported only on a miss: the renderers cost ~0.6 s of CPU to import alone.
+        from fabric_stack.artifacts._base import RenderContext
+        from fabric_stack.artifacts.growth import config_lines_of, device_records
+
+        ctx = RenderContext(pipe.topology, pipe.intent)
+        lines = cached(project_dir, "lines", spec, lambda: config_lines_of(ctx))
+        return device_records(ctx, lines)
+
+    return cached(project_dir, "records", spec, records)
 
 
 def stack_outputs(pipe: Pipeline) -> dict[str, Any]:

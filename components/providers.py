@@ -72,9 +72,16 @@ def with_record(props: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str
     return {**{k: props[k] for k in RESERVED if k in props}, RECORD_KEY: record_text(fields)}
 
 
-RECORD_EXTRAS = ("config_digest", "config_lines", "allocations", "config_digests")
+RECORD_EXTRAS = (
+    "config_digest",
+    "config_lines",
+    "allocations",
+    "config_digests",
+    "config_records",
+)
 """Fields the program adds to Switch and Fabric records beyond their intent model
-(fabric_stack.artifacts.growth.device_records)."""
+(fabric_stack.artifacts.growth.device_records; ``config_records: false`` on the Fabric
+record when ``fabric:config_records`` is off)."""
 
 RENAME_FIELDS = frozenset({"device", "node", "a_device", "b_device"})
 """Record fields that carry a device name: they change with a rename, the object does not."""

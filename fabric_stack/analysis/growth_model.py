@@ -17,6 +17,11 @@ class AddressChange(BaseModel):
     object: str = Field(description="Stable identity and kind: 'spine-01 router-id'.")
     before: str = Field(description="Value before the change.")
     after: str = Field(description="Value after the change.")
+    reason: str = Field(
+        default="",
+        description="Why it moves when the spec change is not the cause: the stack recorded "
+        "another value ('recorded before stable allocations'); empty otherwise.",
+    )
 
 
 class ConfigChange(BaseModel):

@@ -14,7 +14,11 @@ pure comparison behind ``fabric-stack plan`` and ``fabric-stack diff``:
   value differs on both sides (objects only on one side are growth or a shrink),
   a config change is a device whose lines differ, grouped by what they configure.
 
-No Pulumi, no state: both sides are derived from their specs, as the stack does.
+Both sides are derived from their specs, as the stack does, and then checked against
+what the stack recorded (:func:`recorded_changes`): a switch recorded before stable
+allocations, or with other values, is named per object with the reason. No Pulumi here;
+what is rendered is kept per spec in the project's cache
+(:mod:`fabric_stack.files.render_cache`), so the program and ``plan`` render a spec once.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Mapping
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -32,8 +36,10 @@ from fabric_stack.analysis.growth_model import AddressChange, ConfigChange, Grow
 from fabric_stack.artifacts import TARGETS, applies
 from fabric_stack.artifacts._base import RenderContext
 from fabric_stack.artifacts.opensm import sm_instances
+from fabric_stack.files.render_cache import cached
 from fabric_stack.pipeline import paused_gc, run_pipeline
 from fabric_stack.spec.model import FabricSpec
+from fabric_stack.underlay.legacy import legacy_switch_allocations
 
 if TYPE_CHECKING:
     from fabric_stack.adapters.pulumi.changes import ChangeSummary
@@ -192,20 +198,54 @@ def context_of(spec: FabricSpec) -> RenderContext:
         return RenderContext.from_topology(run_pipeline(spec).topology)
 
 
-def compare_specs(before: FabricSpec, after: FabricSpec) -> GrowthDiff:
-    """Config and address changes from ``before`` to ``after`` (see module docstring)."""
-    old, new = context_of(before), context_of(after)
-    a_old, a_new = allocations_of(old), allocations_of(new)
+class _Side:
+    """One spec's render context, built only when something is not in the cache."""
+
+    def __init__(self, spec: FabricSpec, project_dir: Path | None) -> None:
+        self.spec, self.project_dir = spec, project_dir
+        self._ctx: RenderContext | None = None
+
+    @property
+    def ctx(self) -> RenderContext:
+        if self._ctx is None:
+            self._ctx = context_of(self.spec)
+        return self._ctx
+
+    def lines(self) -> dict[str, list[str]]:
+        return cached(self.project_dir, "lines", self.spec, lambda: config_lines_of(self.ctx))
+
+    def allocations(self) -> dict[str, str]:
+        return cached(self.project_dir, "allocations", self.spec, lambda: allocations_of(self.ctx))
+
+    def switch_allocations(self) -> dict[str, dict[str, Any]]:
+        return cached(
+            self.project_dir, "switch-allocations", self.spec, lambda: switch_allocations(self.ctx)
+        )
+
+
+def compare_specs(
+    before: FabricSpec, after: FabricSpec, project_dir: Path | None = None
+) -> GrowthDiff:
+    """Config and address changes from ``before`` to ``after`` (see module docstring).
+
+    ``project_dir``: read and keep what is rendered in that project's cache.
+    """
+    return _compare_sides(_Side(before, project_dir), _Side(after, project_dir))
+
+
+def _compare_sides(old: _Side, new: _Side) -> GrowthDiff:
+    a_old, a_new = old.allocations(), new.allocations()
     return GrowthDiff(
-        config_changes=compare_config(config_lines_of(old), config_lines_of(new)),
+        config_changes=compare_config(old.lines(), new.lines()),
         address_changes=compare_allocations(a_old, a_new),
         allocations_added=len(set(a_new) - set(a_old)),
         allocations_removed=len(set(a_old) - set(a_new)),
     )
 
 
-def with_growth(summary: ChangeSummary) -> ChangeSummary:
-    """The summary with its config and address changes, from the Fabric record's two specs.
+def with_growth(summary: ChangeSummary, project_dir: Path | None = None) -> ChangeSummary:
+    """The summary with its config and address changes, from the Fabric record's two specs
+    and the switch records' recorded allocations (:func:`recorded_changes`).
 
     A new or deleted stack has one side only: nothing to compare, ``compared`` stays False.
     """
@@ -222,17 +262,96 @@ def with_growth(summary: ChangeSummary) -> ChangeSummary:
         where = ".".join(str(p) for p in first["loc"])
         why = f"the recorded spec does not read back ({where}: {first['msg']})"
         return summary.model_copy(update={"not_compared": why})
-    diff = compare_specs(before, after)
+    old, new = _Side(before, project_dir), _Side(after, project_dir)
+    diff = _compare_sides(old, new)
+    moved = recorded_changes(summary.recorded, old, new)
     return summary.model_copy(
         update={
             "config_changes": diff.config_changes,
-            "address_changes": diff.address_changes,
+            "address_changes": merge_address_changes(diff.address_changes, moved),
             "compared": True,
         }
     )
 
 
-def device_records(ctx: RenderContext) -> dict[str, dict[str, Any]]:
+def recorded_changes(
+    recorded: Mapping[str, Mapping[str, Any]], old: _Side, new: _Side
+) -> list[AddressChange]:
+    """Allocations the stack recorded that the new plan moves, per object, with the reason.
+
+    Per existing switch whose new record carries allocations: a record without them
+    (unless the Fabric record says ``config_records: false``) was written before stable
+    allocations (the values are what that code numbered:
+    :mod:`fabric_stack.underlay.legacy`); a record with other values than the current
+    code derives for the recorded spec was written by another version. Either way the
+    recorded value, not the re-derived one, is what the device runs, so it is compared
+    with the new plan's. Empty when every record agrees (every stack this code wrote).
+    """
+    off = recorded.get("", {}).get("config_records") is False
+    targets = {n: r for n, r in recorded.items() if n and r.get("records_config")}
+    if not targets:
+        return []
+    after, derived = new.switch_allocations(), old.switch_allocations()
+    legacy: dict[str, dict[str, str]] | None = None
+    out: list[AddressChange] = []
+    for name in sorted(targets):
+        want = after.get(name)
+        if want is None:
+            continue  # InfiniBand (no IP allocations) or a switch the plan removes
+        rec = targets[name].get("allocations")
+        if rec is None and off:
+            continue  # recorded by this numbering with the records off: the spec says it
+        if rec is None:
+            if legacy is None:
+                legacy = legacy_switch_allocations(old.ctx.topo)
+            was: Mapping[str, Any] = legacy.get(name, {})
+            reason = "recorded before stable allocations"
+        elif isinstance(rec, dict) and rec != derived.get(name):
+            was, reason = rec, "the stack recorded other allocations than this version derives"
+        else:
+            continue
+        out += _moves(name, was, want, reason)
+    return out
+
+
+_KINDS = (("router_id", "router-id"), ("asn", "asn"), ("rail_blocks", "rail-blocks"))
+
+
+def _moves(
+    name: str, was: Mapping[str, Any], want: Mapping[str, Any], reason: str
+) -> list[AddressChange]:
+    """One change per allocation kind whose recorded value differs from the new one."""
+    out = []
+    for key, kind in _KINDS:
+        if key not in want:
+            continue
+        after = _text(want[key])
+        before = _text(was[key]) if key in was else "not recorded"
+        if before != after:
+            why = f"{reason}: {kind} {before} → {after}"
+            out.append(
+                AddressChange(object=f"{name} {kind}", before=before, after=after, reason=why)
+            )
+    return out
+
+
+def _text(value: Any) -> str:
+    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+def merge_address_changes(
+    derived: list[AddressChange], recorded: list[AddressChange]
+) -> list[AddressChange]:
+    """The spec-derived changes, with a recorded-state change replacing one of the same
+    object (the recorded value is what the device runs), sorted by object."""
+    by_object = {a.object: a for a in derived}
+    by_object.update({a.object: a for a in recorded})
+    return [by_object[k] for k in sorted(by_object)]
+
+
+def device_records(
+    ctx: RenderContext, lines: Mapping[str, list[str]] | None = None
+) -> dict[str, dict[str, Any]]:
     """The config and allocation fields each switch record carries in the stack (issue #27).
 
     Per switch: ``config_digest`` (SHA-256 of its configuration lines, comments
@@ -243,19 +362,15 @@ def device_records(ctx: RenderContext) -> dict[str, dict[str, Any]]:
     changed digest and each allocation that moves; the lines themselves are
     what ``fabric-stack diff --lines`` prints (kept out of the state: a leaf has
     thousands, and the engine's cost grows with every property byte).
+    ``lines``: :func:`config_lines_of` of ``ctx`` when already at hand (the cache).
     """
-    lines = config_lines_of(ctx)
+    if lines is None:
+        lines = config_lines_of(ctx)
     out: dict[str, dict[str, Any]] = {}
     for dev, ls in lines.items():
         out[dev] = {"config_digest": _digest(ls), "config_lines": len(ls)}
-    if ctx.fabric != "infiniband":
-        u = ctx.underlay
-        for sw in u.switches.values():
-            alloc: dict[str, Any] = {"router_id": sw.router_id, "asn": sw.asn}
-            blocks = [b.subnet for b in u.blocks_of(sw.name)]
-            if blocks:
-                alloc["rail_blocks"] = blocks
-            out.setdefault(sw.name, {})["allocations"] = alloc
+    for name, alloc in switch_allocations(ctx).items():
+        out.setdefault(name, {})["allocations"] = alloc
     switches = {d.name for d in ctx.topo.switches("leaf", "spine", "core")}
     fabric_wide = {k: v for k, v in out.items() if k not in switches}
     records = {k: v for k, v in out.items() if k in switches}
@@ -264,6 +379,22 @@ def device_records(ctx: RenderContext) -> dict[str, dict[str, Any]]:
     }
     records[""] = {"config_digests": fabric_wide, "allocations": fabric_allocs}
     return records
+
+
+def switch_allocations(ctx: RenderContext) -> dict[str, dict[str, Any]]:
+    """Per routed switch, the allocations its record carries: router-id, ASN, rail blocks
+    (a leaf's); empty on InfiniBand (no IP underlay)."""
+    if ctx.fabric == "infiniband":
+        return {}
+    u = ctx.underlay
+    out: dict[str, dict[str, Any]] = {}
+    for sw in u.switches.values():
+        alloc: dict[str, Any] = {"router_id": sw.router_id, "asn": sw.asn}
+        blocks = [b.subnet for b in u.blocks_of(sw.name)]
+        if blocks:
+            alloc["rail_blocks"] = blocks
+        out[sw.name] = alloc
+    return out
 
 
 def _digest(lines: list[str]) -> str:

@@ -109,7 +109,7 @@ def plan_cmd(stack: str | None, no_policy: bool, estimate: bool, fmt: str) -> No
     )
     # Both sides come from the Fabric record's specs: the config and address
     # changes are derived, like the stack itself, so no history is kept.
-    summary = with_growth(summary)
+    summary = with_growth(summary, project_dir())
     if estimate:
         from fabric_stack.cli.plan_estimate import emit_with_estimate
 

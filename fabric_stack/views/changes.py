@@ -76,12 +76,14 @@ def _growth_tables(s: ChangeSummary, max_rows: int) -> list[RenderableType]:
         )
         return out
     t = Table(title=f"Address changes ({len(s.address_changes)})", title_justify="left")
-    for col in ("object", "before", "after"):
+    why = any(a.reason for a in s.address_changes)
+    for col in ("object", "before", "after", *(("reason",) if why else ())):
         t.add_column(col)
     for a in s.address_changes[:max_rows]:
-        t.add_row(a.object, a.before, a.after, style="red")
+        t.add_row(a.object, a.before, a.after, *((a.reason,) if why else ()), style="red")
     if len(s.address_changes) > max_rows:
-        t.add_row(f"… {len(s.address_changes) - max_rows} more (see --format json)", "", "")
+        more = f"… {len(s.address_changes) - max_rows} more (see --format json)"
+        t.add_row(more, "", "", *(("",) if why else ()))
     out.append(t)
     return out
 
@@ -103,6 +105,15 @@ def growth_markdown(
     out += ["", f"#### Address changes ({len(address_changes)})", ""]
     if not address_changes:
         return [*out, "None: every existing allocation is unchanged.", ""]
+    if any(a.reason for a in address_changes):
+        out += ["| object | before | after | reason |", "|---|---|---|---|"]
+        out += [
+            f"| {a.object} | {a.before} | {a.after} | {a.reason} |"
+            for a in address_changes[:max_rows]
+        ]
+        if len(address_changes) > max_rows:
+            out.append(f"| … {len(address_changes) - max_rows} more | | | |")
+        return [*out, ""]
     out += ["| object | before | after |", "|---|---|---|"]
     out += [f"| {a.object} | {a.before} | {a.after} |" for a in address_changes[:max_rows]]
     if len(address_changes) > max_rows:

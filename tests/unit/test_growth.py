@@ -213,3 +213,58 @@ def test_a_recorded_spec_that_does_not_read_back_is_not_compared_and_says_why() 
     assert not out.compared and out.config_changes == [] and out.address_changes == []
     assert out.not_compared.startswith("the recorded spec does not read back ([credential]:")
     assert "Config and address changes: not compared: the recorded spec" in changes_markdown(out)
+
+
+def _recorded_stack(old_alloc: dict[str, Any] | None, **fabric_old: Any) -> Any:
+    """A synthetic preview of a RoCE stack grown 256 -> 1,024 GPUs on SN5600: the Fabric
+    record's two specs and spine-01's and su1-r1-leaf's records as the stack holds them
+    (``old_alloc`` None: recorded before stable allocations, without the field;
+    ``fabric_old``: more fields of the recorded Fabric record)."""
+    from fabric_stack.adapters.pulumi.changes import Step, summarize_changes
+
+    before, after = (_spec("roce", g).model_dump(mode="json") for g in (256, 1024))
+    fab_old = {"spec": before, **fabric_old}
+    steps = [Step(op="update", kind="Fabric", name="f", old=fab_old, new={"spec": after})]
+    for name in ("spine-01", "su1-r1-leaf"):
+        old: dict[str, Any] = {"name": name, "role": "leaf", "config_digest": "0" * 16}
+        if old_alloc is not None:
+            old["allocations"] = old_alloc[name]
+        new = {"name": name, "config_digest": "1" * 16, "allocations": {}}
+        steps.append(Step(op="update", kind="Switch", name=name, old=old, new=new))
+    return summarize_changes(steps, stack="t")
+
+
+def test_plan_names_what_a_stack_recorded_before_stable_allocations() -> None:
+    # spine-01 was 10.255.0.9 under the old numbering (eight leaves first): the issue's
+    # own example. The stable layout gives the spines the first slots.
+    from fabric_stack.artifacts.growth import with_growth
+    from fabric_stack.views.changes import changes_json, changes_markdown
+
+    out = with_growth(_recorded_stack(None))
+    moved = {a.object: a for a in out.address_changes}
+    rid = moved["spine-01 router-id"]
+    assert (rid.before, rid.after) == ("10.255.0.9", "10.255.0.1")
+    assert rid.reason == "recorded before stable allocations: router-id 10.255.0.9 → 10.255.0.1"
+    assert moved["su1-r1-leaf rail-blocks"].before == "not recorded"
+    assert "su1-r1-leaf router-id" in moved  # leaves moved up behind the reserved spine slots
+    assert all(a.reason.startswith("recorded before stable allocations") for a in moved.values())
+    assert {a["object"] for a in changes_json(out)["address_changes"]} == set(moved)
+    # Recorded by this numbering with fabric:config_records off: the Fabric record says
+    # so, and a record without allocations is then no sign of the old numbering.
+    assert with_growth(_recorded_stack(None, config_records=False)).address_changes == []
+    assert "| spine-01 router-id | 10.255.0.9 | 10.255.0.1 | recorded before" in (
+        changes_markdown(out)
+    )
+
+
+def test_plan_trusts_records_that_agree_and_names_ones_that_do_not() -> None:
+    from fabric_stack.artifacts.growth import switch_allocations, with_growth
+
+    derived = switch_allocations(context_of(_spec("roce", 256)))
+    same = {n: derived[n] for n in ("spine-01", "su1-r1-leaf")}
+    assert with_growth(_recorded_stack(same)).address_changes == []  # a pure growth
+    other = {**same, "spine-01": {**same["spine-01"], "asn": 64999}}
+    moved = with_growth(_recorded_stack(other)).address_changes
+    assert [a.object for a in moved] == ["spine-01 asn"]
+    assert moved[0].before == "64999" and moved[0].after == str(same["spine-01"]["asn"])
+    assert moved[0].reason.startswith("the stack recorded other allocations")

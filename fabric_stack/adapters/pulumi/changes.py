@@ -136,6 +136,15 @@ class ChangeSummary(BaseModel):
         description="Why config and address changes were not compared although both sides "
         "exist (a recorded spec that does not read back), or empty.",
     )
+    # What the stack recorded for each existing switch that stays (its old record's
+    # ``allocations`` and ``config_digest``, only the keys it has) and whether the new
+    # record carries them (``records_config``): plan compares against the recorded
+    # values, not only against the recorded spec re-derived by this code (issue #27).
+    recorded: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        exclude=True,
+        description="Existing switch → {allocations?, config_digest?, records_config}.",
+    )
     # The spec on each side, from the Fabric summary record (for `plan --estimate`);
     # kept out of the JSON dump: a reviewer wants the change, not two whole specs.
     spec_before: dict[str, Any] = Field(
@@ -216,6 +225,7 @@ def summarize_changes(
         resource_ops=dict(sorted(ops.items())),
         other={k: dict(v) for k, v in sorted(sorted_steps.other.items())},
         policy_violations=policy_violations or [],
+        recorded=sorted_steps.recorded,
         spec_before=_spec_dict(sorted_steps.specs[0]),
         spec_after=_spec_dict(sorted_steps.specs[1]),
         **_gpus(sorted_steps.fabric),
@@ -254,6 +264,18 @@ class _SortedSteps:
     """The Fabric record's spec before and after (for ``plan --estimate``)."""
     fabric: Mapping[str, Any] = field(default_factory=dict)
     """The Fabric record after the change ({} when it is deleted or absent)."""
+    recorded: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Existing switches that stay: what their old record holds (see ChangeSummary)."""
+
+
+_RECORDED_KEYS = ("allocations", "config_digest")
+
+
+def _recorded(s: Step) -> dict[str, Any]:
+    """The old record's config/allocation fields and whether the new record has them."""
+    out = {k: s.old[k] for k in _RECORDED_KEYS if k in s.old}
+    out["records_config"] = "allocations" in s.new or "config_digest" in s.new
+    return out
 
 
 def _sort_steps(steps: list[Step]) -> _SortedSteps:
@@ -264,6 +286,8 @@ def _sort_steps(steps: list[Step]) -> _SortedSteps:
             props = s.new or s.old
             if s.op == "create":
                 out.created.add(s.name)
+            elif s.op != "delete" and s.old:
+                out.recorded[s.name] = _recorded(s)
             if s.op != "same":
                 changed = (
                     sorted(
@@ -296,6 +320,10 @@ def _sort_steps(steps: list[Step]) -> _SortedSteps:
                     s.new.get("spec") if s.op != "delete" else None,
                 )
                 out.fabric = s.new if s.op != "delete" else {}
+                if s.op != "create" and s.old.get("config_records") is False:
+                    # Recorded with fabric:config_records off: a switch record without
+                    # allocations says nothing about the numbering it was given.
+                    out.recorded[""] = {"config_records": False}
     return out
 
 
