@@ -252,7 +252,7 @@ def main() -> None:
                 b,
                 args.granularity,
                 not args.no_config_records,
-                extra,  # type: ignore[arg-type]
+                extra,
             )
             base = baseline_case(root, fab.existing, fab.resources, case)
             for _ in range(args.repeat):
