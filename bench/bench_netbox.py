@@ -40,14 +40,26 @@ def _must(what: str, r: subprocess.CompletedProcess[str], ok: tuple[int, ...] = 
 
 
 def _cpu_s(pid_file: Path) -> float:
-    """CPU seconds (user + system) the NetBox server process has used so far: unlike wall
-    time, this hardly depends on how busy the (shared) machine is."""
+    """CPU seconds (user + system) the NetBox server has used so far: the gunicorn master,
+    its live workers and the workers it has reaped (a worker respawned after max_requests).
+    Unlike wall time, this hardly depends on how busy the (shared) machine is."""
     try:
-        fields = Path(f"/proc/{pid_file.read_text().strip()}/stat").read_text().rsplit(")", 1)[1]
-    except OSError:
+        master = int(pid_file.read_text().strip())
+    except (OSError, ValueError):
         return float("nan")
-    utime, stime = fields.split()[11:13]
-    return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        pid, ppid = int(stat.parent.name), int(fields[1])
+        if pid == master:
+            total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+        elif ppid == master:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick if total else float("nan")
 
 
 def bench(gpus: int, work: Path, destroy: bool = True) -> None:
