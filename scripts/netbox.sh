@@ -220,14 +220,18 @@ state_dir() {
   (cd "$1" && pwd)
 }
 
+# Seconds a start waits for NetBox to answer: gunicorn --preload loads NetBox (its URLconf and
+# GraphQL schema) before it binds, ~15 CPU-s, which took over 60 s with the machine at load 20.
+START_WAIT_S=${FABRIC_STACK_NETBOX_START_S:-420}
+
 wait_http() { # URL LOG PID: 0 when NetBox answers, 1 when it exited (the log says why)
-  local i
-  for i in $(seq 240); do
-    if curl -fsS -o /dev/null "$1/login/" 2>/dev/null; then return 0; fi
+  local until=$((SECONDS + START_WAIT_S))
+  while [ "$SECONDS" -lt "$until" ]; do
+    if curl -fsS --max-time 30 -o /dev/null "$1/login/" 2>/dev/null; then return 0; fi
     kill -0 "$3" 2>/dev/null || return 1
-    sleep 0.25
+    sleep 0.5
   done
-  die 1 "NetBox did not answer on $1 within 60 s; log: $2"
+  die 1 "NetBox did not answer on $1 within $START_WAIT_S s (FABRIC_STACK_NETBOX_START_S); log: $2"
 }
 
 # Gunicorn workers: FABRIC_STACK_NETBOX_WORKERS, else NetBox's documented 2n+1 for n cores.
