@@ -8,7 +8,7 @@ the same site, destroys the stack and stops NetBox. Prints wall times and
 objects per second. Targets from issue 21: up < 5 min, drift read < 30 s at
 1,024 GPUs.
 
-    .venv/bin/python -m bench.bench_netbox [--gpus 1024]
+    .venv/bin/python -m bench.bench_netbox [--gpus 1024] [--no-destroy] [--ceiling PORTS]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 PULUMI = str(REPO / ".venv" / "bin" / "pulumi")
@@ -40,17 +41,72 @@ def _must(what: str, r: subprocess.CompletedProcess[str], ok: tuple[int, ...] = 
 
 
 def _cpu_s(pid_file: Path) -> float:
-    """CPU seconds (user + system) the NetBox server process has used so far: unlike wall
-    time, this hardly depends on how busy the (shared) machine is."""
+    """CPU seconds (user + system) the NetBox server has used so far: the gunicorn master,
+    its live workers and the workers it has reaped (a worker respawned after max_requests).
+    Unlike wall time, this hardly depends on how busy the (shared) machine is."""
     try:
-        fields = Path(f"/proc/{pid_file.read_text().strip()}/stat").read_text().rsplit(")", 1)[1]
-    except OSError:
+        master = int(pid_file.read_text().strip())
+    except (OSError, ValueError):
         return float("nan")
-    utime, stime = fields.split()[11:13]
-    return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        pid, ppid = int(stat.parent.name), int(fields[1])
+        if pid == master:
+            total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+        elif ppid == master:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick if total else float("nan")
 
 
-def bench(gpus: int, work: Path, destroy: bool = True) -> None:
+def ceiling(api: Any, pid_file: Path, ports: int) -> None:
+    """What NetBox sustains with no client logic in the way: one bulk POST of ``2 * ports``
+    interfaces on two scratch devices, then one of ``ports`` cables between them (wall time
+    and the server's CPU per object); the scratch objects are deleted afterwards."""
+    mk = api.create
+    tag = f"ceiling-{os.getpid()}"
+    site = mk("dcim/sites", [{"name": tag, "slug": tag}])[0]["id"]
+    man = mk("dcim/manufacturers", [{"name": tag, "slug": tag}])[0]["id"]
+    dtype = mk("dcim/device-types", [{"manufacturer": man, "model": tag, "slug": tag}])[0]["id"]
+    role = mk("dcim/device-roles", [{"name": tag, "slug": tag}])[0]["id"]
+    devs = mk(
+        "dcim/devices",
+        [{"name": f"{tag}-{i}", "site": site, "role": role, "device_type": dtype} for i in (0, 1)],
+    )
+    rows = [
+        {"device": d["id"], "name": f"p{j}", "type": "400gbase-x-osfp"}
+        for d in devs
+        for j in range(ports)
+    ]
+    t, cpu = time.perf_counter(), _cpu_s(pid_file)
+    ifs = mk("dcim/interfaces", rows)
+    if_s, if_cpu = time.perf_counter() - t, _cpu_s(pid_file) - cpu
+    ids = [int(i["id"]) for i in ifs]
+    cables = [
+        {
+            "a_terminations": [{"object_type": "dcim.interface", "object_id": a}],
+            "b_terminations": [{"object_type": "dcim.interface", "object_id": b}],
+            "status": "planned",
+        }
+        for a, b in zip(ids[:ports], ids[ports:], strict=True)
+    ]
+    t, cpu = time.perf_counter(), _cpu_s(pid_file)
+    mk("dcim/cables", cables)
+    cab_s, cab_cpu = time.perf_counter() - t, _cpu_s(pid_file) - cpu
+    api.delete("dcim/devices", [int(d["id"]) for d in devs])
+    print(
+        f"ceiling, one bulk POST each: {len(ids)} interfaces {if_s:.1f} s "
+        f"({len(ids) / if_s:.1f}/s, server CPU {if_cpu / len(ids) * 1000:.0f} ms each); "
+        f"{ports} cables {cab_s:.1f} s ({ports / cab_s:.1f}/s, server CPU "
+        f"{cab_cpu / ports * 1000:.0f} ms each)"
+    )
+
+
+def bench(gpus: int, work: Path, destroy: bool = True, ports: int = 0) -> None:
     """Start NetBox, up, count, drift, destroy (unless told not to), stop; print the figures."""
     from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
     from fabric_stack.adapters.pulumi.env import offline_env
@@ -110,6 +166,8 @@ def bench(gpus: int, work: Path, destroy: bool = True) -> None:
         _must("fabric-stack drift --netbox", r, ok=(0, 1))
         drift_cpu = _cpu_s(state / "netbox.pid") - cpu0 - up_cpu
         print(f"up {up_s:.1f} s, drift {drift_s:.1f} s; destroying", file=sys.stderr, flush=True)
+        if ports:
+            ceiling(api, state / "netbox.pid", ports)
         down_s, down_cpu = float("nan"), float("nan")
         if destroy:
             down_s, r = _run(
@@ -153,9 +211,17 @@ def main() -> None:
         action="store_true",
         help="skip the timed destroy (the throw-away NetBox is stopped and deleted anyway)",
     )
+    parser.add_argument(
+        "--ceiling",
+        type=int,
+        default=0,
+        metavar="PORTS",
+        help="also time one bulk POST of 2*PORTS interfaces and one of PORTS cables (no client "
+        "logic: what NetBox itself sustains)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-netbox-") as tmp:
-        bench(args.gpus, Path(tmp), destroy=not args.no_destroy)
+        bench(args.gpus, Path(tmp), destroy=not args.no_destroy, ports=args.ceiling)
 
 
 if __name__ == "__main__":

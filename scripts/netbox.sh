@@ -9,9 +9,17 @@
 #
 # The venv, the migrated database dump and the collected static files live under
 # ${XDG_CACHE_HOME:-~/.cache}/fabric-stack/netbox-VERSION (never in the repository). A start restores the
-# migrated dump (seconds) instead of running NetBox's ~200 migrations (minutes). NetBox is served by
-# Django's `runserver --insecure --noreload` (threaded; --insecure serves the static files with DEBUG off):
-# a test server, not a production deployment. Progress goes to stderr.
+# migrated dump (seconds) instead of running NetBox's ~200 migrations (minutes). NetBox is served as its
+# installation guide serves it: gunicorn with NetBox's own contrib/gunicorn.py (threads 3, timeout 120 s,
+# max_requests 5000), bound to loopback, --preload (Django and NetBox's URLconf/GraphQL schema load once
+# in the master, ~15 CPU-s, and the workers fork from it instead of each loading them again: a start
+# under load took 6 min without it), no control socket (gunicorn's default, ~/.gunicorn/gunicorn.ctl,
+# is one path for every instance on the machine), with 2n+1 workers for n cores (the guide's rule;
+# FABRIC_STACK_NETBOX_WORKERS=N overrides it), Redis for its cache and task queues. No RQ worker: NetBox
+# only queues work for event rules/webhooks, scripts, reports and background jobs, none of which the
+# project uses (a site that does runs `netbox rqworker`). Gunicorn serves no static files: the REST API
+# needs none; the web UI loads unstyled unless a web server maps /static/ to DIR/root/static (NetBox's
+# contrib/nginx.conf does exactly that). Progress goes to stderr.
 set -euo pipefail
 
 NETBOX_VERSION=4.7.3
@@ -212,14 +220,30 @@ state_dir() {
   (cd "$1" && pwd)
 }
 
+# Seconds a start waits for NetBox to answer: gunicorn --preload loads NetBox (its URLconf and
+# GraphQL schema) before it binds, ~15 CPU-s, which took over 60 s with the machine at load 20.
+START_WAIT_S=${FABRIC_STACK_NETBOX_START_S:-420}
+
 wait_http() { # URL LOG PID: 0 when NetBox answers, 1 when it exited (the log says why)
-  local i
-  for i in $(seq 240); do
-    if curl -fsS -o /dev/null "$1/login/" 2>/dev/null; then return 0; fi
+  local until=$((SECONDS + START_WAIT_S))
+  while [ "$SECONDS" -lt "$until" ]; do
+    if curl -fsS --max-time 30 -o /dev/null "$1/login/" 2>/dev/null; then return 0; fi
     kill -0 "$3" 2>/dev/null || return 1
-    sleep 0.25
+    sleep 0.5
   done
-  die 1 "NetBox did not answer on $1 within 60 s; log: $2"
+  die 1 "NetBox did not answer on $1 within $START_WAIT_S s (FABRIC_STACK_NETBOX_START_S); log: $2"
+}
+
+# Gunicorn workers: FABRIC_STACK_NETBOX_WORKERS, else NetBox's documented 2n+1 for n cores.
+workers() {
+  local n=${FABRIC_STACK_NETBOX_WORKERS:-}
+  if [ -z "$n" ]; then
+    n=$((2 * $(nproc 2>/dev/null || echo 1) + 1))
+  fi
+  case $n in
+    '' | *[!0-9]* | 0) die 2 "FABRIC_STACK_NETBOX_WORKERS=$n: expected a whole number of gunicorn workers >= 1" ;;
+  esac
+  printf '%s\n' "$n"
 }
 
 cmd_start() {
@@ -233,6 +257,11 @@ cmd_start() {
   [ -f "$VENV/.installed-$NETBOX_VERSION" ] && [ -s "$DUMP" ] ||
     die 2 "NetBox $NETBOX_VERSION is not installed: run 'bash scripts/netbox.sh install' (or 'make netbox')"
   command -v redis-server >/dev/null 2>&1 || die 2 "redis-server not found: run 'bash scripts/netbox.sh install'"
+  [ -x "$VENV/bin/gunicorn" ] || die 2 "gunicorn missing from $VENV: run 'bash scripts/netbox.sh install'"
+  local nworkers gconf
+  nworkers=$(workers)
+  gconf=$("$VENV/bin/python" -c 'import netbox, os; print(os.path.join(os.path.dirname(netbox.__file__), "_data", "contrib", "gunicorn.py"))')
+  [ -f "$gconf" ] || die 2 "NetBox's contrib/gunicorn.py not found at $gconf"
 
   # A start that fails half-way stops what it started (no server left behind).
   trap 'cmd_stop "$dir" >/dev/null 2>&1' EXIT
@@ -259,15 +288,15 @@ open('$dir/token', 'w').write(t.get_auth_header_prefix().split()[-1] + t.token +
     die 1 "creating the API token failed"
   }
   chmod 0600 "$dir/token"
-  # The free port may be taken between free_port and runserver's bind (other servers start on
-  # this machine too): then try another one.
+  # The free port may be taken between free_port and gunicorn's bind (other servers start on
+  # this machine too): then try another one. Command-line settings override the config file's.
   local attempt
   for attempt in 1 2 3; do
     port=$(free_port)
     url="http://127.0.0.1:$port"
-    say "serving on $url"
-    NETBOX_ROOT=$dir/root nohup "$VENV/bin/netbox" runserver --insecure --noreload "127.0.0.1:$port" \
-      >"$dir/netbox.log" 2>&1 </dev/null &
+    say "serving on $url (gunicorn, $nworkers workers)"
+    NETBOX_ROOT=$dir/root nohup "$VENV/bin/gunicorn" --config "$gconf" --bind "127.0.0.1:$port" \
+      --workers "$nworkers" --preload --no-control-socket --chdir "$dir/root" netbox.wsgi >"$dir/netbox.log" 2>&1 </dev/null &
     printf '%s\n' "$!" >"$dir/netbox.pid"
     wait_http "$url" "$dir/netbox.log" "$(cat "$dir/netbox.pid")" && break
     tail -n 20 "$dir/netbox.log" >&2

@@ -276,8 +276,10 @@ class NetBoxObjects(InventoryStore):
         An ``Endpoint`` spec (a cable's far end) never overrides what is there; a
         ``Switch`` spec adopts an endpoint created earlier by a cable.
         """
+        ids: dict[str, int] = {}
         for attempt in (1, 2):
             have = self.devices(stack, specs)
+            ids = {n: int(d["id"]) for n, d in have.items()}
             new = [n for n in specs if n not in have]
             patch = [
                 {"id": have[n]["id"], **self._device_body(stack, s)}
@@ -287,7 +289,7 @@ class NetBoxObjects(InventoryStore):
             try:
                 if new:
                     site = self.site_id(stack)
-                    self.api.create(
+                    made = self.api.create(
                         "dcim/devices",
                         [
                             {
@@ -300,6 +302,8 @@ class NetBoxObjects(InventoryStore):
                             for n in new
                         ],
                     )
+                    # The answer names each new device and its id: no read to learn them.
+                    ids.update({str(d["name"]): int(d["id"]) for d in made})
                 if patch:
                     self.api.update("dcim/devices", patch)
             except InventoryError:
@@ -307,7 +311,7 @@ class NetBoxObjects(InventoryStore):
                     raise
                 continue  # another resource created one of them meanwhile: look again
             break
-        return {n: int(d["id"]) for n, d in self.devices(stack, specs).items()}
+        return {n: ids[n] for n in specs if n in ids}
 
     def _differs(self, dev: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
         cf = cf_of(dev)
@@ -350,14 +354,15 @@ class NetBoxObjects(InventoryStore):
         ]
         if new:
             try:
-                self.api.create("dcim/interfaces", new)
+                made = self.api.create("dcim/interfaces", new)
             except InventoryError:
                 have = current()  # created meanwhile: create only what is still missing
-                self.api.create(
+                made = self.api.create(
                     "dcim/interfaces",
                     [n for n in new if (by_id[n["device"]], n["name"]) not in have],
                 )
-            have = current()
+            # The answer carries each new interface's device, name and id: no read again.
+            have.update({(by_id[ref_id(i["device"])], str(i["name"])): int(i["id"]) for i in made})
         return have
 
 
