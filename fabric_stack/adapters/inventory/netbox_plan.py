@@ -144,7 +144,7 @@ def _guids(topo: FabricTopology) -> tuple[dict[str, str], dict[tuple[str, str], 
     for row in topo.plan.spec.names.rows:
         if not row.guids:
             continue
-        mine = sorted(nics.get(row.actual, []))
+        mine = nics.get(row.actual, [])  # in the topology's NIC (rail) order
         if len(row.guids) > 1 and len(row.guids) == len(mine):
             ports.update({(row.actual, nic): g for nic, g in zip(mine, row.guids, strict=True)})
         else:

@@ -115,8 +115,9 @@ def write_back(
     site: int | None = None,
 ) -> WriteBack:
     """Set the owned cables' statuses and add the missing journal entries (see the module)."""
-    scope: dict[str, Any] = {"tag": TAG, **({"site_id": site} if site is not None else {})}
-    cables = api.select("dcim/cables", {**scope, "fields": "id,status,tags,custom_fields"})
+    scope: dict[str, Any] = {"site_id": site} if site is not None else {}
+    query = {**scope, "cf_fabric_kind": "Cable", "fields": "id,status,tags,custom_fields"}
+    cables = api.select("dcim/cables", query)
     patch, same = [], 0
     for c in cables:
         want = statuses.get(str(cf_of(c).get("fabric_name")))
