@@ -270,3 +270,22 @@ def test_live_reader_reads_back_devices(api: CountingNetBox) -> None:
     cables = reader.fetch()
     assert all(c["length_unit"] == "m" for c in cables)
     json.dumps(attrs)  # plain JSON: what the adopt's names file takes
+
+
+def test_fabric_record_written_last_backfills_the_rest(api: CountingNetBox) -> None:
+    """`pulumi up` writes records in parallel: what came before the spec is patched after."""
+    store = NetBoxStore(URL, api=api, token="t")
+    intent = intent_of(gpus=16, names=GUIDS)
+    store.put_many("late", "Switch", [(s.name, s.props()) for s in intent.switches])
+    store.replace_bundle("late", "Cable", "all", [(c.name, c.props()) for c in intent.cables])
+    assert {i["type"] for i in _table(api, "dcim/interfaces")} >= {"400gbase-x-osfp"}
+    store.put("late", "Fabric", intent.summary.name, intent.summary.props())
+    ifaces = _table(api, "dcim/interfaces")
+    assert "400gbase-x-osfp" not in {i["type"] for i in ifaces}
+    assert all(c.get("length_unit") == "m" for c in _table(api, "dcim/cables"))
+    devices = {d["name"]: d for d in _table(api, "dcim/devices")}
+    assert devices["su1-node01"]["position"] == 1 and devices["su1-r1-leaf"]["position"]
+    assert devices["su1-r1-leaf"]["custom_fields"]["ib_guid"] == "0002c90300a1b2c3"
+    api.writes.clear()
+    store.put("late", "Fabric", intent.summary.name, intent.summary.props())
+    assert api.writes == Counter({"PATCH dcim/sites": 1}), api.writes

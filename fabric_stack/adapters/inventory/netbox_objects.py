@@ -157,6 +157,14 @@ class NetBoxObjects(InventoryStore):
         """Id of a shared definition (an RIR, a rack…): found by ``query`` or created."""
         return self._get_or_create(endpoint, key, query, obj)
 
+    def shared_rack(self, stack: str, rack: str) -> int:
+        """Id of the stack's rack ``rack`` (created on first use)."""
+        return self._rack(stack, rack)
+
+    def device_type(self, model: str) -> int:
+        """Id of the device type of ``model`` (see :meth:`_device_type`)."""
+        return self._device_type(model)
+
     def _fields(self) -> None:
         with self._lock:
             if (self.base, "extras/custom-fields", "*") not in self._shared:

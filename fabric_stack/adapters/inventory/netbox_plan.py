@@ -111,6 +111,8 @@ class NetBoxDetails:
     """(device, interface) → address with its length (``/31`` fabric links, rail hosts)."""
     prefixes: dict[str, str] = field(default_factory=dict)
     """Prefix → what it is (the loopback and /31 pools, each leaf's rail blocks)."""
+    port_types: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(device, port) → NetBox type of every port the plan types (InfiniBand compute)."""
 
     def interface_type(self, network: str, speed_gbps: int) -> str | None:
         """The NetBox type of a port of ``network`` at ``speed_gbps`` (None: the default)."""
@@ -188,6 +190,11 @@ def details_of(topo: FabricTopology) -> NetBoxDetails:
         types = {m.speed_gbps: ib_interface_type(m.speed_gbps, m.lane_name) for m in model.modes}
     out = NetBoxDetails(fabric=spec.fabric, compute_types=types, cables=_cables(topo))
     out = replace(out, rack_units=spec.layout.rack_units)
+    for link in topo.links:
+        t = out.interface_type(link.network, link.speed_gbps)
+        if t:
+            out.port_types[(link.a_device, link.a_port)] = t
+            out.port_types[(link.b_device, link.b_port)] = t
     for rack in plant_of(topo, strict=False).racks:
         for d in rack.devices:
             if d.position <= 0:

@@ -34,6 +34,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from fabric_stack.adapters.inventory.netbox_backfill import backfill
 from fabric_stack.adapters.inventory.netbox_client import mask_token
 from fabric_stack.adapters.inventory.netbox_ipam import (
     port_types,
@@ -144,6 +145,7 @@ class NetBoxStore(NetBoxObjects):
         if kind not in ENDPOINT:
             raise InventoryError(f"NetBox inventory: no NetBox object for record kind {kind!r}")
         if kind == "Fabric":
+            self._details.pop((self.base, stack), None)  # the spec may change: derive again
             for name, rec in records:
                 self.api.update(
                     "dcim/sites",
@@ -154,6 +156,8 @@ class NetBoxStore(NetBoxObjects):
                         }
                     ],
                 )
+            if (details := self.details(stack)) is not None:
+                backfill(self, stack, details)  # what parallel writes made before the spec
             return
         if kind == "Switch":
             ids = self.ensure_devices(
