@@ -289,3 +289,23 @@ def test_fabric_record_written_last_backfills_the_rest(api: CountingNetBox) -> N
     api.writes.clear()
     store.put("late", "Fabric", intent.summary.name, intent.summary.props())
     assert api.writes == Counter({"PATCH dcim/sites": 1}), api.writes
+
+
+def test_write_status_needs_netbox(tmp_path: Any) -> None:
+    from click.testing import CliRunner
+
+    from fabric_stack.cli import main
+    from fabric_stack.drift import PlanIndex
+    from tests.drift_fixtures import clean_wires, ibnetdiscover_text
+
+    topo = build_topology(size_fabric(validate_spec(gpus=16)))
+    dump = tmp_path / "ib.txt"
+    dump.write_text(
+        ibnetdiscover_text(PlanIndex.from_topology(topo), clean_wires(topo, ("node_leaf",)))
+    )
+    r = CliRunner().invoke(
+        main, ["drift", "--gpus", "16", "--ibnetdiscover", str(dump), "--write-status"]
+    )
+    assert r.exit_code == 2
+    assert "--write-status needs --netbox URL (sources given: ibnetdiscover)" in r.output
+    assert "Traceback" not in r.output
