@@ -1,9 +1,9 @@
 """The NetBox way against a real NetBox (issue #34): IB interface types, plant cable fields,
 rack positions, GUIDs, underlay IPAM, the read-back, and ``drift --write-status``.
 
-A 32-GPU plan is written through the inventory store directly (no Pulumi: the store is
-what the providers call), into the session's NetBox (the ``netbox`` fixture: no second
-server). Every check reads NetBox's REST API with a client of its own.
+A 16-GPU InfiniBand plan and a 16-GPU RoCE plan are written through the inventory store
+directly (no Pulumi: the store is what the providers call), into the session's NetBox (the
+``netbox`` fixture: no second server). Every check reads NetBox's REST API with a client of its own.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tests.netbox_plan_io import intent_of, write_plan
 
 pytestmark = [pytest.mark.netbox, pytest.mark.slow]
 
-GPUS = 32
+GPUS = 16
 GUIDS = {
     "rows": [
         {"planned": "su1-r1-leaf", "actual": "su1-r1-leaf", "guids": ["0x0002c90300a1b2c3"]},
@@ -120,7 +120,7 @@ def test_infiniband_types_cables_racks_and_guids(written: tuple[str, str, float]
         0
     ]
     assert node_type["u_height"] == 8.0
-    print(f"two 32-GPU plans written in {took:.1f} s")
+    print(f"two {GPUS}-GPU plans written in {took:.1f} s")
 
 
 def test_underlay_in_ipam(written: tuple[str, str, float]) -> None:
