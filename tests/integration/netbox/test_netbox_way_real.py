@@ -43,6 +43,19 @@ GUIDS = {
     ]
 }
 
+# Its own subnets: NetBox enforces unique prefixes in the global table (the IB plan's rails).
+ROCE: dict[str, Any] = {
+    "gpus": 16,
+    "fabric": "roce",
+    "switch": "sn5600",
+    "networks": {
+        "compute": {"subnet": "10.128.0.0/12"},
+        "storage": {"subnet": "10.201.0.0/16"},
+        "inband": {"subnet": "10.31.0.0/16"},
+        "oob": {"subnet": "10.41.0.0/16"},
+    },
+}
+
 
 class CountingClient(NetBoxClient):
     """The real client, counting the objects each write sends."""
@@ -71,7 +84,7 @@ def written(netbox: tuple[str, str]) -> Iterator[tuple[str, str, float]]:
     store, _ = _store(url, token)
     t0 = time.monotonic()
     write_plan(store, "nbway", intent_of(gpus=GPUS, names=GUIDS))
-    write_plan(store, "nbroce", intent_of(gpus=GPUS, fabric="roce", switch="sn5600"))
+    write_plan(store, "nbroce", intent_of(**ROCE))
     yield url, token, time.monotonic() - t0
 
 
@@ -126,7 +139,7 @@ def test_infiniband_types_cables_racks_and_guids(written: tuple[str, str, float]
 def test_underlay_in_ipam(written: tuple[str, str, float]) -> None:
     url, token, _ = written
     api = NetBoxClient(url, token)
-    topo = build_topology(size_fabric(validate_spec(gpus=GPUS, fabric="roce", switch="sn5600")))
+    topo = build_topology(size_fabric(validate_spec(**ROCE)))
     details = details_of(topo)
     asns = _by(api.select("ipam/asns", {"cf_fabric_stack": "nbroce"}), "asn")
     assert sorted(int(a) for a in asns) == sorted(set(details.asns.values()))
@@ -153,7 +166,7 @@ def test_rewrite_writes_nothing(written: tuple[str, str, float]) -> None:
     url, token, _ = written
     store, client = _store(url, token)
     write_plan(store, "nbway", intent_of(gpus=GPUS, names=GUIDS))
-    write_plan(store, "nbroce", intent_of(gpus=GPUS, fabric="roce", switch="sn5600"))
+    write_plan(store, "nbroce", intent_of(**ROCE))
     assert client.writes == Counter({"PATCH dcim/sites": 2}), client.writes  # Fabric: always put
 
 
