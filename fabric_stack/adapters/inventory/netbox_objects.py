@@ -368,7 +368,12 @@ class NetBoxObjects(InventoryStore):
             or (isinstance(role, Mapping) and role.get("slug") != slug(spec["role"]))
             or (isinstance(dtype, Mapping) and dtype.get("slug") != type_slug(spec["model"]))
             or name_of(dev.get("rack")) != (spec.get("rack") or "")
-            or (bool(spec.get("position")) and _num(dev.get("position")) != spec["position"])
+            # The client's device read (FIELDS) has no position: the backfill checks it.
+            or (
+                bool(spec.get("position"))
+                and "position" in dev
+                and _num(dev.get("position")) != spec["position"]
+            )
             or (bool(spec.get("guid")) and cf.get("ib_guid") != spec["guid"])
         )
 
