@@ -162,7 +162,7 @@ def drift_cmd(
     index = PlanIndex.from_topology(topo)
     report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)
     if write_status:
-        err.print(writer(topo, report, snapshots))
+        click.echo(writer(topo, report, snapshots), err=True)
     _show(report, fmt, max_rows)
     sys.exit(0 if report.clean else 1)
 
