@@ -20,6 +20,7 @@ from fabric_stack.cli.common import (
     load_spec,
     spec_options,
 )
+from fabric_stack.cli.drift_status import status_writer
 from fabric_stack.cli.params import NonEmptyPath
 from fabric_stack.cli.sources import chosen_sources, source_options
 from fabric_stack.drift import (
@@ -78,6 +79,13 @@ _PATH = NonEmptyPath(path_type=Path)
     metavar="FILE",
     help="YAML of ports/devices to ignore or check for link state only.",
 )
+@click.option(
+    "--write-status",
+    is_flag=True,
+    help="With --netbox and a fabric source: set each planned cable's NetBox status "
+    "(connected when the fabric shows it as planned, planned when missing) and add a "
+    "journal entry per finding to its devices; only objects fabric-stack wrote.",
+)
 @handle_errors
 def drift_cmd(
     fmt: str,
@@ -85,6 +93,7 @@ def drift_cmd(
     min_coverage: float,
     max_rows: int,
     ignore_file: Path | None,
+    write_status: bool = False,
     **kwargs: Any,
 ) -> None:
     """Compare the plan with the inventory and the live fabric, cable by cable.
@@ -111,6 +120,7 @@ def drift_cmd(
       fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
       fabric-stack drift --slurm-topology /etc/slurm/topology.conf --k8s-nodes nodes.json
       NETBOX_TOKEN=… fabric-stack drift --stack prod --netbox https://nb.example --netbox-site prod
+      fabric-stack drift --netbox https://nb.example --ibnetdiscover fabric.txt --write-status
 
     \b
     Ignore file (YAML):
@@ -133,7 +143,7 @@ def drift_cmd(
 
     # Everything is read before anything is printed: a bad file stops the run with
     # its one error line and no partial report.
-    if show:
+    if show and not write_status:
         with Progress(
             TextColumn("reading inputs"),
             BarColumn(),
@@ -145,12 +155,17 @@ def drift_cmd(
             task = bar.add_task("read", total=total)
             snapshots = [r.load() for r in readers(lambda n: bar.advance(task, n))]
     else:
-        snapshots = [r.load() for r in readers(None)]
+        built = readers(None)
+        if write_status:
+            writer = status_writer(built, sources)  # before reading: a usage error first
+        snapshots = [r.load() for r in built]
     port_map = port_map_of(spec)
     snapshots = [bind_ports(bind_macs(s, macs), port_map) for s in snapshots]
     topo = build_topology(size_fabric(spec))
     index = PlanIndex.from_topology(topo)
     report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)
+    if write_status:
+        click.echo(writer(topo, report, snapshots), err=True)
     _show(report, fmt, max_rows)
     sys.exit(0 if report.clean else 1)
 

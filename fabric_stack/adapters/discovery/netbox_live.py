@@ -40,20 +40,69 @@ class NetboxApiReader:
         self.tag = tag
         token = unquote(url_token) or token
         self.api = api if api is not None else NetBoxClient(self.base, token)
+        self._site_id: int | None = None
 
-    def fetch(self) -> list[dict[str, Any]]:
-        """Every cable in scope (all pages)."""
-        query: dict[str, Any] = {}
-        if self.site:
+    def site_id(self) -> int | None:
+        """Id of the ``site`` in scope (None: every site); InventoryError when it is not there."""
+        if not self.site:
+            return None
+        if self._site_id is None:
             sites = self.api.select("dcim/sites", {"slug": self.site}) or self.api.select(
                 "dcim/sites", {"name": self.site}
             )
             if not sites:
                 raise InventoryError(f"NetBox {self.base}: no site {self.site!r} (slug or name)")
-            query["site_id"] = sites[0]["id"]
+            self._site_id = int(sites[0]["id"])
+        return self._site_id
+
+    def _scope(self) -> dict[str, Any]:
+        query: dict[str, Any] = {}
+        site = self.site_id()
+        if site is not None:
+            query["site_id"] = site
         if self.tag:
             query["tag"] = self.tag
-        return self.api.select("dcim/cables", query)
+        return query
+
+    def fetch(self) -> list[dict[str, Any]]:
+        """Every cable in scope (all pages)."""
+        return self.api.select("dcim/cables", self._scope())
+
+    def device_attrs(self) -> dict[str, dict[str, Any]]:
+        """Device name → what NetBox holds of it beyond cables: ``rack``, ``position``,
+        ``guid`` (a switch's node GUID), ``hca_guids`` (a server's port GUIDs), ``asn``
+        (custom fields ``ib_guid`` and ``fabric_asn``, written by the NetBox inventory).
+        Read only with a site in scope (a whole NetBox's devices would be too many)."""
+        if self.site_id() is None:
+            return {}
+        out: dict[str, dict[str, Any]] = {}
+        fields = "id,name,rack,position,custom_fields"
+        for d in self.api.select("dcim/devices", {**self._scope(), "fields": fields}):
+            attrs: dict[str, Any] = {}
+            rack = d.get("rack")
+            if isinstance(rack, dict) and rack.get("name"):
+                attrs["rack"] = str(rack["name"])
+            if d.get("position") is not None:
+                attrs["position"] = float(d["position"])
+            raw = d.get("custom_fields")
+            cf: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            if cf.get("ib_guid"):
+                attrs["guid"] = str(cf["ib_guid"])
+            asn = cf.get("fabric_asn")
+            if isinstance(asn, dict) and asn.get("asn") is not None:
+                attrs["asn"] = int(asn["asn"])
+            out[str(d.get("name") or "")] = attrs
+        query = {
+            **self._scope(),
+            "cf_ib_guid__empty": "false",
+            "fields": "id,name,device,custom_fields",
+        }
+        for i in self.api.select("dcim/interfaces", query):
+            guid = (i.get("custom_fields") or {}).get("ib_guid")
+            dev = i.get("device")
+            if guid and isinstance(dev, dict) and dev.get("name"):
+                out.setdefault(str(dev["name"]), {}).setdefault("hca_guids", []).append(str(guid))
+        return out
 
     def _cable_of(self, where: str | int | None, ids: list[Any]) -> str:
         """``URL/dcim/cables/ID/`` (and the field) of a ``$[i].field`` path in the copy."""
@@ -93,5 +142,8 @@ class NetboxApiReader:
         snap.links = [replace(link, where=where(link.where)) for link in snap.links]
         for dev in snap.devices.values():
             dev.where = where(dev.where)
+        for name, attrs in self.device_attrs().items():
+            if name in snap.devices:
+                snap.devices[name].attrs.update(attrs)
         snap.origin = self.base + (f" (site {self.site})" if self.site else "")
         return snap

@@ -372,7 +372,7 @@ class FakeNetBox:
     def _matches(obj: Mapping[str, Any], key: str, want: list[str]) -> bool:
         if key.startswith("cf_"):
             value = (obj.get("custom_fields") or {}).get(key[3:])
-        elif key.endswith("_id"):
+        elif key.endswith("_id") and key not in obj:  # assigned_object_id is a field
             ref = obj.get(key[:-3])
             value = ref.get("id") if isinstance(ref, Mapping) else ref
         else:

@@ -15,6 +15,11 @@ from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient, split_netbox_url
+from fabric_stack.adapters.inventory.netbox_custom_fields import (
+    OWNED_OBJECT_TYPES,
+    ensure_custom_fields,
+)
+from fabric_stack.adapters.inventory.netbox_plan import NetBoxDetails, details_of_spec
 from fabric_stack.adapters.inventory.netbox_progress import tracked
 from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.errors import InventoryError
@@ -22,14 +27,7 @@ from fabric_stack.hardware.switches import CATALOG, NetBoxDeviceType, lookup_swi
 
 TAG = "fabric-stack"
 TEXT_FIELDS = ("fabric_stack", "fabric_kind", "fabric_name", "fabric_bundle")
-OBJECT_TYPES = (
-    "dcim.site",
-    "dcim.device",
-    "dcim.interface",
-    "dcim.cable",
-    "ipam.prefix",
-    "ipam.vlan",
-)
+OBJECT_TYPES = OWNED_OBJECT_TYPES
 ENDPOINT = {
     "Fabric": "dcim/sites",
     "Switch": "dcim/devices",
@@ -127,6 +125,7 @@ class NetBoxObjects(InventoryStore):
     _shared: ClassVar[
         dict[tuple[str, str, str], int]
     ] = {}  # (base, endpoint, key) → id, per process
+    _details: ClassVar[dict[tuple[str, str], NetBoxDetails]] = {}  # (base, stack), per process
 
     def __init__(self, url: str, api: NetBoxApi | None = None, token: str | None = None) -> None:
         super().__init__(url)
@@ -157,22 +156,44 @@ class NetBoxObjects(InventoryStore):
             self._shared[ck] = int(found[0]["id"])
             return self._shared[ck]
 
+    def shared(self, endpoint: str, key: str, query: dict[str, Any], obj: dict[str, Any]) -> int:
+        """Id of a shared definition (an RIR, a rack…): found by ``query`` or created."""
+        return self._get_or_create(endpoint, key, query, obj)
+
+    def shared_rack(self, stack: str, rack: str) -> int:
+        """Id of the stack's rack ``rack`` (created on first use)."""
+        return self._rack(stack, rack)
+
+    def device_type(self, model: str) -> int:
+        """Id of the device type of ``model`` (see :meth:`_device_type`)."""
+        return self._device_type(model)
+
     def _fields(self) -> None:
-        for name in (*TEXT_FIELDS, "fabric_record"):
-            self._get_or_create(
-                "extras/custom-fields",
-                name,
-                {"name": name},
-                {
-                    "name": name,
-                    "type": "json" if name == "fabric_record" else "text",
-                    "object_types": list(OBJECT_TYPES),
-                    "filter_logic": "exact",
-                    "group_name": "fabric-stack",
-                    "description": "fabric-stack: ties this object to its plan record",
-                },
-            )
+        with self._lock:
+            if (self.base, "extras/custom-fields", "*") not in self._shared:
+                ensure_custom_fields(self.api)
+                self._shared[(self.base, "extras/custom-fields", "*")] = 0
         self._get_or_create("extras/tags", TAG, {"slug": TAG}, {"name": TAG, "slug": TAG})
+
+    def details(self, stack: str) -> NetBoxDetails | None:
+        """The NetBox way of the stack's plan (:mod:`.netbox_plan`), from the spec its Fabric
+        record keeps on the site; None until that record is written (then only the records'
+        own fields are written: the next ``up`` adds the rest)."""
+        with self._lock:
+            got = self._details.get((self.base, stack))
+        if got is not None:
+            return got
+        site = self.site_id(stack)
+        found = self.api.select("dcim/sites", {"id": site})
+        rec = cf_of(found[0]).get("fabric_record") if found else None
+        spec = rec.get("spec") if isinstance(rec, Mapping) else None
+        if not isinstance(spec, Mapping):
+            return None
+        got = details_of_spec(spec)
+        if got is not None:
+            with self._lock:
+                self._details[(self.base, stack)] = got
+        return got
 
     def site_id(self, stack: str) -> int:
         """The stack's site (created with the custom fields and tag on first use)."""
@@ -197,11 +218,17 @@ class NetBoxObjects(InventoryStore):
         )
 
     def _device_type(self, model: str) -> int:
-        """Device type of a switch catalog key, a server, or a not-yet-known endpoint."""
+        """Device type of a switch catalog key, a server (``gpu-server``, or
+        ``server:PROFILE:RU`` for a server profile of that height), or a not-yet-known
+        endpoint. The community library has no type for the server profiles (its
+        device-types/Nvidia holds DGX A100 and DGX Spark, no DGX H100/B200 or HGX)."""
         part = ""
         lib = library_type(model)
         if model in ("gpu-server", "endpoint"):
             vendor, name, height = "Generic", f"fabric-stack {model}", 0
+        elif model.startswith("server:"):
+            _, profile, units = model.split(":")
+            vendor, name, height = "Generic", f"fabric-stack {profile}", int(units)
         elif lib is not None:
             vendor, name, part = lib.manufacturer, lib.model, lib.part_number
             height = lookup_switch(model).rack_units
@@ -225,11 +252,13 @@ class NetBoxObjects(InventoryStore):
 
     def _rack(self, stack: str, rack: str) -> int:
         site = self.site_id(stack)
+        details = self.details(stack)
+        height = {"u_height": details.rack_units} if details and details.rack_units else {}
         return self._get_or_create(
             "dcim/racks",
             f"{site}:{rack}",
             {"site_id": site, "name": rack},
-            {"name": rack, "site": site, "status": "planned", "tags": [{"slug": TAG}]},
+            {"name": rack, "site": site, "status": "planned", "tags": [{"slug": TAG}], **height},
         )
 
     def _cf(
@@ -260,14 +289,36 @@ class NetBoxObjects(InventoryStore):
                 out[str(d["name"])] = d
         return out
 
+    def placed(self, stack: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+        """``spec`` (name/kind/role/model/rack/record) with what the plan adds in NetBox: a
+        server's profile type, rack and position (a switch record has its own), the GUID."""
+        details = self.details(stack)
+        if details is None or (spec["kind"] == "Endpoint" and spec["model"] == "endpoint"):
+            return dict(spec)
+        out = dict(spec)
+        where = details.devices.get(str(spec["name"]))
+        if where is not None and spec["model"] == "gpu-server" and where.get("model"):
+            out["model"] = where["model"]
+        if where is not None and out["model"] != "gpu-server":
+            out["rack"] = out.get("rack") or where["rack"]
+            out["position"], out["face"] = where["position"], where["face"]
+        if spec["name"] in details.guids:
+            out["guid"] = details.guids[str(spec["name"])]
+        return out
+
     def _device_body(self, stack: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+        cf = self._cf(stack, spec["kind"], spec["name"], "", spec.get("record"))
+        if spec.get("guid"):
+            cf["ib_guid"] = spec["guid"]
         body: dict[str, Any] = {
             "role": self._role(spec["role"]),
             "device_type": self._device_type(spec["model"]),
-            "custom_fields": self._cf(stack, spec["kind"], spec["name"], "", spec.get("record")),
+            "custom_fields": cf,
         }
         if spec.get("rack"):
             body["rack"] = self._rack(stack, spec["rack"])
+            if spec.get("position"):
+                body["position"], body["face"] = spec["position"], spec.get("face", "front")
         return body
 
     def ensure_devices(self, stack: str, specs: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
@@ -276,6 +327,7 @@ class NetBoxObjects(InventoryStore):
         An ``Endpoint`` spec (a cable's far end) never overrides what is there; a
         ``Switch`` spec adopts an endpoint created earlier by a cable.
         """
+        specs = {n: self.placed(stack, s) for n, s in specs.items()}
         ids: dict[str, int] = {}
         for attempt in (1, 2):
             have = self.devices(stack, specs)
@@ -323,12 +375,29 @@ class NetBoxObjects(InventoryStore):
             or (isinstance(role, Mapping) and role.get("slug") != slug(spec["role"]))
             or (isinstance(dtype, Mapping) and dtype.get("slug") != type_slug(spec["model"]))
             or name_of(dev.get("rack")) != (spec.get("rack") or "")
+            # The client's device read (FIELDS) has no position: the backfill checks it.
+            or (
+                bool(spec.get("position"))
+                and "position" in dev
+                and _num(dev.get("position")) != spec["position"]
+            )
+            or (bool(spec.get("guid")) and cf.get("ib_guid") != spec["guid"])
         )
 
     def ensure_interfaces(
-        self, stack: str, ports: Mapping[tuple[str, str], int], devices: Mapping[str, int]
+        self,
+        stack: str,
+        ports: Mapping[tuple[str, str], int],
+        devices: Mapping[str, int],
+        types: Mapping[tuple[str, str], str] | None = None,
     ) -> dict[tuple[str, str], int]:
-        """Make interfaces (device, name) → speed exist on ``devices``; (device, name) → id."""
+        """Make interfaces (device, name) → speed exist on ``devices``; (device, name) → id.
+
+        ``types``: the NetBox type of a port where the plan knows better than its speed (an
+        InfiniBand port); its HCA port GUID goes along."""
+        types = types or {}
+        details = self.details(stack)
+        guids = details.port_guids if details is not None else {}
         by_id = {v: k for k, v in devices.items()}
         ids = sorted({devices[d] for d, _ in ports})
 
@@ -345,9 +414,10 @@ class NetBoxObjects(InventoryStore):
             {
                 "device": devices[d],
                 "name": p,
-                "type": IF_TYPE.get(speed, "other"),
+                "type": types.get((d, p)) or IF_TYPE.get(speed, "other"),
                 "speed": speed * 1_000_000 if speed else None,
                 "tags": [{"slug": TAG}],
+                **({"custom_fields": {"ib_guid": guids[(d, p)]}} if (d, p) in guids else {}),
             }
             for (d, p), speed in sorted(ports.items())
             if (d, p) not in have
@@ -364,6 +434,14 @@ class NetBoxObjects(InventoryStore):
             # The answer carries each new interface's device, name and id: no read again.
             have.update({(by_id[ref_id(i["device"])], str(i["name"])): int(i["id"]) for i in made})
         return have
+
+
+def _num(value: Any) -> float | None:
+    """A NetBox number (a position comes back as ``"1.0"`` or ``1.0``), or None."""
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 def ref_id(ref: Any) -> int:

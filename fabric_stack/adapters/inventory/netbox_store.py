@@ -34,7 +34,14 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from fabric_stack.adapters.inventory.netbox_backfill import backfill
 from fabric_stack.adapters.inventory.netbox_client import mask_token
+from fabric_stack.adapters.inventory.netbox_ipam import (
+    port_types,
+    remove_ipam,
+    write_addresses,
+    write_switch_ipam,
+)
 from fabric_stack.adapters.inventory.netbox_objects import (
     CABLE_TYPE,
     ENDPOINT,
@@ -138,6 +145,7 @@ class NetBoxStore(NetBoxObjects):
         if kind not in ENDPOINT:
             raise InventoryError(f"NetBox inventory: no NetBox object for record kind {kind!r}")
         if kind == "Fabric":
+            self._details.pop((self.base, stack), None)  # the spec may change: derive again
             for name, rec in records:
                 self.api.update(
                     "dcim/sites",
@@ -148,9 +156,11 @@ class NetBoxStore(NetBoxObjects):
                         }
                     ],
                 )
+            if (details := self.details(stack)) is not None:
+                backfill(self, stack, details)  # what parallel writes made before the spec
             return
         if kind == "Switch":
-            self.ensure_devices(
+            ids = self.ensure_devices(
                 stack,
                 {
                     n: {
@@ -164,6 +174,9 @@ class NetBoxStore(NetBoxObjects):
                     for n, r in records
                 },
             )
+            details = self.details(stack)
+            if details is not None:
+                write_switch_ipam(self, stack, details, ids)
             return
         if kind == "RdmaNic":
             self._write_nics(stack, bundle, records, prune=prune)
@@ -265,7 +278,11 @@ class NetBoxStore(NetBoxObjects):
                 )
                 ports[(dev, r[f"{end}_port"])] = int(r.get(f"{end}_speed_gbps") or 0)
         devices = self.ensure_devices(stack, specs)
-        ifaces = self.ensure_interfaces(stack, ports, devices)
+        details = self.details(stack)
+        types = port_types(details, records)
+        ifaces = self.ensure_interfaces(stack, ports, devices, types)
+        if details is not None:
+            write_addresses(self, stack, details, ifaces)
         out = {}
         for n, r in records:
             a, b = ifaces[(r["a_device"], r["a_port"])], ifaces[(r["b_device"], r["b_port"])]
@@ -279,6 +296,8 @@ class NetBoxStore(NetBoxObjects):
             }
             if CABLE_TYPE.get(str(r.get("medium") or "")):
                 body["type"] = CABLE_TYPE[str(r["medium"])]
+            if details is not None and n in details.cables:
+                body.update(details.cables[n])  # the plant's length, label and type
             out[n] = body
         return out
 
@@ -334,11 +353,19 @@ class NetBoxStore(NetBoxObjects):
             for _, r in records
         }
         devices = self.ensure_devices(stack, specs)
+        details = self.details(stack)
         return {
             n: {
                 "device": devices[str(r["node"])],
                 "name": str(r["nic"]),
-                "type": IF_TYPE.get(int(r.get("speed_gbps") or 0), "other"),
+                "type": (
+                    details.interface_type(
+                        str(r.get("network") or ""), int(r.get("speed_gbps") or 0)
+                    )
+                    if details is not None
+                    else None
+                )
+                or IF_TYPE.get(int(r.get("speed_gbps") or 0), "other"),
                 "tags": [{"slug": TAG}],
                 "custom_fields": self._cf(stack, "RdmaNic", n, bundle, r),
             }
@@ -383,6 +410,7 @@ class NetBoxStore(NetBoxObjects):
                 "dcim/sites", [{"id": site, "custom_fields": self._cf(stack, "", "", "", None)}]
             )
             self.sweep_endpoints(stack)
+            remove_ipam(self, stack)
             return
         unbundled = query.get("cf_fabric_bundle") == ""
         if unbundled:  # NetBox ignores an empty filter value: filter here instead

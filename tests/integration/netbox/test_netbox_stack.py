@@ -84,12 +84,17 @@ def _site_counts(api: NetBoxClient, site: int) -> dict[str, int]:
 
 
 def _plan_cables(api: NetBoxClient, site: int) -> dict[str, tuple[str, str, str, str]]:
-    """Cable label → (a device, a port, b device, b port) as NetBox holds them."""
+    """Cable record name → (a device, a port, b device, b port) as NetBox holds them."""
     out = {}
     for c in api.select("dcim/cables", {"site_id": site}):
         a, b = c["a_terminations"][0]["object"], c["b_terminations"][0]["object"]
-        out[c["label"]] = (a["device"]["name"], a["name"], b["device"]["name"], b["name"])
+        out[_name(c)] = (a["device"]["name"], a["name"], b["device"]["name"], b["name"])
     return out
+
+
+def _name(cable: dict[str, Any]) -> str:
+    """The plan record a NetBox cable belongs to (its label is the plant's, #29)."""
+    return str(cable["custom_fields"]["fabric_name"])
 
 
 def _drift(url: str, token: str, gpus: int) -> subprocess.CompletedProcess[str]:
@@ -142,7 +147,7 @@ def test_up_edit_refresh_grow_destroy(
     spare = api.create(
         "dcim/interfaces", [{"device": leaf["id"], "name": FREE_PORT, "type": "other"}]
     )[0]
-    nb_cable = api.select("dcim/cables", {"site_id": site, "label": cable.name})[0]
+    nb_cable = api.select("dcim/cables", {"site_id": site, "cf_fabric_name": cable.name})[0]
     api.update(
         "dcim/cables",
         [
@@ -166,13 +171,13 @@ def test_up_edit_refresh_grow_destroy(
     api.delete("dcim/interfaces", [spare["id"]])
 
     # SMALL → BIG: only new objects; every cable that was there keeps its id.
-    ids = {c["label"]: c["id"] for c in api.select("dcim/cables", {"site_id": site})}
+    ids = {_name(c): c["id"] for c in api.select("dcim/cables", {"site_id": site})}
     pulumi(proj, pulumi_env, "config", "set", "fabric:gpus", str(BIG))
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview", timeout=LONG)
     big_topo = build_topology(size_fabric(validate_spec(gpus=BIG)))
     big = derive_intent(big_topo)
     assert _site_counts(api, site) == _expected(big)
-    now = {c["label"]: c["id"] for c in api.select("dcim/cables", {"site_id": site})}
+    now = {_name(c): c["id"] for c in api.select("dcim/cables", {"site_id": site})}
     same = {
         c.name for c in small.cables if want[c.name] == (c.a_device, c.a_port, c.b_device, c.b_port)
     }
@@ -245,7 +250,7 @@ def test_killed_up_then_rerun_leaves_no_duplicates(
     pulumi(proj, pulumi_env, "up", "--yes", "--skip-preview", timeout=LONG)
     assert _site_counts(api, site) == _expected(intent)
     cables = api.select("dcim/cables", {"site_id": site})
-    labels = Counter(c["label"] for c in cables)
+    labels = Counter(_name(c) for c in cables)
     assert max(labels.values()) == 1
     # No half rows: every cable has its two interfaces, every interface of the site is one the
     # plan names, and each plan cable joins exactly the ports the plan says.
