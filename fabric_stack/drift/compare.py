@@ -70,6 +70,12 @@ def wrong_rate(rate: str | None, width: str | None, rates: tuple[str, ...]) -> b
     return bool(width is not None and rate and rates and rate not in rates)
 
 
+def _plant_medium(name: str, value: Any, link: Link, plan: PlanIndex | None) -> bool:
+    """True when ``value`` is the medium the physical plant chose for ``link``'s run (a
+    short run the plant gives a DAC or ACC is not a wrong cable type)."""
+    return name == "medium" and plan is not None and value in plan.media_of(link)
+
+
 def differs(link: Link, o: Observed, plan: PlanIndex | None = None) -> bool:
     """Cheap check: does any compared field of the matched pair differ?"""
     speed = link.speed_gbps
@@ -92,7 +98,7 @@ def differs(link: Link, o: Observed, plan: PlanIndex | None = None) -> bool:
             continue
         if k in _FIELD_SET:
             name = _FLIP.get(k, k) if flip else k
-            if v != getattr(link, name):
+            if v != getattr(link, name) and not _plant_medium(name, v, link, plan):
                 return True
         elif k in _SPEED_KEYS and v != speed:
             return True
@@ -136,7 +142,7 @@ def link_differences(link: Link, o: Observed, plan: PlanIndex | None = None) -> 
                 diff.exp[name], diff.act[name] = "in service", v
         elif name in _FIELD_SET:
             planned = getattr(link, name)
-            if v != planned:
+            if v != planned and not _plant_medium(name, v, link, plan):
                 if name == "medium" and attrs.get("type"):
                     # DCIM records say the cable type; explain in its terms.
                     diff.exp["type"], diff.act["type"] = f"{planned} cable", attrs["type"]

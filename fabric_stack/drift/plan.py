@@ -142,6 +142,8 @@ class PlanIndex:
 
     __slots__ = (
         "_device_networks",
+        "_media",
+        "_topo",
         "at",
         "by_key",
         "devices",
@@ -160,6 +162,8 @@ class PlanIndex:
         netdevs: Mapping[str, str] | None = None,
     ) -> None:
         self.links: tuple[Link, ...] = tuple(links)
+        self._topo: FabricTopology | None = None
+        self._media: dict[EP, str] | None = None
         self.netdevs: dict[str, str] = dict(netdevs or {})
         """Server netdev → the plan's port name (the profile's RDMA device), e.g. ibp64s0 →
         mlx5_3: what a host-side source reports for a rail port."""
@@ -224,7 +228,27 @@ class PlanIndex:
         """Index ``topo``'s links with exact port schemes and switch attributes."""
         prof = topo.plan.spec.node_profile
         netdevs = {p.netdev: p.rdma for p in prof.compute_ports if p.netdev}
-        return cls(topo.links, port_schemes(topo), device_expectations(topo), netdevs)
+        index = cls(topo.links, port_schemes(topo), device_expectations(topo), netdevs)
+        index._topo = topo
+        return index
+
+    def media_of(self, link: Link) -> frozenset[str]:
+        """The media a record may name for ``link``: the builder's class (``mmf``) and the
+        cable the physical plant chose for its run (``acc``; a DCIM ``dac-*`` type reads as
+        ``copper``). The plant is derived once, on the first record that names a medium."""
+        if self._topo is None:
+            return frozenset((link.medium,))
+        if self._media is None:
+            from fabric_stack.plant import plant_of  # only drifts that compare media pay
+
+            topo = self._topo
+            runs = plant_of(topo, strict=False).runs
+            self._media = {
+                (k.a_device, k.a_port): r.medium for k, r in zip(topo.links, runs, strict=True)
+            }
+        chosen = self._media.get((link.a_device, link.a_port), link.medium)
+        copper = ("copper",) if chosen in ("dac", "acc") else ()
+        return frozenset((link.medium, chosen, *copper))
 
     def peer(self, ep: EP) -> EP | None:
         """The planned far end of the cable at ``ep``, if the plan has one."""

@@ -390,3 +390,37 @@ def test_progress_hooks_add_up_to_the_input_size() -> None:
     got.clear()
     LldpReader(FIXTURES / "roce/lldp", progress=got.append).load()
     assert sum(got) == sum(len(p.read_text()) for p in (FIXTURES / "roce/lldp").glob("*.json"))
+
+
+def test_a_dcim_cable_type_the_plant_chose_is_no_finding(tmp_path: Path) -> None:
+    # NetBox records the plant's cable (an ACC splitter for a short run: ``dac-active``);
+    # the builder's class for that link is ``mmf``. Drift must accept the plant's cable and
+    # still flag a copper record on a run the plant gives fibre.
+    from click.testing import CliRunner
+
+    from fabric_stack.adapters.inventory.netbox_plan import CABLE_TYPE_OF_MEDIUM
+    from fabric_stack.cli import main
+    from fabric_stack.plant import plant_of
+    from fabric_stack.sizing.size import size_fabric
+    from fabric_stack.spec.model import FabricSpec
+    from fabric_stack.topology.build import build_topology
+    from tests.drift_fixtures import clean_wires, netbox_csv, netbox_rows
+
+    topo = build_topology(size_fabric(FabricSpec()))
+    media = {k.id: r.medium for k, r in zip(topo.links, plant_of(topo).runs, strict=True)}
+    rows = netbox_rows(topo, clean_wires(topo))
+    for r in rows:
+        r["type"] = CABLE_TYPE_OF_MEDIUM[media[r["label"]]]
+    acc = [r for r in rows if media[r["label"]] == "acc"]
+    assert len(acc) == 14  # the seed's split cages near the network rack (test_plant)
+    path = tmp_path / "cables.csv"
+    path.write_text(netbox_csv(rows))
+    clean = CliRunner().invoke(main, ["drift", "--netbox-csv", str(path), "--format", "json"])
+    assert clean.exit_code == 0, clean.output
+    fibre = next(r for r in rows if media[r["label"]] == "mmf" and r["side_a_device"] != "")
+    fibre["type"] = "dac-active"
+    path.write_text(netbox_csv(rows))
+    wrong = CliRunner().invoke(main, ["drift", "--netbox-csv", str(path), "--format", "json"])
+    assert wrong.exit_code == 1
+    (finding,) = json.loads(wrong.output)["findings"]
+    assert finding["kind"] == "attribute_changed" and "dac-active" in json.dumps(finding)
