@@ -186,7 +186,8 @@ def _check_table(report: dict[str, Any]) -> Table:
 def collect_cmd(directory: Path, out_dir: Path) -> None:
     """Write what the real tools print, as `fabric-stack drift` reads it on a real site.
 
-    InfiniBand: OUT/ibnetdiscover.txt and OUT/node-name-map. Ethernet:
+    InfiniBand: OUT/ibnetdiscover.txt, OUT/iblinkinfo.txt, OUT/ibnetdiscover-p.txt
+    (`ibnetdiscover -p`; drift reads each) and OUT/node-name-map. Ethernet:
     OUT/lldp/<hostname>.json (`lldpctl -f json0`) per device. Plus OUT/spec.yaml
     and, where the twin cannot run the planned rate, OUT/drift-ignore.yaml.
 

@@ -410,13 +410,23 @@ def _probe_node(state: TwinState, topo: FabricTopology) -> str:
     return ibnet.node_id(state.guids[leaf], True)
 
 
+COLLECT_TOOLS: tuple[tuple[str, list[str]], ...] = (
+    ("ibnetdiscover.txt", ["ibnetdiscover"]),
+    ("iblinkinfo.txt", ["iblinkinfo"]),
+    ("ibnetdiscover-p.txt", ["ibnetdiscover", "-p"]),
+)
+"""Files ``twin collect`` writes on an IB twin, and the infiniband-diags command of each."""
+
+
 def collect_ib(
     directory: Path, state: TwinState, topo: FabricTopology, out: Path
 ) -> list[tuple[Path, str]]:
-    """``ibnetdiscover`` output and the node-name-map, as drift reads them on a real site."""
-    text = diag(state, directory, ["ibnetdiscover"], _probe_node(state, topo))
+    """What drift reads on a real site: ``ibnetdiscover``, ``iblinkinfo`` and
+    ``ibnetdiscover -p`` output (the same fabric, three readers) and the node-name-map."""
+    probe = _probe_node(state, topo)
     nmap = (ib_dirs(directory)["etc"] / "ib-node-name-map").read_text(encoding="utf-8")
-    files = [(out / "ibnetdiscover.txt", text), (out / "node-name-map", nmap)]
+    files = [(out / name, diag(state, directory, argv, probe)) for name, argv in COLLECT_TOOLS]
+    files.append((out / "node-name-map", nmap))
     if state.rate:
         files.append((out / "drift-ignore.yaml", rate_ignore(state.rate)))
     return files

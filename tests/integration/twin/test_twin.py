@@ -32,7 +32,17 @@ pytestmark = [
 ]
 
 CLI = str(Path(sys.executable).parent / "fabric-stack")
-TOOLS = ("ibsim", "opensm", "ibnetdiscover", "sminfo", "dump_fts", "lldpd", "lldpctl", "ip")
+TOOLS = (
+    "ibsim",
+    "opensm",
+    "ibnetdiscover",
+    "iblinkinfo",
+    "sminfo",
+    "dump_fts",
+    "lldpd",
+    "lldpctl",
+    "ip",
+)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -72,11 +82,14 @@ def state_of(d: Path) -> dict[str, Any]:
     return data
 
 
-def drift(out: Path) -> dict[str, Any]:
-    """The real drift command on what `twin collect` wrote; its JSON report."""
+def drift(
+    out: Path, source: tuple[str, str] = ("--ibnetdiscover", "ibnetdiscover.txt")
+) -> dict[str, Any]:
+    """The real drift command on what `twin collect` wrote; its JSON report. ``source``
+    is the IB reader's option and the collected file it reads."""
     args = ["drift", "--config", str(out / "spec.yaml"), "--format", "json"]
     if (out / "ibnetdiscover.txt").exists():
-        args += ["--ibnetdiscover", str(out / "ibnetdiscover.txt")]
+        args += [source[0], str(out / source[1])]
         args += ["--node-name-map", str(out / "node-name-map")]
     else:
         args += ["--lldp", str(out / "lldp")]
@@ -121,14 +134,43 @@ def assert_gone(d: Path, state: dict[str, Any]) -> None:
     assert not d.exists(), sorted(str(x) for x in d.rglob("*"))[:10]
 
 
-def run_faults(d: Path, out: Path, faults: list[list[str]]) -> None:
-    """Each fault alone gives exactly the one finding its kind means; --clear restores the plan."""
+OTHER_IB_SOURCES = (("--iblinkinfo", "iblinkinfo.txt"), ("--ibnetdiscover", "ibnetdiscover-p.txt"))
+"""What `twin collect` also writes on IB: real ``iblinkinfo`` and ``ibnetdiscover -p``."""
+
+
+def findings_named(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Each finding's kind, summary (the cables/devices it names) and the cable ends it
+    compares, without the evidence line (``where``) and the id, which differ by file."""
+
+    def ends(side: list[dict[str, Any]]) -> str:
+        return json.dumps([{k: v for k, v in e.items() if k != "where"} for e in side])
+
+    return sorted(
+        (f["kind"], f["summary"], ends(f["expected"]) + ends(f["actual"]))
+        for f in report["findings"]
+    )
+
+
+def assert_sources_agree(out: Path, report: dict[str, Any]) -> None:
+    """Drift of the same fabric read from iblinkinfo and from ``ibnetdiscover -p`` finds
+    what the ibnetdiscover drift found (kinds, the cables and devices they name)."""
+    for source in OTHER_IB_SOURCES:
+        other = drift(out, source)
+        assert findings_named(other) == findings_named(report), source[1]
+        assert other["summary"] == report["summary"], source[1]
+
+
+def run_faults(d: Path, out: Path, faults: list[list[str]], *, all_sources: bool = False) -> None:
+    """Each fault alone gives exactly the one finding its kind means; --clear restores the
+    plan. ``all_sources``: the iblinkinfo and ``-p`` drifts must find the same."""
     for f in faults:
         said = ok(twin("fault", "--dir", str(d), *f))
         expects = said.split("drift should report ")[1].split(")")[0]
         report = drift_after(d, out)
         kinds = [x["kind"] for x in report["findings"]]
         assert kinds == [expects], f"{' '.join(f)}: {kinds}"
+        if all_sources:
+            assert_sources_agree(out, report)
         if f is faults[0]:  # the fault log is part of the state
             listed = ok(twin("fault", "--dir", str(d), "--list"))
             assert listed.startswith(f"1. {f[0]} ") and f"(expects {expects})" in listed
@@ -171,7 +213,18 @@ def test_ib_128_gpus(twin_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "seen"
     assert collect_and_drift(twin_dir, out)["summary"]["total"] == 0
     assert "4xHDR" in (out / "ibnetdiscover.txt").read_text()  # the real tool's output
-    run_faults(twin_dir, out, IB_FAULTS)
+    assert "53.125 Gbps Active/" in (out / "iblinkinfo.txt").read_text()  # ibsim's HDR lanes
+    assert " 4x HDR - SW " in (out / "ibnetdiscover-p.txt").read_text()  # the ports report
+    base = drift(out)
+    for source in OTHER_IB_SOURCES:  # the same fabric through the other two readers
+        seen = drift(out, source)
+        assert seen["summary"]["total"] == 0, source[1]
+        assert [(s["links"], s["devices"]) for s in seen["sources"]] == [(386, 30)], source[1]
+        scoped = {**seen["coverage"], "scope": base["coverage"]["scope"]}  # names the reader
+        assert scoped == base["coverage"], source[1]
+    notes = " ".join(drift(out, OTHER_IB_SOURCES[1])["sources"][0]["notes"])
+    assert "read as `ibnetdiscover -p`" in notes  # identity is the port GUID there
+    run_faults(twin_dir, out, IB_FAULTS, all_sources=True)
     ok(twin("down", "--dir", str(twin_dir)))
     assert_gone(twin_dir, state)
     assert "nothing to do" in ok(twin("down", "--dir", str(twin_dir)))  # idempotent
