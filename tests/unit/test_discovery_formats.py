@@ -94,6 +94,23 @@ def test_iblinkinfo_qdr_infiniscale() -> None:
     assert snap.notes == []  # every far end has a block
 
 
+IBSIM_HDR = (
+    "CA: su1-node16 mlx5_7:\n"
+    "      0x02fa5702376987d1    124    1[  ] ==( 4X        53.125 Gbps Active/  LinkUp)==>"
+    '     110   16[  ] "MF0;su1-r8-leaf:MQM9700/U1" (Could be 12X )\n'
+)
+"""Two lines copied from the twin's ``iblinkinfo`` (infiniband-diags 44.0 on ibsim 0.10,
+Debian 12; ``twin collect`` of the 128-GPU IB plan): ibsim's HDR lane rate, no hardware."""
+
+
+def test_iblinkinfo_hdr_lane_as_ibsim_prints_it(tmp_path: Path) -> None:
+    p = tmp_path / "iblinkinfo.txt"
+    p.write_text(IBSIM_HDR, encoding="utf-8")
+    snap = IblinkinfoReader(p).load()
+    assert pairs(snap) == {("su1-node16", "mlx5_7", "su1-r8-leaf", "16")}
+    assert {(x.rate, x.speed_gbps) for x in snap.links} == {("4xHDR", 200)}
+
+
 # --------------------------------------------------------------- ibnetdiscover -p, .lst
 
 

@@ -62,8 +62,10 @@ LANE_NAMES: dict[str, str] = {
 }
 """Lane rate as ``iblinkinfo`` prints it (Gb/s, infiniband-diags' ``ibnd``/``mad_dump_val``
 speed strings) → speed name. SDR/DDR/QDR/FDR/EDR follow the InfiniBand specification's
-lane rates (the real samples show ``10.0`` for QDR and ``25.78125`` for EDR); HDR
-``53.125``, NDR ``106.25`` and XDR ``212.5`` are UNVERIFIED (no real sample here)."""
+lane rates (the real samples show ``10.0`` for QDR and ``25.78125`` for EDR). HDR
+``53.125`` is what infiniband-diags 44.0 prints on ibsim 0.10 (the twin's ``iblinkinfo``;
+a simulator, UNVERIFIED on real HDR hardware); NDR ``106.25`` and XDR ``212.5`` are
+UNVERIFIED (no sample here, ibsim has no such lanes)."""
 
 _LANE_KEY = re.compile(r"^(\d+)(?:\.(\d*?)0*)?$")
 
