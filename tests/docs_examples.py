@@ -532,7 +532,7 @@ TABLES: dict[str, Callable[[], list[str]]] = {
     "rules": _registry_table("fabric_stack.views.registry_tables", "rules_table"),
     "switch-models": _registry_table("fabric_stack.views.registry_tables", "switch_models_table"),
     "render-targets": _registry_table("fabric_stack.artifacts", "targets_table"),
-    "drift-sources": _registry_table("fabric_stack.adapters.discovery.registry", "sources_table"),
+    "drift-sources": _registry_table("fabric_stack.views.registry_tables", "sources_table"),
     "server-profiles": _server_profiles,
     "netbox-device-types": _netbox_device_types,
 }

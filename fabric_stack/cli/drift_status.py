@@ -8,7 +8,7 @@ import click
 
 from fabric_stack.adapters.discovery import Reader
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
-from fabric_stack.adapters.discovery.registry import Selection
+from fabric_stack.adapters.discovery.selection import Selection
 from fabric_stack.adapters.inventory.netbox_status import (
     cable_statuses,
     fabric_sources,

@@ -9,11 +9,10 @@ from typing import Any, TypeVar
 
 import click
 
-from fabric_stack.adapters.discovery.registry import (
+from fabric_stack.adapters.discovery.registry import SourceOption, SourceOptionError
+from fabric_stack.adapters.discovery.selection import (
     LAYOUTS,
     Selection,
-    SourceOption,
-    SourceOptionError,
     options_of,
     select_sources,
 )

@@ -46,35 +46,36 @@ the report flags as UNVERIFIED.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from fabric_stack.compat.pydantic_internals import trusted_instance
+from fabric_stack.drift.adopt_plan import (
+    ACCESS_ROLES,
+    POSITION_ATTRS,
+    TIER,
+    UPLINK_ROLE,
+    PlanPorts,
+    natural_key,
+    port_keys,
+)
 from fabric_stack.drift.adopt_ports import PortMap, convention_note, learn_port_map
 from fabric_stack.drift.adopt_rails import Adjacency, RailVote, nic_rails, rail_note
 from fabric_stack.drift.adopt_roles import Role, infer_roles, natural, wiring
-from fabric_stack.drift.identity import hca_to_ibdev, switch_port_number
 from fabric_stack.drift.observation import (
     Observation,
     ObservedDevice,
     observation_from_snapshot,
     short_name,
 )
-from fabric_stack.drift.plan import port_schemes
 from fabric_stack.naming.site import SiteName, check_label
-from fabric_stack.topology.build import COMPUTE_ROLES, FabricTopology
-from fabric_stack.topology.model import MANAGER_ROLE
+from fabric_stack.topology.build import FabricTopology
 
-ACCESS_ROLES = ("storage", "inband", "oob")
-"""Link (and switch) roles of the access networks: placed by the server ports they serve."""
 CLASSES = ("server", "manager", "leaf", "spine", "core", *ACCESS_ROLES)
 """Device classes the report counts (compute fabric, then the access switches)."""
 _HOSTS = frozenset({"server", "manager"})
 """Planned roles an observed host (a device whose ports are NICs) can take."""
-
-_NUM = re.compile(r"(\d+)")
 
 
 @dataclass
@@ -154,179 +155,6 @@ class AdoptResult:
         }
 
 
-_ATTRS = ("role", "plane", "pod", "su", "rail", "index")
-"""What identifies a planned switch position."""
-
-_TIER = {"leaf": 1, "spine": 2, "core": 3}
-_UP = {1: "leaf_spine", 2: "spine_core"}
-
-
-def _common(devices: list[Any]) -> tuple[tuple[int, Any], ...]:
-    out = []
-    for i, f in enumerate(_ATTRS):
-        values = {getattr(d, f) for d in devices}
-        if len(values) == 1:
-            out.append((i, values.pop()))
-    return tuple(out)
-
-
-class _Plan:
-    """The plan's compute wiring keyed by port: (planned device, port key) → peer."""
-
-    def __init__(self, topo: FabricTopology) -> None:
-        self.role = {d.planned_name: d.role for d in topo.devices}
-        self.attrs = {d.planned_name: d for d in topo.devices}
-        back = {d.name: d.planned_name for d in topo.devices}
-        self.schemes = {back[k]: v for k, v in port_schemes(topo).items()}
-        self.peer: dict[tuple[str, Any], tuple[str, Any]] = {}
-        self.sig: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
-        self.nic_names: set[str] = set()
-        self.access_role: dict[str, str] = {}
-        """Server port name of a storage / in-band / OOB cable → that network's switch role."""
-        peer, sig, nics = self.peer, self.sig, self.nic_names
-        for link in topo.links:
-            role = link.role
-            if role in ACCESS_ROLES:
-                a, b = back[link.a_device], back[link.b_device]
-                self.access_role[link.a_port] = self.role[b]
-                peer[(a, link.a_port)] = (b, link.b_port_number)
-                peer[(b, link.b_port_number)] = (a, link.a_port)
-                continue
-            if role not in COMPUTE_ROLES and role != MANAGER_ROLE:
-                continue
-            a, b, bn = back[link.a_device], back[link.b_device], link.b_port_number
-            if role in ("node_leaf", MANAGER_ROLE):
-                ak: Any = link.a_port
-                nics.add(ak)
-            else:
-                ak = link.a_port_number
-                key = (role, ak, bn)
-                pairs = sig.get(key)
-                if pairs is None:
-                    sig[key] = [(a, b)]
-                else:
-                    pairs.append((a, b))
-            peer[(a, ak)] = (b, bn)
-            peer[(b, bn)] = (a, ak)
-        self.position = {
-            tuple(getattr(d, f) for f in _ATTRS): d.planned_name
-            for d in topo.devices
-            if d.role in _TIER
-        }
-        """Switch attributes (role, plane, pod, su, rail, index) → planned name."""
-        self._common: dict[tuple[str, int, int], tuple[Any, Any] | None] = {}
-        self.nic_rail: dict[str, tuple[int, int]] = {
-            link.a_port: (link.plane, link.rail) for link in topo.links_of("node_leaf")
-        }
-        """NIC name → (plane, rail) it serves."""
-        self.leaves: dict[tuple[int, int], list[str]] = {}
-        self.leaf_at: dict[tuple[int, int, int, int], str] = {}
-        """(plane, pod, su, rail) → planned leaf."""
-        for d in topo.switches("leaf"):
-            self.leaves.setdefault((d.plane, d.rail), []).append(d.planned_name)
-            self.leaf_at[(d.plane, d.pod, d.su, d.rail)] = d.planned_name
-        compute = [v for k, v in self.schemes.items() if self.role.get(k) in _TIER]
-        self.ppc = max((s.ports_per_cage for s in compute), default=1)
-        """Logical ports per cage of the compute switches (how their port labels count)."""
-        self.access_ppc: dict[str, int] = {}
-        """Access switch role → logical ports per cage (a storage switch may split 4 ways)."""
-        for k, v in self.schemes.items():
-            r = self.role.get(k, "")
-            if r in ACCESS_ROLES:
-                self.access_ppc[r] = max(self.access_ppc.get(r, 1), v.ports_per_cage)
-
-    def common(self, key: tuple[str, int, int]) -> tuple[Any, Any] | None:
-        """The attributes every planned a-end (b-end) of port-pair signature ``key`` shares."""
-        if key not in self._common:
-            pairs = self.sig.get(key)
-            self._common[key] = (
-                (
-                    _common([self.attrs[a] for a, _ in pairs]),
-                    _common([self.attrs[b] for _, b in pairs]),
-                )
-                if pairs
-                else None
-            )
-        return self._common[key]
-
-
-def _port_keys(obs: Observation, plan: _Plan) -> tuple[dict[tuple[str, str], Any], list[str]]:
-    """Each observed (device, port) → the plan's port key: a number or a NIC name."""
-    nic_of: dict[str, str | None] = {}
-    number_of: dict[tuple[str, int], int | None] = {}
-
-    def nic(port: str) -> str | None:
-        if port not in nic_of:
-            ib = port if port in plan.nic_names else hca_to_ibdev(port)
-            nic_of[port] = ib if ib in plan.nic_names else None
-        return nic_of[port]
-
-    def number(port: str, ppc: int) -> int | None:
-        if (port, ppc) not in number_of:
-            raw = port.split("/")[-1] if port.startswith("U") else port
-            number_of[(port, ppc)] = switch_port_number(raw, ppc)
-        return number_of[(port, ppc)]
-
-    devices = obs.devices
-    servers = {n for n, d in devices.items() if d.kind == "server"}
-    access = plan.access_role
-    for a, pa, b, pb in obs.cables:
-        if not devices[a].kind and (nic(pa) or pa in access):
-            servers.add(a)
-        if not devices[b].kind and (nic(pb) or pb in access):
-            servers.add(b)
-    # A switch a server reaches on a storage / in-band / BMC port counts its ports as the
-    # plan's switches of that network do.
-    ppc: dict[str, int] = {}
-    for a, pa, b, pb in obs.cables:
-        for host, hp, sw in ((a, pa, b), (b, pb, a)):
-            if host in servers and hp in access and not nic(hp) and sw not in servers:
-                ppc[sw] = plan.access_ppc.get(access[hp], plan.ppc)
-    keys: dict[tuple[str, str], Any] = {}
-    odd: dict[str, set[str]] = {}
-    for a, pa, b, pb in obs.cables:
-        for dev, port in ((a, pa), (b, pb)):
-            if dev in servers:
-                ib = nic(port)
-                if ib is not None:
-                    keys[(dev, port)] = ib
-                elif port in access:  # a storage / in-band / BMC port, by the plan's name
-                    keys[(dev, port)] = port
-                else:
-                    odd.setdefault(dev, set()).add(port)
-            else:
-                n = number(port, ppc.get(dev, plan.ppc))
-                if n is not None:
-                    keys[(dev, port)] = n
-    notes: list[str] = []
-    nics = sorted(plan.nic_names, key=_natural)
-    ranked = 0
-    named = {dev for (dev, _), k in keys.items() if isinstance(k, str) and k in plan.nic_names}
-    for dev, ports in odd.items():
-        # Rank only on a server none of whose ports has a plan NIC name: where some do,
-        # the others are its storage / in-band / BMC ports, not rail NICs named otherwise.
-        # A one-port device (an HCA keeping its factory NodeDesc, 'MT4129 ConnectX7') has
-        # no rank to read: its port '1' says nothing about which NIC it is.
-        if dev not in named and (len(ports) > 1 or len(nics) == 1) and len(ports) <= len(nics):
-            for port, name in zip(sorted(ports, key=_natural), nics, strict=False):
-                keys[(dev, port)] = name
-                ranked += 1
-    if ranked:
-        notes.append(
-            f"{ranked} server port name(s) are not NIC names (e.g. ens3np0): read by their rank "
-            "among the server's ports (UNVERIFIED: give the plan's NIC names in the source)"
-        )
-    if any(p not in plan.nic_names and v for p, v in nic_of.items()):
-        notes.append("MLNX_OFED HCA-N ports read as mlx5_(N-1) (UNVERIFIED)")
-    for dev in servers:
-        devices[dev].kind = "server"
-    return keys, notes
-
-
-def _natural(text: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in _NUM.split(text)]
-
-
 Offer = tuple[int, str, str, tuple[str, str]]
 """(agreeing cables, observed device, planned position, (confidence, basis))."""
 
@@ -382,7 +210,7 @@ def tiers(obs: Observation, adj: Adjacency, nics: set[str] | None = None) -> dic
 
 
 def _anchors(
-    obs: Observation, plan: _Plan, adj: Adjacency, tier: dict[str, int]
+    obs: Observation, plan: PlanPorts, adj: Adjacency, tier: dict[str, int]
 ) -> dict[str, tuple[str, int, int]]:
     """Step 1: switch-to-switch cables vote for their ends' attributes by port-number pair.
 
@@ -396,15 +224,15 @@ def _anchors(
         t = tier.get(dev)
         if t is None:
             continue
-        votes: list[Counter[Any]] = [Counter() for _ in _ATTRS]
+        votes: list[Counter[Any]] = [Counter() for _ in POSITION_ATTRS]
         voters = 0
         for k, peer, pk in links:
             pt = tier.get(peer)
-            if pt == t + 1 and t in _UP:
-                com = common((_UP[t], k, pk))
+            if pt == t + 1 and t in UPLINK_ROLE:
+                com = common((UPLINK_ROLE[t], k, pk))
                 side = 0
-            elif pt == t - 1 and pt in _UP:
-                com = common((_UP[pt], pk, k))
+            elif pt == t - 1 and pt in UPLINK_ROLE:
+                com = common((UPLINK_ROLE[pt], pk, k))
                 side = 1
             else:
                 continue
@@ -430,7 +258,7 @@ def _anchors(
 def _votes(
     dev: str,
     adj: Adjacency,
-    plan: _Plan,
+    plan: PlanPorts,
     placed: dict[str, str],
     anchor: tuple[str, int, int] | None,
 ) -> tuple[Counter[str], int]:
@@ -451,7 +279,7 @@ def _votes(
 class _Placer:
     """Steps 2-3: propagate and place by majority (state shared by the rounds)."""
 
-    def __init__(self, obs: Observation, plan: _Plan, adj: Adjacency) -> None:
+    def __init__(self, obs: Observation, plan: PlanPorts, adj: Adjacency) -> None:
         self.obs, self.plan, self.adj = obs, plan, adj
         self.tier = tiers(obs, adj, plan.nic_names)
         self.servers = {d for d in adj if obs.devices[d].kind == "server"}
@@ -577,7 +405,7 @@ class _Placer:
         return self._accept(offers)
 
 
-def _place(obs: Observation, plan: _Plan, adj: Adjacency) -> _Placer:
+def _place(obs: Observation, plan: PlanPorts, adj: Adjacency) -> _Placer:
     """Propagate from the anchors; then leaves by rail; then propagate again."""
     p = _Placer(obs, plan, adj)
     p.rounds()
@@ -588,8 +416,8 @@ def _place(obs: Observation, plan: _Plan, adj: Adjacency) -> _Placer:
 
 def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     """Place every observed compute device on the plan ``topo`` (see the module docstring)."""
-    plan = _Plan(topo)
-    keys, notes = _port_keys(obs, plan)
+    plan = PlanPorts(topo)
+    keys, notes = port_keys(obs, plan)
     adj = _adjacency(obs, keys)
     placer = _place(obs, plan, adj)
     placed, why = placer.placed, placer.why
@@ -647,13 +475,13 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
                 {"planned": p, "actual": dev, "guids": tuple(od.guids), "macs": tuple(od.macs)},
             )
         )
-    res.rows.sort(key=lambda r: _natural(r.planned))
+    res.rows.sort(key=lambda r: natural_key(r.planned))
     res.port_map = learn_port_map(topo, obs, res.placed, keys, placer.tier)
     if res.port_map:
         # Judge the switches' cables in the site's numbering: what the map renumbers
         # is the site's convention, not a contradiction.
         adj = _adjacency(obs, {k: res.port_map.get(k, v) for k, v in keys.items()})
-        switches = sum(1 for p in res.placed.values() if plan.role.get(p) in _TIER)
+        switches = sum(1 for p in res.placed.values() if plan.role.get(p) in TIER)
         res.notes.append(convention_note(res.port_map, switches))
     res.contradictions = _contradictions(plan, adj, res.placed)
     res.contradictions += _rail_dissent(rails, res.placed, plan)
@@ -674,7 +502,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
 
 
 def _rail_dissent(
-    rails: dict[str, RailVote], placed: dict[str, str], plan: _Plan
+    rails: dict[str, RailVote], placed: dict[str, str], plan: PlanPorts
 ) -> list[tuple[str, str, str]]:
     """Leaves some of whose server cables come from another rail's NIC (majority kept)."""
     out: list[tuple[str, str, str]] = []
@@ -691,7 +519,7 @@ def _rail_dissent(
 
 
 def _contradictions(
-    plan: _Plan, adj: Adjacency, placed: dict[str, str]
+    plan: PlanPorts, adj: Adjacency, placed: dict[str, str]
 ) -> list[tuple[str, str, str]]:
     """Placed devices some of whose cables disagree with their position (left to drift)."""
     out: list[tuple[str, str, str]] = []
@@ -727,6 +555,7 @@ def _contradictions(
 
 
 __all__ = [
+    "ACCESS_ROLES",
     "CLASSES",
     "AdoptResult",
     "Observation",

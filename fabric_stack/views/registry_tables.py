@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from fabric_stack.adapters.discovery.registry import EVERY_NETWORK, SOURCES
 from fabric_stack.hardware.switches import CATALOG, radix_at
 from fabric_stack.policy.registry import RULES
 
@@ -57,4 +58,16 @@ def switch_models_table() -> str:
     return markdown_table(header, rows)
 
 
-__all__ = ["markdown_table", "rules_table", "switch_models_table"]
+def sources_table() -> str:
+    """Every source as a Markdown table (option, what it accepts with an example, networks,
+    commands), from :data:`SOURCES`: for the README and docs, never kept by hand."""
+    rows = []
+    for s in SOURCES:
+        flag = f"`{s.option.flag} {s.option.shown_metavar}`"
+        formats = "<br>".join(f"{name}: {example}" for name, example in s.formats)
+        networks = "all" if s.networks == EVERY_NETWORK else ", ".join(sorted(s.networks))
+        rows.append((flag, formats.replace("|", "\\|"), networks, ", ".join(s.commands)))
+    return markdown_table(("option", "accepts (example)", "networks", "commands"), rows)
+
+
+__all__ = ["markdown_table", "rules_table", "sources_table", "switch_models_table"]

@@ -15,10 +15,12 @@ from fabric_stack.adapters.discovery import netbox_live
 from fabric_stack.adapters.discovery.registry import (
     BY_NAME,
     EVERY_NETWORK,
-    LAYOUTS,
     SHARED,
     SOURCES,
     SourceOptionError,
+)
+from fabric_stack.adapters.discovery.selection import (
+    LAYOUTS,
     missing_error,
     options_of,
     select_sources,

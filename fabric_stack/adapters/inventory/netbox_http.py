@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from fabric_stack.adapters.inventory import resolve
+import fabric_stack.adapters.inventory.resolve as resolve
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
 from fabric_stack.text.redact import mask_url

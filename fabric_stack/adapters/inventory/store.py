@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fabric_stack.adapters.inventory import resolve
+import fabric_stack.adapters.inventory.resolve as resolve
 from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.adapters.inventory.schema import migrate
 from fabric_stack.errors import InputFileError, InventoryError
