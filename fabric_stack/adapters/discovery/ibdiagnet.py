@@ -18,11 +18,9 @@ lane rate (:data:`SPD_NAMES`), ``LOG`` the logical state.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from fabric_stack.adapters.discovery._common import Progress, read_text
 from fabric_stack.adapters.discovery._infiniband import PortLine, ib_snapshot
-from fabric_stack.adapters.discovery.ibnetdiscover import load_node_name_map
+from fabric_stack.adapters.discovery.ibnetdiscover import IbDumpReader
 from fabric_stack.drift.model import Snapshot
 from fabric_stack.errors import InputFileError
 from fabric_stack.naming.ib_nodes import IbNode
@@ -90,29 +88,15 @@ def parse_lst(path: str, text: str) -> tuple[dict[str, IbNode], list[PortLine], 
     return nodes, ports, notes
 
 
-class IbdiagnetReader:
+class IbdiagnetReader(IbDumpReader):
     """An ``ibdiagnet2.lst`` of one InfiniBand subnet (one plane of the compute fabric)."""
 
     source = "ibdiagnet"
 
-    def __init__(
-        self,
-        path: str | Path,
-        node_name_map: str | Path | None = None,
-        progress: Progress | None = None,
-        guid_names: dict[str, str] | None = None,
-    ) -> None:
-        self.path = Path(path)
-        self.node_name_map = Path(node_name_map) if node_name_map else None
-        self.progress = progress
-        self.guid_names = dict(guid_names or {})
-
     def load(self) -> Snapshot:
         """Parse the file; a malformed line raises InputFileError naming it."""
         path = str(self.path)
-        names = load_node_name_map(self.node_name_map) if self.node_name_map else {}
-        names.update(self.guid_names)
-        text = read_text(self.path)
+        names, text = self._names_and_text()
         if self.progress is not None:
             self.progress(len(text))
         nodes, ports, notes = parse_lst(path, text)

@@ -25,11 +25,9 @@ port states (link down). The lane rates are
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from fabric_stack.adapters.discovery._common import Progress, read_text
 from fabric_stack.adapters.discovery._infiniband import DownPort, PortLine, ib_snapshot, lane_name
-from fabric_stack.adapters.discovery.ibnetdiscover import load_node_name_map
+from fabric_stack.adapters.discovery.ibnetdiscover import IbDumpReader
 from fabric_stack.drift.model import Snapshot
 from fabric_stack.errors import InputFileError
 from fabric_stack.naming.ib_nodes import IbNode
@@ -160,29 +158,15 @@ def _resolve(nodes: dict[str, IbNode], by_lid: dict[int, str], fars: list[_Far])
     return ports
 
 
-class IblinkinfoReader:
+class IblinkinfoReader(IbDumpReader):
     """An ``iblinkinfo`` output of one InfiniBand subnet (one plane of the compute fabric)."""
 
     source = "iblinkinfo"
 
-    def __init__(
-        self,
-        path: str | Path,
-        node_name_map: str | Path | None = None,
-        progress: Progress | None = None,
-        guid_names: dict[str, str] | None = None,
-    ) -> None:
-        self.path = Path(path)
-        self.node_name_map = Path(node_name_map) if node_name_map else None
-        self.progress = progress
-        self.guid_names = dict(guid_names or {})
-
     def load(self) -> Snapshot:
         """Parse the output; a malformed line raises InputFileError naming it."""
         path = str(self.path)
-        names = load_node_name_map(self.node_name_map) if self.node_name_map else {}
-        names.update(self.guid_names)
-        text = read_text(self.path)
+        names, text = self._names_and_text()
         if self.progress is not None:
             self.progress(len(text))
         nodes, ports, down, notes = parse_iblinkinfo(path, text)

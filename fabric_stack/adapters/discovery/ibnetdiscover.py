@@ -193,15 +193,12 @@ def _check_complete(
             )
 
 
-class IbnetdiscoverReader:
-    """An ``ibnetdiscover`` dump of one InfiniBand subnet (one plane of the compute fabric).
+class IbDumpReader:
+    """What every reader of one InfiniBand dump file shares: its path, the optional
+    node-name map and names-file GUIDs, and reading the text through the input layer.
+    Subclasses set :attr:`source` and parse in ``load``."""
 
-    Plain, ``-g`` and ``-p`` (ports report) output, told apart by content. The whole
-    subnet is covered: every planned compute cable of the plane(s) whose switches appear
-    should be in it.
-    """
-
-    source = "ibnetdiscover"
+    source = ""
 
     def __init__(
         self,
@@ -221,12 +218,27 @@ class IbnetdiscoverReader:
         """The dump's text through the input layer (size limit, UTF-8, symlinks)."""
         return read_text(self.path)
 
+    def _names_and_text(self) -> tuple[dict[str, str], str]:
+        """GUID → name (node-name map, then the names file's GUIDs) and the dump's text."""
+        names = load_node_name_map(self.node_name_map) if self.node_name_map else {}
+        names.update(self.guid_names)
+        return names, self._read()
+
+
+class IbnetdiscoverReader(IbDumpReader):
+    """An ``ibnetdiscover`` dump of one InfiniBand subnet (one plane of the compute fabric).
+
+    Plain, ``-g`` and ``-p`` (ports report) output, told apart by content. The whole
+    subnet is covered: every planned compute cable of the plane(s) whose switches appear
+    should be in it.
+    """
+
+    source = "ibnetdiscover"
+
     def load(self) -> Snapshot:
         """Parse the dump; malformed or truncated input raises InputFileError."""
         path = str(self.path)
-        names = load_node_name_map(self.node_name_map) if self.node_name_map else {}
-        names.update(self.guid_names)
-        text = self._read()
+        names, text = self._names_and_text()
         if is_ports_report(text):
             nodes, ports, down = parse_ports_report(path, text)
             if self.progress is not None:
