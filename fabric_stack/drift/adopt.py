@@ -62,7 +62,7 @@ from fabric_stack.drift.adopt_plan import (
 )
 from fabric_stack.drift.adopt_ports import PortMap, convention_note, learn_port_map
 from fabric_stack.drift.adopt_rails import Adjacency, RailVote, nic_rails, rail_note
-from fabric_stack.drift.adopt_roles import Role, infer_roles, natural, wiring
+from fabric_stack.drift.adopt_roles import Role, infer_roles, natural, raw_tiers, wiring
 from fabric_stack.drift.observation import (
     Observation,
     ObservedDevice,
@@ -188,25 +188,10 @@ def _access_roles(
 
 
 def tiers(obs: Observation, adj: Adjacency, nics: set[str] | None = None) -> dict[str, int]:
-    """Switch tiers by distance from the servers: 1 leaf, 2 spine, 3 core.
-
-    With ``nics``, only a cable on one of those server ports makes a leaf (a switch
-    reached only on storage / in-band / BMC ports is an access switch, no tier)."""
-    out: dict[str, int] = {}
-    frontier = [d for d in adj if obs.devices[d].kind == "server"]
-    seen = set(frontier)
-    for tier in (1, 2, 3):
-        nxt = []
-        for dev in frontier:
-            for k, peer, _ in adj[dev]:
-                if tier == 1 and nics is not None and k not in nics:
-                    continue
-                if peer not in seen:
-                    seen.add(peer)
-                    out[peer] = tier
-                    nxt.append(peer)
-        frontier = nxt
-    return out
+    """Switch tiers by distance from the servers: 1 leaf, 2 spine, 3 core (only cables on
+    ``nics`` make a leaf: see :func:`fabric_stack.drift.adopt_roles.raw_tiers`)."""
+    servers = {d for d in adj if obs.devices[d].kind == "server"}
+    return raw_tiers(adj, servers, set(), nics)
 
 
 def _anchors(

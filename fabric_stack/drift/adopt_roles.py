@@ -83,15 +83,22 @@ def wiring(cables: list[tuple[str, str, str, str]]) -> Adjacency:
     return adj
 
 
-def raw_tiers(adj: Adjacency, servers: set[str], skip: set[str]) -> dict[str, int]:
-    """Switch tiers by hops from the hosts (1 leaf, 2 spine, 3 core), ``skip`` left out."""
+def raw_tiers(
+    adj: Adjacency, servers: set[str], skip: set[str], nics: set[str] | None = None
+) -> dict[str, int]:
+    """Switch tiers by hops from the hosts (1 leaf, 2 spine, 3 core), ``skip`` left out.
+
+    With ``nics``, only a cable on one of those server ports makes a leaf (a switch
+    reached only on storage / in-band / BMC ports is an access switch, no tier)."""
     out: dict[str, int] = {}
     seen = set(servers) | skip
     frontier = [s for s in servers if s in adj]
     for tier in (1, 2, 3):
         nxt = []
         for dev in frontier:
-            for _, peer, _ in adj[dev]:
+            for port, peer, _ in adj[dev]:
+                if tier == 1 and nics is not None and port not in nics:
+                    continue
                 if peer not in seen:
                     seen.add(peer)
                     out[peer] = tier
