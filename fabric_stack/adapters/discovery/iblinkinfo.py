@@ -81,11 +81,13 @@ def parse_iblinkinfo(
     kind, guid, desc = "", "", ""
     header_line = 0
     rates: dict[str, tuple[str, str] | None] = {}
+    guids: dict[str, str] = {}
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        h = _HEADER.match(line.strip())
-        if h is not None and not line[0].isspace():
+        # A header starts its line; port lines are indented (tried first: most lines).
+        h = None if line[0].isspace() else _HEADER.match(line.strip())
+        if h is not None:
             kind, desc, header_line = _KINDS[h.group(1)], h.group(3).strip(), lineno
             guid = f"{int(h.group(2), 16):016x}" if h.group(2) else ""
             if guid:
@@ -103,7 +105,11 @@ def parse_iblinkinfo(
             )
         if not kind:
             raise InputFileError(path, "port line before any CA:/Switch: header", lineno)
-        own = f"{int(m.group(1), 16):016x}" if m.group(1) else guid
+        raw = m.group(1)
+        if raw is None:
+            own = guid
+        else:
+            own = guids.get(raw) or guids.setdefault(raw, f"{int(raw, 16):016x}")
         if not own:
             raise InputFileError(path, "CA port line without its 0x<guid>", lineno)
         nodes.setdefault(own, IbNode(kind, own, desc, header_line))
