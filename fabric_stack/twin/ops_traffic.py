@@ -103,9 +103,13 @@ def run_round(state: TwinState, pairs: list[Pair], rate: float, seconds: int) ->
     """One round: a one-off server per receiver, then every client at once; their -J text."""
     ns = {h.server: netns_name(state.tag, h.server) for p in pairs for h in p}
     server_argv = ["iperf3", "-s", "-1", "-p", str(PORT), "-B"]
-    servers = [_popen(ns[dst.server], [*server_argv, dst.address], seconds) for _, dst in pairs]
+    servers: list[subprocess.Popen[str]] = []
     clients: list[subprocess.Popen[str]] = []
     try:
+        # Started one by one inside the try: a signal between two starts must still stop
+        # the servers already running (a list built in one expression would be lost).
+        for _, dst in pairs:
+            servers.append(_popen(ns[dst.server], [*server_argv, dst.address], seconds))
         for _, dst in pairs:
             wait_until(
                 f"iperf3 server on {dst.server} {dst.address}",
@@ -130,6 +134,7 @@ def run_round(state: TwinState, pairs: list[Pair], rate: float, seconds: int) ->
         # waiting for the runs to end (up to 5 s each), they are stopped now.
         for proc in servers + clients:
             _kill(proc)
+        _kill_strays(set(ns.values()), {h.address for p in pairs for h in p})
         raise
     finally:
         for proc in servers + clients:
@@ -144,6 +149,29 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         _kill(proc)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.communicate(timeout=5)
+
+
+def _kill_strays(namespaces: set[str], addresses: set[str]) -> None:
+    """SIGKILL every iperf3 (and its ``timeout``) of this round that no Popen object holds.
+
+    A signal that lands inside ``subprocess.Popen`` (between the fork and its return) loses
+    the object, not the process: it is found by what it runs, an ``iperf3`` bound
+    (``-B``) to one of the round's rail addresses in one of the round's namespaces, where
+    nothing but the twin's daemons and these runs lives."""
+    wanted = {a.encode() for a in addresses}
+    for netns in sorted(namespaces):
+        res = subprocess.run(
+            ["ip", "netns", "pids", netns], capture_output=True, text=True, timeout=10, check=False
+        )
+        for pid in res.stdout.split():
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue  # it ended meanwhile
+            bound = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a == b"-B"}
+            if b"iperf3" in argv and bound & wanted:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(pid), signal.SIGKILL)
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:

@@ -82,6 +82,18 @@ def namespace_pids(state: TwinState) -> set[int]:
     return pids
 
 
+def commands_of(pids: set[int]) -> dict[int, str]:
+    """Each process's command line (to name what was left behind)."""
+    out = {}
+    for pid in sorted(pids):
+        try:
+            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            raw = b"(gone)"
+        out[pid] = raw.replace(b"\0", b" ").decode(errors="replace").strip()
+    return out
+
+
 def namespaces_listed(state: TwinState) -> set[str]:
     res = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
     return {line.split()[0] for line in res.stdout.splitlines() if line.strip()} & set(
@@ -159,7 +171,8 @@ def assert_signals_end_cleanly(twin_dir: Path, state: TwinState, tmp_path: Path)
             assert_interrupted(code, err, sig, out)
     assert finished < 2, "collect finished before either signal: nothing was interrupted"
     time.sleep(0.5)  # a process killed at the exit is reaped by init meanwhile
-    assert namespace_pids(state) - before == set(), "a command left a process in the twin"
+    left = namespace_pids(state) - before
+    assert not left, f"a command left a process in the twin: {commands_of(left)}"
     assert before <= namespace_pids(state), "a signal stopped one of the twin's daemons"
     assert namespaces_listed(state) == set(state.namespaces)
     assert set(Path(tempfile.gettempdir()).glob("fabric-stack-*")) <= temps
