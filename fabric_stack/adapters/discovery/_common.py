@@ -189,3 +189,16 @@ class DirectoryReader:
         self.directory = Path(directory)
         self.mac_table = Path(mac_table) if mac_table else None
         self.progress = progress
+
+
+def finish_directory(
+    snap: Snapshot, hosts: list[str], directory: Path, what: str, mac_table: Path | None
+) -> Snapshot:
+    """Close a directory source's snapshot: an error naming the directory (and the notes on
+    what was skipped) when no file was ``what``; else the hosts it covers and the MAC table."""
+    if not hosts:
+        raise InputFileError(str(directory), f"no {what} in it ({'; '.join(snap.notes)})")
+    snap.covered = frozenset(hosts)
+    if mac_table is not None:
+        snap.macs, snap.aliases = load_mac_table(mac_table)
+    return snap

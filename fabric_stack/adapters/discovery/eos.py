@@ -30,9 +30,9 @@ from fabric_stack.adapters.discovery._common import (
     DirectoryReader,
     Progress,
     discovery_files,
+    finish_directory,
     host_of,
     json_of,
-    load_mac_table,
     read_json,
     read_text,
     skipped,
@@ -183,11 +183,4 @@ class EosReader(DirectoryReader):
             snap.links.extend(links)
             snap.port_states.extend(states)
             snap.devices[host] = DeviceSeen(host, where=str(path))
-        if not hosts:
-            raise InputFileError(
-                str(self.directory), f"no EOS JSON file in it ({'; '.join(snap.notes)})"
-            )
-        snap.covered = frozenset(hosts)
-        if self.mac_table is not None:
-            snap.macs, snap.aliases = load_mac_table(self.mac_table)
-        return snap
+        return finish_directory(snap, hosts, self.directory, "EOS JSON file", self.mac_table)

@@ -26,9 +26,9 @@ from typing import Any
 from fabric_stack.adapters.discovery._common import (
     DirectoryReader,
     discovery_files,
+    finish_directory,
     host_of,
     json_of,
-    load_mac_table,
     read_text,
     skipped,
 )
@@ -215,11 +215,6 @@ class LldpReader(DirectoryReader):
             hosts.append(host)
             snap.links.extend(links)
             snap.devices[host] = DeviceSeen(host, where=str(path))
-        if not hosts:
-            raise InputFileError(
-                str(self.directory), f"no file of LLDP neighbours in it ({'; '.join(snap.notes)})"
-            )
-        snap.covered = frozenset(hosts)
-        if self.mac_table is not None:
-            snap.macs, snap.aliases = load_mac_table(self.mac_table)
-        return snap
+        return finish_directory(
+            snap, hosts, self.directory, "file of LLDP neighbours", self.mac_table
+        )

@@ -24,9 +24,9 @@ from typing import Any
 from fabric_stack.adapters.discovery._common import (
     DirectoryReader,
     discovery_files,
+    finish_directory,
     host_of,
     json_of,
-    load_mac_table,
     read_text,
     skipped,
 )
@@ -125,14 +125,7 @@ class NvueReader(DirectoryReader):
             snap.links.extend(links)
             snap.port_states.extend(states)
             snap.devices[host] = DeviceSeen(host, where=str(path))
-        if not hosts:
-            raise InputFileError(
-                str(self.directory), f"no NVUE JSON file in it ({'; '.join(snap.notes)})"
-            )
-        snap.covered = frozenset(hosts)
-        if self.mac_table is not None:
-            snap.macs, snap.aliases = load_mac_table(self.mac_table)
-        return snap
+        return finish_directory(snap, hosts, self.directory, "NVUE JSON file", self.mac_table)
 
 
 __all__ = ["NvueReader", "nvue_speed", "parse_nvue"]
