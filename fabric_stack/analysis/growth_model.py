@@ -22,6 +22,11 @@ class AddressChange(BaseModel):
         description="Why it moves when the spec change is not the cause: the stack recorded "
         "another value ('recorded before stable allocations'); empty otherwise.",
     )
+    caveat: str = Field(
+        default="",
+        description="What the change assumes and how to confirm it (a switch record without "
+        "allocations is taken as numbered before stable allocations); empty when certain.",
+    )
 
 
 class ConfigChange(BaseModel):

@@ -274,6 +274,17 @@ def with_growth(summary: ChangeSummary, project_dir: Path | None = None) -> Chan
     )
 
 
+LEGACY_CAVEAT = (
+    "the switch record holds no allocations, so it is taken as numbered before stable "
+    "allocations (fabric-stack before e696bf7); a stack recorded with "
+    "fabric:config_records false by e696bf7…64ea23f (the release of e851846) was numbered "
+    "as now, and then nothing moves: compare the 'before' value with what the switch runs"
+)
+"""Why a move derived from the old numbering is not certain (issue #27): records without
+allocations were written both before stable allocations and, for one release, by stacks
+with the config records off, and nothing in the records tells the two apart."""
+
+
 def recorded_changes(
     recorded: Mapping[str, Mapping[str, Any]], old: _Side, new: _Side
 ) -> list[AddressChange]:
@@ -282,10 +293,12 @@ def recorded_changes(
     Per existing switch whose new record carries allocations: a record without them
     (unless the Fabric record says ``config_records: false``) was written before stable
     allocations (the values are what that code numbered:
-    :mod:`fabric_stack.underlay.legacy`); a record with other values than the current
-    code derives for the recorded spec was written by another version. Either way the
-    recorded value, not the re-derived one, is what the device runs, so it is compared
-    with the new plan's. Empty when every record agrees (every stack this code wrote).
+    :mod:`fabric_stack.underlay.legacy`), with :data:`LEGACY_CAVEAT` on each such change
+    because a stack of one release recorded with the records off looks the same; a record
+    with other values than the current code derives for the recorded spec was written by
+    another version. Either way the recorded value, not the re-derived one, is what the
+    device runs, so it is compared with the new plan's. Empty when every record agrees
+    (every stack this code wrote).
     """
     off = recorded.get("", {}).get("config_records") is False
     targets = {n: r for n, r in recorded.items() if n and r.get("records_config")}
@@ -305,12 +318,13 @@ def recorded_changes(
             if legacy is None:
                 legacy = legacy_switch_allocations(old.ctx.topo)
             was: Mapping[str, Any] = legacy.get(name, {})
-            reason = "recorded before stable allocations"
+            reason, caveat = "recorded before stable allocations", LEGACY_CAVEAT
         elif isinstance(rec, dict) and rec != derived.get(name):
             was, reason = rec, "the stack recorded other allocations than this version derives"
+            caveat = ""
         else:
             continue
-        out += _moves(name, was, want, reason)
+        out += _moves(name, was, want, reason, caveat)
     return out
 
 
@@ -318,7 +332,7 @@ _KINDS = (("router_id", "router-id"), ("asn", "asn"), ("rail_blocks", "rail-bloc
 
 
 def _moves(
-    name: str, was: Mapping[str, Any], want: Mapping[str, Any], reason: str
+    name: str, was: Mapping[str, Any], want: Mapping[str, Any], reason: str, caveat: str = ""
 ) -> list[AddressChange]:
     """One change per allocation kind whose recorded value differs from the new one."""
     out = []
@@ -330,7 +344,9 @@ def _moves(
         if before != after:
             why = f"{reason}: {kind} {before} → {after}"
             out.append(
-                AddressChange(object=f"{name} {kind}", before=before, after=after, reason=why)
+                AddressChange(
+                    object=f"{name} {kind}", before=before, after=after, reason=why, caveat=caveat
+                )
             )
     return out
 

@@ -85,7 +85,13 @@ def _growth_tables(s: ChangeSummary, max_rows: int) -> list[RenderableType]:
         more = f"… {len(s.address_changes) - max_rows} more (see --format json)"
         t.add_row(more, "", "", *(("",) if why else ()))
     out.append(t)
+    out += [Text(f"Caveat: {c}.", style="yellow") for c in caveats_of(s.address_changes)]
     return out
+
+
+def caveats_of(address_changes: list[AddressChange]) -> list[str]:
+    """Each distinct caveat of the address changes, once, in first-seen order."""
+    return list(dict.fromkeys(a.caveat for a in address_changes if a.caveat))
 
 
 def growth_markdown(
@@ -113,6 +119,8 @@ def growth_markdown(
         ]
         if len(address_changes) > max_rows:
             out.append(f"| … {len(address_changes) - max_rows} more | | | |")
+        for caveat in caveats_of(address_changes):
+            out += ["", f"> **Caveat:** {caveat}."]
         return [*out, ""]
     out += ["| object | before | after |", "|---|---|---|"]
     out += [f"| {a.object} | {a.before} | {a.after} |" for a in address_changes[:max_rows]]

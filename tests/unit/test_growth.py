@@ -252,9 +252,13 @@ def test_plan_names_what_a_stack_recorded_before_stable_allocations() -> None:
     # Recorded by this numbering with fabric:config_records off: the Fabric record says
     # so, and a record without allocations is then no sign of the old numbering.
     assert with_growth(_recorded_stack(None, config_records=False)).address_changes == []
-    assert "| spine-01 router-id | 10.255.0.9 | 10.255.0.1 | recorded before" in (
-        changes_markdown(out)
-    )
+    md = changes_markdown(out)
+    assert "| spine-01 router-id | 10.255.0.9 | 10.255.0.1 | recorded before" in md
+    # The old numbering is an assumption (one release wrote allocation-less records with
+    # the records off and no marker): every such change carries the caveat, said once.
+    assert all("e696bf7…64ea23f" in a.caveat for a in moved.values())
+    assert md.count("**Caveat:**") == 1
+    assert changes_json(out)["address_changes"][0]["caveat"] == rid.caveat
 
 
 def test_plan_trusts_records_that_agree_and_names_ones_that_do_not() -> None:
@@ -268,3 +272,4 @@ def test_plan_trusts_records_that_agree_and_names_ones_that_do_not() -> None:
     assert [a.object for a in moved] == ["spine-01 asn"]
     assert moved[0].before == "64999" and moved[0].after == str(same["spine-01"]["asn"])
     assert moved[0].reason.startswith("the stack recorded other allocations")
+    assert moved[0].caveat == ""  # the record says what it was given: nothing assumed

@@ -26,6 +26,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -190,6 +191,25 @@ def _row(
     )
 
 
+def enable_wal(conn: sqlite3.Connection, seconds: float) -> None:
+    """Put the SQLite file in WAL mode, waiting up to ``seconds`` for other connections.
+
+    SQLite answers ``database is locked`` at once, without its busy handler, when several
+    connections switch a new file to WAL together (the providers' first writes of a fresh
+    inventory: a benchmark's ``pulumi up`` failed so, and 16 processes on a new file fail
+    about one time in three here), so the switch is retried until the deadline.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class SqlStore(InventoryStore):
     """Records of one or more stacks in SQLite or PostgreSQL. Every method is one transaction."""
 
@@ -215,7 +235,7 @@ class SqlStore(InventoryStore):
                 raise InventoryError(f"inventory {path}: cannot open ({exc})") from None
             try:
                 if self.wal:
-                    conn.execute("PRAGMA journal_mode=WAL")
+                    enable_wal(conn, 60.0)
                 conn.execute("PRAGMA busy_timeout=60000")
                 conn.execute("BEGIN IMMEDIATE")
                 yield conn
