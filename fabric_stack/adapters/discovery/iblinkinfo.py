@@ -75,8 +75,9 @@ _LINE_MODE = re.compile(
     r"\s*\((.*)\)\s*$"
 )
 
-_Far = tuple[str, int, int, str, int, str, "tuple[str, str] | None", int]
-"""(own GUID, own port, far LID, own kind, far port, far description, rate, line)."""
+_Far = tuple[int, str, int, int, str, int, str, "tuple[str, str] | None", int]
+"""A port line whose far LID no earlier line carried: (its place in the port lines, own
+GUID, own port, far LID, own kind, far port, far description, rate, line)."""
 
 
 def _far_kind(own_kind: str, desc: str) -> str:
@@ -149,14 +150,15 @@ def _parse_blocks(
     """:func:`parse_iblinkinfo` of node blocks, from each non-blank line's fields."""
     nodes: dict[str, IbNode] = {}
     by_lid: dict[int, str] = {}
-    fars: list[_Far] = []
+    ports: list[PortLine] = []
+    fars: list[_Far] = []  # resolved at the end, when every node's LID is known
     down: list[DownPort] = []
     kind, guid, desc = "", "", ""
     header_line = 0
     rates: dict[str, tuple[str, str] | None] = {}
     guids: dict[str, str] = {}
     last_lid: tuple[str, str] = ("", "")
-    append = fars.append
+    append = ports.append
     for lineno, (hkind, hguid, hdesc, raw, lid, port_s, link, rlid, rport, rdesc) in zip(
         linenos, found, strict=True
     ):
@@ -184,10 +186,14 @@ def _parse_blocks(
             rate = rates[link]
         else:
             rate = rates[link] = _rate(path, link, lineno)
-        append((own, port, int(rlid), kind, int(rport), rdesc, rate, lineno))
+        far_lid = int(rlid)
+        far = by_lid.get(far_lid)  # known once the far end's own lines came (first wins)
+        if far is None:
+            fars.append((len(ports), own, port, far_lid, kind, int(rport), rdesc, rate, lineno))
+        append((own, port, far or "", int(rport), rate, lineno))
     if not nodes:
         raise InputFileError(path, "no CA:/Switch: blocks (is this `iblinkinfo` output?)")
-    ports = _resolve(nodes, by_lid, fars)
+    _resolve(nodes, by_lid, fars, ports)
     _attach_aggregation_nodes(nodes, ports)
     return nodes, ports, down, []
 
@@ -280,17 +286,18 @@ def _attach_aggregation_nodes(nodes: dict[str, IbNode], ports: list[PortLine]) -
             node.sysimg = nodes[switch].sysimg
 
 
-def _resolve(nodes: dict[str, IbNode], by_lid: dict[int, str], fars: list[_Far]) -> list[PortLine]:
-    """The port lines with each far end's GUID (by its LID), or a stand-in keyed by LID."""
-    ports: list[PortLine] = []
-    for own, port, rlid, kind, rport, rdesc, rate, lineno in fars:
+def _resolve(
+    nodes: dict[str, IbNode], by_lid: dict[int, str], fars: list[_Far], ports: list[PortLine]
+) -> None:
+    """Fill in the far GUID of the port lines read before their far end's (by its LID), or
+    a stand-in keyed by LID for a far end the file has no lines of."""
+    for i, own, port, rlid, kind, rport, rdesc, rate, lineno in fars:
         far = by_lid.get(rlid)
         if far is None:
             far = f"lid:{rlid}"
             if far not in nodes:
                 nodes[far] = IbNode(_far_kind(kind, rdesc), far, rdesc, lineno)
-        ports.append((own, port, far, rport, rate, lineno))
-    return ports
+        ports[i] = (own, port, far, rport, rate, lineno)
 
 
 class IblinkinfoReader(IbDumpReader):
