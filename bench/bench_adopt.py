@@ -16,7 +16,8 @@ Two measurements, medians of 3 fresh processes:
 (``tests/ib_formats.py``, from the dump): the reader differs, nothing else.
 
 Wall time on a shared machine depends on its load: CPU time (user + sys) is printed
-beside it, with the load average at the start.
+beside it, with the load average at the start. The stages run with the cyclic garbage
+collector paused, as the CLI runs them.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def stages(directory: Path, source: str = "ibnetdiscover") -> dict[str, float]:
     from fabric_stack.adapters.discovery.iblinkinfo import IblinkinfoReader
     from fabric_stack.drift.adopt import adopt, observation_from_snapshot
     from fabric_stack.files.names_file import write_names
+    from fabric_stack.pipeline import paused_gc
 
     out: dict[str, float] = {}
 
@@ -81,13 +83,14 @@ def stages(directory: Path, source: str = "ibnetdiscover") -> dict[str, float]:
         cpu[stage] = time.process_time() - c
         return value
 
-    topo = timed(
-        "plan (spec → topology)", lambda: build_topology(size_fabric(validate_spec(gpus=GPUS)))
-    )
     reader = IblinkinfoReader if source == "iblinkinfo" else IbnetdiscoverReader
-    snap = timed("read", lambda: reader(directory / FILES[source]).load())
-    obs = timed("observation", lambda: observation_from_snapshot(snap))
-    res = timed("adopt (placement)", lambda: adopt(topo, obs))
+    with paused_gc():  # as `fabric-stack adopt` runs these stages (fabric_stack/cli/adopt.py)
+        topo = timed(
+            "plan (spec → topology)", lambda: build_topology(size_fabric(validate_spec(gpus=GPUS)))
+        )
+        snap = timed("read", lambda: reader(directory / FILES[source]).load())
+        obs = timed("observation", lambda: observation_from_snapshot(snap))
+        res = timed("adopt (placement)", lambda: adopt(topo, obs))
     timed("names CSV", lambda: write_names(res.rows))
     out["end to end"] = sum(out.values())
     out["end to end, CPU"] = sum(cpu.values())

@@ -21,7 +21,9 @@ its stages, medians of 3 runs:
 ``--only iblinkinfo`` runs one scenario (and its CLI) instead of all.
 
 "end to end" = plan build + index + read + drift + JSON; "excl. plan" leaves
-out spec → topology (which every fabric-stack command pays once).
+out spec → topology (which every fabric-stack command pays once). CPU time (user + sys of
+the process) is printed beside the wall time: on a shared machine the wall time is the
+load's. The stages run with the cyclic garbage collector paused, as the CLI runs them.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -155,14 +158,19 @@ def run_scenario(name: str, directory: Path) -> dict[str, float]:
     from fabric_stack.adapters.discovery import IbnetdiscoverReader, NetboxCsvReader
     from fabric_stack.adapters.discovery.iblinkinfo import IblinkinfoReader
     from fabric_stack.drift import PlanIndex, compute_drift
+    from fabric_stack.pipeline import paused_gc
     from tests.drift_fixtures import snapshot_of
 
     out: dict[str, float] = {}
+    cpu: dict[str, float] = {}
 
-    def timed(stage: str, fn: Callable[[], Any]) -> Any:
-        t = time.perf_counter()
-        value = fn()
+    def timed(stage: str, fn: Callable[[], Any], pause: bool = True) -> Any:
+        t, c = time.perf_counter(), time.process_time()
+        # The collector paused as `fabric-stack drift` runs the stages before its output.
+        with paused_gc() if pause else nullcontext():
+            value = fn()
         out[stage] = time.perf_counter() - t
+        cpu[stage] = time.process_time() - c
         return value
 
     topo = timed(
@@ -189,9 +197,13 @@ def run_scenario(name: str, directory: Path) -> dict[str, float]:
     else:
         snap = timed("read", lambda: NetboxCsvReader(directory / "netbox-cables.csv").load())
     report = timed("compute_drift", lambda: compute_drift(index, snap))
-    timed("render json", lambda: json.dumps(report.to_json()))
+    timed("render json", lambda: json.dumps(report.to_json()), pause=False)
     out["end to end"] = sum(v for k, v in out.items())
     out["excl. plan"] = out["end to end"] - out["plan (spec → topology)"]
+    out["end to end, CPU"] = sum(cpu.values())
+    if "read" in cpu:
+        out["read, CPU"] = cpu["read"]
+    out["compute_drift, CPU"] = cpu["compute_drift"]
     out["findings"] = float(report.summary["total"])
     out["observed links"] = float(report.sources[0].links)
     for kind in ("missing_link", "wrong_peer", "speed_mismatch", "missing_device"):

@@ -57,6 +57,22 @@ def iblinkinfo_of(text: str, down: dict[str, list[int]] | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
+def iblinkinfo_line_of(text: str) -> str:
+    """``iblinkinfo --line`` output of the fabric of an ``ibnetdiscover`` dump: one line per
+    connected port, both ends' GUIDs, the own description padded to 30 (``"%30s"``)."""
+    nodes, ports = _parsed(text)
+    lid = {guid: i for i, guid in enumerate(nodes, 1)}
+    out: list[str] = []
+    for guid, port, rguid, rport, rate, _line in ports:
+        width, name = rate if rate is not None else ("4", "NDR")
+        link = f"{width}X {_LANE[name]:>13} Gbps Active/  LinkUp"
+        out.append(
+            f'0x{guid} "{nodes[guid].desc:>30}" {lid[guid]:6d} {port:4d}[  ] ==( {link})==>  '
+            f'0x{rguid} {lid[rguid]:6d} {rport:4d}[  ] "{nodes[rguid].desc}" ( )'
+        )
+    return "\n".join(out) + "\n"
+
+
 def lst_of(text: str) -> str:
     """``ibdiagnet2.lst`` of the fabric of an ``ibnetdiscover`` dump (one line per cable end)."""
     nodes, ports = _parsed(text)
@@ -79,4 +95,4 @@ def lst_of(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["iblinkinfo_of", "lst_of"]
+__all__ = ["iblinkinfo_line_of", "iblinkinfo_of", "lst_of"]

@@ -32,6 +32,7 @@ from fabric_stack.drift.names import port_map_path, write_port_map
 from fabric_stack.errors import FabricStackError
 from fabric_stack.files.names_file import write_names
 from fabric_stack.files.outputs import write_file
+from fabric_stack.pipeline import paused_gc
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.topology.build import build_topology
 
@@ -88,9 +89,10 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     """
     readers = chosen_sources("adopt", kwargs).readers()
     spec = load_spec(kwargs)
-    obs = merge([observation_from_snapshot(r.load()) for r in readers])
-    topo = build_topology(size_fabric(spec))
-    result = adopt(topo, obs)
+    with paused_gc():  # no reference cycles among the ~million objects (see drift_cmd)
+        obs = merge([observation_from_snapshot(r.load()) for r in readers])
+        topo = build_topology(size_fabric(spec))
+        result = adopt(topo, obs)
     if not result.placed:
         if not result.roles:
             raise AdoptError(unplaceable(result, obs, topo.plan.rails))

@@ -36,6 +36,7 @@ from fabric_stack.drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
 from fabric_stack.drift.ignore import alias_rates
 from fabric_stack.drift.names import bind_macs, bind_ports, bindings, port_map_of, with_planned
 from fabric_stack.drift.scheduler import compare_scheduler
+from fabric_stack.pipeline import paused_gc
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.topology.build import FabricTopology, build_topology
 from fabric_stack.views.drift import DEFAULT_MAX_ROWS, render_markdown, render_table
@@ -141,29 +142,33 @@ def drift_cmd(
     def readers(advance: Callable[[int], None] | None) -> list[Reader]:
         return sources.readers(advance, guids, stack)
 
-    # Everything is read before anything is printed: a bad file stops the run with
-    # its one error line and no partial report.
-    if show and not write_status:
-        with Progress(
-            TextColumn("reading inputs"),
-            BarColumn(),
-            DownloadColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("read", total=total)
-            snapshots = [r.load() for r in readers(lambda n: bar.advance(task, n))]
-    else:
-        built = readers(None)
-        if write_status:
-            writer = status_writer(built, sources)  # before reading: a usage error first
-        snapshots = [r.load() for r in built]
-    port_map = port_map_of(spec)
-    snapshots = [bind_ports(bind_macs(s, macs), port_map) for s in snapshots]
-    topo = build_topology(size_fabric(spec))
-    index = PlanIndex.from_topology(topo)
-    report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)
+    # The reading, plan and comparison build ~a million long-lived objects and no
+    # reference cycles: the cyclic collector is paused while they are built (as in
+    # fabric_stack.pipeline), which it would otherwise rescan over and over.
+    with paused_gc():
+        # Everything is read before anything is printed: a bad file stops the run with
+        # its one error line and no partial report.
+        if show and not write_status:
+            with Progress(
+                TextColumn("reading inputs"),
+                BarColumn(),
+                DownloadColumn(),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+            ) as bar:
+                task = bar.add_task("read", total=total)
+                snapshots = [r.load() for r in readers(lambda n: bar.advance(task, n))]
+        else:
+            built = readers(None)
+            if write_status:
+                writer = status_writer(built, sources)  # before reading: a usage error first
+            snapshots = [r.load() for r in built]
+        port_map = port_map_of(spec)
+        snapshots = [bind_ports(bind_macs(s, macs), port_map) for s in snapshots]
+        topo = build_topology(size_fabric(spec))
+        index = PlanIndex.from_topology(topo)
+        report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)
     if write_status:
         click.echo(writer(topo, report, snapshots), err=True)
     _show(report, fmt, max_rows)

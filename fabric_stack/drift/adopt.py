@@ -205,22 +205,26 @@ def _anchors(
     """
     out: dict[str, tuple[str, int, int]] = {}
     common = plan.common
+    memo: dict[tuple[str, int, int], tuple[Any, Any] | None] = {}
     for dev, links in adj.items():
         t = tier.get(dev)
         if t is None:
             continue
         votes: list[Counter[Any]] = [Counter() for _ in POSITION_ATTRS]
         voters = 0
+        up, down = UPLINK_ROLE.get(t), UPLINK_ROLE.get(t - 1)
         for k, peer, pk in links:
             pt = tier.get(peer)
-            if pt == t + 1 and t in UPLINK_ROLE:
-                com = common((UPLINK_ROLE[t], k, pk))
-                side = 0
-            elif pt == t - 1 and pt in UPLINK_ROLE:
-                com = common((UPLINK_ROLE[pt], pk, k))
-                side = 1
+            if pt == t + 1 and up is not None:
+                key, side = (up, k, pk), 0
+            elif pt == t - 1 and down is not None:
+                key, side = (down, pk, k), 1
             else:
                 continue
+            if key in memo:
+                com = memo[key]
+            else:
+                com = memo[key] = common(key)
             voters += 1  # a port pair the plan never cables votes against every position
             if com is not None:
                 for i, v in com[side]:

@@ -28,11 +28,12 @@ UPLINK_ROLE = {1: "leaf_spine", 2: "spine_core"}
 
 
 def common_attrs(devices: list[Any]) -> tuple[tuple[int, Any], ...]:
+    """(attribute index, value) of each position attribute all ``devices`` share."""
     out = []
     for i, f in enumerate(POSITION_ATTRS):
-        values = {getattr(d, f) for d in devices}
-        if len(values) == 1:
-            out.append((i, values.pop()))
+        first = getattr(devices[0], f)
+        if all(getattr(d, f) == first for d in devices):  # stops at the first that differs
+            out.append((i, first))
     return tuple(out)
 
 

@@ -63,11 +63,30 @@ def observation_from_snapshot(snap: Snapshot) -> Observation:
         dev = obs.devices.setdefault(short_name(raw), ObservedDevice(short_name(raw)))
         if is_mac(mac) and normalize_mac(mac) not in dev.macs:
             dev.macs.append(normalize_mac(mac))
+    # Each device and port label recurs on many links: shorten / unquote each once.
+    names: dict[str, str] = {}
+    ports: dict[str, str] = {}
+    devices, append = obs.devices, obs.cables.append
     for link in snap.links:
-        a, b = short_name(link.a.device), short_name(link.b.device)
-        for name in (a, b):
-            obs.devices.setdefault(name, ObservedDevice(name))
-        obs.cables.append((a, unquote(link.a.port), b, unquote(link.b.port)))
+        ra, rb = link.a.device, link.b.device
+        a = names.get(ra)
+        if a is None:
+            a = names[ra] = short_name(ra)
+            if a not in devices:
+                devices[a] = ObservedDevice(a)
+        b = names.get(rb)
+        if b is None:
+            b = names[rb] = short_name(rb)
+            if b not in devices:
+                devices[b] = ObservedDevice(b)
+        pa, pb = link.a.port, link.b.port
+        qa = ports.get(pa)
+        if qa is None:
+            qa = ports[pa] = unquote(pa)
+        qb = ports.get(pb)
+        if qb is None:
+            qb = ports[pb] = unquote(pb)
+        append((a, qa, b, qb))
     return obs
 
 

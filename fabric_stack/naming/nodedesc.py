@@ -77,6 +77,12 @@ def parse_nodedesc(desc: str) -> NodeDesc:
     return NodeDesc(s, aggregation=bool(_AGGREGATION.search(s)))
 
 
+def may_be_aggregation(desc: str) -> bool:
+    """False when ``desc`` cannot be a SHARP aggregation node's (``parse_nodedesc(desc)
+    .aggregation`` is then False too): a quick test before parsing every CA's description."""
+    return _AGGREGATION.search(desc) is not None
+
+
 def mf0_host(desc: str) -> str | None:
     """The host part of any ``MF0;<host>:…`` NodeDescription (however the rest is spelled)."""
     m = _MF0_HOST.match(desc)

@@ -169,6 +169,7 @@ def test_netbox_options_are_the_registrys_everywhere() -> None:
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9_-]*[a-z0-9]")
 
 OTHER_TOOLS: dict[str, str] = {
+    "--line": "iblinkinfo (one line per port)",
     "--policy-pack": "pulumi preview/up",
     "--policy-pack-config": "pulumi preview/up",
     "--secret": "pulumi config set",

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from fabric_stack.adapters.discovery import iblinkinfo
 from fabric_stack.adapters.discovery.eos import EosReader
 from fabric_stack.adapters.discovery.ibdiagnet import IbdiagnetReader
 from fabric_stack.adapters.discovery.iblinkinfo import IblinkinfoReader
@@ -27,7 +28,7 @@ from fabric_stack.adapters.discovery.sonic_config import SonicConfigReader
 from fabric_stack.cli import main
 from fabric_stack.drift.model import Endpoint, ObservedLink, Snapshot
 from fabric_stack.errors import InputFileError
-from tests.ib_formats import iblinkinfo_of, lst_of
+from tests.ib_formats import iblinkinfo_line_of, iblinkinfo_of, lst_of
 from tests.unit.test_drift_realdata import REAL, line, pytestmark
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "drift"
@@ -111,6 +112,83 @@ def test_iblinkinfo_hdr_lane_as_ibsim_prints_it(tmp_path: Path) -> None:
     assert {(x.rate, x.speed_gbps) for x in snap.links} == {("4xHDR", 200)}
 
 
+TWIN_IBL = Path(__file__).parents[1] / "fixtures" / "discovery-formats" / "iblinkinfo"
+"""``iblinkinfo`` and ``iblinkinfo --line`` of one simulated fabric (``ibsim.net`` there:
+2 switches, 2 hosts × 2 HCAs; infiniband-diags 44.0 on ibsim 0.10 after one OpenSM sweep)."""
+
+
+def test_iblinkinfo_line_mode_reads_as_the_blocks_do() -> None:
+    p = TWIN_IBL / "iblinkinfo-line.ibsim.txt"
+    line(
+        p,
+        1,
+        '0x0000000000100007 "                 node02 mlx5_1"      6    1[  ] ==( 4X           '
+        "2.5 Gbps Active/  LinkUp)==>  0x0000000000200001      3    2[  ]",
+    )
+    line(p, 6, '0x0000000000200001 "         MF0;leaf-2:MSB7700/U1"      3    4[  ] ==(')
+    snap = IblinkinfoReader(p).load()
+    blocks = IblinkinfoReader(TWIN_IBL / "iblinkinfo.ibsim.txt").load()
+    # Line 1: node02 mlx5_1 ↔ leaf-2 port 2; lines 5 and 7: leaf-2 ports 3, 5 ↔ leaf-1 3, 5.
+    assert ("node02", "mlx5_1", "leaf-2", "2") in pairs(snap)
+    assert ("leaf-2", "3", "leaf-1", "3") in pairs(snap) and len(snap.links) == 6
+    assert cable_set(snap.links) == cable_set(blocks.links)
+    assert {(x.rate, x.speed_gbps) for x in snap.links} == {("4xSDR", 10)}
+    assert {d: (s.kind, s.attrs) for d, s in snap.devices.items()} == {
+        d: (s.kind, s.attrs) for d, s in blocks.devices.items()
+    }
+    assert snap.devices["leaf-2"].attrs["guid"] == "0x0000000000200001"  # lines 3-10
+    # Lines 6, 8-10 and 16, 18-20: ports 4, 6, 7, 8 of each switch are Down/ Polling.
+    down = {(s.endpoint.device, s.endpoint.port) for s in snap.port_states}
+    assert down == {(sw, str(n)) for sw in ("leaf-1", "leaf-2") for n in (4, 6, 7, 8)}
+    assert down == {(s.endpoint.device, s.endpoint.port) for s in blocks.port_states}
+    assert snap.notes == blocks.notes == []
+
+
+def test_iblinkinfo_line_mode_bad_line_names_it(tmp_path: Path) -> None:
+    text = (TWIN_IBL / "iblinkinfo-line.ibsim.txt").read_text(encoding="utf-8")
+    p = tmp_path / "l.txt"
+    p.write_text(text.replace("\n", "\nCA: node9 mlx5_0:\n", 1), encoding="utf-8")
+    with pytest.raises(
+        InputFileError, match=r"l\.txt:2: unrecognised line .CA: node9.*iblinkinfo --line"
+    ):
+        IblinkinfoReader(p).load()
+
+
+def _mutations(line: str) -> list[str]:
+    """A port or header line with one character dropped, doubled or replaced, at each place."""
+    out = []
+    for i in range(len(line)):
+        out += [line[:i] + line[i + 1 :], line[:i] + line[i] + line[i:]]
+        out += [line[:i] + c + line[i + 1 :] for c in ' "()[]\t\r\x0b:x0é']
+    return out
+
+
+def test_block_lines_read_at_once_as_line_by_line() -> None:
+    """The whole-text pattern (the fast path) gives each line's fields exactly as the
+    per-line patterns do, on the real and twin samples and on lines mangled every way."""
+    samples = [
+        REAL / "iblinkinfo" / "iblinkinfo-msb7700-edr-2node.txt",
+        REAL / "iblinkinfo" / "iblinkinfo-infiniscale-iv-4node.txt",
+        TWIN_IBL / "iblinkinfo.ibsim.txt",
+    ]
+    for p in samples:
+        text = p.read_text(encoding="utf-8")
+        lines = text.split("\n")
+        numbers = [n for n, x in enumerate(lines, 1) if x.strip()]
+        fast = iblinkinfo._BLOCK_LINE.findall(text)
+        assert fast == [iblinkinfo._fields(str(p), lines[n - 1], n) for n in numbers], p
+    checked = 0
+    for p in samples:
+        for text_line in p.read_text(encoding="utf-8").splitlines()[:6]:
+            for bad in _mutations(text_line):
+                fast = iblinkinfo._BLOCK_LINE.findall(bad)
+                if len(fast) != 1 or not bad.strip():
+                    continue
+                checked += 1
+                assert fast[0] == iblinkinfo._fields("x", bad, 1), bad
+    assert checked > 1000
+
+
 # --------------------------------------------------------------- ibnetdiscover -p, .lst
 
 
@@ -148,9 +226,11 @@ def test_every_infiniband_layout_reads_the_same_fabric(dump: Path, tmp_path: Pat
     text = dump.read_text(encoding="utf-8")
     (tmp_path / "f.iblinkinfo").write_text(iblinkinfo_of(text), encoding="utf-8")
     (tmp_path / "f.lst").write_text(lst_of(text), encoding="utf-8")
+    (tmp_path / "f.line").write_text(iblinkinfo_line_of(text), encoding="utf-8")
     ref = IbnetdiscoverReader(dump).load()
     for snap in (
         IblinkinfoReader(tmp_path / "f.iblinkinfo").load(),
+        IblinkinfoReader(tmp_path / "f.line").load(),
         IbdiagnetReader(tmp_path / "f.lst").load(),
     ):
         assert cable_set(snap.links) == cable_set(ref.links), snap.source

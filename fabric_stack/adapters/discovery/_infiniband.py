@@ -139,11 +139,10 @@ def _links(snap: Snapshot, path: str, ports: list[PortLine], ends: dict[str, Nod
     internal = 0
     links = snap.links
     for guid, port, rguid, rport, rate_groups, lineno in ports:
-        key = (
-            (guid, port, rguid, rport)
-            if (guid, port) <= (rguid, rport)
-            else (rguid, rport, guid, port)
-        )
+        if guid < rguid or (guid == rguid and port <= rport):
+            key = (guid, port, rguid, rport)
+        else:
+            key = (rguid, rport, guid, port)
         if key in seen:
             continue  # every cable is printed from both ends
         seen.add(key)
@@ -213,7 +212,7 @@ def _devices(
 
 def is_guid(key: str) -> bool:
     """True for a real node GUID (16 hex digits), not a stand-in key such as ``lid:4``."""
-    return len(key) == 16 and all(c in "0123456789abcdef" for c in key)
+    return len(key) == 16 and not key.strip("0123456789abcdef")
 
 
 def _fold(group: list[tuple[Any, ...]], path: str) -> ObservedLink:

@@ -251,8 +251,8 @@ SOURCES: tuple[DriftSource, ...] = (
         SourceOption(
             "--iblinkinfo",
             "file",
-            "iblinkinfo output (infiniband-diags; per-node blocks, `Down/ Polling` ports kept "
-            "as link down).",
+            "iblinkinfo output (infiniband-diags; per-node blocks or `--line`, told apart by "
+            "content; `Down/ Polling` ports kept as link down).",
             short_help="iblinkinfo output.",
         ),
         frozenset({"compute"}),
@@ -262,6 +262,11 @@ SOURCES: tuple[DriftSource, ...] = (
                 "`iblinkinfo` (per-node blocks)",
                 "`Switch: 0x506b4b0300820910 MF0;sw1:MSB7700/U1:` then "
                 '`2 18[ ] ==( 4X 25.78125 Gbps Active/ LinkUp)==> 1 1[ ] "n01 HCA-1" ( )`',
+            ),
+            (
+                "`iblinkinfo --line` (one line per port)",
+                '`0x0000000000200000 "MF0;leaf-1:MSB7700/U1" 1 1[ ] ==( 4X 2.5 Gbps Active/ '
+                'LinkUp)==> 0x0000000000100001 2 1[ ] "node01 mlx5_0" ( )`',
             ),
         ),
         borrows=("node-name-map",),
