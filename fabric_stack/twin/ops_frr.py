@@ -32,6 +32,7 @@ import json
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,10 @@ Say = Callable[[str], None]
 FRR_DIR = Path("/usr/lib/frr")
 SAMPLE_PAIRS = 16
 """Same-rail host pairs across SUs probed by `twin check` (fixed seed, stated in the output)."""
+ASK_AT_ONCE = 8
+"""`vtysh` queries and probes `twin check` runs side by side: each mostly waits (on a
+daemon's answer, or a failing probe's 2 s timeout), so one after another the checks of
+a fault test spent minutes waiting."""
 PROBE = (
     "import socket,sys\n"
     "s=socket.socket(); s.settimeout(float(sys.argv[3])); s.bind((sys.argv[1],0))\n"
@@ -261,10 +266,9 @@ def bgp_sessions(state: TwinState, switch: str) -> tuple[int, int]:
 def bgp_report(ctx: RenderContext, state: TwinState, down: tuple[str, ...]) -> dict[str, Any]:
     """Planned sessions (one per fabric link end) and how many are established."""
     planned = 2 * len(ctx.underlay.links)
-    est = 0
-    for name in ctx.underlay.switches:
-        if name not in down:
-            est += bgp_sessions(state, name)[1]
+    up = [name for name in ctx.underlay.switches if name not in down]
+    with ThreadPoolExecutor(max_workers=ASK_AT_ONCE) as pool:
+        est = sum(got[1] for got in pool.map(lambda name: bgp_sessions(state, name), up))
     return {"sessions": planned, "established": est}
 
 
@@ -296,11 +300,13 @@ def probe(state: TwinState, src: Any, dst: Any, timeout: float = 2.0) -> str:
 def reachability_report(ctx: RenderContext, state: TwinState) -> dict[str, Any]:
     """Probe the sampled pairs; failures are listed."""
     pairs = sample_pairs(ctx)
-    failed = []
-    for a, b in pairs:
-        out = probe(state, a, b)
-        if out != "ok":
-            failed.append({"from": f"{a.server}:{a.nic}", "to": f"{b.server}:{b.nic}", "got": out})
+    with ThreadPoolExecutor(max_workers=ASK_AT_ONCE) as pool:
+        outs = list(pool.map(lambda pair: probe(state, *pair), pairs))
+    failed = [
+        {"from": f"{a.server}:{a.nic}", "to": f"{b.server}:{b.nic}", "got": out}
+        for (a, b), out in zip(pairs, outs, strict=True)
+        if out != "ok"
+    ]
     return {
         "pairs": len(pairs),
         "ok": len(pairs) - len(failed),

@@ -3,7 +3,7 @@
 State in the Pulumi ``postgres://`` DIY backend (its own database), the inventory in
 another database of the same server, ``fabric:inventory`` a secret. Then the faults:
 two ``up``s of one stack, ``preview`` during an ``up``, SIGKILL mid-``up`` then
-``fabric-stack recover`` + ``apply``, the server restarted mid-``up``, and 20 stacks
+``fabric-stack recover`` + ``apply``, the server restarted mid-``up``, and 8 stacks
 updated by 4 workers. Every test ends the process groups it starts.
 """
 
@@ -239,13 +239,19 @@ def test_preview_during_an_up_sees_a_whole_state(
     _assert_state_is_plan(team)
 
 
+GROWN = 512
+"""What the killed ``up`` grows the 128-GPU stack to."""
+
+
 def test_killed_up_recovers_on_postgres(team: Team, procs: list[subprocess.Popen[str]]) -> None:
     _init(team, "it", 128)
     _fs(team, "apply", "--stack", "it", "--yes")
     before = _rows(team)
-    pulumi(team.proj, team.env, "config", "set", "--stack", "it", "fabric:gpus", "1024")
+    # 128 -> 512 GPUs: 1,212 new records, killed after 300 (1,024 GPUs made the apply that
+    # finishes it write 3,000 more and proved nothing more: the kill is what is tested).
+    pulumi(team.proj, team.env, "config", "set", "--stack", "it", "fabric:gpus", str(GROWN))
     up = _start_up(team, procs)
-    _wait_for(lambda: _rows(team) >= before + 400, up, "400 new records")
+    _wait_for(lambda: _rows(team) >= before + 300, up, "300 new records")
     # recover refuses while the update is alive: it would break a running update's lock
     early = _fs(team, "recover", "--stack", "it", check=False)
     assert early.returncode == 2 and "is locked by an update that is still running" in early.stderr
@@ -254,7 +260,7 @@ def test_killed_up_recovers_on_postgres(team: Team, procs: list[subprocess.Popen
     assert len(kill_session(up.pid)) >= 3
     up.wait()
     mid = _rows(team)
-    assert before < mid < _rows_expected(1024)  # it really stopped half-way
+    assert before < mid < _rows_expected(GROWN)  # it really stopped half-way
     stale = subprocess.run(UP, cwd=team.proj, env=team.env, capture_output=True, text=True)
     assert stale.returncode != 0 and "currently locked" in stale.stdout + stale.stderr
     steps = _fs(team, "recover", "--stack", "it").stdout.splitlines()
@@ -264,7 +270,7 @@ def test_killed_up_recovers_on_postgres(team: Team, procs: list[subprocess.Popen
         "✓ refreshed every record from the inventory and cleared pending creates",
     ]
     _fs(team, "apply", "--stack", "it", "--yes")
-    _assert_inventory_is_plan(team, "it", 1024)
+    _assert_inventory_is_plan(team, "it", GROWN)
     _assert_state_is_plan(team)
 
 
@@ -331,7 +337,9 @@ def test_server_restart_mid_up(
     _assert_state_is_plan(t)
 
 
-SITES = [(f"site-{i:02d}", (32, 64, 128)[i % 3]) for i in range(20)]
+SITES = [(f"site-{i:02d}", (16, 32, 64)[i % 3]) for i in range(8)]
+"""Two stacks per worker, of three sizes (a row in the wrong stack shows). The 20-stack,
+32-128-GPU figure is bench/bench_team.py's; 8 stacks prove the same concurrency here."""
 
 
 def _without_password(url: str) -> str:
@@ -339,7 +347,7 @@ def _without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}@{parts.hostname}:{parts.port}"))
 
 
-def test_twenty_stacks_by_four_workers_all_succeed(tmp_path: Path, team: Team) -> None:
+def test_eight_stacks_by_four_workers_all_succeed(tmp_path: Path, team: Team) -> None:
     """One stack per site, 4 at a time, the way docs/pulumi-stack.md "Team setup" configures a team:
     URLs without passwords, which come from a ~/.pgpass-style file (both lib/pq, in
     the Pulumi CLI, and libpq, in the providers, read PGPASSFILE)."""
