@@ -28,7 +28,7 @@ from fabric_stack.artifacts import infiniband, opensm
 from fabric_stack.artifacts._base import RenderContext
 from fabric_stack.naming.nodedesc import mf0_host
 from fabric_stack.topology.build import FabricTopology
-from fabric_stack.twin import ibnet
+from fabric_stack.twin import ibnet, ibroutes
 from fabric_stack.twin.model import Process, TwinState, Wiring
 from fabric_stack.twin.runtime import (
     UMAD2SIM,
@@ -317,23 +317,14 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
                 "ok": info.get("state") == want and info.get("priority") == sm["priority"],
             }
         )
-    lfts = ibnet.parse_lfts(diag(state, directory, ["dump_fts"], probe, 300))
+    lfts = ibroutes.parse_lfts(diag(state, directory, ["dump_fts"], probe, 300))
     traced = trace_missing(state, directory, probe, fab, lfts)
-    reach = ibnet.walk_reachability(fab, lfts, max_hops=2 * topo.plan.tiers + 2)
-    allowed = ibnet.expected_hops(topo.plan.tiers)
-    hops_ok = all(int(h) in allowed for h in reach["hops"])  # type: ignore[attr-defined]
-    reachability = {
-        **reach,
-        "method": "LFT walk (dump_fts) over every ordered HCA pair"
-        + (
+    reachability = ibroutes.verify_routes(fab, lfts, topo.plan.tiers)
+    if traced:
+        reachability["method"] += (
             f"; {len(traced)} destination LID(s) dump_fts does not print traced with "
             "ibtracert from every leaf"
-            if traced
-            else ""
-        ),
-        "expected_hops": allowed,
-        "all": reach["pairs"] == reach["ok"] and hops_ok,
-    }
+        )
     hcas = {k for k, v in fab.kind.items() if v == "Ca"}
     links = compare_links(fab, plan_wiring(topo))
     return {
@@ -355,14 +346,14 @@ def trace_missing(
     directory: Path,
     probe: str,
     fab: ibnet.Fabric,
-    lfts: dict[str, dict[int, int]],
+    lfts: ibroutes.Lfts,
 ) -> list[int]:
     """Fill the LFT entries ``dump_fts`` leaves out with ``ibtracert`` paths (one per leaf).
 
     Bounded: at most 4 such LIDs (one is the known case); more is reported as a failure
     of the walk, not traced.
     """
-    missing = ibnet.missing_destinations(fab, lfts)
+    missing = ibroutes.missing_destinations(fab, lfts)
     if not missing or len(missing) > 4:
         return []
     by_leaf: dict[str, str] = {}
@@ -375,7 +366,7 @@ def trace_missing(
                 continue
             text = diag(state, directory, ["ibtracert", str(fab.lid[src]), str(dst)], probe, 30)
             for sw, port in ibnet.parse_tracert(text):
-                lfts.setdefault(sw, {})[dst] = port
+                ibroutes.set_lft(lfts, sw, dst, port)
     return missing
 
 
