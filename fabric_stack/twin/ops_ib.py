@@ -173,7 +173,8 @@ def start_fabric(
     for i, sm in enumerate(state.sm["instances"]):
         t1 = time.monotonic()
         master = bool(sm.get("master", i == 0))
-        state, needle, tries = _start_sm(directory, state, sm, master, len(wiring.devices))
+        bound = sm_wait(wiring)
+        state, needle, tries = _start_sm(directory, state, sm, master, bound)
         role = "master" if master else "standby"
         again = f", {tries} starts" if tries > 1 else ""
         say(
@@ -204,8 +205,21 @@ def kick(procs: Iterable[Process]) -> None:
                 os.kill(p.pid, signal.SIGUSR1)
 
 
+def sm_wait(wiring: Wiring) -> float:
+    """Seconds one OpenSM start may take to SUBNET UP / STANDBY on this wiring.
+
+    Discovery grows with the devices; the routing run with HCAs × switches (ftree's
+    tables: measured here at 16,384 GPUs, 16,378 HCAs × 1,280 switches, about 350 s from
+    start to SUBNET UP at load average 6–9 on 2 cores, where ``10 + devices / 20`` allowed
+    176 s and each of two starts was stopped in the middle of its routing run).
+    """
+    switches = sum(1 for d in wiring.devices if d.kind == "switch")
+    hcas = sum(len(d.hcas) for d in wiring.devices)
+    return 10 + len(wiring.devices) / 20 + hcas * switches / 40_000
+
+
 def _start_sm(
-    directory: Path, state: TwinState, sm: dict[str, Any], master: bool, devices: int
+    directory: Path, state: TwinState, sm: dict[str, Any], master: bool, bound: float
 ) -> tuple[TwinState, str, int]:
     """Start one OpenSM and wait for SUBNET UP (master) or STANDBY; bounded restarts."""
     d = ib_dirs(directory)
@@ -230,7 +244,7 @@ def _start_sm(
                 lambda p=proc, o=offset, f=out, fo=out_offset: _kick_ready_or_dead(  # type: ignore[misc]
                     where, o, needle, p, f, fo
                 ),
-                10 + devices / 20,
+                bound,
             )
             return state, needle, attempt
         except TwinFailure:
