@@ -199,7 +199,13 @@ def test_parse_lfts_reads_runs_and_gaps_into_tables() -> None:
         "0x0002 010 : (Channel Adapter portguid 0x2: 'a')\n"
         "0x0007 012 : (Channel Adapter portguid 0x7: 'c')\n"
     )
+    text += (  # `dump_fts -n` (what twin check runs): no destination after the port
+        "Unicast lids [0x0-0x3] of switch DR path slid 0; dlid 0; 0,2 guid "
+        "0x000000000000000c (z):\n"
+        "  Lid  Out   Destination\n       Port     Info \n0x0001 002 \n0x0003 017 \n"
+    )
     lfts = ibroutes.parse_lfts(text)
+    assert list(lfts["000000000000000c"]) == [255, 2, 255, 17]
     a, b = lfts["000000000000000a"], lfts["000000000000000b"]
     assert [ibroutes.lft_port(lfts, "000000000000000a", i) for i in range(5)] == [
         None,
