@@ -74,8 +74,9 @@ def parse_lfts(text: str) -> Lfts:
     """``dump_fts [-n]`` output (every switch's ``ibroute``) → switch GUID → LFT by LID.
 
     Rows are ``0x<lid> <port>`` (``-n``; without it `` : (destination)`` follows) under a
-    ``Unicast lids [0x0-0x<top>] of switch … guid 0x<guid> …`` header. A switch's rows come in rising LID order; a run without gaps is
-    stored in one slice, a table with gaps in one ``map`` (22 M rows at 16,384 GPUs).
+    ``Unicast lids [0x0-0x<top>] of switch … guid 0x<guid> …`` header. A switch's rows
+    come in rising LID order; a run without gaps is stored in one slice, a table with gaps
+    in one ``map`` (22 M rows at 16,384 GPUs).
     """
     heads = list(_LFT_HEAD.finditer(text))
     out: Lfts = {}
