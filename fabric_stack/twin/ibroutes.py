@@ -78,39 +78,84 @@ def parse_lfts(text: str) -> Lfts:
     come in rising LID order; a run without gaps is stored in one slice, a table with gaps
     in one ``map`` (22 M rows at 16,384 GPUs).
     """
-    heads = list(_LFT_HEAD.finditer(text))
+    heads = _heads(text)
     out: Lfts = {}
     for i, h in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
         lids, ports = _rows(text[h.end() : end])
         guid = f"{int(h.group(2), 16):016x}"
         table = out.setdefault(guid, bytearray([NO_ENTRY]) * (int(h.group(1), 16) + 1))
-        if not lids:
+        if not ports:
             continue
-        first, last = int(lids[0], 16), int(lids[-1], 16)
-        if last - first + 1 == len(lids) and last >= first:
-            grow(table, last)
-            table[first : last + 1] = ports
+        if isinstance(lids, range):
+            grow(table, lids[-1])
+            table[lids.start : lids.stop] = ports
         else:  # gaps (LIDs no port holds): one C-level pass, no Python loop per row
-            numbers = list(map(int, lids, repeat(16)))
-            grow(table, max(numbers))
-            deque(map(table.__setitem__, numbers, ports), maxlen=0)
+            grow(table, max(lids))
+            deque(map(table.__setitem__, lids, ports), maxlen=0)
     return out
 
 
-def _rows(body: str) -> tuple[list[str], bytes]:
-    """One switch's rows: LID strings and out ports. ``dump_fts -n`` rows are two tokens
-    each, split in C (regular expressions over the 16k dump took 28 s); other rows by regex."""
+def _heads(text: str) -> list[re.Match[str]]:
+    """The switch headers, found with ``str.find`` (a multiline regex search tries every
+    position of the 264 MB a 16,384-GPU dump is)."""
+    out = []
+    at = text.find("Unicast lids [")
+    while at >= 0:
+        if at == 0 or text[at - 1] == "\n":
+            m = _LFT_HEAD.match(text, at)
+            if m:
+                out.append(m)
+        at = text.find("Unicast lids [", at + 1)
+    return out
+
+
+def _rows(body: str) -> tuple[range | list[int], bytes]:
+    """One switch's rows: their LIDs (a range when contiguous) and out ports. ``dump_fts
+    -n`` rows decode without a Python object per row (:func:`_fixed_rows`) or split in C
+    (two tokens a row; regular expressions over the 16k dump took 28 s); others by regex."""
     first = body.find("\n0x")
     last = body.rfind("\n0x")
     if first < 0:
         return [], b""
     stop = body.find("\n", last + 1)
     rows = body[first + 1 : stop if stop >= 0 else len(body)]
+    fixed = _fixed_rows(rows)
+    if fixed is not None:
+        return fixed
     tokens = rows.split()
     if len(tokens) == 2 * (rows.count("\n0x") + 1):
-        return tokens[0::2], bytes(map(_PORT_OF.__getitem__, tokens[1::2]))
-    return _LFT_LID.findall(body), bytes(map(_PORT_OF.__getitem__, _LFT_PORT.findall(body)))
+        lids, ports = tokens[0::2], bytes(map(_PORT_OF.__getitem__, tokens[1::2]))
+    else:
+        lids = _LFT_LID.findall(body)
+        ports = bytes(map(_PORT_OF.__getitem__, _LFT_PORT.findall(body)))
+    numbers = list(map(int, lids, repeat(16)))
+    if numbers and numbers[-1] - numbers[0] + 1 == len(numbers) == len(set(numbers)):
+        return range(numbers[0], numbers[-1] + 1), ports
+    return numbers, ports
+
+
+_DIGITS = bytes(range(256)).translate(bytes.maketrans(b"0123456789", bytes(range(10))))
+_ROW = 12  # len("0x0001 039 \n"): a `dump_fts -n` row of a LID below 0x10000
+
+
+def _fixed_rows(rows: str) -> tuple[range, bytes] | None:
+    """Contiguous ``dump_fts -n`` rows of one width, decoded without a Python object per
+    row: the three port digits of every row are three strided slices, summed as big
+    integers of one byte per row (a port is at most 255, so no byte carries). None when
+    the rows are not like that (other widths, gaps): the caller splits them instead."""
+    n = (len(rows) + 1) // _ROW
+    raw = rows.encode("ascii", "replace")
+    if n == 0 or len(raw) != n * _ROW - 1 or raw[6::_ROW].count(b" ") != n:
+        return None
+    first, last = int(rows[2:6], 16), int(rows[(n - 1) * _ROW + 2 : (n - 1) * _ROW + 6], 16)
+    if last - first + 1 != n or raw[10::_ROW].count(b" ") != n:
+        return None
+    d = raw.translate(_DIGITS)
+    value = sum(int.from_bytes(d[k::_ROW], "big") * m for k, m in ((7, 100), (8, 10), (9, 1)))
+    if value.bit_length() > 8 * n:
+        return None
+    return range(first, last + 1), value.to_bytes(n, "big")
 
 
 def grow(table: bytearray, lid: int) -> None:

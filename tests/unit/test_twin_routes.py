@@ -204,8 +204,14 @@ def test_parse_lfts_reads_runs_and_gaps_into_tables() -> None:
         "0x000000000000000c (z):\n"
         "  Lid  Out   Destination\n       Port     Info \n0x0001 002 \n0x0003 017 \n"
     )
+    text += (  # contiguous `-n` rows: decoded by position, without splitting
+        "Unicast lids [0x0-0x4] of switch DR path slid 0; dlid 0; 0,3 guid "
+        "0x000000000000000d (w):\n  Lid  Out   Destination\n       Port     Info \n"
+        "0x0001 001 \n0x0002 064 \n0x0003 255 \n0x0004 010 \n4 valid lids dumped \n"
+    )
     lfts = ibroutes.parse_lfts(text)
     assert list(lfts["000000000000000c"]) == [255, 2, 255, 17]
+    assert list(lfts["000000000000000d"]) == [255, 1, 64, 255, 10]
     a, b = lfts["000000000000000a"], lfts["000000000000000b"]
     assert [ibroutes.lft_port(lfts, "000000000000000a", i) for i in range(5)] == [
         None,
