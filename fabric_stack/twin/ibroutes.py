@@ -18,8 +18,12 @@ If every entry of every switch is right, the route from every switch climbs whil
 destination is not below it and then only descends (levels strictly rise, then strictly
 fall: no loop, no down-up turn), and the first switch it climbs to that has ``d`` below is
 the lowest one any route could use: the hop count from each leaf is the fewest a fat tree
-of up to three tiers allows (1, 3 or 5 switches, :func:`expected_hops`). The check is a few
-big-integer operations per (switch, port): sets of destinations are bit masks.
+of up to three tiers allows (1, 3 or 5 switches, :func:`expected_hops`). Per switch, the
+allowed out ports are worked out once per destination *leaf* (switches' leaves below are bit
+masks), the out ports of all destinations are picked from the table in one ``itemgetter``,
+and only the distinct (out port, allowed ports) pairs are compared: 16,384 GPUs (1,280
+switches × 16,378 destinations) take ~9 s of CPU. Pair counts and the hop histogram
+follow from the leaves' common ancestors (bit masks of hosts), not from walking pairs.
 
 Destinations with a wrong entry are walked from every leaf (:func:`walk_destination`,
 memoised per switch) to say what the wrong entries do: the pairs still delivered, the hops,
