@@ -312,7 +312,7 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
     routing = ibnet.routing_used(log_text, planned_engine)
     probe = _probe_node(state, topo)
     kick(state.processes)
-    text = diag(state, directory, ["ibnetdiscover"], probe)
+    text = diag(state, directory, ["ibnetdiscover"], probe, discovery_wait(state))
     fab = ibnet.parse_discover(text)
     sm_rows = []
     for i, sm in enumerate(sms):
@@ -333,8 +333,10 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
             }
         )
     # -n: no destination names (the check has ibnetdiscover's): 1.8 GB → ~0.3 GB of text at
-    # 16,384 GPUs. Bounded wait: measured 234 s at 16k under load 9–14.
-    lfts = ibroutes.parse_lfts(diag(state, directory, ["dump_fts", "-n"], probe, 900))
+    # 16,384 GPUs. Its wait: measured 234–258 s at 16k under load 8–20 (bound ~1,800 s).
+    lfts = ibroutes.parse_lfts(
+        diag(state, directory, ["dump_fts", "-n"], probe, 4 * discovery_wait(state))
+    )
     traced = trace_missing(state, directory, probe, fab, lfts)
     reachability = ibroutes.verify_routes(fab, lfts, topo.plan.tiers)
     if traced:
@@ -356,6 +358,14 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
         and bool(reachability["all"])
         and links["planned"] == links["agree"] == links["seen"],
     }
+
+
+def discovery_wait(state: TwinState) -> float:
+    """Seconds a whole-fabric diagnostic (``ibnetdiscover``, ``iblinkinfo``) may take: 60 s
+    plus 1 s per 50 nodes. Measured: ``ibnetdiscover`` 0.8 s at 2,048 GPUs, 46.6 s (175 s
+    next to a ``dump_fts``) at 16,384 GPUs, ~19,700 nodes → a 454 s bound; the fixed 60 s
+    stopped ``twin collect`` there."""
+    return 60 + len(state.guids) / 50
 
 
 def _sminfo(state: TwinState, directory: Path, lid: int, probe: str) -> str:
@@ -442,7 +452,10 @@ def collect_ib(
     ``ibnetdiscover -p`` output (the same fabric, three readers) and the node-name-map."""
     probe = _probe_node(state, topo)
     nmap = (ib_dirs(directory)["etc"] / "ib-node-name-map").read_text(encoding="utf-8")
-    files = [(out / name, diag(state, directory, argv, probe)) for name, argv in COLLECT_TOOLS]
+    wait = discovery_wait(state)
+    files = [
+        (out / name, diag(state, directory, argv, probe, wait)) for name, argv in COLLECT_TOOLS
+    ]
     files.append((out / "node-name-map", nmap))
     if state.rate:
         files.append((out / "drift-ignore.yaml", rate_ignore(state.rate)))
