@@ -1,5 +1,6 @@
 """InfiniBand twin, pure part: the ibsim net file, the adapted OpenSM config, and readers of
-what OpenSM and infiniband-diags print (routing engine, SM state, LFTs → reachability).
+what OpenSM and infiniband-diags print (routing engine, SM state, links, traced paths;
+the LFTs and what they route are :mod:`fabric_stack.twin.ibroutes`).
 
 The net file format is ibsim's (``ibsim/sim_net.c``, linux-rdma/ibsim, tag
 ``ibsim-0.10`` = Debian 12's ``ibsim-utils``): ``switchguid=``/``caguid=`` set
@@ -241,10 +242,8 @@ def parse_sminfo(text: str) -> dict[str, object] | None:
     }
 
 
-# --------------------------------------------------------------------------- LFT walk
+# ------------------------------------------------------------------- ibnetdiscover, ibtracert
 
-_LFT_HEAD = re.compile(r"^Unicast lids .* of switch .*? guid (0x[0-9a-f]+)")
-_LFT_ROW = re.compile(r"^(0x[0-9a-f]+) (\d+) :")
 _DISC_NODE = re.compile(r'^(Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"\s*#\s*"([^"]*)"(?:.*?lid (\d+))?')
 _DISC_PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[SH]-([0-9a-f]+)"\[(\d+)\]')
 _CA_LID = re.compile(r"# lid (\d+) lmc")
@@ -285,21 +284,6 @@ def parse_discover(text: str) -> Fabric:
     return Fabric(kind, desc, lid, peer)
 
 
-def parse_lfts(text: str) -> dict[str, dict[int, int]]:
-    """``dump_fts`` output (every switch's ``ibroute``) → switch GUID → {dest LID: out port}."""
-    out: dict[str, dict[int, int]] = {}
-    cur: dict[int, int] | None = None
-    for line in text.splitlines():
-        h = _LFT_HEAD.match(line)
-        if h:
-            cur = out.setdefault(f"{int(h.group(1), 16):016x}", {})
-            continue
-        r = _LFT_ROW.match(line)
-        if r and cur is not None:
-            cur[int(r.group(1), 16)] = int(r.group(2))
-    return out
-
-
 _TRACE_HOP = re.compile(r"^\[(\d+)\] -> (?:switch|ca) port \{(0x[0-9a-f]+)\}\[(\d+)\]")
 
 
@@ -319,75 +303,3 @@ def parse_tracert(text: str) -> list[tuple[str, int]]:
             out.append((prev, int(m.group(1))))
         prev = f"{int(m.group(2), 16):016x}"
     return out
-
-
-def missing_destinations(fab: Fabric, lfts: Mapping[str, Mapping[int, int]]) -> list[int]:
-    """HCA LIDs no switch's dumped LFT holds (``ibroute`` leaves out the top LID when it
-    opens a new 64-entry block: seen at 4,096 GPUs, LID 0x1140, while ibtracert routes it)."""
-    have: set[int] = set()
-    for table in lfts.values():
-        have.update(table)
-    return sorted(lid for g, lid in fab.lid.items() if fab.kind.get(g) == "Ca" and lid not in have)
-
-
-def walk_reachability(
-    fab: Fabric, lfts: Mapping[str, Mapping[int, int]], max_hops: int
-) -> dict[str, object]:
-    """Follow the LFTs from every HCA to every other HCA: pairs, pairs delivered, hop counts.
-
-    Hops count switches crossed. Work is per (switch, destination), memoised, so
-    every ordered pair is covered without walking each one.
-    """
-    cas = sorted(g for g, k in fab.kind.items() if k == "Ca")
-    leaf_of = {g: fab.peer.get((g, 1), ("", 0))[0] for g in cas}
-    memo: dict[tuple[str, int], int | None] = {}
-
-    def hops(sw: str, dst_lid: int, dst: str) -> int | None:
-        path: list[str] = []
-        node: str = sw
-        result: int | None = None
-        for _ in range(max_hops + 1):  # bounded: a loop or a dead end stops the walk
-            key = (node, dst_lid)
-            if key in memo:
-                known = memo[key]
-                result = None if known is None else known + len(path)
-                break
-            port = lfts.get(node, {}).get(dst_lid)
-            if port is None or port == 0:
-                break
-            nxt = fab.peer.get((node, port))
-            if nxt is None:
-                break
-            path.append(node)
-            if nxt[0] == dst:
-                result = len(path)
-                break
-            if fab.kind.get(nxt[0]) != "Switch":
-                break
-            node = nxt[0]
-        for i, n in enumerate(path):
-            memo[(n, dst_lid)] = None if result is None else result - i
-        return result
-
-    counts: dict[int, int] = {}
-    pairs = ok = 0
-    per_leaf: dict[str, int] = {}
-    for g in cas:
-        per_leaf[leaf_of[g]] = per_leaf.get(leaf_of[g], 0) + 1
-    for dst in cas:
-        dst_lid = fab.lid.get(dst)
-        for leaf, n in per_leaf.items():
-            senders = n - (1 if leaf_of[dst] == leaf else 0)
-            if senders <= 0:
-                continue
-            pairs += senders
-            h = hops(leaf, dst_lid, dst) if dst_lid and leaf else None
-            if h is not None:
-                ok += senders
-                counts[h] = counts.get(h, 0) + senders
-    return {"pairs": pairs, "ok": ok, "hops": {str(k): v for k, v in sorted(counts.items())}}
-
-
-def expected_hops(tiers: int) -> list[int]:
-    """Switch hops a pair may take in a rail-optimized fat tree: 1 (same leaf), 3, and 5."""
-    return [1, 3, 5][:tiers]

@@ -28,7 +28,7 @@ from fabric_stack.artifacts import infiniband, opensm
 from fabric_stack.artifacts._base import RenderContext
 from fabric_stack.naming.nodedesc import mf0_host
 from fabric_stack.topology.build import FabricTopology
-from fabric_stack.twin import ibnet
+from fabric_stack.twin import ibnet, ibroutes
 from fabric_stack.twin.model import Process, TwinState, Wiring
 from fabric_stack.twin.runtime import (
     UMAD2SIM,
@@ -173,7 +173,8 @@ def start_fabric(
     for i, sm in enumerate(state.sm["instances"]):
         t1 = time.monotonic()
         master = bool(sm.get("master", i == 0))
-        state, needle, tries = _start_sm(directory, state, sm, master, len(wiring.devices))
+        bound = sm_wait(wiring)
+        state, needle, tries = _start_sm(directory, state, sm, master, bound)
         role = "master" if master else "standby"
         again = f", {tries} starts" if tries > 1 else ""
         say(
@@ -204,8 +205,21 @@ def kick(procs: Iterable[Process]) -> None:
                 os.kill(p.pid, signal.SIGUSR1)
 
 
+def sm_wait(wiring: Wiring) -> float:
+    """Seconds one OpenSM start may take to SUBNET UP / STANDBY on this wiring.
+
+    Discovery grows with the devices; the routing run with HCAs × switches (ftree's
+    tables: measured here at 16,384 GPUs, 16,378 HCAs × 1,280 switches, about 350 s from
+    start to SUBNET UP at load average 6–9 on 2 cores, where ``10 + devices / 20`` allowed
+    176 s and each of two starts was stopped in the middle of its routing run).
+    """
+    switches = sum(1 for d in wiring.devices if d.kind == "switch")
+    hcas = sum(len(d.hcas) for d in wiring.devices)
+    return 10 + len(wiring.devices) / 20 + hcas * switches / 40_000
+
+
 def _start_sm(
-    directory: Path, state: TwinState, sm: dict[str, Any], master: bool, devices: int
+    directory: Path, state: TwinState, sm: dict[str, Any], master: bool, bound: float
 ) -> tuple[TwinState, str, int]:
     """Start one OpenSM and wait for SUBNET UP (master) or STANDBY; bounded restarts."""
     d = ib_dirs(directory)
@@ -230,7 +244,7 @@ def _start_sm(
                 lambda p=proc, o=offset, f=out, fo=out_offset: _kick_ready_or_dead(  # type: ignore[misc]
                     where, o, needle, p, f, fo
                 ),
-                10 + devices / 20,
+                bound,
             )
             return state, needle, attempt
         except TwinFailure:
@@ -298,13 +312,14 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
     routing = ibnet.routing_used(log_text, planned_engine)
     probe = _probe_node(state, topo)
     kick(state.processes)
-    text = diag(state, directory, ["ibnetdiscover"], probe)
+    text = diag(state, directory, ["ibnetdiscover"], probe, discovery_wait(state))
     fab = ibnet.parse_discover(text)
     sm_rows = []
     for i, sm in enumerate(sms):
         guid = f"{int(sm['guid'], 16):016x}"
         lid = fab.lid.get(guid)
-        out = diag(state, directory, ["sminfo", str(lid)], probe, 20) if lid else ""
+        kick(state.processes)  # the discovery before took long at 16k GPUs: wake it again
+        out = _sminfo(state, directory, lid, probe) if lid else ""
         info = ibnet.parse_sminfo(out) or {"state": "NO ANSWER"}
         want = "MASTER" if i == 0 else "STANDBY"
         sm_rows.append(
@@ -317,23 +332,18 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
                 "ok": info.get("state") == want and info.get("priority") == sm["priority"],
             }
         )
-    lfts = ibnet.parse_lfts(diag(state, directory, ["dump_fts"], probe, 300))
+    # -n: no destination names (the check has ibnetdiscover's): 1.8 GB → ~0.3 GB of text at
+    # 16,384 GPUs. Its wait: measured 234–258 s at 16k under load 8–20 (bound ~1,800 s).
+    lfts = ibroutes.parse_lfts(
+        diag(state, directory, ["dump_fts", "-n"], probe, 4 * discovery_wait(state))
+    )
     traced = trace_missing(state, directory, probe, fab, lfts)
-    reach = ibnet.walk_reachability(fab, lfts, max_hops=2 * topo.plan.tiers + 2)
-    allowed = ibnet.expected_hops(topo.plan.tiers)
-    hops_ok = all(int(h) in allowed for h in reach["hops"])  # type: ignore[attr-defined]
-    reachability = {
-        **reach,
-        "method": "LFT walk (dump_fts) over every ordered HCA pair"
-        + (
+    reachability = ibroutes.verify_routes(fab, lfts, topo.plan.tiers)
+    if traced:
+        reachability["method"] += (
             f"; {len(traced)} destination LID(s) dump_fts does not print traced with "
             "ibtracert from every leaf"
-            if traced
-            else ""
-        ),
-        "expected_hops": allowed,
-        "all": reach["pairs"] == reach["ok"] and hops_ok,
-    }
+        )
     hcas = {k for k, v in fab.kind.items() if v == "Ca"}
     links = compare_links(fab, plan_wiring(topo))
     return {
@@ -350,19 +360,36 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
     }
 
 
+def discovery_wait(state: TwinState) -> float:
+    """Seconds a whole-fabric diagnostic (``ibnetdiscover``, ``iblinkinfo``) may take: 60 s
+    plus 1 s per 50 nodes. Measured: ``ibnetdiscover`` 0.8 s at 2,048 GPUs, 46.6 s (175 s
+    next to a ``dump_fts``) at 16,384 GPUs, ~19,700 nodes → a 454 s bound; the fixed 60 s
+    stopped ``twin collect`` there."""
+    return 60 + len(state.guids) / 50
+
+
+def _sminfo(state: TwinState, directory: Path, lid: int, probe: str) -> str:
+    """``sminfo LID`` output, or "" when the SM does not answer (a failing check row, not a
+    crash: seen on a 16,384-GPU twin whose SM had been restarted)."""
+    try:
+        return diag(state, directory, ["sminfo", str(lid)], probe, 20)
+    except TwinFailure:
+        return ""
+
+
 def trace_missing(
     state: TwinState,
     directory: Path,
     probe: str,
     fab: ibnet.Fabric,
-    lfts: dict[str, dict[int, int]],
+    lfts: ibroutes.Lfts,
 ) -> list[int]:
     """Fill the LFT entries ``dump_fts`` leaves out with ``ibtracert`` paths (one per leaf).
 
     Bounded: at most 4 such LIDs (one is the known case); more is reported as a failure
     of the walk, not traced.
     """
-    missing = ibnet.missing_destinations(fab, lfts)
+    missing = ibroutes.missing_destinations(fab, lfts)
     if not missing or len(missing) > 4:
         return []
     by_leaf: dict[str, str] = {}
@@ -375,7 +402,7 @@ def trace_missing(
                 continue
             text = diag(state, directory, ["ibtracert", str(fab.lid[src]), str(dst)], probe, 30)
             for sw, port in ibnet.parse_tracert(text):
-                lfts.setdefault(sw, {})[dst] = port
+                ibroutes.set_lft(lfts, sw, dst, port)
     return missing
 
 
@@ -425,7 +452,10 @@ def collect_ib(
     ``ibnetdiscover -p`` output (the same fabric, three readers) and the node-name-map."""
     probe = _probe_node(state, topo)
     nmap = (ib_dirs(directory)["etc"] / "ib-node-name-map").read_text(encoding="utf-8")
-    files = [(out / name, diag(state, directory, argv, probe)) for name, argv in COLLECT_TOOLS]
+    wait = discovery_wait(state)
+    files = [
+        (out / name, diag(state, directory, argv, probe, wait)) for name, argv in COLLECT_TOOLS
+    ]
     files.append((out / "node-name-map", nmap))
     if state.rate:
         files.append((out / "drift-ignore.yaml", rate_ignore(state.rate)))
