@@ -29,6 +29,7 @@ from fabric_stack.artifacts._base import RenderContext
 from fabric_stack.naming.nodedesc import mf0_host
 from fabric_stack.topology.build import FabricTopology
 from fabric_stack.twin import ibnet, ibroutes
+from fabric_stack.twin.lfts import Lfts, parse_lfts, set_lft
 from fabric_stack.twin.model import Process, TwinState, Wiring
 from fabric_stack.twin.runtime import (
     UMAD2SIM,
@@ -334,9 +335,7 @@ def check_ib(directory: Path, state: TwinState, topo: FabricTopology) -> dict[st
         )
     # -n: no destination names (the check has ibnetdiscover's): 1.8 GB → ~0.3 GB of text at
     # 16,384 GPUs. Its wait: measured 234–258 s at 16k under load 8–20 (bound ~1,800 s).
-    lfts = ibroutes.parse_lfts(
-        diag(state, directory, ["dump_fts", "-n"], probe, 4 * discovery_wait(state))
-    )
+    lfts = parse_lfts(diag(state, directory, ["dump_fts", "-n"], probe, 4 * discovery_wait(state)))
     traced = trace_missing(state, directory, probe, fab, lfts)
     reachability = ibroutes.verify_routes(fab, lfts, topo.plan.tiers)
     if traced:
@@ -382,7 +381,7 @@ def trace_missing(
     directory: Path,
     probe: str,
     fab: ibnet.Fabric,
-    lfts: ibroutes.Lfts,
+    lfts: Lfts,
 ) -> list[int]:
     """Fill the LFT entries ``dump_fts`` leaves out with ``ibtracert`` paths (one per leaf).
 
@@ -402,7 +401,7 @@ def trace_missing(
                 continue
             text = diag(state, directory, ["ibtracert", str(fab.lid[src]), str(dst)], probe, 30)
             for sw, port in ibnet.parse_tracert(text):
-                ibroutes.set_lft(lfts, sw, dst, port)
+                set_lft(lfts, sw, dst, port)
     return missing
 
 

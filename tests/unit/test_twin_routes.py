@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from fabric_stack.twin import ibroutes
 from fabric_stack.twin.ibnet import Fabric
+from fabric_stack.twin.lfts import NO_ENTRY, Lfts, lft_port, parse_lfts, set_lft
 
 
 @dataclass
@@ -22,7 +23,7 @@ class Tree:
     lid: dict[str, int] = field(default_factory=dict)
     peer: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
     next_port: dict[str, int] = field(default_factory=dict)
-    lfts: ibroutes.Lfts = field(default_factory=dict)
+    lfts: Lfts = field(default_factory=dict)
 
     def node(self, name: str, kind: str) -> str:
         self.kind[name] = kind
@@ -42,7 +43,7 @@ class Tree:
         return ports[nth]
 
     def route(self, sw: str, dst: str, via: str) -> None:
-        ibroutes.set_lft(self.lfts, sw, self.lid[dst], self.port_to(sw, via))
+        set_lft(self.lfts, sw, self.lid[dst], self.port_to(sw, via))
 
     def fabric(self) -> Fabric:
         desc = {n: n for n in self.kind}
@@ -141,7 +142,7 @@ def test_a_loop_is_found_at_the_switch_that_sends_back_down() -> None:
 
 def test_a_missing_entry_is_a_dead_end() -> None:
     t, _ = two_tier()
-    t.lfts["s1"][t.lid["h21"]] = ibroutes.NO_ENTRY
+    t.lfts["s1"][t.lid["h21"]] = NO_ENTRY
     r = ibroutes.verify_routes(t.fabric(), t.lfts, tiers=2)
     f = r["failed"][0]
     assert (f["hca"], f["switch"]) == ("h21", "s1")
@@ -209,18 +210,18 @@ def test_parse_lfts_reads_runs_and_gaps_into_tables() -> None:
         "0x000000000000000d (w):\n  Lid  Out   Destination\n       Port     Info \n"
         "0x0001 001 \n0x0002 064 \n0x0003 255 \n0x0004 010 \n4 valid lids dumped \n"
     )
-    lfts = ibroutes.parse_lfts(text)
+    lfts = parse_lfts(text)
     assert list(lfts["000000000000000c"]) == [255, 2, 255, 17]
     assert list(lfts["000000000000000d"]) == [255, 1, 64, 255, 10]
     a, b = lfts["000000000000000a"], lfts["000000000000000b"]
-    assert [ibroutes.lft_port(lfts, "000000000000000a", i) for i in range(5)] == [
+    assert [lft_port(lfts, "000000000000000a", i) for i in range(5)] == [
         None,
         1,
         3,
         4,
         None,
     ]
-    assert (b[2], b[7], b[3]) == (10, 12, ibroutes.NO_ENTRY) and len(a) == len(b) == 9
+    assert (b[2], b[7], b[3]) == (10, 12, NO_ENTRY) and len(a) == len(b) == 9
 
 
 def test_the_sample_is_fixed_by_its_seed() -> None:

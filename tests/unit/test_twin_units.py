@@ -21,6 +21,7 @@ from fabric_stack.sizing.size import size_fabric
 from fabric_stack.spec.model import validate_spec
 from fabric_stack.topology.build import FABRIC_ROLES, MANAGER_ROLE, FabricTopology, build_topology
 from fabric_stack.twin import ibnet, ibroutes
+from fabric_stack.twin.lfts import parse_lfts, set_lft
 from fabric_stack.twin.model import Fault
 from fabric_stack.twin.wiring import (
     TwinError,
@@ -220,7 +221,7 @@ Unicast lids [0x0-0x5] of switch DR path slid 0; dlid 0; 0 guid 0x00000000000000
 def test_lft_walk_counts_pairs_and_hops() -> None:
     fab = ibnet.parse_discover(_DISCOVER)
     assert fab.lid["0000000000000010"] == 3 and fab.lid["0000000000000001"] == 1
-    lfts = ibroutes.parse_lfts(_LFTS)
+    lfts = parse_lfts(_LFTS)
     r = ibroutes.verify_routes(fab, lfts, tiers=2)
     assert (r["pairs"], r["ok"], r["hops"], r["all"]) == (2, 2, {"3": 2}, True)
 
@@ -228,7 +229,7 @@ def test_lft_walk_counts_pairs_and_hops() -> None:
 def test_lft_walk_finds_a_black_hole() -> None:
     fab = ibnet.parse_discover(_DISCOVER)
     broken = _LFTS.replace("0x0005 002 :", "0x0005 000 :")  # the spine drops traffic to n2
-    r = ibroutes.verify_routes(fab, ibroutes.parse_lfts(broken), tiers=2)
+    r = ibroutes.verify_routes(fab, parse_lfts(broken), tiers=2)
     assert r["pairs"] == 2 and r["ok"] == 1 and r["all"] is False
     assert r["failed"][0]["switch"] == "MF0;spine:MQM9700/U1"  # where the route breaks
 
@@ -236,7 +237,7 @@ def test_lft_walk_finds_a_black_hole() -> None:
 def test_lft_walk_stops_on_a_loop() -> None:
     fab = ibnet.parse_discover(_DISCOVER)
     looping = _LFTS.replace("0x0005 002 :", "0x0005 001 :").replace("0x0005 003 :", "0x0005 003 :")
-    r = ibroutes.verify_routes(fab, ibroutes.parse_lfts(looping), tiers=2)
+    r = ibroutes.verify_routes(fab, parse_lfts(looping), tiers=2)
     assert r["ok"] == 1  # n1 → n2 bounces leaf-1 ↔ spine until the hop bound
 
 
@@ -336,7 +337,7 @@ To ca {0x0000000000000020} portnum 1 lid 5-5 "n2 mlx5_0"
 def test_tracert_fills_lft_entries_dump_fts_left_out() -> None:
     fab = ibnet.parse_discover(_DISCOVER)
     no_top = "\n".join(ln for ln in _LFTS.splitlines() if not ln.startswith("0x0005"))
-    lfts = ibroutes.parse_lfts(no_top)
+    lfts = parse_lfts(no_top)
     assert ibroutes.missing_destinations(fab, lfts) == [5]
     hops = ibnet.parse_tracert(_TRACE)
     assert hops == [
@@ -345,6 +346,6 @@ def test_tracert_fills_lft_entries_dump_fts_left_out() -> None:
         ("0000000000000003", 1),
     ]
     for sw, port in hops:
-        ibroutes.set_lft(lfts, sw, 5, port)
+        set_lft(lfts, sw, 5, port)
     r = ibroutes.verify_routes(fab, lfts, tiers=2)
     assert (r["pairs"], r["ok"], r["hops"], r["all"]) == (2, 2, {"3": 2}, True)
