@@ -162,8 +162,9 @@ def test_underlay_in_ipam(written: tuple[str, str, float]) -> None:
     addrs = _by(api.select("ipam/ip-addresses", {"cf_fabric_stack": "nbroce"}), "address")
     want = set(details.addresses.values()) | set(details.loopbacks.values())
     assert set(addrs) == want
-    host = addrs[details.addresses[("su1-node01", "mlx5_0")]]
-    assert host["assigned_object"]["device"]["name"] == "su1-node01"
+    node = min(d for d, p in details.addresses if p == "mlx5_0")  # su1-node001 at 8:1
+    host = addrs[details.addresses[(node, "mlx5_0")]]
+    assert host["assigned_object"]["device"]["name"] == node
     assert host["assigned_object"]["name"] == "mlx5_0"
     prefixes = api.select(
         "ipam/prefixes", {"cf_fabric_stack": "nbroce", "cf_fabric_kind": "UnderlayPrefix"}
