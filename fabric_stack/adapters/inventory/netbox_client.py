@@ -49,8 +49,8 @@ FIELDS = {
     "custom_fields",
     "dcim/devices": "id,name,site,role,device_type,rack,status,custom_fields",
     "dcim/interfaces": "id,name,device,type,cable,custom_fields",
-    "ipam/prefixes": "id,prefix,status,description,scope_type,scope_id,custom_fields",
-    "ipam/vlans": "id,vid,name,status,custom_fields",
+    "ipam/prefixes": "id,prefix,status,description,scope_type,scope_id,vlan,custom_fields",
+    "ipam/vlans": "id,vid,name,status,site,custom_fields",
     "dcim/sites": "id,name,slug,status,custom_fields",
 }
 """Fields read per endpoint (NetBox's ``?fields=``): serializing a full cable costs NetBox

@@ -209,9 +209,16 @@ def write_addresses(
 
 
 def remove_ipam(objs: NetBoxObjects, stack: str) -> None:
-    """Delete the stack's ASNs and underlay prefixes (its addresses go with its interfaces)."""
-    for endpoint, kind in (("ipam/prefixes", "UnderlayPrefix"), ("ipam/asns", "Asn")):
+    """Delete the stack's ASNs and underlay prefixes (its addresses go with its interfaces),
+    and any VLAN subnet prefix its VLAN left (a ``VlanPrefix`` pointing at no VLAN)."""
+    for endpoint, kind in (
+        ("ipam/prefixes", "UnderlayPrefix"),
+        ("ipam/prefixes", "VlanPrefix"),
+        ("ipam/asns", "Asn"),
+    ):
         found = objs.api.select(endpoint, {"cf_fabric_stack": stack, "cf_fabric_kind": kind})
+        if kind == "VlanPrefix":
+            found = [o for o in found if not o.get("vlan")]
         if found:
             objs.api.delete(endpoint, [int(o["id"]) for o in found])
 

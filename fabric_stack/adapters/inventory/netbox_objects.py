@@ -34,8 +34,15 @@ ENDPOINT = {
     "Cable": "dcim/cables",
     "RdmaNic": "dcim/interfaces",
     "Rail": "ipam/prefixes",
-    "Vlan": "ipam/prefixes",
+    "Vlan": "ipam/vlans",
 }
+"""The NetBox endpoint a record kind lives on (a Vlan without a VLAN id NetBox takes lives on
+a prefix: :data:`ENDPOINTS`, :mod:`.netbox_subnets`)."""
+ENDPOINTS: dict[str, tuple[str, ...]] = {
+    **{k: (v,) for k, v in ENDPOINT.items()},
+    "Vlan": ("ipam/vlans", "ipam/prefixes"),
+}
+"""Every endpoint a record kind's objects may be on."""
 _NAMES_PER_QUERY = 80  # names per ?name=…&name=… query (URL length)
 
 # NetBox interface types by link speed (Gb/s); other speeds are "other".
@@ -486,6 +493,8 @@ def record_of(kind: str, obj: Mapping[str, Any]) -> dict[str, Any]:
             rec["rack"] = name_of(obj.get("rack"))
     elif kind in ("Rail", "Vlan") and obj.get("prefix"):
         rec["subnet"] = obj["prefix"]
+    elif kind == "Vlan" and obj.get("vid"):
+        rec["vlan"] = obj["vid"]
     return {**rec, "status": _status(obj)}
 
 

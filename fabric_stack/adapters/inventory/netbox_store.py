@@ -14,8 +14,10 @@ What each record becomes (all in one site named after the stack, tagged
     Cable    → a cable between two interfaces (type from the plan's medium);
                the interfaces and the far-end devices are created on demand
     RdmaNic  → an interface of the server device (named as the OS names the port)
-    Rail     → a prefix (the rail subnet)
-    Vlan     → a prefix, plus a VLAN when the record has a VLAN id
+    Rail     → the prefix of the rail subnet
+    Vlan     → a VLAN (its subnet's prefix points at it: the rail's, on RoCE), or a
+               prefix when it has no VLAN id (an InfiniBand partition); see
+               :mod:`.netbox_subnets`
 
 Reads return the stored record with the live NetBox values laid over it (a
 cable's terminations, a device's role/type/rack), so an edit made in NetBox's
@@ -45,6 +47,7 @@ from fabric_stack.adapters.inventory.netbox_ipam import (
 from fabric_stack.adapters.inventory.netbox_objects import (
     CABLE_TYPE,
     ENDPOINT,
+    ENDPOINTS,
     IF_TYPE,
     TAG,
     NetBoxObjects,
@@ -54,6 +57,16 @@ from fabric_stack.adapters.inventory.netbox_objects import (
     name_of,
     record_of,
     ref_id,
+)
+from fabric_stack.adapters.inventory.netbox_subnets import (
+    adoptable,
+    carrier_body,
+    carrier_patch,
+    ref,
+    released,
+    unhooked,
+    vlan_body,
+    vlan_id,
 )
 from fabric_stack.errors import InventoryError, NetBoxHttpError
 
@@ -67,6 +80,8 @@ class NetBoxStore(NetBoxObjects):
     """The inventory store API on a NetBox (see the module doc for the object mapping)."""
 
     _cable_lock: ClassVar[threading.Lock] = threading.Lock()
+    # A rail and its VLAN share a prefix: their writes and deletes, one at a time per process.
+    _prefix_lock: ClassVar[threading.RLock] = threading.RLock()
 
     # -- record writes ---------------------------------------------------------------
     def put(
@@ -181,6 +196,18 @@ class NetBoxStore(NetBoxObjects):
         if kind == "RdmaNic":
             self._write_nics(stack, bundle, records, prune=prune)
             return
+        if kind in ("Rail", "Vlan"):
+            with self._prefix_lock:
+                if prune:  # the bundle's other records go first
+                    names = {n for n, _ in records}
+                    for rec in self.get_bundle(stack, kind, bundle):
+                        if rec["name"] not in names:
+                            self.delete(stack, kind, str(rec["name"]))
+                if kind == "Rail":
+                    self._write_rails(stack, bundle, records)
+                else:
+                    self._write_vlans(stack, bundle, records)
+            return
         scope = {"bundle": bundle} if prune else {}
         existing = self.api.select(ENDPOINT[kind], self._query(stack, kind, **scope))
         if not prune:
@@ -188,8 +215,6 @@ class NetBoxStore(NetBoxObjects):
             existing = [o for o in existing if cf_of(o).get("fabric_name") in names]
         bodies = self._bodies(stack, kind, bundle, records)
         self._sync(ENDPOINT[kind], existing, bodies, prune=prune)
-        if kind == "Vlan":
-            self._write_vlans(stack, bundle, records)
 
     def _bodies(
         self, stack: str, kind: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
@@ -372,23 +397,132 @@ class NetBoxStore(NetBoxObjects):
             for n, r in records
         }
 
+    def _named(self, endpoint: str, stack: str, kind: str, names: set[str]) -> list[dict[str, Any]]:
+        """The stack's ``kind`` objects on ``endpoint`` whose record is one of ``names``."""
+        found = self.api.select(endpoint, self._query(stack, kind))
+        return [o for o in found if cf_of(o).get("fabric_name") in names]
+
+    def _write_rails(
+        self, stack: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
+    ) -> None:
+        """Rail records onto their subnets' prefixes; a ``VlanPrefix`` its VLAN's record made
+        for the subnet first is taken over (it keeps its ``vlan``)."""
+        existing = self._named("ipam/prefixes", stack, "Rail", {n for n, _ in records})
+        bodies = self._bodies(stack, "Rail", bundle, records)
+        held = {cf_of(o).get("fabric_name") for o in existing}
+        free = {str(b["prefix"]): n for n, b in bodies.items() if n not in held}
+        if free:
+            query = {"cf_fabric_stack": stack, "prefix": sorted(free)}
+            for p in self.api.select("ipam/prefixes", query):
+                if adoptable(p) and str(p["prefix"]) in free:
+                    name = free[str(p["prefix"])]
+                    existing.append({**p, "custom_fields": {**cf_of(p), "fabric_name": name}})
+        self._sync("ipam/prefixes", existing, bodies, prune=False)
+
     def _write_vlans(
         self, stack: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
     ) -> None:
-        wanted = {n: r for n, r in records if 0 < int(r.get("vlan") or 0) < 4095}
-        existing = self.api.select("ipam/vlans", self._query(stack, "Vlan"))
-        existing = [o for o in existing if cf_of(o).get("fabric_name") in {n for n, _ in records}]
-        bodies = {
-            n: {
-                "vid": int(r["vlan"]),
-                "name": n[:64],
-                "status": "active",
-                "tags": [{"slug": TAG}],
-                "custom_fields": self._cf(stack, "Vlan", n, bundle, None),
-            }
-            for n, r in wanted.items()
+        """Vlan records: a VLAN (and its subnet's prefix pointing at it) for each with a VLAN
+        id, a prefix for each without (see :mod:`.netbox_subnets`)."""
+        site = self.site_id(stack)
+        backed = {n: r for n, r in records if vlan_id(r)}
+        plain = [(n, r) for n, r in records if not vlan_id(r)]
+        names = {n for n, _ in records}
+        vlans = self._named("ipam/vlans", stack, "Vlan", names)
+        lost = [o for o in vlans if cf_of(o).get("fabric_name") not in backed]
+        if lost:  # a record that no longer has a VLAN id
+            self._drop_vlans(stack, lost)
+        kept = [o for o in vlans if cf_of(o).get("fabric_name") in backed]
+        bodies = {n: vlan_body(stack, n, bundle, r, site) for n, r in backed.items()}
+        self._sync("ipam/vlans", kept, bodies, prune=False)
+        prefixes = self._named("ipam/prefixes", stack, "Vlan", names)
+        self._sync(
+            "ipam/prefixes",
+            [o for o in prefixes if cf_of(o).get("fabric_name") not in backed],
+            self._bodies(stack, "Vlan", bundle, plain),
+            prune=False,
+        )
+        if backed:
+            self._carry(stack, bundle, site, backed, prefixes)
+
+    def _carry(
+        self,
+        stack: str,
+        bundle: str,
+        site: int,
+        backed: Mapping[str, Mapping[str, Any]],
+        stale: list[dict[str, Any]],
+    ) -> None:
+        """Point each VLAN-backed record's subnet prefix at its VLAN (creating a
+        ``VlanPrefix`` where no prefix holds the subnet); prefixes pointing at it for another
+        subnet let go, and ``stale`` ones (of the records before they had VLAN ids) not
+        reused go."""
+        ids = {
+            str(cf_of(o).get("fabric_name")): int(o["id"])
+            for o in self._named("ipam/vlans", stack, "Vlan", set(backed))
         }
-        self._sync("ipam/vlans", existing, bodies, prune=True)
+        subnets = sorted({str(r["subnet"]) for r in backed.values()})
+        by_subnet = {
+            str(p["prefix"]): p
+            for p in self.api.select("ipam/prefixes", {"cf_fabric_stack": stack, "prefix": subnets})
+        }
+        pointing = self.api.select(
+            "ipam/prefixes", {"cf_fabric_stack": stack, "vlan_id": sorted(ids.values())}
+        )
+        delete: list[int] = []
+        patch: list[dict[str, Any]] = []
+        create: list[dict[str, Any]] = []
+        for n, r in backed.items():
+            subnet, vlan = str(r["subnet"]), ids[n]
+            gone, loose = unhooked(pointing, {vlan}, keep=subnet)
+            delete += gone
+            patch += loose
+            found = by_subnet.get(subnet)
+            if found is None:
+                create.append(carrier_body(stack, n, bundle, subnet, vlan, site))
+            elif (change := carrier_patch(found, stack, n, bundle, vlan, site)) is not None:
+                patch.append(change)
+        used = {int(p["id"]) for p in by_subnet.values()}
+        delete += [int(o["id"]) for o in stale if cf_of(o).get("fabric_name") in backed]
+        delete = sorted(set(delete) - used)
+        if delete:
+            self.api.delete("ipam/prefixes", delete)
+        if patch:
+            self.api.update("ipam/prefixes", patch)
+        if create:
+            self.api.create("ipam/prefixes", create)
+
+    def _drop_vlans(self, stack: str, vlans: list[dict[str, Any]]) -> None:
+        """Delete VLAN objects: first their ``VlanPrefix`` prefixes, and the ``vlan`` of the
+        stack's other prefixes pointing at them."""
+        ids = sorted({int(o["id"]) for o in vlans})
+        pointing = self.api.select("ipam/prefixes", {"cf_fabric_stack": stack, "vlan_id": ids})
+        delete, patch = unhooked(pointing, set(ids))
+        if delete:
+            self.api.delete("ipam/prefixes", delete)
+        if patch:
+            self.api.update("ipam/prefixes", patch)
+        self.api.delete("ipam/vlans", ids)
+
+    def _drop_rails(self, stack: str, prefixes: list[dict[str, Any]]) -> None:
+        """Delete Rail records' prefixes; one carrying a VLAN of the stack stays, as that
+        VLAN record's ``VlanPrefix``."""
+        carried = sorted({v for o in prefixes if (v := ref(o.get("vlan"))) is not None})
+        vlans = (
+            {
+                int(v["id"]): v
+                for v in self.api.select("ipam/vlans", {"id": carried, "cf_fabric_stack": stack})
+            }
+            if carried
+            else {}
+        )
+        handed = [p for o in prefixes if (p := released(o, vlans)) is not None]
+        kept = {int(p["id"]) for p in handed}
+        if handed:
+            self.api.update("ipam/prefixes", handed)
+        delete = [int(o["id"]) for o in prefixes if int(o["id"]) not in kept]
+        if delete:
+            self.api.delete("ipam/prefixes", delete)
 
     # -- deletes ---------------------------------------------------------------------
     def delete(self, stack: str, kind: str, name: str, *, unbundled_only: bool = False) -> None:
@@ -415,12 +549,22 @@ class NetBoxStore(NetBoxObjects):
         unbundled = query.get("cf_fabric_bundle") == ""
         if unbundled:  # NetBox ignores an empty filter value: filter here instead
             query = {k: v for k, v in query.items() if k != "cf_fabric_bundle"}
-        found = self.api.select(ENDPOINT[kind], query)
-        if unbundled:
-            found = [o for o in found if not cf_of(o).get("fabric_bundle")]
-        if kind == "Vlan":
-            vq = {k: v for k, v in query.items() if k != "cf_fabric_bundle"}
-            self.api.delete("ipam/vlans", [int(o["id"]) for o in self.api.select("ipam/vlans", vq)])
+
+        def select(endpoint: str) -> list[dict[str, Any]]:
+            got = self.api.select(endpoint, query)
+            return [o for o in got if not cf_of(o).get("fabric_bundle")] if unbundled else got
+
+        if kind in ("Rail", "Vlan"):
+            with self._prefix_lock:
+                if kind == "Rail":
+                    self._drop_rails(stack, select("ipam/prefixes"))
+                    return
+                if vlans := select("ipam/vlans"):
+                    self._drop_vlans(stack, vlans)
+                if plain := select("ipam/prefixes"):
+                    self.api.delete("ipam/prefixes", [int(o["id"]) for o in plain])
+            return
+        found = select(ENDPOINT[kind])
         if not found:
             return
         if kind == "Cable":
@@ -478,45 +622,63 @@ class NetBoxStore(NetBoxObjects):
             self.api.delete("dcim/devices", unused)
 
     # -- reads -----------------------------------------------------------------------
+    def _records(
+        self, kind: str, query: dict[str, Any]
+    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """(custom fields, record) of every ``kind`` object ``query`` finds; a VLAN's record
+        gets the subnet of the prefix pointing at it."""
+        out: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        for endpoint in ENDPOINTS[kind]:
+            found = self.api.select(endpoint, query)
+            for o in found:
+                try:
+                    cf = cf_of(o)
+                except InventoryError as exc:  # name the endpoint too: the table of a NetBox
+                    raise InventoryError(f"NetBox {self.base}/{endpoint}/: {exc}") from None
+                out.append((cf, record_of(kind, o)))
+            if endpoint == "ipam/vlans" and found:
+                ids = sorted(int(o["id"]) for o in found)
+                subnets = {
+                    ref(p.get("vlan")): str(p["prefix"])
+                    for i in range(0, len(ids), 80)
+                    for p in self.api.select("ipam/prefixes", {"vlan_id": ids[i : i + 80]})
+                }
+                for o, (_, rec) in zip(found, out[-len(found) :], strict=True):
+                    if int(o["id"]) in subnets:
+                        rec["subnet"] = subnets[int(o["id"])]
+        return out
+
     def get(self, stack: str, kind: str, name: str) -> dict[str, Any] | None:
         """One record (live NetBox values laid over the stored record), or None."""
-        if kind == "Fabric":
-            found = self.api.select("dcim/sites", self._query(stack, "Fabric", name=name))
-        else:
-            found = self.api.select(ENDPOINT[kind], self._query(stack, kind, name=name))
-        return record_of(kind, found[0]) if found else None
+        found = self._records(kind, self._query(stack, kind, name=name))
+        return found[0][1] if found else None
 
     def get_bundle(self, stack: str, kind: str, bundle: str) -> list[dict[str, Any]]:
         """Records of a bundle, ordered by name, each with ``name`` and ``status``."""
-        found = self.api.select(ENDPOINT[kind], self._query(stack, kind, bundle=bundle))
-        recs = [{**record_of(kind, o), "name": cf_of(o).get("fabric_name")} for o in found]
+        found = self._records(kind, self._query(stack, kind, bundle=bundle))
+        recs = [{**rec, "name": cf.get("fabric_name")} for cf, rec in found]
         return sorted(recs, key=lambda r: str(r["name"]))
 
     def list_records(self, kind: str, stack: str | None = None) -> list[dict[str, Any]]:
         """All records of ``kind`` (optionally of one stack), with name, status, stack, bundle."""
         if kind not in ENDPOINT:
             return []
-        out = []
-        for o in self.api.select(ENDPOINT[kind], self._query(stack, kind)):
-            try:
-                cf = cf_of(o)
-            except InventoryError as exc:  # name the endpoint too: the table of a NetBox
-                raise InventoryError(f"NetBox {self.base}/{ENDPOINT[kind]}/: {exc}") from None
-            out.append(
-                {
-                    **record_of(kind, o),
-                    "name": cf.get("fabric_name"),
-                    "stack": cf.get("fabric_stack"),
-                    "bundle": cf.get("fabric_bundle") or "",
-                }
-            )
+        out = [
+            {
+                **rec,
+                "name": cf.get("fabric_name"),
+                "stack": cf.get("fabric_stack"),
+                "bundle": cf.get("fabric_bundle") or "",
+            }
+            for cf, rec in self._records(kind, self._query(stack, kind))
+        ]
         return sorted(out, key=lambda r: (str(r["stack"]), str(r["name"])))
 
     def counts(self, stack: str | None = None) -> dict[str, int]:
         """Records per kind."""
         out = {}
-        for kind, endpoint in ENDPOINT.items():
-            n = self.api.count(endpoint, self._query(stack, kind))
+        for kind, endpoints in ENDPOINTS.items():
+            n = sum(self.api.count(e, self._query(stack, kind)) for e in endpoints)
             if n:
                 out[kind] = n
         return out

@@ -1,9 +1,10 @@
 """The NetBox way against a real NetBox (issue #34): IB interface types, plant cable fields,
 rack positions, GUIDs, underlay IPAM, the read-back, and ``drift --write-status``.
 
-A 16-GPU InfiniBand plan and a 16-GPU RoCE plan are written through the inventory store
-directly (no Pulumi: the store is what the providers call), into the session's NetBox (the
-``netbox`` fixture: no second server). Every check reads NetBox's REST API with a client of its own.
+A 16-GPU InfiniBand plan and a 16-GPU RoCE plan (8:1 oversubscribed: small) are written
+through the inventory store directly (no Pulumi: the store is what the providers call), into
+the session's NetBox (the ``netbox`` fixture: no second server). Every check reads NetBox's
+REST API with a client of its own.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ from fabric_stack.adapters.inventory.netbox_status import MARK
 from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
 from fabric_stack.cli import main as cli_main
 from fabric_stack.drift import PlanIndex
-from fabric_stack.errors import NetBoxHttpError
 from tests.drift_fixtures import clean_wires, drop, ibnetdiscover_text
 from tests.netbox_plan_io import intent_of, write_plan
 
 pytestmark = [pytest.mark.netbox, pytest.mark.slow]
 
 GPUS = 16
+# 8:1 leaf oversubscription: one spine and 7 uplinks a leaf (IB 82 cables, RoCE 136, not 282
+# and 536): every check here is per port, cable, device or subnet kind, none per uplink.
+OVERSUB = "8:1"
 GUIDS = {
     "rows": [
         {"planned": "su1-r1-leaf", "actual": "su1-r1-leaf", "guids": ["0x0002c90300a1b2c3"]},
@@ -47,6 +50,7 @@ GUIDS = {
 # Its own subnets: NetBox enforces unique prefixes in the global table (the IB plan's rails).
 ROCE: dict[str, Any] = {
     "gpus": 16,
+    "oversubscription": OVERSUB,
     "fabric": "roce",
     "switch": "sn5600",
     "networks": {
@@ -84,7 +88,7 @@ def written(netbox: tuple[str, str]) -> Iterator[tuple[str, str, float]]:
     url, token = netbox
     store, _ = _store(url, token)
     t0 = time.monotonic()
-    write_plan(store, "nbway", intent_of(gpus=GPUS, names=GUIDS))
+    write_plan(store, "nbway", intent_of(gpus=GPUS, oversubscription=OVERSUB, names=GUIDS))
     yield url, token, time.monotonic() - t0
 
 
@@ -96,7 +100,9 @@ def test_infiniband_types_cables_racks_and_guids(written: tuple[str, str, float]
     url, token, took = written
     api = NetBoxClient(url, token)
     site = api.select("dcim/sites", {"slug": "nbway"})[0]["id"]
-    topo = build_topology(size_fabric(validate_spec(gpus=GPUS, names=GUIDS)))
+    topo = build_topology(
+        size_fabric(validate_spec(gpus=GPUS, oversubscription=OVERSUB, names=GUIDS))
+    )
     details = details_of(topo)
     ifaces = api.select(
         "dcim/interfaces", {"site_id": site, "fields": "id,name,device,type,custom_fields"}
@@ -133,20 +139,14 @@ def test_infiniband_types_cables_racks_and_guids(written: tuple[str, str, float]
         0
     ]
     assert node_type["u_height"] == 8.0
-    print(f"two {GPUS}-GPU plans written in {took:.1f} s")
+    print(f"the {GPUS}-GPU InfiniBand plan written in {took:.1f} s")
 
 
 def test_underlay_in_ipam(written: tuple[str, str, float]) -> None:
     url, token, _ = written
     store, _ = _store(url, token)
-    try:
-        write_plan(store, "nbroce", intent_of(**ROCE))
-    except NetBoxHttpError as exc:
-        if "Duplicate prefix found in global table" not in str(exc):
-            raise
-        # A RoCE plan's VLAN record has its rail's subnet: two prefixes alike, which a NetBox
-        # enforcing global uniqueness (the default) refuses. Not this issue's: see #34's note.
-        pytest.xfail(f"RoCE rails and VLANs share prefixes: {str(exc)[:120]}")
+    intent = intent_of(**ROCE)
+    write_plan(store, "nbroce", intent)
     api = NetBoxClient(url, token)
     topo = build_topology(size_fabric(validate_spec(**ROCE)))
     details = details_of(topo)
@@ -162,19 +162,47 @@ def test_underlay_in_ipam(written: tuple[str, str, float]) -> None:
     addrs = _by(api.select("ipam/ip-addresses", {"cf_fabric_stack": "nbroce"}), "address")
     want = set(details.addresses.values()) | set(details.loopbacks.values())
     assert set(addrs) == want
-    host = addrs[details.addresses[("su1-node01", "mlx5_0")]]
-    assert host["assigned_object"]["device"]["name"] == "su1-node01"
+    node = min(d for d, p in details.addresses if p == "mlx5_0")  # su1-node001 at 8:1
+    host = addrs[details.addresses[(node, "mlx5_0")]]
+    assert host["assigned_object"]["device"]["name"] == node
     assert host["assigned_object"]["name"] == "mlx5_0"
     prefixes = api.select(
         "ipam/prefixes", {"cf_fabric_stack": "nbroce", "cf_fabric_kind": "UnderlayPrefix"}
     )
     assert {p["prefix"] for p in prefixes} == set(details.prefixes)
 
+    # A RoCE rail and its VLAN share a subnet: one prefix, the rail's, carrying the VLAN;
+    # every VLAN's subnet prefix points at it; both records read back as written.
+    vlans = {v["id"]: v for v in api.select("ipam/vlans", {"cf_fabric_stack": "nbroce"})}
+    assert sorted(v["vid"] for v in vlans.values()) == sorted(v.vlan for v in intent.vlans)
+    subnets = _by(api.select("ipam/prefixes", {"site_id": site}), "prefix")
+    for v in intent.vlans:
+        assert vlans[subnets[v.subnet]["vlan"]["id"]]["vid"] == v.vlan, v.name
+    for r in intent.rails:
+        assert subnets[r.subnet]["custom_fields"]["fabric_kind"] == "Rail"
+    records = [("Rail", r.name, r.props()) for r in intent.rails]
+    records += [("Vlan", v.name, v.props()) for v in intent.vlans]
+    for kind, name, props in records:
+        assert store.get("nbroce", kind, name) == {
+            **props,
+            "status": "active" if kind == "Vlan" else "reserved",
+        }, name
+    # Deleting a rail leaves the prefix its VLAN needs; writing it again takes it back.
+    rail = intent.rails[0]
+    store.delete("nbroce", "Rail", rail.name, unbundled_only=True)
+    kept = api.select("ipam/prefixes", {"site_id": site, "prefix": rail.subnet})
+    assert len(kept) == 1 and kept[0]["vlan"]["vid"] == rail.vlan
+    assert store.get("nbroce", "Rail", rail.name) is None
+    store.put("nbroce", "Rail", rail.name, rail.props())
+    back = api.select("ipam/prefixes", {"site_id": site, "prefix": rail.subnet})
+    assert [p["id"] for p in back] == [kept[0]["id"]]
+    assert back[0]["custom_fields"]["fabric_kind"] == "Rail" and back[0]["vlan"]["vid"] == rail.vlan
+
 
 def test_rewrite_writes_nothing(written: tuple[str, str, float]) -> None:
     url, token, _ = written
     store, client = _store(url, token)
-    write_plan(store, "nbway", intent_of(gpus=GPUS, names=GUIDS))
+    write_plan(store, "nbway", intent_of(gpus=GPUS, oversubscription=OVERSUB, names=GUIDS))
     assert client.writes == Counter({"PATCH dcim/sites": 1}), client.writes  # Fabric: always put
 
 
@@ -197,15 +225,16 @@ def test_drift_reads_it_back_and_writes_status(
     assert len(snap.devices["su1-node01"].attrs["hca_guids"]) == 8
     assert snap.devices["su1-node01"].attrs["position"] == 1.0
 
-    topo = build_topology(size_fabric(validate_spec(gpus=GPUS)))
+    topo = build_topology(size_fabric(validate_spec(gpus=GPUS, oversubscription=OVERSUB)))
     roles = ("node_leaf", "manager_leaf", "leaf_spine")
     gone = next(link for link in topo.links if link.role == "node_leaf")
     wires = drop(clean_wires(topo, roles), gone.id)
     dump = tmp_path / "ib.txt"
     dump.write_text(ibnetdiscover_text(PlanIndex.from_topology(topo), wires))
     args = [
-        "drift", "--gpus", str(GPUS), "--netbox", url, "--netbox-site", "nbway",
-        "--ibnetdiscover", str(dump), "--write-status", "--format", "json",
+        "drift", "--gpus", str(GPUS), "--oversubscription", OVERSUB,
+        "--netbox", url, "--netbox-site", "nbway", "--ibnetdiscover", str(dump),
+        "--write-status", "--format", "json",
     ]  # fmt: skip
     env = {"NETBOX_TOKEN": token}
     first = CliRunner().invoke(cli_main, args, env=env)
