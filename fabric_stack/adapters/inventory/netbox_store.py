@@ -31,10 +31,9 @@ anything uses them, and other stacks may).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from fabric_stack.adapters.inventory.netbox_backfill import backfill
 from fabric_stack.adapters.inventory.netbox_client import mask_token
@@ -50,23 +49,15 @@ from fabric_stack.adapters.inventory.netbox_objects import (
     ENDPOINTS,
     IF_TYPE,
     TAG,
-    NetBoxObjects,
     cf_of,
-    changed,
     end_of,
     name_of,
     record_of,
     ref_id,
 )
+from fabric_stack.adapters.inventory.netbox_prefixes import NetBoxPrefixes
 from fabric_stack.adapters.inventory.netbox_subnets import (
-    adoptable,
-    carrier_body,
-    carrier_patch,
     ref,
-    released,
-    unhooked,
-    vlan_body,
-    vlan_id,
 )
 from fabric_stack.errors import InventoryError, NetBoxHttpError
 
@@ -76,12 +67,8 @@ _CONFLICT = ("Duplicate termination", "already exists", "unique constraint")
 _CONFLICT_BACKOFF_S = (2.0, 5.0, 10.0, 20.0, 40.0, 60.0)
 
 
-class NetBoxStore(NetBoxObjects):
+class NetBoxStore(NetBoxPrefixes):
     """The inventory store API on a NetBox (see the module doc for the object mapping)."""
-
-    _cable_lock: ClassVar[threading.Lock] = threading.Lock()
-    # A rail and its VLAN share a prefix: their writes and deletes, one at a time per process.
-    _prefix_lock: ClassVar[threading.RLock] = threading.RLock()
 
     # -- record writes ---------------------------------------------------------------
     def put(
@@ -224,64 +211,7 @@ class NetBoxStore(NetBoxObjects):
             return self._cable_bodies(stack, bundle, records)
         if kind == "RdmaNic":
             return self._nic_bodies(stack, bundle, records)
-        site = self.site_id(stack)
-        return {
-            n: {
-                "prefix": r["subnet"],
-                "status": "reserved",  # prefixes have no "planned" status
-                "description": f"{kind} {n}"[:200],
-                "scope_type": "dcim.site",
-                "scope_id": site,
-                "tags": [{"slug": TAG}],
-                "custom_fields": self._cf(stack, kind, n, bundle, r),
-            }
-            for n, r in records
-        }
-
-    def _sync(
-        self,
-        endpoint: str,
-        existing: list[dict[str, Any]],
-        bodies: Mapping[str, dict[str, Any]],
-        *,
-        prune: bool,
-    ) -> None:
-        """Create the missing, patch the changed, (``prune``) delete the others; duplicates go."""
-        have: dict[str, dict[str, Any]] = {}
-        extra: list[int] = []
-        for obj in existing:
-            name = str(cf_of(obj).get("fabric_name"))
-            if name in have or (prune and name not in bodies):
-                extra.append(int(obj["id"]))
-            else:
-                have[name] = obj
-        # Cable writes through the same switch deadlock inside NetBox (path tracing locks
-        # rows in another order per request): one cable write at a time per process.
-        if endpoint == "dcim/cables":
-            with self._cable_lock:
-                self._apply(endpoint, have, extra, bodies)
-        else:
-            self._apply(endpoint, have, extra, bodies)
-
-    def _apply(
-        self,
-        endpoint: str,
-        have: Mapping[str, dict[str, Any]],
-        extra: list[int],
-        bodies: Mapping[str, dict[str, Any]],
-    ) -> None:
-        create = [b for n, b in bodies.items() if n not in have]
-        patch = [
-            {"id": have[n]["id"], **b}
-            for n, b in bodies.items()
-            if n in have and changed(have[n], b)
-        ]
-        if extra:
-            self.api.delete(endpoint, extra)
-        if patch:
-            self.api.update(endpoint, patch)
-        if create:
-            self.api.create(endpoint, create)
+        return self._prefix_bodies(stack, kind, bundle, records)
 
     def _cable_bodies(
         self, stack: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
@@ -396,133 +326,6 @@ class NetBoxStore(NetBoxObjects):
             }
             for n, r in records
         }
-
-    def _named(self, endpoint: str, stack: str, kind: str, names: set[str]) -> list[dict[str, Any]]:
-        """The stack's ``kind`` objects on ``endpoint`` whose record is one of ``names``."""
-        found = self.api.select(endpoint, self._query(stack, kind))
-        return [o for o in found if cf_of(o).get("fabric_name") in names]
-
-    def _write_rails(
-        self, stack: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
-    ) -> None:
-        """Rail records onto their subnets' prefixes; a ``VlanPrefix`` its VLAN's record made
-        for the subnet first is taken over (it keeps its ``vlan``)."""
-        existing = self._named("ipam/prefixes", stack, "Rail", {n for n, _ in records})
-        bodies = self._bodies(stack, "Rail", bundle, records)
-        held = {cf_of(o).get("fabric_name") for o in existing}
-        free = {str(b["prefix"]): n for n, b in bodies.items() if n not in held}
-        if free:
-            query = {"cf_fabric_stack": stack, "prefix": sorted(free)}
-            for p in self.api.select("ipam/prefixes", query):
-                if adoptable(p) and str(p["prefix"]) in free:
-                    name = free[str(p["prefix"])]
-                    existing.append({**p, "custom_fields": {**cf_of(p), "fabric_name": name}})
-        self._sync("ipam/prefixes", existing, bodies, prune=False)
-
-    def _write_vlans(
-        self, stack: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
-    ) -> None:
-        """Vlan records: a VLAN (and its subnet's prefix pointing at it) for each with a VLAN
-        id, a prefix for each without (see :mod:`.netbox_subnets`)."""
-        site = self.site_id(stack)
-        backed = {n: r for n, r in records if vlan_id(r)}
-        plain = [(n, r) for n, r in records if not vlan_id(r)]
-        names = {n for n, _ in records}
-        vlans = self._named("ipam/vlans", stack, "Vlan", names)
-        lost = [o for o in vlans if cf_of(o).get("fabric_name") not in backed]
-        if lost:  # a record that no longer has a VLAN id
-            self._drop_vlans(stack, lost)
-        kept = [o for o in vlans if cf_of(o).get("fabric_name") in backed]
-        bodies = {n: vlan_body(stack, n, bundle, r, site) for n, r in backed.items()}
-        self._sync("ipam/vlans", kept, bodies, prune=False)
-        prefixes = self._named("ipam/prefixes", stack, "Vlan", names)
-        self._sync(
-            "ipam/prefixes",
-            [o for o in prefixes if cf_of(o).get("fabric_name") not in backed],
-            self._bodies(stack, "Vlan", bundle, plain),
-            prune=False,
-        )
-        if backed:
-            self._carry(stack, bundle, site, backed, prefixes)
-
-    def _carry(
-        self,
-        stack: str,
-        bundle: str,
-        site: int,
-        backed: Mapping[str, Mapping[str, Any]],
-        stale: list[dict[str, Any]],
-    ) -> None:
-        """Point each VLAN-backed record's subnet prefix at its VLAN (creating a
-        ``VlanPrefix`` where no prefix holds the subnet); prefixes pointing at it for another
-        subnet let go, and ``stale`` ones (of the records before they had VLAN ids) not
-        reused go."""
-        ids = {
-            str(cf_of(o).get("fabric_name")): int(o["id"])
-            for o in self._named("ipam/vlans", stack, "Vlan", set(backed))
-        }
-        subnets = sorted({str(r["subnet"]) for r in backed.values()})
-        by_subnet = {
-            str(p["prefix"]): p
-            for p in self.api.select("ipam/prefixes", {"cf_fabric_stack": stack, "prefix": subnets})
-        }
-        pointing = self.api.select(
-            "ipam/prefixes", {"cf_fabric_stack": stack, "vlan_id": sorted(ids.values())}
-        )
-        delete: list[int] = []
-        patch: list[dict[str, Any]] = []
-        create: list[dict[str, Any]] = []
-        for n, r in backed.items():
-            subnet, vlan = str(r["subnet"]), ids[n]
-            gone, loose = unhooked(pointing, {vlan}, keep=subnet)
-            delete += gone
-            patch += loose
-            found = by_subnet.get(subnet)
-            if found is None:
-                create.append(carrier_body(stack, n, bundle, subnet, vlan, site))
-            elif (change := carrier_patch(found, stack, n, bundle, vlan, site)) is not None:
-                patch.append(change)
-        used = {int(p["id"]) for p in by_subnet.values()}
-        delete += [int(o["id"]) for o in stale if cf_of(o).get("fabric_name") in backed]
-        delete = sorted(set(delete) - used)
-        if delete:
-            self.api.delete("ipam/prefixes", delete)
-        if patch:
-            self.api.update("ipam/prefixes", patch)
-        if create:
-            self.api.create("ipam/prefixes", create)
-
-    def _drop_vlans(self, stack: str, vlans: list[dict[str, Any]]) -> None:
-        """Delete VLAN objects: first their ``VlanPrefix`` prefixes, and the ``vlan`` of the
-        stack's other prefixes pointing at them."""
-        ids = sorted({int(o["id"]) for o in vlans})
-        pointing = self.api.select("ipam/prefixes", {"cf_fabric_stack": stack, "vlan_id": ids})
-        delete, patch = unhooked(pointing, set(ids))
-        if delete:
-            self.api.delete("ipam/prefixes", delete)
-        if patch:
-            self.api.update("ipam/prefixes", patch)
-        self.api.delete("ipam/vlans", ids)
-
-    def _drop_rails(self, stack: str, prefixes: list[dict[str, Any]]) -> None:
-        """Delete Rail records' prefixes; one carrying a VLAN of the stack stays, as that
-        VLAN record's ``VlanPrefix``."""
-        carried = sorted({v for o in prefixes if (v := ref(o.get("vlan"))) is not None})
-        vlans = (
-            {
-                int(v["id"]): v
-                for v in self.api.select("ipam/vlans", {"id": carried, "cf_fabric_stack": stack})
-            }
-            if carried
-            else {}
-        )
-        handed = [p for o in prefixes if (p := released(o, vlans)) is not None]
-        kept = {int(p["id"]) for p in handed}
-        if handed:
-            self.api.update("ipam/prefixes", handed)
-        delete = [int(o["id"]) for o in prefixes if int(o["id"]) not in kept]
-        if delete:
-            self.api.delete("ipam/prefixes", delete)
 
     # -- deletes ---------------------------------------------------------------------
     def delete(self, stack: str, kind: str, name: str, *, unbundled_only: bool = False) -> None:
