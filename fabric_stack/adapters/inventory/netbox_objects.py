@@ -21,6 +21,7 @@ from fabric_stack.adapters.inventory.netbox_custom_fields import (
 )
 from fabric_stack.adapters.inventory.netbox_plan import NetBoxDetails, details_of_spec
 from fabric_stack.adapters.inventory.netbox_progress import tracked
+from fabric_stack.adapters.inventory.netbox_subnets import owner
 from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.errors import InventoryError
 from fabric_stack.hardware.switches import CATALOG, NetBoxDeviceType, lookup_switch
@@ -271,13 +272,7 @@ class NetBoxObjects(InventoryStore):
     def _cf(
         self, stack: str, kind: str, name: str, bundle: str, record: Mapping[str, Any] | None
     ) -> dict[str, Any]:
-        return {
-            "fabric_stack": stack,
-            "fabric_kind": kind,
-            "fabric_name": name,
-            "fabric_bundle": bundle,
-            "fabric_record": dict(record) if record is not None else None,
-        }
+        return owner(stack, kind, name, bundle, record)
 
     def _query(self, stack: str | None, kind: str, **more: str) -> dict[str, Any]:
         q: dict[str, Any] = {"cf_fabric_kind": kind}
