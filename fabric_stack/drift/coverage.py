@@ -85,19 +85,19 @@ def compute_coverage(
     planned switch of that network (servers are in every network).
     """
     nets = sorted(set(networks), key=lambda n: NETWORKS.index(n) if n in NETWORKS else 99)
-    links: dict[str, int] = dict.fromkeys(nets, 0)
-    devices: dict[str, set[str]] = {n: set() for n in nets}
-    switches: dict[str, set[str]] = {n: set() for n in nets}
+    by_net_links: dict[str, list[Link]] = {n: [] for n in nets}
     for link in planned:
-        net = link.network
-        if net not in links:
-            continue
-        links[net] += 1
-        devices[net].add(link.a_device)
-        devices[net].add(link.b_device)
-        switches[net].add(link.b_device)
-        if link.role not in _SERVER_ROLES:
-            switches[net].add(link.a_device)
+        in_net = by_net_links.get(link.network)
+        if in_net is not None:
+            in_net.append(link)
+    links: dict[str, int] = {n: len(ls) for n, ls in by_net_links.items()}
+    devices: dict[str, set[str]] = {}
+    switches: dict[str, set[str]] = {}
+    for net, ls in by_net_links.items():
+        # Set comprehensions, not a loop of adds: ~115k links at 32,768 GPUs.
+        b_ends = {link.b_device for link in ls}
+        switches[net] = b_ends | {link.a_device for link in ls if link.role not in _SERVER_ROLES}
+        devices[net] = b_ends | {link.a_device for link in ls}
     by_net: dict[str, Coverage] = {}
     for net in nets:
         sw = switches[net]

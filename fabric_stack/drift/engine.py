@@ -236,10 +236,8 @@ class _Comparison:
         self, seen: set[str], in_scope: list[tuple[Key, Link]], missing: list[Link]
     ) -> list[Link]:
         """Planned devices never seen: one finding each, their missing links folded in."""
-        scope_devices: set[str] = set()
-        for _, link in in_scope:
-            scope_devices.add(link.a_device)
-            scope_devices.add(link.b_device)
+        scope_devices = {link.a_device for _, link in in_scope}
+        scope_devices.update({link.b_device for _, link in in_scope})
         gone = {d for d in scope_devices - seen if not self.rules.device_ignored(d)}
         if not gone:
             return missing
@@ -462,9 +460,8 @@ def compute_drift(
     findings = run.run()
     devices = {run.ident.device(n) for n in snapshot.devices}
     obs_count = len(run.observed)
-    for o in run.observed:
-        devices.add(o.a[0])
-        devices.add(o.b[0])
+    devices.update({o.a[0] for o in run.observed})
+    devices.update({o.b[0] for o in run.observed})
     coverage = _coverage(run, devices, min_coverage)
     info = SourceInfo(
         source=snapshot.source,

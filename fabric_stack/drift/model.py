@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from fabric_stack.drift.coverage import CoverageReport
+from fabric_stack.records import fast_init
 
 FindingKind = Literal[
     "missing_link",
@@ -80,6 +81,7 @@ something identity resolution could not map onto the plan, or (``unknown``) a
 port that cannot exist on the planned switch model."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     """One end of a link: a device and a port, as a source spelled them or as resolved.
@@ -100,6 +102,7 @@ class Endpoint:
         return f"{self.device} {self.port}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ObservedLink:
     """A cable (or a neighbour relation) one source reports.

@@ -25,12 +25,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from fabric_stack.records import fast_init
+
 _MF0 = re.compile(r"^MF0;([^:]+):([^/]+)(?:/U(\d+))?(/RT)?\s*$")
 _MF0_HOST = re.compile(r"^MF0;([^:]+):")
 _HOST_DEV = re.compile(r"^(\S+?)[\s/:]+((?:mlx\d+_\d+)|(?:HCA-\d+))$", re.I)
 _AGGREGATION = re.compile(r"aggregation node", re.I)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NodeDesc:
     """What a NodeDescription says: the host (or switch) name, an HCA, a model, a chip.

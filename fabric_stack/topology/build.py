@@ -27,8 +27,6 @@ The records it returns (:class:`Device`, :class:`Nic`, :class:`Link`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from fabric_stack.naming.devices import (
     access_switch_name,
     core_name,
@@ -48,6 +46,10 @@ from fabric_stack.spec.networks import (
     attach_carriers,
     rail_subnets,
 )
+from fabric_stack.topology.build_parts import Build as _Build
+from fabric_stack.topology.build_parts import cable_type as _cable
+from fabric_stack.topology.build_parts import optic as _optic
+from fabric_stack.topology.build_parts import rack_slot as _rack
 from fabric_stack.topology.model import (
     COMPUTE_ROLES,
     FABRIC_ROLES,
@@ -78,61 +80,8 @@ __all__ = [
     "build_topology",
 ]
 
-# --------------------------------------------------------------------------- optics
-
-
-def _optic(speed: int, per_cage: int, reach: str, twin: bool) -> str:
-    if speed <= 1:
-        return "RJ45 (no optic)"
-    if twin and per_cage == 4:
-        # Four logical ports per cage are a twin-port 2×(2·speed) module on 1:2 splitter fibres.
-        return f"OSFP 2×{2 * speed}G {reach} twin-port (1:2 split)"
-    if twin and per_cage > 1:
-        return f"OSFP {per_cage}×{speed}G {reach} twin-port"
-    return f"OSFP {speed}G {reach}"
-
-
-def _cable(medium: str) -> str:
-    return {
-        "mmf": "MPO-12/APC OM4 multimode fiber",
-        "smf": "MPO-12/APC OS2 single-mode fiber",
-        "copper": "Cat6 RJ45 patch cord",
-    }[medium]
-
-
-# --------------------------------------------------------------------------- builder
-
-
-def _rack(su: int, idx: int, per_rack: int = SERVERS_PER_RACK) -> tuple[str, int]:
-    r, slot = divmod(idx - 1, per_rack)
-    return f"su{su}-rack{r + 1:02d}", slot
-
-
-@dataclass
-class _Build:
-    """What the steps of :func:`build_topology` share: the plan and the lists they fill."""
-
-    plan: SizingPlan
-    devices: list[Device] = field(default_factory=list)
-    nics: list[Nic] = field(default_factory=list)
-    links: list[Link] = field(default_factory=list)
-    node_names: list[list[str]] = field(default_factory=list)
-    """Server names per SU (index ``su - 1``)."""
-    leaf_names: dict[tuple[int, int, int], str] = field(default_factory=dict)
-    """Leaf name by (plane, SU, rail)."""
-    carriers: dict[str, list[str]] = field(default_factory=dict)
-    """Switch names per network that has switches (compute and dedicated access networks)."""
-    access_top: dict[int, int] = field(default_factory=dict)
-    """Per SU, the lowest RU taken so far by access switches stacked down from U39 (every
-    carrier network's switches share the SU's network rack, so they must not overlap)."""
-
-    def label(self, n: int) -> str:
-        """Port label of logical port ``n`` on the compute switch model."""
-        return switch_port_label(self.plan.switch_model.os_family, n, self.plan.ports_per_cage)
-
-    def compute_optic(self, reach: str) -> str:
-        """The optic of a compute switch port (``SR`` multimode, ``DR`` single-mode)."""
-        return _optic(self.plan.link_gbps, self.plan.ports_per_cage, reach, True)
+# The shared build state and its small lookups (optics, cable types, racks) are in
+# build_parts; the steps below are the wiring rules.
 
 
 def build_topology(plan: SizingPlan) -> FabricTopology:
@@ -178,6 +127,24 @@ def _place_servers(b: _Build) -> None:
     nic_gpus = {
         n: tuple(g for g in range(prof.gpus) if prof.nic_for_gpu(g) == n) for n in range(rails)
     }
+    # Every server has the same NICs: their fields but the server's name, once.
+    per_server = []
+    for p in range(1, plan.planes + 1):
+        for r in range(1, rails + 1):
+            nsw = prof.switch_of_nic(r - 1)
+            gs = nic_gpus[r - 1]
+            per_server.append(
+                (
+                    prof.rdma_name(r, p),
+                    r,
+                    p,
+                    nsw.name,
+                    nsw.numa,
+                    gs,
+                    tuple(gpu_sw[g].name for g in gs),
+                    tuple(gpu_sw[g].numa for g in gs),
+                )
+            )
     for su in range(1, plan.sus + 1):
         names = []
         for j in range(1, plan.nodes_in_su(su) + 1):
@@ -196,23 +163,7 @@ def _place_servers(b: _Build) -> None:
                 )
             )
             names.append(name)
-            for p in range(1, plan.planes + 1):
-                for r in range(1, rails + 1):
-                    nsw = prof.switch_of_nic(r - 1)
-                    gs = nic_gpus[r - 1]
-                    b.nics.append(
-                        Nic(
-                            node=name,
-                            name=prof.rdma_name(r, p),
-                            rail=r,
-                            plane=p,
-                            pcie_switch=nsw.name,
-                            numa=nsw.numa,
-                            gpus=gs,
-                            gpu_pcie_switches=tuple(gpu_sw[g].name for g in gs),
-                            gpu_numas=tuple(gpu_sw[g].numa for g in gs),
-                        )
-                    )
+            b.nics.extend(Nic(name, *fields) for fields in per_server)
         b.node_names.append(names)
 
 
@@ -222,6 +173,7 @@ def _wire_rails(b: _Build) -> None:
     planes, rails, speed = plan.planes, plan.rails, plan.link_gbps
     prof = plan.spec.node_profile
     leaf_opt = b.compute_optic("SR")
+    label, mmf = b.label, _cable("mmf")
     for p in range(1, planes + 1):
         for su in range(1, plan.sus + 1):
             pod = (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 0
@@ -258,7 +210,7 @@ def _wire_rails(b: _Build) -> None:
                             a_port=nic,
                             a_port_number=1,
                             b_device=lname,
-                            b_port=b.label(j),
+                            b_port=label(j),
                             b_port_number=j,
                             speed_gbps=speed,
                             plane=p,
@@ -268,7 +220,7 @@ def _wire_rails(b: _Build) -> None:
                             medium="mmf",
                             a_optic=nic_opt,
                             b_optic=leaf_opt,
-                            cable_type=_cable("mmf"),
+                            cable_type=mmf,
                         )
                     )
 
@@ -378,6 +330,7 @@ def _wire_spines(b: _Build, p: int, pod: int, spines: list[str]) -> None:
     S, stride, rails = plan.spines_per_pod, plan.spine_stride, plan.rails
     pod_tag = pod if plan.tiers == 3 else 0
     optic = b.compute_optic("SR")
+    label, mmf = b.label, _cable("mmf")
     first_su = (pod - 1) * plan.sus_per_pod + 1
     for su in range(first_su, first_su + plan.sus_in_pod(pod)):
         for r in range(1, rails + 1):
@@ -387,16 +340,17 @@ def _wire_spines(b: _Build, p: int, pod: int, spines: list[str]) -> None:
                 s, t = u % S, u // S
                 lp = plan.leaf_down + 1 + u
                 sp = t * stride + ell + 1
+                a_port = label(lp)
                 b.links.append(
                     Link(
-                        id=f"{lname}:{b.label(lp)}",
+                        id=f"{lname}:{a_port}",
                         role="leaf_spine",
                         network="compute",
                         a_device=lname,
-                        a_port=b.label(lp),
+                        a_port=a_port,
                         a_port_number=lp,
                         b_device=spines[s],
-                        b_port=b.label(sp),
+                        b_port=label(sp),
                         b_port_number=sp,
                         speed_gbps=plan.link_gbps,
                         plane=p,
@@ -406,7 +360,7 @@ def _wire_spines(b: _Build, p: int, pod: int, spines: list[str]) -> None:
                         medium="mmf",
                         a_optic=optic,
                         b_optic=optic,
-                        cable_type=_cable("mmf"),
+                        cable_type=mmf,
                     )
                 )
 
@@ -416,21 +370,24 @@ def _wire_cores(b: _Build, p: int, pod: int, spines: list[str]) -> None:
     plan = b.plan
     G, cstride = plan.cores_per_group, plan.core_stride
     optic = b.compute_optic("DR")
+    label, smf = b.label, _cable("smf")
+    cores = b.core_names(p)
     for s, sname in enumerate(spines):
         for u in range(plan.spine_up):
             m, t = u % G, u // G
             spp = plan.spine_down + 1 + u
             cp = t * cstride + pod
+            a_port = label(spp)
             b.links.append(
                 Link(
-                    id=f"{sname}:{b.label(spp)}",
+                    id=f"{sname}:{a_port}",
                     role="spine_core",
                     network="compute",
                     a_device=sname,
-                    a_port=b.label(spp),
+                    a_port=a_port,
                     a_port_number=spp,
-                    b_device=core_name(s + 1, m + 1, plan.core_groups, G, p, plan.planes),
-                    b_port=b.label(cp),
+                    b_device=cores[s][m],
+                    b_port=label(cp),
                     b_port_number=cp,
                     speed_gbps=plan.link_gbps,
                     plane=p,
@@ -438,7 +395,7 @@ def _wire_cores(b: _Build, p: int, pod: int, spines: list[str]) -> None:
                     medium="smf",
                     a_optic=optic,
                     b_optic=optic,
-                    cable_type=_cable("smf"),
+                    cable_type=smf,
                 )
             )
 

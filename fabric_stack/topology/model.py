@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
+from fabric_stack.records import fast_init
 from fabric_stack.sizing.size import SizingPlan
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ SERVERS_PER_RACK = 4
 """Servers per rack: four 8-GPU servers (~40 kW) is the common air-cooled density."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Device:
     """A switch or host. ``role`` is leaf/spine/core, server, manager (a UFM/OpenSM host),
@@ -68,6 +70,7 @@ class Device:
         return self.planned or self.name
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Nic:
     """A compute RDMA NIC port of a server and its PCIe placement."""
@@ -83,6 +86,7 @@ class Nic:
     gpu_numas: tuple[int, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Link:
     """One cable. The a-end is the lower tier (server, leaf, spine); ``id`` is its a-end."""

@@ -6,7 +6,7 @@ its own entry): there is no catch-all, so a new folder or root module must be pl
 here before it passes. The layers, lowest first (a module may import its own layer's
 modules and any lower layer, never a higher one):
 
-0. foundation: ``errors``, ``hardware/``, ``naming/``, ``text/``, ``compat/``
+0. foundation: ``errors``, ``records``, ``hardware/``, ``naming/``, ``text/``, ``compat/``
 1. the spec: ``spec/``
 2. the pure stages: ``sizing/``, ``topology/``, ``intent/``, ``underlay/``, ``analysis/``,
    ``plant/``,
@@ -38,6 +38,7 @@ PKG = ROOT / "fabric_stack"
 ROOT_MODULES: dict[str, int] = {
     "fabric_stack": 2,
     "fabric_stack.errors": 0,
+    "fabric_stack.records": 0,
     "fabric_stack.pipeline": 2,
 }
 """The only modules at the package root, each with its layer."""

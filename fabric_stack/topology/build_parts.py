@@ -1,0 +1,97 @@
+"""What the steps of :func:`~fabric_stack.topology.build.build_topology` share.
+
+:class:`Build` holds the sizing plan and the device, NIC and link lists the steps fill,
+with the per-build caches of names and port labels a big plan asks for again and again;
+the small lookups (optics, cable types, rack slots) are here too, so ``build.py`` holds
+only the wiring rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fabric_stack.naming.devices import core_name, switch_port_label
+from fabric_stack.sizing.size import SizingPlan
+from fabric_stack.topology.model import SERVERS_PER_RACK, Device, Link, Nic
+
+
+def optic(speed: int, per_cage: int, reach: str, twin: bool) -> str:
+    """The optic of a port: ``OSFP 400G SR``, a twin-port module, or RJ45 at 1 Gb/s."""
+    if speed <= 1:
+        return "RJ45 (no optic)"
+    if twin and per_cage == 4:
+        # Four logical ports per cage are a twin-port 2×(2·speed) module on 1:2 splitter fibres.
+        return f"OSFP 2×{2 * speed}G {reach} twin-port (1:2 split)"
+    if twin and per_cage > 1:
+        return f"OSFP {per_cage}×{speed}G {reach} twin-port"
+    return f"OSFP {speed}G {reach}"
+
+
+CABLES = {
+    "mmf": "MPO-12/APC OM4 multimode fiber",
+    "smf": "MPO-12/APC OS2 single-mode fiber",
+    "copper": "Cat6 RJ45 patch cord",
+}
+"""The cable type of each planned medium (the BOM's cable lines)."""
+
+
+def cable_type(medium: str) -> str:
+    """The cable of a medium (``mmf``, ``smf``, ``copper``)."""
+    return CABLES[medium]
+
+
+def rack_slot(su: int, idx: int, per_rack: int = SERVERS_PER_RACK) -> tuple[str, int]:
+    """Rack and 0-based slot of server ``idx`` (1-based) of SU ``su``."""
+    r, slot = divmod(idx - 1, per_rack)
+    return f"su{su}-rack{r + 1:02d}", slot
+
+
+@dataclass
+class Build:
+    """What the steps of :func:`build_topology` share: the plan and the lists they fill."""
+
+    plan: SizingPlan
+    devices: list[Device] = field(default_factory=list)
+    nics: list[Nic] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    node_names: list[list[str]] = field(default_factory=list)
+    """Server names per SU (index ``su - 1``)."""
+    leaf_names: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    """Leaf name by (plane, SU, rail)."""
+    carriers: dict[str, list[str]] = field(default_factory=dict)
+    """Switch names per network that has switches (compute and dedicated access networks)."""
+    access_top: dict[int, int] = field(default_factory=dict)
+    """Per SU, the lowest RU taken so far by access switches stacked down from U39 (every
+    carrier network's switches share the SU's network rack, so they must not overlap)."""
+
+    cores: dict[int, list[list[str]]] = field(default_factory=dict)
+    """Core names per plane, made by :meth:`core_names`."""
+    labels: dict[int, str] = field(default_factory=dict)
+    """Port labels computed so far, by logical port (a 32k-GPU plan asks ~230k times)."""
+
+    def label(self, n: int) -> str:
+        """Port label of logical port ``n`` on the compute switch model."""
+        got = self.labels.get(n)
+        if got is None:
+            plan = self.plan
+            got = switch_port_label(plan.switch_model.os_family, n, plan.ports_per_cage)
+            self.labels[n] = got
+        return got
+
+    def core_names(self, p: int) -> list[list[str]]:
+        """Core names of plane ``p`` by (group, member), both 0-based (every pod's spines
+        reach the same cores, so they are named once per plane)."""
+        got = self.cores.get(p)
+        if got is None:
+            plan = self.plan
+            G = plan.cores_per_group
+            got = [
+                [core_name(g, m, plan.core_groups, G, p, plan.planes) for m in range(1, G + 1)]
+                for g in range(1, plan.core_groups + 1)
+            ]
+            self.cores[p] = got
+        return got
+
+    def compute_optic(self, reach: str) -> str:
+        """The optic of a compute switch port (``SR`` multimode, ``DR`` single-mode)."""
+        return optic(self.plan.link_gbps, self.plan.ports_per_cage, reach, True)
