@@ -169,11 +169,8 @@ def _links(snap: Snapshot, path: str, ports: list[PortLine], ends: dict[str, Nod
             b = Endpoint(eb.device, eb.hca if rport == 1 else f"{eb.hca}/{rport}")
         else:
             b = _endpoint(eb, rport)
-        links.append(
-            ObservedLink(
-                a, b, speed_gbps=rate[2], width=rate[0], rate=rate[1], where=f"{path}:{lineno}"
-            )
-        )
+        # Positional (speed, width, rate, state, where): keywords cost ~100k parses here.
+        links.append(ObservedLink(a, b, rate[2], rate[0], rate[1], "up", f"{path}:{lineno}"))
     for group in multi.values():
         links.append(_fold(group, path))
     return internal
