@@ -1,5 +1,5 @@
-"""The NetBox cable locks (netbox_locks): writes sharing a device never run together, writes on
-disjoint devices do, and no two writes wait for each other for ever. No NetBox needed."""
+"""The NetBox cable locks (netbox_locks): writes sharing a switch never run together, writes on
+disjoint switches do, and no two writes wait for each other for ever. No NetBox needed."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from fabric_stack import build_topology, derive_intent, size_fabric, validate_sp
 from fabric_stack.adapters.inventory.netbox_client import FakeNetBox
 from fabric_stack.adapters.inventory.netbox_locks import (
     DeviceLocks,
-    devices_of_cables,
-    devices_of_records,
+    switches_of_cables,
+    switches_of_records,
 )
 from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
 
@@ -102,18 +102,25 @@ def test_no_keys_hold_nothing_and_locks_are_released_on_error() -> None:
         pass
 
 
-def test_devices_of_records_and_of_netbox_cables() -> None:
-    rec = {"a_device": "node01", "b_device": "leaf1"}
-    assert devices_of_records([("c1", rec)]) == {"node01", "leaf1"}
+def test_switches_of_records_and_of_netbox_cables() -> None:
+    down = {"a_device": "node01", "b_device": "leaf1", "role": "node_leaf"}
+    up = {"a_device": "leaf1", "b_device": "spine1", "role": "leaf_spine"}
+    assert switches_of_records([("d", down)]) == {"leaf1"}  # a server end takes no lock
+    assert switches_of_records([("d", down), ("u", up)]) == {"leaf1", "spine1"}
 
     def end(dev: str) -> list[dict[str, Any]]:
         return [{"object_type": "dcim.interface", "object": {"device": {"name": dev}}}]
 
+    def cable(a: str, b: str, role: str) -> dict[str, Any]:
+        cf = {"fabric_record": {"role": role}}
+        return {"a_terminations": end(a), "b_terminations": end(b), "custom_fields": cf}
+
     cables = [
-        {"a_terminations": end("node01"), "b_terminations": end("leaf1")},
-        {"a_terminations": [], "b_terminations": end("leaf2")},  # an end NetBox lost
+        cable("node01", "leaf1", "node_leaf"),
+        cable("leaf2", "spine1", "leaf_spine"),  # NetBox's ends, not the record's
+        {"a_terminations": end("leaf3"), "b_terminations": [], "custom_fields": {}},  # lost end
     ]
-    assert devices_of_cables(cables) == {"node01", "leaf1", "leaf2"}
+    assert switches_of_cables(cables) == {"leaf1", "leaf2", "spine1"}
 
 
 class _Watching(FakeNetBox):
@@ -207,15 +214,27 @@ def _peak(intent: Any, bundles: list[tuple[str, str]], *, delete: bool) -> int:
     return api.peak
 
 
-@pytest.mark.parametrize("delete", [False, True], ids=["write", "delete"])
-def test_bundles_sharing_a_device_are_written_one_at_a_time(intent: Any, delete: bool) -> None:
-    # su1-r1-leaf's downlinks and uplinks share the leaf.
-    pair = [("su1-r1-leaf", "downlinks"), ("su1-r1-leaf", "uplinks")]
-    assert _peak(intent, pair, delete=delete) == 1
+SHARING = {
+    "the leaf": [("su1-r1-leaf", "downlinks"), ("su1-r1-leaf", "uplinks")],
+    "the spines": [("su1-r1-leaf", "uplinks"), ("su1-r2-leaf", "uplinks")],
+}
+DISJOINT = {
+    "nothing": [("su1-r1-leaf", "downlinks"), ("su1-r2-leaf", "uplinks")],
+    "only servers": [("su1-r1-leaf", "downlinks"), ("su1-r2-leaf", "downlinks")],
+}
 
 
 @pytest.mark.parametrize("delete", [False, True], ids=["write", "delete"])
-def test_bundles_on_disjoint_devices_are_written_together(intent: Any, delete: bool) -> None:
-    # r1's downlinks (r1 and the servers) and r2's uplinks (r2 and the spines): disjoint.
-    pair = [("su1-r1-leaf", "downlinks"), ("su1-r2-leaf", "uplinks")]
-    assert _peak(intent, pair, delete=delete) == 2
+@pytest.mark.parametrize("shared", list(SHARING))
+def test_bundles_sharing_a_switch_are_written_one_at_a_time(
+    intent: Any, shared: str, delete: bool
+) -> None:
+    assert _peak(intent, SHARING[shared], delete=delete) == 1
+
+
+@pytest.mark.parametrize("delete", [False, True], ids=["write", "delete"])
+@pytest.mark.parametrize("shared", list(DISJOINT))
+def test_bundles_on_disjoint_switches_are_written_together(
+    intent: Any, shared: str, delete: bool
+) -> None:
+    assert _peak(intent, DISJOINT[shared], delete=delete) == 2

@@ -30,7 +30,7 @@ from fabric_stack.adapters.inventory.netbox_subnets import (
 class NetBoxPrefixes(NetBoxObjects):
     """Writes by difference, and the Rail/Vlan records on their shared prefixes."""
 
-    # Cable writes and deletes hold their devices' locks (see netbox_locks), per process.
+    # Cable writes and deletes hold their switches' locks (see netbox_locks), per process.
     _cable_locks: ClassVar[DeviceLocks] = DeviceLocks()
     # A rail and its VLAN share a prefix: their writes and deletes, one at a time per process.
     _prefix_lock: ClassVar[threading.RLock] = threading.RLock()
@@ -75,7 +75,7 @@ class NetBoxPrefixes(NetBoxObjects):
     @contextmanager
     def _cables_held(self, stack: str, devices: Iterable[str]) -> Iterator[None]:
         """Hold the cable locks of ``devices`` of ``stack`` (cable writes call ``_sync``
-        inside it: writes through a shared device deadlock inside NetBox)."""
+        inside it: writes through a shared switch deadlock inside NetBox)."""
         with self._cable_locks.held(f"{self.base} {stack} {d}" for d in devices):
             yield
 
