@@ -5,11 +5,12 @@ same switch deadlocked in PostgreSQL (``deadlock detected``, the whole request r
 seen in ``pulumi up`` when every cable write ran at once). Measured against NetBox 4.7.3
 (``bench/bench_netbox_cables.py``, ``bench/README.md`` issue 34): two concurrent bulk POSTs
 (and DELETEs) of 32 cables on disjoint devices, 10 times, and two that share 32 servers but
-no switch (two rail leaves' downlinks), 10 times: no deadlock. So a cable write or delete
-holds the lock of every switch its cables end on (the plan's b end, and the a end of a
-switch-to-switch cable), taken in sorted order (two writes can never each hold a lock the
-other waits for): the leaves' downlinks are written concurrently, writes through a shared
-switch (uplinks into the same spines) one after the other. Deadlocks with another process
+no switch (two rail leaves' downlinks), 10 times: no deadlock (two through one shared
+switch did not deadlock there either, but the ``up`` did, so switches stay locked). So a
+cable write or delete holds the lock of every switch its cables end on (the plan's b end,
+and the a end of a switch-to-switch cable), taken in sorted order (two writes can never
+each hold a lock the other waits for): the leaves' downlinks are written concurrently,
+writes through a shared switch (uplinks into the same spines) one after the other. Deadlocks with another process
 (a second ``up``, a request a killed ``up`` left running) stay possible; the client's
 deadlock retry (:meth:`.netbox_client.NetBoxClient.request`) covers those.
 """
