@@ -10,9 +10,10 @@ switch did not deadlock there either, but the ``up`` did, so switches stay locke
 cable write or delete holds the lock of every switch its cables end on (the plan's b end,
 and the a end of a switch-to-switch cable), taken in sorted order (two writes can never
 each hold a lock the other waits for): the leaves' downlinks are written concurrently,
-writes through a shared switch (uplinks into the same spines) one after the other. Deadlocks with another process
-(a second ``up``, a request a killed ``up`` left running) stay possible; the client's
-deadlock retry (:meth:`.netbox_client.NetBoxClient.request`) covers those.
+writes through a shared switch (uplinks into the same spines) one after the other.
+Deadlocks with another process (a second ``up``, a request a killed ``up`` left running)
+stay possible; the client's deadlock retry (:meth:`.netbox_client.NetBoxClient.request`)
+covers those.
 """
 
 from __future__ import annotations
