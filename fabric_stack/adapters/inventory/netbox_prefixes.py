@@ -9,9 +9,11 @@ bodies wanted; the Rail/Vlan methods keep one prefix per subnet, carrying its VL
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
+from fabric_stack.adapters.inventory.netbox_locks import DeviceLocks
 from fabric_stack.adapters.inventory.netbox_objects import TAG, NetBoxObjects, cf_of, changed
 from fabric_stack.adapters.inventory.netbox_subnets import (
     adoptable,
@@ -28,7 +30,8 @@ from fabric_stack.adapters.inventory.netbox_subnets import (
 class NetBoxPrefixes(NetBoxObjects):
     """Writes by difference, and the Rail/Vlan records on their shared prefixes."""
 
-    _cable_lock: ClassVar[threading.Lock] = threading.Lock()
+    # Cable writes and deletes hold their switches' locks (see netbox_locks), per process.
+    _cable_locks: ClassVar[DeviceLocks] = DeviceLocks()
     # A rail and its VLAN share a prefix: their writes and deletes, one at a time per process.
     _prefix_lock: ClassVar[threading.RLock] = threading.RLock()
 
@@ -67,13 +70,14 @@ class NetBoxPrefixes(NetBoxObjects):
                 extra.append(int(obj["id"]))
             else:
                 have[name] = obj
-        # Cable writes through the same switch deadlock inside NetBox (path tracing locks
-        # rows in another order per request): one cable write at a time per process.
-        if endpoint == "dcim/cables":
-            with self._cable_lock:
-                self._apply(endpoint, have, extra, bodies)
-        else:
-            self._apply(endpoint, have, extra, bodies)
+        self._apply(endpoint, have, extra, bodies)
+
+    @contextmanager
+    def _cables_held(self, stack: str, devices: Iterable[str]) -> Iterator[None]:
+        """Hold the cable locks of ``devices`` of ``stack`` (cable writes call ``_sync``
+        inside it: writes through a shared switch deadlock inside NetBox)."""
+        with self._cable_locks.held(f"{self.base} {stack} {d}" for d in devices):
+            yield
 
     def _apply(
         self,

@@ -43,6 +43,7 @@ from fabric_stack.adapters.inventory.netbox_ipam import (
     write_addresses,
     write_switch_ipam,
 )
+from fabric_stack.adapters.inventory.netbox_locks import switches_of_cables, switches_of_records
 from fabric_stack.adapters.inventory.netbox_objects import (
     CABLE_TYPE,
     ENDPOINT,
@@ -201,7 +202,12 @@ class NetBoxStore(NetBoxPrefixes):
             names = {n for n, _ in records}
             existing = [o for o in existing if cf_of(o).get("fabric_name") in names]
         bodies = self._bodies(stack, kind, bundle, records)
-        self._sync(ENDPOINT[kind], existing, bodies, prune=prune)
+        if kind == "Cable":
+            touched = switches_of_records(records) | switches_of_cables(existing)
+            with self._cables_held(stack, touched):
+                self._sync(ENDPOINT[kind], existing, bodies, prune=prune)
+        else:
+            self._sync(ENDPOINT[kind], existing, bodies, prune=prune)
 
     def _bodies(
         self, stack: str, kind: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
@@ -371,7 +377,7 @@ class NetBoxStore(NetBoxPrefixes):
         if not found:
             return
         if kind == "Cable":
-            with self._cable_lock:
+            with self._cables_held(stack, switches_of_cables(found)):
                 self.api.delete(ENDPOINT[kind], [int(o["id"]) for o in found])
         else:
             self.api.delete(ENDPOINT[kind], [int(o["id"]) for o in found])
