@@ -63,6 +63,27 @@ def _cpu_s(pid_file: Path) -> float:
     return total / tick if total else float("nan")
 
 
+def start_netbox(state: Path) -> str:
+    """Start a throw-away NetBox in ``state`` with ``scripts/netbox.sh``; its URL."""
+    started = subprocess.run(
+        ["bash", str(REPO / "scripts" / "netbox.sh"), "start", str(state)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    _must("scripts/netbox.sh start", started)
+    return started.stdout.strip().splitlines()[-1]
+
+
+def stop_netbox(state: Path) -> None:
+    """Stop the NetBox :func:`start_netbox` started in ``state`` (errors ignored)."""
+    subprocess.run(
+        ["bash", str(REPO / "scripts" / "netbox.sh"), "stop", str(state)],
+        capture_output=True,
+        check=False,
+    )
+
+
 def ceiling(api: Any, pid_file: Path, ports: int) -> None:
     """What NetBox sustains with no client logic in the way: one bulk POST of ``2 * ports``
     interfaces on two scratch devices, then one of ``ports`` cables between them (wall time
@@ -114,15 +135,8 @@ def bench(gpus: int, work: Path, destroy: bool = True, ports: int = 0) -> None:
 
     state = work / "netbox"
     t0 = time.perf_counter()
-    started = subprocess.run(
-        ["bash", str(REPO / "scripts" / "netbox.sh"), "start", str(state)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    _must("scripts/netbox.sh start", started)
+    url = start_netbox(state)
     start_s = time.perf_counter() - t0
-    url = started.stdout.strip().splitlines()[-1]
     token = (state / "token").read_text().strip()
     try:
         env = offline_env(REPO, state_dir=work / "pulumi-state")
@@ -177,11 +191,7 @@ def bench(gpus: int, work: Path, destroy: bool = True, ports: int = 0) -> None:
             down_cpu = _cpu_s(state / "netbox.pid") - cpu0 - up_cpu - drift_cpu
         load1 = os.getloadavg()[0]
     finally:
-        subprocess.run(
-            ["bash", str(REPO / "scripts" / "netbox.sh"), "stop", str(state)],
-            capture_output=True,
-            check=False,
-        )
+        stop_netbox(state)
     print(f"load average (1 min): {load0:.1f} at up, {load1:.1f} at the end, {os.cpu_count()} CPUs")
     print(f"NetBox start (restore migrated dump, token, serve): {start_s:6.1f} s")
     print(

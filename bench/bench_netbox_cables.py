@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
@@ -31,7 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.bench_netbox import REPO, _cpu_s, _must
+from bench.bench_netbox import _cpu_s, start_netbox, stop_netbox
 
 CASES = ("disjoint", "server", "switch")
 
@@ -178,14 +177,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="bench-netbox-cables-") as tmp:
         state = Path(tmp) / "netbox"
-        started = subprocess.run(
-            ["bash", str(REPO / "scripts" / "netbox.sh"), "start", str(state)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        _must("scripts/netbox.sh start", started)
-        url = started.stdout.strip().splitlines()[-1]
+        url = start_netbox(state)
         try:
             api = NetBoxClient(url, (state / "token").read_text().strip())
             for case in args.cases.split(","):
@@ -194,11 +186,7 @@ def main() -> None:
                 cpu = _cpu_s(state / "netbox.pid") - cpu
                 print(f"{line}; NetBox CPU {cpu:.0f} s; load {load:.1f}", flush=True)
         finally:
-            subprocess.run(
-                ["bash", str(REPO / "scripts" / "netbox.sh"), "stop", str(state)],
-                capture_output=True,
-                check=False,
-            )
+            stop_netbox(state)
     print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
 
 
