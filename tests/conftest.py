@@ -48,13 +48,34 @@ REAL_PART_FIXTURES: dict[str, str] = {
 """Fixtures that start or need a real part, and the marker a test using one must carry."""
 
 
+SERIAL_GROUPS: tuple[str, ...] = ("netbox", "postgres", "twin", "slurm", "pulumi", "validate")
+"""Real parts whose tests run one after another on one pytest-xdist worker (`make test`
+runs two workers, ``--dist loadgroup``), first match wins: a session's NetBox or PostgreSQL
+server is then started once, by the one worker that runs its tests; twin namespaces, the
+throw-away slurmctld and the Pulumi engine's plugins never meet a second copy of
+themselves. Unit and golden tests are spread over both workers."""
+
+
+def serial_group(item: pytest.Item) -> str | None:
+    """The :data:`SERIAL_GROUPS` entry ``item`` belongs to (its markers and real-part
+    fixtures), or None for a test either worker may run."""
+    marks = {m.name for m in item.iter_markers()}
+    marks |= {
+        REAL_PART_FIXTURES[f] for f in getattr(item, "fixturenames", ()) if f in REAL_PART_FIXTURES
+    }
+    return next((g for g in SERIAL_GROUPS if g in marks), None)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test by its folder; a fast-folder test that needs a real part is an error."""
+    """Mark each test by its folder; a fast-folder test that needs a real part is an error.
+    Under pytest-xdist each real-part test also joins its :func:`serial_group`."""
     for item in items:
         rel = Path(str(item.fspath)).resolve().relative_to(TESTS).as_posix()
         for folder, marker in FOLDER_MARKERS.items():
             if rel.startswith(folder + "/"):
                 item.add_marker(getattr(pytest.mark, marker))
+        if config.pluginmanager.hasplugin("xdist") and (group := serial_group(item)):
+            item.add_marker(pytest.mark.xdist_group(group))
         if rel.startswith(("unit/", "golden/")):
             needs = set(getattr(item, "fixturenames", ())) & set(REAL_PART_FIXTURES)
             if needs:
