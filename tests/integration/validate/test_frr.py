@@ -1,5 +1,6 @@
-"""The FRR family: FRR's own parser accepts the rendered roce-128 configs and rejects a
-planted defect with its own message, in both tools (vtysh --dryrun, frr-reload.py --test)."""
+"""The FRR family: FRR's own parser rejects a planted defect in roce-128's configs with its
+own message, in both tools (vtysh --dryrun, frr-reload.py --test); `make validate` judges
+every rendered file."""
 
 from __future__ import annotations
 
@@ -44,11 +45,9 @@ def test_registered() -> None:
     assert VALIDATORS["frr"] is FRR
 
 
-def test_rendered_leaf_and_spine_accepted(root: Path) -> None:
-    """Every rendered roce-128 FRR file passes both tools; a leaf and a spine are among them."""
-    files = FRR.select(root)
-    assert {root / LEAF, root / SPINE} <= set(files)
-    assert judge(FRR, root) == []
+def test_leaf_and_spine_selected(root: Path) -> None:
+    """`make validate` judges a rendered leaf and spine (it selects them)."""
+    assert {root / LEAF, root / SPINE} <= set(FRR.select(root))
 
 
 @pytest.mark.parametrize("tool", ["vtysh", "frr-reload.py"])

@@ -1,5 +1,5 @@
-"""Host files (netplan, ip scripts) and OpenSM files: the real tools accept what we render and
-reject a planted defect of each kind with their own message (#26)."""
+"""Host files (netplan, ip scripts) and OpenSM files: the real tools reject a planted defect
+of each kind with their own message (#26); `make validate` judges every rendered file."""
 
 from __future__ import annotations
 
@@ -25,15 +25,6 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-@pytest.mark.parametrize("scenario", ["dgx-h100-roce", "roce-128"])
-def test_rendered_host_files_are_accepted(tmp_path: Path, scenario: str) -> None:
-    require(NETPLAN)
-    require(SCRIPTS)
-    root = rendered(tmp_path, scenario)
-    assert judge(NETPLAN, root) == []
-    assert judge(SCRIPTS, root) == []
-
-
 def test_netplan_rejects_a_bad_key(tmp_path: Path) -> None:
     require(NETPLAN)
     root = rendered(tmp_path, "roce-128")
@@ -51,7 +42,7 @@ def test_host_script_naming_an_rdma_device_stops(tmp_path: Path) -> None:
     rel = "hosts/su1-node05.sh"  # not a leaf's first or last server: runs by its new shape
     path = root / rel
     path.write_text(path.read_text(encoding="utf-8").replace("enp24s0np0", "mlx5_0"))
-    problems = judge(SCRIPTS, root)
+    problems = judge(SCRIPTS, root, rel)
     assert [p.file for p in problems] == [rel]
     assert 'Cannot find device "mlx5_0"' in problems[0].message
 

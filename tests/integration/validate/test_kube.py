@@ -1,5 +1,5 @@
-"""Family ``kubernetes``: kubeconform -strict accepts roce-128's manifests as rendered and
-rejects planted defects with its own message."""
+"""Family ``kubernetes``: kubeconform -strict rejects planted defects in roce-128's manifests
+with its own message (`make validate` judges every rendered manifest)."""
 
 from __future__ import annotations
 
@@ -21,12 +21,6 @@ def _plant(path: Path, kind: str, edit: object) -> None:
     assert callable(edit)
     edit(doc)
     path.write_text(yaml.safe_dump_all(docs, sort_keys=False), encoding="utf-8")
-
-
-def test_roce_128_manifests_are_accepted(tmp_path: Path) -> None:
-    require(KUBERNETES)
-    root = rendered(tmp_path, "roce-128")
-    assert judge(KUBERNETES, root) == []
 
 
 def test_unknown_field_in_a_sriov_network_is_rejected(tmp_path: Path) -> None:
