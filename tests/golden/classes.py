@@ -9,9 +9,9 @@ golden test checks exactly that for every member.
 
 How a class is formed (at ``make goldens`` time, no hand edit):
 
-* Text is cut into *tokens* (IPv4 addresses, runs of letters, digits and ``-``) and the separators
-  between them. A file's *shape* is its token sequence with every token that holds a digit
-  (names, addresses, ASNs, VLANs, ports, numbers) replaced by ``#``.
+* Text is cut into *tokens* (an IPv4 address, or a run of letters, digits and ``-``) and
+  the separators between them. A file's *shape* is its text with every token that holds a
+  digit (names, addresses, ASNs, VLANs, ports, numbers) replaced by ``#``.
 * Files of one target directory with the same path shape (digits as ``#``) and the same
   content shape form a class; the first in name order is its representative.
 * A member's row maps a representative token to the member's token at the same positions:
@@ -197,13 +197,13 @@ def load_table(text: str) -> dict[str, dict[str, dict[str, str]]]:
 
 
 def fold_directory(files: Mapping[str, str]) -> dict[str, str]:
-    """One directory's rendered files → what is stored: representatives, singletons, the table."""
+    """One directory's rendered files → what is stored: representatives, singletons, the table.
+
+    That each row rebuilds its member is not re-checked here (it would double the golden
+    test's cost): ``tests/golden/test_classes.py`` checks it against the stored files.
+    """
     table = build_table(files)
     members = {m for rows in table.values() for m in rows}
-    for rep, rows in table.items():
-        for member, subs in rows.items():
-            if substitute(files[rep], subs) != files[member]:
-                raise AssertionError(f"{member} does not rebuild from {rep}: a bug in classes.py")
     kept = {p: c for p, c in files.items() if p not in members}
     if table:
         kept[TABLE] = dump_table(table)
