@@ -7,7 +7,8 @@
 ``dgx-h100/…`` the seed cluster on real DGX H100s (``node_profile: dgx-h100``: rail
 NICs mlx5_0, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_9, mlx5_10, mlx5_11). Every
 target that applies is included, the HTML design report too (it is deterministic:
-no timestamps).
+no timestamps). Files of identical devices are stored once per symmetry class, the
+others pinned by a ``CLASSES.yaml`` table (``tests/golden/README.md``).
 
 The helpers here are shared by the ``tests/test_artifacts_*.py`` modules.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 from fabric_stack import build_topology, size_fabric, validate_spec
 from fabric_stack.artifacts import RenderContext, render_artifacts
+from tests.golden.classes import fold_directory
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "infiniband": {},
@@ -70,8 +72,9 @@ def k8s_context(name: str) -> RenderContext:
     return RenderContext(base.topo, base.intent, {}, {}, mode)
 
 
-def generate() -> dict[str, str]:
-    """Golden files: ``<variant>/<artifact path>`` → content."""
+@cache
+def rendered() -> dict[str, str]:
+    """Every rendered file the artifact goldens cover: ``<variant>/<artifact path>`` → content."""
     out: dict[str, str] = {}
     for variant in VARIANTS:
         for path, content in seed_artifacts(variant).items():
@@ -82,4 +85,26 @@ def generate() -> dict[str, str]:
     for name in K8S_PATHS:
         for art in render_artifacts("kubernetes", k8s_context(name)):
             out[f"{name}/{art.path}"] = art.content
+    return out
+
+
+def target_directories(files: dict[str, str]) -> dict[str, dict[str, str]]:
+    """``files`` by render-target directory (``<variant>/<target>``), paths relative to it."""
+    out: dict[str, dict[str, str]] = {}
+    for path, content in files.items():
+        variant, target, rest = path.split("/", 2)
+        out.setdefault(f"{variant}/{target}", {})[rest] = content
+    return out
+
+
+def generate() -> dict[str, str]:
+    """Golden files: per target directory, one file per symmetry class and its ``CLASSES.yaml``.
+
+    Every rendered file is either stored as is or pinned by its class table
+    (``tests/golden/classes.py``; ``tests/golden/test_classes.py`` checks each member).
+    """
+    out: dict[str, str] = {}
+    for directory, files in target_directories(rendered()).items():
+        for rel, content in fold_directory(files).items():
+            out[f"{directory}/{rel}"] = content
     return out

@@ -4,6 +4,10 @@ Each ``tests/golden_<area>.py`` module exposes ``generate() -> dict[str, str]``
 mapping a path relative to ``tests/golden/`` to its expected content. This
 script writes them all; ``tests/golden/test_goldens.py`` compares them. Review the
 git diff after regenerating: a changed golden is a changed output.
+
+The ``artifacts`` area stores one file per symmetry class of identical devices and a
+``CLASSES.yaml`` table pinning the other members (``tests/golden/README.md``); its
+generator derives the classes, so this script needs no special case.
 """
 
 from __future__ import annotations
