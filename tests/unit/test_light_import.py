@@ -69,6 +69,20 @@ def test_version_loads_no_pipeline() -> None:
     assert not _heavy(modules)
 
 
+def test_size_loads_neither_pulumi_nor_networkx() -> None:
+    # What fabric_stack/cli/__init__.py says its lazy commands are for (false while the
+    # root imported the whole pipeline: every command loaded networkx).
+    code = (
+        "import io, contextlib, sys; sys.argv = ['fabric-stack', 'size']\n"
+        "from fabric_stack_launch import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n        main()\n    except SystemExit as e:\n        assert not e.code, e.code"
+    )
+    _, modules = _modules_after(code)
+    assert "fabric_stack.sizing.size" in modules
+    assert not {m.split(".")[0] for m in modules} & {"networkx", "pulumi"}
+
+
 def test_a_re_export_is_imported_on_first_use_and_is_the_real_one() -> None:
     code = (
         "import sys, fabric_stack\n"
