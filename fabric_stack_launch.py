@@ -1,12 +1,13 @@
 """The `fabric-stack` console script: signal handlers first, then the CLI.
 
 This module lives outside the ``fabric_stack`` package on purpose: importing any
-``fabric_stack.*`` module runs the package's ``__init__`` (the whole pipeline, about a
-second of imports), and the CLI's own handlers (``fabric_stack/cli/signals.py``) are
-installed only once the command runs. A SIGINT in that window printed a
-KeyboardInterrupt traceback and a SIGTERM ended the process without a word. Here the
-handlers are set before anything is imported: a signal before the command starts (or
-after it has ended) is the same one line as one during it, and exit 130 or 143.
+``fabric_stack.*`` module runs the package's ``__init__`` (light since it re-exports
+lazily, but a command's own imports still take up to a second), and the CLI's own
+handlers (``fabric_stack/cli/signals.py``) are installed only once the command runs. A
+SIGINT in that window printed a KeyboardInterrupt traceback and a SIGTERM ended the
+process without a word. Here the handlers are set before anything is imported: a signal
+before the command starts (or after it has ended) is the same one line as one during it,
+and exit 130 or 143.
 """
 
 from __future__ import annotations

@@ -86,3 +86,18 @@ class OutputFileError(FabricStackError):
         self.path = path
         self.problem = problem
         super().__init__(f"{path}: cannot write: {problem}")
+
+
+class DeclarationError(ValueError):
+    """A registry entry (a render target, a discovery format) is declared without something
+    its registry needs: names the entry, the field and what would be valid.
+
+    A programming error, raised where the entry is declared (so at import: an incomplete
+    entry never reaches a command or a docs table). Not a :class:`FabricStackError`: it is
+    no bad input, and the CLI must not print it as one line with exit status 2.
+    """
+
+    def __init__(self, entry: str, problems: list[str]) -> None:
+        super().__init__(f"{entry}: " + "; ".join(problems))
+        self.entry = entry
+        self.problems = problems

@@ -33,6 +33,7 @@ from fabric_stack.artifacts import (
     sonic,
 )
 from fabric_stack.artifacts._base import Artifact, RenderContext, TargetMismatchError
+from fabric_stack.errors import DeclarationError
 from fabric_stack.files.outputs import write_files
 from fabric_stack.hardware.switches import FABRIC_KINDS, FabricKind
 from fabric_stack.policy.applicability import Applicability, Condition
@@ -70,6 +71,44 @@ class Target:
     help: str
     writes: tuple[str, ...]
     applies: Applicability[RenderContext]
+
+    def __post_init__(self) -> None:
+        # Checked where the entry is declared (at import), as diffsync checks a model's
+        # fields when its class is made: help, tables and `render all` trust every entry.
+        problems = target_problems(self)
+        if problems:
+            raise DeclarationError(f"a render target (help={self.help!r})", problems)
+
+
+def target_problems(target: Target) -> list[str]:
+    """What a render target lacks (empty: it is complete); see docs/dev/add-a-render-target.md."""
+    problems = []
+    if not callable(target.render) or not callable(target.files):
+        problems.append("render and files: functions of the RenderContext")
+    help_ = target.help.strip() if isinstance(target.help, str) else ""
+    if not help_ or "\n" in help_ or not help_.endswith("."):
+        problems.append("help: a one-line description ending in '.'")
+    writes = target.writes if isinstance(target.writes, tuple) else ()
+    if not writes or not all(isinstance(w, str) and "/" in w.strip("/") for w in writes):
+        problems.append("writes: the patterns of the files it writes ('frr/<switch>.conf')")
+    if not isinstance(target.applies, Applicability):
+        problems.append("applies: an Applicability (for_fabrics(...) or EVERY_FABRIC)")
+    return problems
+
+
+def check_targets(targets: dict[str, Target]) -> None:
+    """Each target's name and files: a lowercase name other than ``all`` (what `render`
+    reserves), and every file under the folder of that name, so no two targets can claim
+    one file (render_artifacts would find out only when rendering both)."""
+    for name, target in targets.items():
+        problems = []
+        if name == "all" or not name.replace("-", "").isalnum() or name != name.lower():
+            problems.append("name: lowercase letters, digits and '-', not 'all'")
+        outside = [w for w in target.writes if not w.startswith(f"{name}/")]
+        if outside:
+            problems.append(f"writes: {outside} not under {name}/")
+        if problems:
+            raise DeclarationError(f"render target {name!r}", problems)
 
 
 TARGETS: dict[str, Target] = {
@@ -192,6 +231,7 @@ TARGETS: dict[str, Target] = {
     ),
 }
 """Target name → :class:`Target`, in the order `all` renders them."""
+check_targets(TARGETS)
 
 TARGET_NAMES: tuple[str, ...] = (*TARGETS, "all")
 """What `fabric-stack render` accepts."""
@@ -275,9 +315,11 @@ __all__ = [
     "Target",
     "TargetMismatchError",
     "applies",
+    "check_targets",
     "render_artifacts",
     "skip_reason",
     "skipped_targets",
+    "target_problems",
     "targets_table",
     "write_artifacts",
 ]

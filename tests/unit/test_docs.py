@@ -64,6 +64,32 @@ def test_the_runner_compares_what_it_ran(tmp_path: Path) -> None:
     assert "+error: gpus: 100 is not a multiple of gpus_per_node 8" in results[0].diff()
 
 
+README_MAX_LINES = 300
+"""The README is the pitch, the two commands and one short example per command family;
+the long tour is docs/examples.md (issue 42: it had grown to 494 lines)."""
+
+
+def test_the_readme_is_short_and_reads_nothing_outside_the_repository() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = len(text.splitlines())
+    assert lines <= README_MAX_LINES, f"README.md: {lines} lines; move examples to docs/"
+    # A fresh clone has no ../shared: an example reading it is skipped there, unseen.
+    assert "../shared" not in text, "README.md names ../shared: move that example to docs/"
+
+
+def test_the_long_tour_is_executed() -> None:
+    # The examples the README gave up live on in docs/examples.md, run like every page.
+    tour = DOCS / "examples.md"
+    assert tour in EXECUTED
+    ran = {
+        c.text.split()[1]
+        for b in parse(tour)
+        for c in b.commands
+        if c.text.startswith("fabric-stack ")
+    }
+    assert {"size", "layout", "check", "render", "adopt", "accept"} <= ran
+
+
 ROOT_ONLY = {"twin": "needs root and real daemons: shown without output"}
 """Commands the README shows in a ```bash block instead of running them, and why."""
 
@@ -156,7 +182,7 @@ def test_the_site_builds_strictly_with_every_page_in_the_nav(tmp_path: Path) -> 
         assert isinstance(entries, dict)
         return [p for v in entries.values() for p in pages(v)]
 
-    assert sorted(pages(nav)) == sorted(p.relative_to(DOCS).as_posix() for p in DOCS.glob("*.md"))
+    assert sorted(pages(nav)) == sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
     r = subprocess.run(
         [str(mkdocs), "build", "--strict", "-q", "-d", str(tmp_path / "site")],
         cwd=REPO,

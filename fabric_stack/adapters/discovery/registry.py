@@ -37,7 +37,7 @@ from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
 from fabric_stack.adapters.discovery.nvue import NvueReader
 from fabric_stack.adapters.discovery.slurm_topology import SlurmTopologyReader
 from fabric_stack.adapters.discovery.sonic_config import SonicConfigReader
-from fabric_stack.errors import FabricStackError
+from fabric_stack.errors import DeclarationError, FabricStackError
 from fabric_stack.files.inputs import read_secret
 from fabric_stack.text.redact import mask_url
 
@@ -93,6 +93,24 @@ class SourceOption:
         """The help text, the short one when ``short`` and there is one."""
         return self.short_help if short and self.short_help else self.help
 
+    def __post_init__(self) -> None:
+        # Checked where the option is declared (at import), as diffsync checks a model's
+        # fields when its class is made: click and the docs table trust every option.
+        problems = []
+        if not _is_name(self.flag.removeprefix("--")) or not self.flag.startswith("--"):
+            problems.append("flag: '--' and a lowercase name ('--node-name-map')")
+        if self.takes not in _METAVAR:
+            problems.append(f"takes: one of {', '.join(_METAVAR)}")
+        if not self.help.strip():
+            problems.append("help: the --help text")
+        if problems:
+            raise DeclarationError(f"option {self.flag!r}", problems)
+
+
+def _is_name(name: str) -> bool:
+    """A registry name: lowercase letters and digits, words joined by '-'."""
+    return bool(name) and all(w.isalnum() and w == w.lower() for w in name.split("-"))
+
 
 @dataclass(frozen=True, slots=True)
 class SourceContext:
@@ -136,12 +154,65 @@ class DriftSource:
     """Extras of other sources this reader reads too, by key (``node-name-map``): given
     with this source alone, they are no orphan."""
 
+    def __post_init__(self) -> None:
+        # At declaration, like SourceOption: the commands, their --help and the docs
+        # table (formats) take every entry as complete.
+        problems = source_problems(self)
+        if problems:
+            raise DeclarationError(f"drift source {self.name!r}", problems)
+
     def orphan_error(self, borrowers: tuple[str, ...] = ()) -> str:
         """The line for an extra option given without this source (nor one that borrows it)."""
         extras = "/".join(e.flag for e in self.extras)
         flags = [self.option.flag, *borrowers]
         flag = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + " or " + flags[-1]
         return self.orphan.format(extras=extras, flag=flag)
+
+
+SOURCE_COMMANDS: tuple[str, ...] = ("drift", "adopt")
+"""The commands that read drift sources."""
+
+
+def source_problems(source: DriftSource) -> list[str]:
+    """What a drift source lacks (empty: complete); see docs/dev/add-a-discovery-format.md."""
+    problems = []
+    if not _is_name(source.name):
+        problems.append("name: lowercase letters, digits and '-'")
+    if not isinstance(source.option, SourceOption) or source.option.flag != f"--{source.name}":
+        problems.append(f"option: a SourceOption whose flag is --{source.name}")
+    if not source.networks or not source.networks <= EVERY_NETWORK:
+        problems.append(f"networks: some of {', '.join(sorted(EVERY_NETWORK))}")
+    if not callable(source.build) or (source.prepare is not None and not callable(source.prepare)):
+        problems.append("build (and prepare): functions of the option's value")
+    if not source.formats or not all(f and example for f, example in source.formats):
+        problems.append("formats: (format, an example line) for each format it reads")
+    if not source.commands or not set(source.commands) <= set(SOURCE_COMMANDS):
+        problems.append(f"commands: some of {', '.join(SOURCE_COMMANDS)}")
+    shared = {o.key for o in SHARED}
+    if not set(source.uses) <= shared:
+        problems.append(f"uses: shared options by key, some of {', '.join(sorted(shared))}")
+    return problems
+
+
+def check_sources(sources: tuple[DriftSource, ...]) -> None:
+    """Across the registry: one source per name, one option per flag, and every option a
+    source borrows is another source's extra."""
+    flags = [o.flag for s in sources for o in (s.option, *s.extras)] + [o.flag for o in SHARED]
+    names = [s.name for s in sources]
+    extras = {e.key for s in sources for e in s.extras}
+    for source in sources:
+        problems = []
+        if names.count(source.name) > 1:
+            problems.append("name: declared twice")
+        twice = [o.flag for o in (source.option, *source.extras) if flags.count(o.flag) > 1]
+        if twice:
+            problems.append(f"option: {', '.join(twice)} declared twice")
+        if not set(source.borrows) <= extras:
+            problems.append(
+                f"borrows: extras of other sources, some of {', '.join(sorted(extras))}"
+            )
+        if problems:
+            raise DeclarationError(f"drift source {source.name!r}", problems)
 
 
 # --------------------------------------------------------------------------- NetBox
@@ -475,6 +546,7 @@ SOURCES: tuple[DriftSource, ...] = (
     ),
 )
 """Every drift source."""
+check_sources(SOURCES)
 
 BY_NAME: dict[str, DriftSource] = {s.name: s for s in SOURCES}
 
@@ -486,10 +558,13 @@ __all__ = [
     "NETBOX_TOKEN_FILE",
     "SHARED",
     "SOURCES",
+    "SOURCE_COMMANDS",
     "DriftSource",
     "SourceContext",
     "SourceOption",
     "SourceOptionError",
+    "check_sources",
     "netbox_source",
     "netbox_token",
+    "source_problems",
 ]
