@@ -14,17 +14,6 @@ from typing import Any
 from fabric_stack.errors import InventoryError
 from fabric_stack.hardware.switches import CATALOG, NetBoxDeviceType
 
-
-def query_of(stack: str | None, kind: str, **more: str) -> dict[str, Any]:
-    """The NetBox filter of a stack's ``kind`` objects (``stack`` None: every stack's), with
-    ``more`` custom fields (``name=…``, ``bundle=…``) to match."""
-    q: dict[str, Any] = {"cf_fabric_kind": kind}
-    if stack is not None:
-        q["cf_fabric_stack"] = stack
-    q.update({f"cf_fabric_{k}": v for k, v in more.items()})
-    return q
-
-
 TAG = "fabric-stack"
 """The tag on every object the store writes (and the only ones drift's write-back touches)."""
 ENDPOINT = {
@@ -57,6 +46,16 @@ IF_TYPE = {
 }
 # The plan's cable medium → NetBox cable type.
 CABLE_TYPE = {"mmf": "mmf", "smf": "smf", "copper": "dac-passive"}
+
+
+def query_of(stack: str | None, kind: str, **more: str) -> dict[str, Any]:
+    """The NetBox filter of a stack's ``kind`` objects (``stack`` None: every stack's), with
+    ``more`` custom fields (``name=…``, ``bundle=…``) to match."""
+    q: dict[str, Any] = {"cf_fabric_kind": kind}
+    if stack is not None:
+        q["cf_fabric_stack"] = stack
+    q.update({f"cf_fabric_{k}": v for k, v in more.items()})
+    return q
 
 
 def library_type(model: str) -> NetBoxDeviceType | None:

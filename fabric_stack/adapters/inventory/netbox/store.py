@@ -27,6 +27,10 @@ compare with what is there and only create, patch or delete the difference
 manufacturers, device types, roles, custom fields and the tag are shared
 definitions: a ``destroy`` leaves them (NetBox refuses to delete them while
 anything uses them, and other stacks may).
+
+:class:`NetBoxStore` is that protocol over parts it composes (listed in the package doc,
+:mod:`fabric_stack.adapters.inventory.netbox`): it hands each record kind to the part that
+writes it, and reads every kind the same way.
 """
 
 from __future__ import annotations
@@ -68,7 +72,13 @@ _CONFLICT_BACKOFF_S = (2.0, 5.0, 10.0, 20.0, 40.0, 60.0)
 
 
 class NetBoxStore(InventoryStore):
-    """The inventory store API on a NetBox (see the module doc for the object mapping)."""
+    """The inventory store API on a NetBox (see the module doc for the object mapping).
+
+    ``api`` is the client (a test's fake); the parts share it and are built here, each
+    given the parts it works with: ``defs`` (shared definitions), ``objects`` (devices,
+    interfaces, writes by difference), ``ipam`` (the underlay), ``cabling`` (Cable and
+    RdmaNic records), ``prefixes`` (Rail and Vlan records), ``backfill``.
+    """
 
     def __init__(self, url: str, api: NetBoxApi | None = None, token: str | None = None) -> None:
         super().__init__(url)
