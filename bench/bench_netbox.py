@@ -129,7 +129,7 @@ def ceiling(api: Any, pid_file: Path, ports: int) -> None:
 
 def bench(gpus: int, work: Path, destroy: bool = True, ports: int = 0) -> None:
     """Start NetBox, up, count, drift, destroy (unless told not to), stop; print the figures."""
-    from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
+    from fabric_stack.adapters.inventory.netbox.client import NetBoxClient
     from fabric_stack.adapters.pulumi.env import offline_env
     from tests.pulumi_project import make_project
 

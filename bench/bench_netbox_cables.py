@@ -113,7 +113,7 @@ def _outcome(got: Any) -> str:
 
 def run_case(api: Any, case: str, n: int, repeat: int) -> str:
     """``repeat`` concurrent pairs of ``case`` on fresh scratch devices; one summary line."""
-    from fabric_stack.adapters.inventory.netbox_client import _written
+    from fabric_stack.adapters.inventory.netbox.client import _written
 
     tag = f"cc-{case}-{os.getpid()}"
     ifs = _scratch(api, tag, n)
@@ -173,7 +173,7 @@ def main() -> None:
         "--cases", default=",".join(CASES), help="comma-separated, of " + str(CASES)
     )
     args = parser.parse_args()
-    from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
+    from fabric_stack.adapters.inventory.netbox.client import NetBoxClient
 
     with tempfile.TemporaryDirectory(prefix="bench-netbox-cables-") as tmp:
         state = Path(tmp) / "netbox"

@@ -13,7 +13,7 @@ import pulumi
 from pulumi.runtime.config import get_config_env
 
 from fabric_stack.adapters.inventory import mask_url
-from fabric_stack.adapters.inventory.netbox_client import split_netbox_url, url_with_token
+from fabric_stack.adapters.inventory.netbox.client import split_netbox_url, url_with_token
 from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.files.config import spec_from_stack_config, split_stack_config, stack_config_error
 from fabric_stack.pipeline import Pipeline, run_pipeline

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
+from fabric_stack.adapters.inventory.netbox.store import NetBoxStore
 from fabric_stack.intent.model import FabricIntent
 
 

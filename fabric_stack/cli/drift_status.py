@@ -9,7 +9,7 @@ import click
 from fabric_stack.adapters.discovery import Reader
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
 from fabric_stack.adapters.discovery.selection import Selection
-from fabric_stack.adapters.inventory.netbox_status import (
+from fabric_stack.adapters.inventory.netbox.status import (
     cable_statuses,
     fabric_sources,
     journal_entries,

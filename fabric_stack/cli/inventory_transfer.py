@@ -15,9 +15,9 @@ from fabric_stack.adapters.discovery.registry import (
     netbox_token,
 )
 from fabric_stack.adapters.inventory import mask_url, open_read_only, open_store
-from fabric_stack.adapters.inventory.netbox_client import url_with_token
-from fabric_stack.adapters.inventory.schema import MIGRATIONS, SCHEMA_VERSION
-from fabric_stack.adapters.inventory.transfer import (
+from fabric_stack.adapters.inventory.netbox.client import url_with_token
+from fabric_stack.adapters.inventory.sql.schema import MIGRATIONS, SCHEMA_VERSION
+from fabric_stack.adapters.inventory.sql.transfer import (
     dump_document,
     export_document,
     import_document,

@@ -398,7 +398,7 @@ def test_a_dcim_cable_type_the_plant_chose_is_no_finding(tmp_path: Path) -> None
     # still flag a copper record on a run the plant gives fibre.
     from click.testing import CliRunner
 
-    from fabric_stack.adapters.inventory.netbox_plan import CABLE_TYPE_OF_MEDIUM
+    from fabric_stack.adapters.inventory.netbox.plan import CABLE_TYPE_OF_MEDIUM
     from fabric_stack.cli import main
     from fabric_stack.plant import plant_of
     from fabric_stack.sizing.size import size_fabric

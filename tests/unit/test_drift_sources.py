@@ -27,7 +27,7 @@ from fabric_stack.adapters.discovery.selection import (
     sources_of,
 )
 from fabric_stack.adapters.inventory import open_store
-from fabric_stack.adapters.inventory.netbox_client import FakeNetBox
+from fabric_stack.adapters.inventory.netbox.fake import FakeNetBox
 from fabric_stack.cli.adopt import adopt_cmd
 from fabric_stack.cli.drift import drift_cmd
 from tests.ib_formats import iblinkinfo_of, lst_of

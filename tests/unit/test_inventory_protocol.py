@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from fabric_stack.adapters.inventory import InventoryStore, open_read_only, open_store
-from fabric_stack.adapters.inventory.netbox_client import url_with_token
-from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
+from fabric_stack.adapters.inventory.netbox.client import url_with_token
+from fabric_stack.adapters.inventory.netbox.store import NetBoxStore
 from fabric_stack.adapters.inventory.readonly import ReadOnlyStore
-from fabric_stack.adapters.inventory.store import SqlStore
-from fabric_stack.adapters.inventory.transfer import export_document, schema_version
+from fabric_stack.adapters.inventory.sql.store import SqlStore
+from fabric_stack.adapters.inventory.sql.transfer import export_document, schema_version
 from fabric_stack.errors import InventoryError
 from tests.unit.test_layers import MODULES, _imports
 
@@ -58,14 +58,18 @@ def test_the_url_picks_the_implementation(tmp_path: Path) -> None:
 
 
 def test_neither_implementation_imports_the_other() -> None:
-    sql = {"store", "readonly", "schema"}
-    netbox = {"netbox_store", "netbox_objects", "netbox_client"}
     base = "fabric_stack.adapters.inventory."
+    sql = (f"{base}sql", f"{base}readonly")
+    netbox = (f"{base}netbox",)
+
+    def within(mod: str, roots: tuple[str, ...]) -> bool:
+        return any(mod == r or mod.startswith(r + ".") for r in roots)
+
     for mod, path in MODULES:
-        if not mod.startswith(base) or mod.removeprefix(base) not in sql | netbox:
+        if not within(mod, sql + netbox):
             continue
-        other = netbox if mod.removeprefix(base) in sql else sql
-        bad = [t for t, _ in _imports(mod, path) if t.removeprefix(base) in other]
+        other = netbox if within(mod, sql) else sql
+        bad = [t for t, _ in _imports(mod, path) if within(t, other)]
         assert not bad, f"{mod} imports {bad}"
 
 

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from fabric_stack.adapters.inventory import mask_url, open_store
-from fabric_stack.adapters.inventory.schema import SCHEMA_VERSION
-from fabric_stack.adapters.inventory.transfer import dump_document, export_document
+from fabric_stack.adapters.inventory.sql.schema import SCHEMA_VERSION
+from fabric_stack.adapters.inventory.sql.transfer import dump_document, export_document
 from fabric_stack.cli import main
 from fabric_stack.errors import InventoryError
 

@@ -78,7 +78,7 @@ SIDEWAYS: dict[tuple[str, str], str] = {
     ),
     (
         "fabric_stack.adapters.discovery.netbox_live",
-        "fabric_stack.adapters.inventory.netbox_client",
+        "fabric_stack.adapters.inventory.netbox.client",
     ): (
         "the live NetBox drift reader talks to the NetBox the inventory writes, through the "
         "same REST client (one client: auth, paging and error lines written once)"

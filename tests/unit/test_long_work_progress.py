@@ -3,7 +3,7 @@
 `render` stops at `--max-seconds` with one line naming how far it got and writes nothing;
 on a terminal it shows one status line per target (never in a pipe). NetBox bulk writes
 show objects written of those asked for, per type, on a terminal only, through the
-wrapper :mod:`fabric_stack.adapters.inventory.netbox_progress` hooks into the store.
+wrapper :mod:`fabric_stack.adapters.inventory.netbox.progress` hooks into the store.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from fabric_stack.adapters.inventory import netbox_progress
-from fabric_stack.adapters.inventory.netbox_client import FakeNetBox, NetBoxClient
-from fabric_stack.adapters.inventory.netbox_progress import Tracked, WriteProgress
-from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
+from fabric_stack.adapters.inventory.netbox import progress as netbox_progress
+from fabric_stack.adapters.inventory.netbox.client import NetBoxClient
+from fabric_stack.adapters.inventory.netbox.fake import FakeNetBox
+from fabric_stack.adapters.inventory.netbox.progress import Tracked, WriteProgress
+from fabric_stack.adapters.inventory.netbox.store import NetBoxStore
 from fabric_stack.cli import main, progress
 
 

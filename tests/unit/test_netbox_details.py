@@ -12,20 +12,21 @@ import pytest
 
 from fabric_stack import build_topology, size_fabric, validate_spec
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
-from fabric_stack.adapters.inventory.netbox_client import FakeNetBox
-from fabric_stack.adapters.inventory.netbox_custom_fields import (
+from fabric_stack.adapters.inventory.netbox.custom_fields import (
     FIELDS,
     OWNED_OBJECT_TYPES,
     ensure_custom_fields,
 )
-from fabric_stack.adapters.inventory.netbox_plan import details_of, ib_interface_type
-from fabric_stack.adapters.inventory.netbox_status import (
+from fabric_stack.adapters.inventory.netbox.definitions import PROCESS_CACHE
+from fabric_stack.adapters.inventory.netbox.fake import FakeNetBox
+from fabric_stack.adapters.inventory.netbox.plan import details_of, ib_interface_type
+from fabric_stack.adapters.inventory.netbox.status import (
     MARK,
     cable_statuses,
     journal_entries,
     write_back,
 )
-from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
+from fabric_stack.adapters.inventory.netbox.store import NetBoxStore
 from fabric_stack.drift.model import DriftReport, Finding, Side
 from fabric_stack.plant.plan import plant_of
 from tests.netbox_plan_io import intent_of, write_plan
@@ -74,11 +75,11 @@ class CountingNetBox(FakeNetBox):
 
 @pytest.fixture
 def api() -> Iterator[CountingNetBox]:
-    NetBoxStore._shared.clear()  # ids cached per process belong to another fake
-    NetBoxStore._details.clear()
+    PROCESS_CACHE.ids.clear()  # ids cached per process belong to another fake
+    PROCESS_CACHE.details.clear()
     yield CountingNetBox()
-    NetBoxStore._shared.clear()
-    NetBoxStore._details.clear()
+    PROCESS_CACHE.ids.clear()
+    PROCESS_CACHE.details.clear()
 
 
 def _table(api: FakeNetBox, endpoint: str) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""The NetBox cable locks (netbox_locks): writes sharing a switch never run together, writes on
+"""The NetBox cable locks (netbox/locks.py): writes sharing a switch never run together, writes on
 disjoint switches do, and no two writes wait for each other for ever. No NetBox needed."""
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.adapters.inventory.netbox_client import FakeNetBox
-from fabric_stack.adapters.inventory.netbox_locks import (
+from fabric_stack.adapters.inventory.netbox.definitions import PROCESS_CACHE
+from fabric_stack.adapters.inventory.netbox.fake import FakeNetBox
+from fabric_stack.adapters.inventory.netbox.locks import (
     DeviceLocks,
     switches_of_cables,
     switches_of_records,
 )
-from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
+from fabric_stack.adapters.inventory.netbox.store import NetBoxStore
 
 URL = "netbox+http://127.0.0.1:9"
 
@@ -185,7 +186,7 @@ def _bundle(intent: Any, leaf: str, side: str) -> list[tuple[str, dict[str, Any]
 def _peak(intent: Any, bundles: list[tuple[str, str]], *, delete: bool) -> int:
     """The most cable writes (or, ``delete``, deletes) of ``bundles`` running at once when
     each bundle is written (deleted) from its own thread, as Pulumi's resources are."""
-    NetBoxStore._shared.clear()
+    PROCESS_CACHE.ids.clear()
     api = _Watching(linger=0.5)
     store = NetBoxStore(URL, api=api, token="t")
     jobs = [(f"{leaf}/{side}", _bundle(intent, leaf, side)) for leaf, side in bundles]

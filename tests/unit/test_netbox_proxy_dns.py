@@ -22,10 +22,11 @@ from typing import Any
 
 import pytest
 
-from fabric_stack.adapters.inventory import netbox_http, open_store
-from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
+from fabric_stack.adapters.inventory import open_store
+from fabric_stack.adapters.inventory.netbox import http as netbox_http
+from fabric_stack.adapters.inventory.netbox.client import NetBoxClient
 from fabric_stack.adapters.inventory.resolve import ResolveTimeout
-from fabric_stack.adapters.inventory.store import pg_hostaddr
+from fabric_stack.adapters.inventory.sql.store import pg_hostaddr
 from fabric_stack.errors import InventoryError
 from tests.fault_servers import Recorder, https_netbox, loopback_proxy, serve
 

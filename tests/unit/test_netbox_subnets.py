@@ -1,4 +1,4 @@
-"""Rails and VLANs sharing a subnet in NetBox's IPAM (:mod:`.netbox_subnets`), on the fake.
+"""Rails and VLANs sharing a subnet in NetBox's IPAM (netbox/subnets.py), on the fake.
 
 The fake here holds NetBox's two rules the mapping exists for: one prefix per subnet
 (``ENFORCE_GLOBAL_UNIQUE``, NetBox's default: "Duplicate prefix found in global table") and
@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from fabric_stack.adapters.inventory.netbox_client import FakeNetBox
-from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
-from fabric_stack.adapters.inventory.netbox_subnets import VLAN_PREFIX
+from fabric_stack.adapters.inventory.netbox.definitions import PROCESS_CACHE
+from fabric_stack.adapters.inventory.netbox.fake import FakeNetBox
+from fabric_stack.adapters.inventory.netbox.store import NetBoxStore
+from fabric_stack.adapters.inventory.netbox.subnets import VLAN_PREFIX
 from fabric_stack.errors import InventoryError
 from tests.netbox_plan_io import intent_of
 
@@ -59,8 +60,8 @@ class StrictNetBox(FakeNetBox):
 
 @pytest.fixture
 def store() -> NetBoxStore:
-    NetBoxStore._shared.clear()  # ids cached per process belong to another fake
-    NetBoxStore._details.clear()
+    PROCESS_CACHE.ids.clear()  # ids cached per process belong to another fake
+    PROCESS_CACHE.details.clear()
     return NetBoxStore("netbox+http://127.0.0.1:9", api=StrictNetBox(), token="t")
 
 

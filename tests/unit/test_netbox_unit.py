@@ -18,15 +18,16 @@ import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
 from fabric_stack.adapters.inventory import open_store
-from fabric_stack.adapters.inventory.netbox_client import (
-    FakeNetBox,
+from fabric_stack.adapters.inventory.netbox.client import (
     NetBoxClient,
     mask_token,
     refuses_token,
     split_netbox_url,
     url_with_token,
 )
-from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
+from fabric_stack.adapters.inventory.netbox.definitions import PROCESS_CACHE
+from fabric_stack.adapters.inventory.netbox.fake import FakeNetBox
+from fabric_stack.adapters.inventory.netbox.store import NetBoxStore
 from fabric_stack.errors import InventoryError, NetBoxHttpError
 
 URL = "netbox+http://127.0.0.1:9"
@@ -39,7 +40,7 @@ def intent() -> Any:
 
 @pytest.fixture
 def store() -> NetBoxStore:
-    NetBoxStore._shared.clear()  # ids cached per process belong to another fake
+    PROCESS_CACHE.ids.clear()  # ids cached per process belong to another fake
     return NetBoxStore(URL, api=FakeNetBox(), token="t")
 
 
@@ -258,7 +259,7 @@ def test_delete_race_403_is_not_a_token_problem(devices_server: tuple[str, type[
 def test_delete_refused_while_related_objects_go_is_retried(
     devices_server: tuple[str, type[_Devices]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fabric_stack.adapters.inventory import netbox_client
+    from fabric_stack.adapters.inventory.netbox import client as netbox_client
 
     monkeypatch.setattr(netbox_client, "DELETE_RETRY_S", (0.0, 0.0))
     url, nb = devices_server
@@ -270,7 +271,7 @@ def test_delete_refused_while_related_objects_go_is_retried(
 def test_delete_refused_for_real_still_fails(
     devices_server: tuple[str, type[_Devices]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fabric_stack.adapters.inventory import netbox_client
+    from fabric_stack.adapters.inventory.netbox import client as netbox_client
 
     monkeypatch.setattr(netbox_client, "DELETE_RETRY_S", (0.0,))
     url, nb = devices_server
@@ -343,10 +344,10 @@ class _ZombieNetBox(FakeNetBox):
 def test_write_after_a_killed_up_adopts_what_it_left_running(
     intent: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fabric_stack.adapters.inventory import netbox_store
+    from fabric_stack.adapters.inventory.netbox import store as netbox_store
 
     monkeypatch.setattr(netbox_store, "_CONFLICT_BACKOFF_S", (0.0,))
-    NetBoxStore._shared.clear()
+    PROCESS_CACHE.ids.clear()
     api = _ZombieNetBox()
     store = NetBoxStore(URL, api=api, token="t")
     leaf = intent.switches[0].name

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from fabric_stack.adapters.inventory import netbox_http, open_store
-from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
+from fabric_stack.adapters.inventory import open_store
+from fabric_stack.adapters.inventory.netbox import http as netbox_http
+from fabric_stack.adapters.inventory.netbox.client import NetBoxClient
 from fabric_stack.cli import main
 from fabric_stack.cli.params import one_line
 from fabric_stack.errors import InventoryError
@@ -322,7 +323,7 @@ def test_a_refused_import_leaves_the_database_exactly_as_it_was(tmp_path: Path) 
 def test_a_failed_import_into_a_new_file_removes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fabric_stack.adapters.inventory import transfer
+    from fabric_stack.adapters.inventory.sql import transfer
 
     src = _inventory(tmp_path)
     _export(src, tmp_path / "a.json")

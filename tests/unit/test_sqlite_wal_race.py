@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fabric_stack.adapters.inventory.store import enable_wal
+from fabric_stack.adapters.inventory.sql.store import enable_wal
 
 
 class _Conn:

@@ -16,7 +16,7 @@ from typing import get_args
 import pytest
 
 from fabric_stack import build_topology, size_fabric, validate_spec
-from fabric_stack.adapters.inventory.netbox_objects import library_type, model_of, type_slug
+from fabric_stack.adapters.inventory.netbox.mapping import library_type, model_of, type_slug
 from fabric_stack.artifacts import RenderContext, applies, render_artifacts
 from fabric_stack.drift.plan import PortScheme
 from fabric_stack.drift.ports import port_number, sonic_lanes_per_cage

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from fabric_stack.adapters.discovery.netbox import NetboxJsonReader
-from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, NetBoxClient, split_netbox_url
+from fabric_stack.adapters.inventory.netbox.client import NetBoxApi, NetBoxClient, split_netbox_url
 from fabric_stack.drift.model import Snapshot
 from fabric_stack.errors import InputFileError, InventoryError
 

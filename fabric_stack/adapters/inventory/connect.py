@@ -1,8 +1,8 @@
 """Open the inventory a URL names: the one place that knows every store implementation.
 
-``netbox+http(s)://…`` is a :class:`~fabric_stack.adapters.inventory.netbox_store.NetBoxStore`;
+``netbox+http(s)://…`` is a :class:`~fabric_stack.adapters.inventory.netbox.store.NetBoxStore`;
 ``sqlite:///…``, ``postgresql://…`` (or a bare ``*.db`` path) an
-:class:`~fabric_stack.adapters.inventory.store.SqlStore`, read-only when the command
+:class:`~fabric_stack.adapters.inventory.sql.store.SqlStore`, read-only when the command
 only looks. Anything else is one InventoryError line naming the URLs that work.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.adapters.inventory.readonly import ReadOnlyStore
-from fabric_stack.adapters.inventory.store import SqlStore, check_sql_url
+from fabric_stack.adapters.inventory.sql.store import SqlStore, check_sql_url
 
 NETBOX_SCHEME = "netbox+"
 """URL prefix of a NetBox inventory (``netbox+https://HOST``)."""
@@ -18,7 +18,7 @@ NETBOX_SCHEME = "netbox+"
 
 def _netbox(url: str) -> InventoryStore:
     # Imported on use: a stack on SQLite never loads the NetBox client.
-    from fabric_stack.adapters.inventory.netbox_store import open_netbox
+    from fabric_stack.adapters.inventory.netbox.store import open_netbox
 
     return open_netbox(url)
 

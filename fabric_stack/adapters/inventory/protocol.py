@@ -5,13 +5,13 @@ delete, the bundle calls), the inventory's drift reader and ``fabric-stack
 inventory`` (``list_records``), and ``inventory upgrade`` (``counts``). Two
 implementations, neither importing the other:
 
-* :class:`~fabric_stack.adapters.inventory.store.SqlStore`, SQLite or PostgreSQL
+* :class:`~fabric_stack.adapters.inventory.sql.store.SqlStore`, SQLite or PostgreSQL
   (:class:`~fabric_stack.adapters.inventory.readonly.ReadOnlyStore` for commands that
   only look);
-* :class:`~fabric_stack.adapters.inventory.netbox_store.NetBoxStore`, real NetBox objects.
+* :class:`~fabric_stack.adapters.inventory.netbox.store.NetBoxStore`, real NetBox objects.
 
 :mod:`fabric_stack.adapters.inventory.connect` picks one by URL. Row-level export and
-import (:mod:`~fabric_stack.adapters.inventory.transfer`) are SQL-only and take a
+import (:mod:`~fabric_stack.adapters.inventory.sql.transfer`) are SQL-only and take a
 ``SqlStore``.
 """
 

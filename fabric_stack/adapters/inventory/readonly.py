@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
-from fabric_stack.adapters.inventory.store import SqlStore, db_problem, sqlite_path
+from fabric_stack.adapters.inventory.sql.store import SqlStore, db_problem, sqlite_path
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url
 

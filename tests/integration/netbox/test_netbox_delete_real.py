@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
+from fabric_stack.adapters.inventory.netbox.client import NetBoxClient
 from fabric_stack.errors import InventoryError
 
 pytestmark = [pytest.mark.netbox, pytest.mark.slow]

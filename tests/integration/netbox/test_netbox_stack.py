@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fabric_stack import build_topology, derive_intent, size_fabric, validate_spec
-from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
+from fabric_stack.adapters.inventory.netbox.client import NetBoxClient
 from tests.pulumi_project import REPO_ROOT, kill_session, make_project, preview_steps, pulumi
 
 pytestmark = [pytest.mark.netbox, pytest.mark.pulumi, pytest.mark.slow]

@@ -21,10 +21,10 @@ from click.testing import CliRunner
 
 from fabric_stack import build_topology, size_fabric, validate_spec
 from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
-from fabric_stack.adapters.inventory.netbox_client import NetBoxClient
-from fabric_stack.adapters.inventory.netbox_plan import details_of
-from fabric_stack.adapters.inventory.netbox_status import MARK
-from fabric_stack.adapters.inventory.netbox_store import NetBoxStore
+from fabric_stack.adapters.inventory.netbox.client import NetBoxClient
+from fabric_stack.adapters.inventory.netbox.plan import details_of
+from fabric_stack.adapters.inventory.netbox.status import MARK
+from fabric_stack.adapters.inventory.netbox.store import NetBoxStore
 from fabric_stack.cli import main as cli_main
 from fabric_stack.drift import PlanIndex
 from tests.drift_fixtures import clean_wires, drop, ibnetdiscover_text

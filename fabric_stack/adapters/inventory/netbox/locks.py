@@ -12,7 +12,7 @@ and the a end of a switch-to-switch cable), taken in sorted order (two writes ca
 each hold a lock the other waits for): the leaves' downlinks are written concurrently,
 writes through a shared switch (uplinks into the same spines) one after the other.
 Deadlocks with another process (a second ``up``, a request a killed ``up`` left running)
-stay possible; the client's deadlock retry (:meth:`.netbox_client.NetBoxClient.request`)
+stay possible; the client's deadlock retry (:meth:`~.client.NetBoxClient.request`)
 covers those.
 """
 
@@ -23,9 +23,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from fabric_stack.adapters.inventory.netbox_objects import cf_of, end_of
+from fabric_stack.adapters.inventory.netbox.mapping import cf_of, end_of
 
-__all__ = ["SWITCH_TO_SWITCH", "DeviceLocks", "switches_of_cables", "switches_of_records"]
+__all__ = [
+    "CABLE_LOCKS",
+    "SWITCH_TO_SWITCH",
+    "DeviceLocks",
+    "switches_of_cables",
+    "switches_of_records",
+]
 
 SWITCH_TO_SWITCH = ("leaf_spine", "spine_core")
 """Cable roles whose a end is a switch too (every plan cable's b end is one)."""
@@ -59,6 +65,10 @@ class DeviceLocks:
         finally:
             for lock in reversed(taken):
                 lock.release()
+
+
+CABLE_LOCKS = DeviceLocks()
+"""The switch locks every cable write and delete of the process holds."""
 
 
 def switches_of_records(records: Iterable[tuple[str, Mapping[str, Any]]]) -> set[str]:

@@ -35,7 +35,7 @@ from typing import Any
 
 import fabric_stack.adapters.inventory.resolve as resolve
 from fabric_stack.adapters.inventory.protocol import InventoryStore
-from fabric_stack.adapters.inventory.schema import migrate
+from fabric_stack.adapters.inventory.sql.schema import migrate
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
 from fabric_stack.text.redact import mask_url, mask_urls

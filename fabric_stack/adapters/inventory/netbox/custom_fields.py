@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fabric_stack.adapters.inventory.netbox_client import NetBoxApi
+from fabric_stack.adapters.inventory.netbox.client import NetBoxApi
 from fabric_stack.errors import InventoryError
 
 OWNED_OBJECT_TYPES = (

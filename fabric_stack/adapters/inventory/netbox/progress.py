@@ -2,7 +2,7 @@
 
 A 32,768-GPU first write into NetBox (``inventory import``, an in-process ``up``) runs
 for minutes of bulk requests; without a word it looks hung. :func:`tracked` wraps the
-client the NetBox store uses (hooked once, where :class:`~.netbox_objects.NetBoxObjects`
+client the NetBox store uses (hooked once, where :class:`~.store.NetBoxStore`
 makes it) and, on a terminal's stderr only, shows one line while a bulk call is in
 flight (at most once per :data:`EVERY_S`; cleared when the call returns)::
 
@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from fabric_stack.adapters.inventory.netbox_client import NetBoxApi, Query
+from fabric_stack.adapters.inventory.netbox.client import NetBoxApi, Query
 
 EVERY_S = 1.0
 """Seconds between two updates of the progress line."""
@@ -84,7 +84,7 @@ class WriteProgress:
 
 
 class Tracked:
-    """A :class:`~.netbox_client.NetBoxApi` that reports its bulk writes to a WriteProgress."""
+    """A :class:`~.client.NetBoxApi` that reports its bulk writes to a WriteProgress."""
 
     def __init__(self, api: NetBoxApi, progress: WriteProgress) -> None:
         self.api = api

@@ -1,24 +1,25 @@
-"""NetBox as the inventory: the writes the store makes by difference, and the prefixes a
-rail and its VLAN share (which record holds which object: :mod:`.netbox_subnets`).
+"""Rail and Vlan records in NetBox: the prefixes a rail and its VLAN share.
 
-:class:`NetBoxPrefixes` is the base of :class:`~.netbox_store.NetBoxStore`: ``_sync``
-creates, patches and deletes only the difference between what NetBox holds and the
-bodies wanted; the Rail/Vlan methods keep one prefix per subnet, carrying its VLAN.
+Which record holds which object is :mod:`.subnets`; :class:`Prefixes` writes and deletes
+them: one prefix per subnet, carrying its VLAN. A rail and its VLAN share a prefix, so
+their writes and deletes take :data:`PREFIX_LOCK`, one at a time per process.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any
 
-from fabric_stack.adapters.inventory.netbox_locks import DeviceLocks
-from fabric_stack.adapters.inventory.netbox_objects import TAG, NetBoxObjects, cf_of, changed
-from fabric_stack.adapters.inventory.netbox_subnets import (
+from fabric_stack.adapters.inventory.netbox.client import NetBoxApi
+from fabric_stack.adapters.inventory.netbox.definitions import Definitions
+from fabric_stack.adapters.inventory.netbox.mapping import TAG, cf_of, query_of
+from fabric_stack.adapters.inventory.netbox.objects import ObjectWriter
+from fabric_stack.adapters.inventory.netbox.subnets import (
     adoptable,
     carrier_body,
     carrier_patch,
+    owner,
     ref,
     released,
     unhooked,
@@ -26,20 +27,31 @@ from fabric_stack.adapters.inventory.netbox_subnets import (
     vlan_id,
 )
 
+PREFIX_LOCK = threading.RLock()
+"""Held by every Rail and Vlan write and delete of the process (reentrant: a bundle's
+replacement deletes its old records inside its write)."""
 
-class NetBoxPrefixes(NetBoxObjects):
-    """Writes by difference, and the Rail/Vlan records on their shared prefixes."""
 
-    # Cable writes and deletes hold their switches' locks (see netbox_locks), per process.
-    _cable_locks: ClassVar[DeviceLocks] = DeviceLocks()
-    # A rail and its VLAN share a prefix: their writes and deletes, one at a time per process.
-    _prefix_lock: ClassVar[threading.RLock] = threading.RLock()
+class Prefixes:
+    """Rail and Vlan records on the NetBox behind ``api``, written through ``objects``."""
 
-    def _prefix_bodies(
+    def __init__(
+        self,
+        api: NetBoxApi,
+        defs: Definitions,
+        objects: ObjectWriter,
+        lock: threading.RLock = PREFIX_LOCK,
+    ) -> None:
+        self.api = api
+        self.defs = defs
+        self.objects = objects
+        self.lock = lock
+
+    def bodies(
         self, stack: str, kind: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
     ) -> dict[str, dict[str, Any]]:
         """Prefix bodies (without id) of Rail or Vlan ``records``, by record name."""
-        site = self.site_id(stack)
+        site = self.defs.site_id(stack)
         return {
             n: {
                 "prefix": r["subnet"],
@@ -48,69 +60,23 @@ class NetBoxPrefixes(NetBoxObjects):
                 "scope_type": "dcim.site",
                 "scope_id": site,
                 "tags": [{"slug": TAG}],
-                "custom_fields": self._cf(stack, kind, n, bundle, r),
+                "custom_fields": owner(stack, kind, n, bundle, r),
             }
             for n, r in records
         }
 
-    def _sync(
-        self,
-        endpoint: str,
-        existing: list[dict[str, Any]],
-        bodies: Mapping[str, dict[str, Any]],
-        *,
-        prune: bool,
-    ) -> None:
-        """Create the missing, patch the changed, (``prune``) delete the others; duplicates go."""
-        have: dict[str, dict[str, Any]] = {}
-        extra: list[int] = []
-        for obj in existing:
-            name = str(cf_of(obj).get("fabric_name"))
-            if name in have or (prune and name not in bodies):
-                extra.append(int(obj["id"]))
-            else:
-                have[name] = obj
-        self._apply(endpoint, have, extra, bodies)
-
-    @contextmanager
-    def _cables_held(self, stack: str, devices: Iterable[str]) -> Iterator[None]:
-        """Hold the cable locks of ``devices`` of ``stack`` (cable writes call ``_sync``
-        inside it: writes through a shared switch deadlock inside NetBox)."""
-        with self._cable_locks.held(f"{self.base} {stack} {d}" for d in devices):
-            yield
-
-    def _apply(
-        self,
-        endpoint: str,
-        have: Mapping[str, dict[str, Any]],
-        extra: list[int],
-        bodies: Mapping[str, dict[str, Any]],
-    ) -> None:
-        create = [b for n, b in bodies.items() if n not in have]
-        patch = [
-            {"id": have[n]["id"], **b}
-            for n, b in bodies.items()
-            if n in have and changed(have[n], b)
-        ]
-        if extra:
-            self.api.delete(endpoint, extra)
-        if patch:
-            self.api.update(endpoint, patch)
-        if create:
-            self.api.create(endpoint, create)
-
-    def _named(self, endpoint: str, stack: str, kind: str, names: set[str]) -> list[dict[str, Any]]:
+    def named(self, endpoint: str, stack: str, kind: str, names: set[str]) -> list[dict[str, Any]]:
         """The stack's ``kind`` objects on ``endpoint`` whose record is one of ``names``."""
-        found = self.api.select(endpoint, self._query(stack, kind))
+        found = self.api.select(endpoint, query_of(stack, kind))
         return [o for o in found if cf_of(o).get("fabric_name") in names]
 
-    def _write_rails(
+    def write_rails(
         self, stack: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
     ) -> None:
         """Rail records onto their subnets' prefixes; a ``VlanPrefix`` its VLAN's record made
         for the subnet first is taken over (it keeps its ``vlan``)."""
-        existing = self._named("ipam/prefixes", stack, "Rail", {n for n, _ in records})
-        bodies = self._prefix_bodies(stack, "Rail", bundle, records)
+        existing = self.named("ipam/prefixes", stack, "Rail", {n for n, _ in records})
+        bodies = self.bodies(stack, "Rail", bundle, records)
         held = {cf_of(o).get("fabric_name") for o in existing}
         free = {str(b["prefix"]): n for n, b in bodies.items() if n not in held}
         if free:
@@ -119,29 +85,29 @@ class NetBoxPrefixes(NetBoxObjects):
                 if adoptable(p) and str(p["prefix"]) in free:
                     name = free[str(p["prefix"])]
                     existing.append({**p, "custom_fields": {**cf_of(p), "fabric_name": name}})
-        self._sync("ipam/prefixes", existing, bodies, prune=False)
+        self.objects.sync("ipam/prefixes", existing, bodies, prune=False)
 
-    def _write_vlans(
+    def write_vlans(
         self, stack: str, bundle: str, records: list[tuple[str, Mapping[str, Any]]]
     ) -> None:
         """Vlan records: a VLAN (and its subnet's prefix pointing at it) for each with a VLAN
-        id, a prefix for each without (see :mod:`.netbox_subnets`)."""
-        site = self.site_id(stack)
+        id, a prefix for each without (see :mod:`.subnets`)."""
+        site = self.defs.site_id(stack)
         backed = {n: r for n, r in records if vlan_id(r)}
         plain = [(n, r) for n, r in records if not vlan_id(r)]
         names = {n for n, _ in records}
-        vlans = self._named("ipam/vlans", stack, "Vlan", names)
+        vlans = self.named("ipam/vlans", stack, "Vlan", names)
         lost = [o for o in vlans if cf_of(o).get("fabric_name") not in backed]
         if lost:  # a record that no longer has a VLAN id
-            self._drop_vlans(stack, lost)
+            self.drop_vlans(stack, lost)
         kept = [o for o in vlans if cf_of(o).get("fabric_name") in backed]
         bodies = {n: vlan_body(stack, n, bundle, r, site) for n, r in backed.items()}
-        self._sync("ipam/vlans", kept, bodies, prune=False)
-        prefixes = self._named("ipam/prefixes", stack, "Vlan", names)
-        self._sync(
+        self.objects.sync("ipam/vlans", kept, bodies, prune=False)
+        prefixes = self.named("ipam/prefixes", stack, "Vlan", names)
+        self.objects.sync(
             "ipam/prefixes",
             [o for o in prefixes if cf_of(o).get("fabric_name") not in backed],
-            self._prefix_bodies(stack, "Vlan", bundle, plain),
+            self.bodies(stack, "Vlan", bundle, plain),
             prune=False,
         )
         if backed:
@@ -161,7 +127,7 @@ class NetBoxPrefixes(NetBoxObjects):
         reused go."""
         ids = {
             str(cf_of(o).get("fabric_name")): int(o["id"])
-            for o in self._named("ipam/vlans", stack, "Vlan", set(backed))
+            for o in self.named("ipam/vlans", stack, "Vlan", set(backed))
         }
         subnets = sorted({str(r["subnet"]) for r in backed.values()})
         by_subnet = {
@@ -194,7 +160,7 @@ class NetBoxPrefixes(NetBoxObjects):
         if create:
             self.api.create("ipam/prefixes", create)
 
-    def _drop_vlans(self, stack: str, vlans: list[dict[str, Any]]) -> None:
+    def drop_vlans(self, stack: str, vlans: list[dict[str, Any]]) -> None:
         """Delete VLAN objects: first their ``VlanPrefix`` prefixes, and the ``vlan`` of the
         stack's other prefixes pointing at them."""
         ids = sorted({int(o["id"]) for o in vlans})
@@ -206,7 +172,7 @@ class NetBoxPrefixes(NetBoxObjects):
             self.api.update("ipam/prefixes", patch)
         self.api.delete("ipam/vlans", ids)
 
-    def _drop_rails(self, stack: str, prefixes: list[dict[str, Any]]) -> None:
+    def drop_rails(self, stack: str, prefixes: list[dict[str, Any]]) -> None:
         """Delete Rail records' prefixes; one carrying a VLAN of the stack stays, as that
         VLAN record's ``VlanPrefix``."""
         carried = sorted({v for o in prefixes if (v := ref(o.get("vlan"))) is not None})
@@ -225,3 +191,6 @@ class NetBoxPrefixes(NetBoxObjects):
         delete = [int(o["id"]) for o in prefixes if int(o["id"]) not in kept]
         if delete:
             self.api.delete("ipam/prefixes", delete)
+
+
+__all__ = ["PREFIX_LOCK", "Prefixes"]

@@ -16,7 +16,7 @@ A rail written after its VLAN adopts the ``VlanPrefix`` (its ``vlan`` stays); a 
 while its VLAN still needs the prefix hands it back as a ``VlanPrefix``; a VLAN deleted
 first clears the ``vlan`` of a rail's prefix (NetBox protects a VLAN a prefix points at) and
 deletes its own ``VlanPrefix``. The functions here decide what to write; the store
-(:mod:`.netbox_store`) reads and writes under one lock per process, so a rail and its VLAN
+(:mod:`.store`) reads and writes under one lock per process, so a rail and its VLAN
 written or deleted in parallel by Pulumi never interleave.
 """
 

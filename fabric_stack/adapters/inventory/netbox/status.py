@@ -9,7 +9,7 @@ missing device, ``warning`` otherwise: NetBox's ``JournalEntryKindChoices``), it
 naming the finding's kind, summary and fix and ending in the finding's stable id, so a
 second run adds nothing. Only objects the stack owns are touched: tagged ``fabric-stack``
 and carrying a ``fabric_kind`` custom field (``Cable`` for cables), which is how the
-NetBox inventory marks what it wrote (:mod:`.netbox_store`).
+NetBox inventory marks what it wrote (:mod:`.store`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fabric_stack.adapters.inventory.netbox_client import NetBoxApi
-from fabric_stack.adapters.inventory.netbox_objects import TAG, cf_of
+from fabric_stack.adapters.inventory.netbox.client import NetBoxApi
+from fabric_stack.adapters.inventory.netbox.mapping import TAG, cf_of
 from fabric_stack.drift.model import DriftReport, Finding, Snapshot
 from fabric_stack.topology.model import Link
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from fabric_stack.adapters.inventory.protocol import InventoryStore
-from fabric_stack.adapters.inventory.schema import SCHEMA_VERSION, current_version
-from fabric_stack.adapters.inventory.store import (
+from fabric_stack.adapters.inventory.sql.schema import SCHEMA_VERSION, current_version
+from fabric_stack.adapters.inventory.sql.store import (
     _INSERT,
     MAX_SPEED_GBPS,
     SqlStore,
