@@ -78,11 +78,11 @@ twin-demo: venv twin-deps ## build the seed cluster's twin, check it, drift it, 
 # The whole suite, the real-NetBox tests (issue 21) included: `make netbox` installs NetBox
 # once (venv + migrated database cached under ~/.cache/fabric-stack).
 # --durations=30: CI prints the slowest 30 tests (bench/README.md keeps the last table).
-# Two pytest-xdist workers: each real part's tests stay on one worker, in order (see
-# SERIAL_GROUPS in tests/conftest.py); TEST_WORKERS=0 runs the suite in one process.
+# Two pytest-xdist workers: each real part's tests (a folder of tests/integration) stay on
+# one worker, in order (serial_scope in tests/conftest.py); TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
 test: setup postgres netbox ## set up, then run the whole suite (real PostgreSQL, NetBox, Pulumi)
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --durations=30
+	$(BIN)/pytest -n $(TEST_WORKERS) --durations=30
 
 test-netbox: setup netbox ## only the real-NetBox inventory tests (see docs/netbox.md)
 	$(BIN)/pytest -m netbox

@@ -14,6 +14,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -48,34 +49,41 @@ REAL_PART_FIXTURES: dict[str, str] = {
 """Fixtures that start or need a real part, and the marker a test using one must carry."""
 
 
-SERIAL_GROUPS: tuple[str, ...] = ("netbox", "postgres", "twin", "slurm", "pulumi", "validate")
-"""Real parts whose tests run one after another on one pytest-xdist worker (`make test`
-runs two workers, ``--dist loadgroup``), first match wins: a session's NetBox or PostgreSQL
-server is then started once, by the one worker that runs its tests; twin namespaces, the
-throw-away slurmctld and the Pulumi engine's plugins never meet a second copy of
-themselves. Unit and golden tests are spread over both workers."""
+def serial_scope(nodeid: str) -> str:
+    """The pytest-xdist work unit of the test ``nodeid``: its real part's folder under
+    ``tests/integration/`` (every test of that part runs on one worker, in order), else the
+    test itself (unit and golden tests are spread over the workers).
+
+    One worker per real part: a session's NetBox or PostgreSQL server is started once, by
+    the worker that runs its tests; twin namespaces, the throw-away slurmctld and the Pulumi
+    engine's plugins never meet a second copy of themselves."""
+    parts = nodeid.split("/")
+    if len(parts) > 3 and parts[:2] == ["tests", "integration"]:
+        return "/".join(parts[:3])
+    return nodeid
 
 
-def serial_group(item: pytest.Item) -> str | None:
-    """The :data:`SERIAL_GROUPS` entry ``item`` belongs to (its markers and real-part
-    fixtures), or None for a test either worker may run."""
-    marks = {m.name for m in item.iter_markers()}
-    marks |= {
-        REAL_PART_FIXTURES[f] for f in getattr(item, "fixturenames", ()) if f in REAL_PART_FIXTURES
-    }
-    return next((g for g in SERIAL_GROUPS if g in marks), None)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`make test` runs two pytest-xdist workers (``-n 2``) scheduled by :func:`serial_scope`.
+
+    Not ``--dist loadgroup``: pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``,
+    which pytest 9.2's nodes no longer read, so its groups are silently ignored."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class RealPartScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return serial_scope(nodeid)
+
+    return RealPartScheduling(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test by its folder; a fast-folder test that needs a real part is an error.
-    Under pytest-xdist each real-part test also joins its :func:`serial_group`."""
+    """Mark each test by its folder; a fast-folder test that needs a real part is an error."""
     for item in items:
         rel = Path(str(item.fspath)).resolve().relative_to(TESTS).as_posix()
         for folder, marker in FOLDER_MARKERS.items():
             if rel.startswith(folder + "/"):
                 item.add_marker(getattr(pytest.mark, marker))
-        if config.pluginmanager.hasplugin("xdist") and (group := serial_group(item)):
-            item.add_marker(pytest.mark.xdist_group(group))
         if rel.startswith(("unit/", "golden/")):
             needs = set(getattr(item, "fixturenames", ())) & set(REAL_PART_FIXTURES)
             if needs:
