@@ -31,6 +31,8 @@ from fabric_stack.artifacts.cumulus_underlay import SAVE, link_up_group, underla
 from fabric_stack.artifacts.roce_qos import qos_values, require_roce
 from fabric_stack.intent.model import SwitchIntent
 from fabric_stack.naming.devices import cage_of
+from fabric_stack.nos import for_family
+from fabric_stack.nos.cumulus import CUMULUS
 
 TARGET = "cumulus"
 
@@ -44,7 +46,7 @@ def not_cumulus(ctx: RenderContext) -> str | None:
     """Why the plan's compute switches cannot take NVUE commands (None: they run Cumulus
     Linux; what the target's applicability and :func:`require_cumulus` check)."""
     model = ctx.plan.switch_model
-    if model.os_family == "cumulus":
+    if for_family(model.os_family) is CUMULUS:
         return None
     return f"the compute switches ({model.name}) do not run Cumulus Linux"
 
