@@ -53,7 +53,7 @@ FOLDERS: dict[str, int] = {
     "fabric_stack.spec": 1,
     "fabric_stack.sizing": 2,
     "fabric_stack.topology": 2,
-    "fabric_stack.intent": 2,
+    "fabric_stack.intent": 2,  # and intent.switch_config: each switch's typed configuration
     "fabric_stack.underlay": 2,
     "fabric_stack.analysis": 2,
     "fabric_stack.plant": 2,
