@@ -156,7 +156,7 @@ def test_the_site_builds_strictly_with_every_page_in_the_nav(tmp_path: Path) -> 
         assert isinstance(entries, dict)
         return [p for v in entries.values() for p in pages(v)]
 
-    assert sorted(pages(nav)) == sorted(p.relative_to(DOCS).as_posix() for p in DOCS.glob("*.md"))
+    assert sorted(pages(nav)) == sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
     r = subprocess.run(
         [str(mkdocs), "build", "--strict", "-q", "-d", str(tmp_path / "site")],
         cwd=REPO,
