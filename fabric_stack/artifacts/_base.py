@@ -14,7 +14,7 @@ import textwrap
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -23,6 +23,7 @@ from fabric_stack.artifacts.document import DocumentInfo
 from fabric_stack.errors import FabricStackError, InputFileError, SpecError
 from fabric_stack.intent.derive import derive_intent
 from fabric_stack.intent.model import FabricIntent, SwitchIntent
+from fabric_stack.intent.switch_config import SwitchConfig, build_switch_config
 from fabric_stack.sizing.size import SizingPlan
 from fabric_stack.spec.model import FabricSpec
 from fabric_stack.topology.build import COMPUTE_ROLES, FabricTopology, Link
@@ -158,6 +159,19 @@ class RenderContext:
                 out.setdefault(link.a_device, []).append((link, link.a_port, link.a_port_number))
         return {name: sorted(v, key=lambda t: t[2]) for name, v in out.items()}
 
+    def switch_config(self, sw: SwitchIntent, routed: bool = True) -> SwitchConfig:
+        """The typed configuration of compute switch ``sw`` every NOS renderer serializes,
+        built once per context (``routed``: with the underlay's routing; render targets
+        that only need ports and QoS do not plan the underlay)."""
+        key = ("switch_config", sw.name, routed)
+        hit = self.memo.get(key)
+        if hit is None:
+            links = self.compute_links.get(sw.name, [])
+            underlay = self.underlay if routed else None
+            ppc = self.plan.ports_per_cage
+            hit = self.memo[key] = build_switch_config(self.spec, sw, ppc, links, underlay)
+        return cast(SwitchConfig, hit)
+
     def rail_nics(self) -> list[str]:
         """RDMA device names of one server's compute NICs, in rail order (plane 1 first)."""
         rails, planes = self.plan.rails, self.plan.planes
@@ -178,6 +192,25 @@ class RenderContext:
         """The server's in-band management port name as the plan labels it (``mgmt1``)."""
         link: Link | None = next(self.topo.links_of("inband"), None)
         return link.a_port if link is not None else "mgmt1"
+
+
+def require_routed(ctx: RenderContext, target: str = "frr") -> None:
+    """A RoCE/Ethernet plan, else :class:`TargetMismatchError` (for ``target``)."""
+    if ctx.fabric == "infiniband":
+        raise TargetMismatchError(
+            target, "an InfiniBand fabric has no IP underlay", "plan with --fabric roce"
+        )
+
+
+def require_roce(ctx: RenderContext, target: str) -> None:
+    """Raise :class:`TargetMismatchError` unless the plan's compute fabric is RoCEv2."""
+    if ctx.fabric != "roce":
+        valid = (
+            "use `render infiniband` for subnet-manager settings"
+            if ctx.fabric == "infiniband"
+            else "lossless QoS only applies to `--fabric roce`"
+        )
+        raise TargetMismatchError(target, f"the plan's fabric is {ctx.fabric}, not RoCEv2", valid)
 
 
 def safe_name(name: str) -> str:

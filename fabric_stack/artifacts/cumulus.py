@@ -6,8 +6,8 @@ plan's values made explicit (so a reader sees the thresholds without knowing the
 profile), then every compute port by the label the topology gave it (``swp1s0`` …)
 with its breakout, ``link state up``, description and MTU, then the routed
 underlay (BGP), PFC headroom per port class, PFC watchdog and adaptive routing
-(:mod:`.cumulus_underlay`). The values are the same as ``roce-qos/`` (both
-come from :func:`.roce_qos.qos_values`).
+(:mod:`.cumulus_underlay`). The values are the same as ``roce-qos/``: both serialize
+the switch's typed :class:`~fabric_stack.intent.switch_config.SwitchConfig`.
 
 Command syntax is from the NVUE reference and the Cumulus Linux 5.12 user guide
 (see :mod:`.sources`); each group carries its source URL as a comment.
@@ -16,7 +16,7 @@ Command syntax is from the NVUE reference and the Cumulus Linux 5.12 user guide
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
 
 from fabric_stack.artifacts import sources
 from fabric_stack.artifacts._base import (
@@ -25,18 +25,21 @@ from fabric_stack.artifacts._base import (
     RenderContext,
     TargetMismatchError,
     comment_block,
+    require_roce,
     switch_title,
 )
 from fabric_stack.artifacts.cumulus_underlay import SAVE, link_up_group, underlay_groups
-from fabric_stack.artifacts.roce_qos import qos_values, require_roce
 from fabric_stack.intent.model import SwitchIntent
+from fabric_stack.intent.switch_config import PortConfig, QosConfig
 from fabric_stack.naming.devices import cage_of
+from fabric_stack.nos import for_family
+from fabric_stack.nos.cumulus import CUMULUS, CUMULUS_DEFAULTS
 
 TARGET = "cumulus"
 
 _DESC_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
-PROFILE = "default-global"
+PROFILE = CUMULUS_DEFAULTS.qos_profile
 """The NVUE QoS profile that applies to every port (the RoCE profile configures it)."""
 
 
@@ -44,7 +47,7 @@ def not_cumulus(ctx: RenderContext) -> str | None:
     """Why the plan's compute switches cannot take NVUE commands (None: they run Cumulus
     Linux; what the target's applicability and :func:`require_cumulus` check)."""
     model = ctx.plan.switch_model
-    if model.os_family == "cumulus":
+    if for_family(model.os_family) is CUMULUS:
         return None
     return f"the compute switches ({model.name}) do not run Cumulus Linux"
 
@@ -75,9 +78,8 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
     ``link state up`` (split cages only), :func:`_compute_ports`, the underlay and
     lossless extras of :mod:`.cumulus_underlay`, and ``nv config apply`` + ``save``.
     """
-    q = qos_values(ctx, sw)
-    ports = ctx.compute_ports.get(sw.name, [])
-    ppc = ctx.plan.ports_per_cage
+    cfg = ctx.switch_config(sw)
+    q, ports, ppc = cfg.qos, cfg.ports, cfg.ports_per_cage
     lines: list[str] = ["#!/usr/bin/env bash\n"]
     lines.append(
         comment_block(
@@ -98,7 +100,7 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
         _ecn(q),
         *([_breakout(sw, ports, ppc), link_up_group(ports)] if ppc > 1 else []),
         _compute_ports(ports, q),
-        *underlay_groups(ctx, sw, q),
+        *underlay_groups(cfg, ctx.plan.switch_model.asic),
         SAVE,
     ]
     for title, cmds in groups:
@@ -106,9 +108,9 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
     return "".join(lines)
 
 
-def _roce_mode(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+def _roce_mode(q: QosConfig) -> tuple[list[str], list[str]]:
     """The RoCE QoS profile: lossless when the intent has PFC, else lossy."""
-    pfc = q["pfc_priorities"]
+    pfc = q.pfc_priorities
     mode = "lossless" if pfc else "lossy"
     return (
         [
@@ -126,7 +128,7 @@ def _roce_mode(q: dict[str, Any]) -> tuple[list[str], list[str]]:
     )
 
 
-def _classification(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+def _classification(q: QosConfig) -> tuple[list[str], list[str]]:
     """Trust (DSCP or 802.1p) and the DSCP → switch priority → traffic class maps."""
     p = PROFILE
     eqm = f"nv set qos egress-queue-mapping {p}"
@@ -135,29 +137,29 @@ def _classification(q: dict[str, Any]) -> tuple[list[str], list[str]]:
             "Classification: "
             + (
                 "trust DSCP (l3)"
-                if q["dscp_trust"]
+                if q.dscp_trust
                 else "trust 802.1p (l2): DSCP trust is off in the intent"
             )
-            + f"; RoCE DSCP {q['roce_dscp']} -> SP{q['roce_priority']}, "
-            f"CNP DSCP {q['cnp_dscp']} -> "
-            f"SP{q['cnp_priority']}; SP -> TC (egress queue) one to one.",
+            + f"; RoCE DSCP {q.roce_dscp} -> SP{q.roce_priority}, "
+            f"CNP DSCP {q.cnp_dscp} -> "
+            f"SP{q.cnp_priority}; SP -> TC (egress queue) one to one.",
             f"Source: {sources.NVUE_QOS} (mapping, egress-queue-mapping)",
             f"Source: {sources.CUMULUS_QOS} (Trust DSCP)",
         ],
         [
-            f"nv set qos mapping {p} trust {'l3' if q['dscp_trust'] else 'l2'}",
-            f"nv set qos mapping {p} dscp {q['roce_dscp']} switch-priority {q['roce_priority']}",
-            f"nv set qos mapping {p} dscp {q['cnp_dscp']} switch-priority {q['cnp_priority']}",
-            f"{eqm} switch-priority {q['roce_priority']} traffic-class {q['roce_tc']}",
-            f"{eqm} switch-priority {q['cnp_priority']} traffic-class {q['cnp_tc']}",
+            f"nv set qos mapping {p} trust {'l3' if q.dscp_trust else 'l2'}",
+            f"nv set qos mapping {p} dscp {q.roce_dscp} switch-priority {q.roce_priority}",
+            f"nv set qos mapping {p} dscp {q.cnp_dscp} switch-priority {q.cnp_priority}",
+            f"{eqm} switch-priority {q.roce_priority} traffic-class {q.roce_tc}",
+            f"{eqm} switch-priority {q.cnp_priority} traffic-class {q.cnp_tc}",
         ],
     )
 
 
-def _pfc(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+def _pfc(q: QosConfig) -> tuple[list[str], list[str]]:
     """PFC on the intent's priority only (or a note that it is off)."""
     p = PROFILE
-    pfc = q["pfc_priorities"]
+    pfc = q.pfc_priorities
     if pfc:
         return (
             [
@@ -178,32 +180,31 @@ def _pfc(q: dict[str, Any]) -> tuple[list[str], list[str]]:
         )
 
 
-def _ecn(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+def _ecn(q: QosConfig) -> tuple[list[str], list[str]]:
     """ECN marking thresholds on the RoCE traffic class."""
-    cc = f"nv set qos congestion-control {PROFILE} traffic-class {q['roce_tc']}"
+    cc = f"nv set qos congestion-control {PROFILE} traffic-class {q.roce_tc}"
     return (
         [
-            f"ECN on the RoCE traffic class: mark between {q['ecn_min_bytes']:,} and "
-            f"{q['ecn_max_bytes']:,} bytes",
-            f"of queue with probability {q['ecn_probability']} % "
-            "(NVIDIA default 150 KB / 1,500 KB).",
+            f"ECN on the RoCE traffic class: mark between {q.ecn_min_bytes:,} and "
+            f"{q.ecn_max_bytes:,} bytes",
+            f"of queue with probability {q.ecn_probability} % (NVIDIA default 150 KB / 1,500 KB).",
             f"Source: {sources.NVUE_QOS} (congestion-control)",
             f"Source: {sources.CUMULUS_ROCE} (Default RoCE Configuration)",
         ],
         [
-            f"{cc} ecn {'enable' if q['ecn'] else 'disable'}",
-            f"{cc} min-threshold {q['ecn_min_bytes']}",
-            f"{cc} max-threshold {q['ecn_max_bytes']}",
-            f"{cc} probability {q['ecn_probability']}",
+            f"{cc} ecn {'enable' if q.ecn else 'disable'}",
+            f"{cc} min-threshold {q.ecn_min_bytes}",
+            f"{cc} max-threshold {q.ecn_max_bytes}",
+            f"{cc} probability {q.ecn_probability}",
         ],
     )
 
 
 def _breakout(
-    sw: SwitchIntent, ports: list[tuple[int, str, str]], ppc: int
+    sw: SwitchIntent, ports: Sequence[PortConfig], ppc: int
 ) -> tuple[list[str], list[str]]:
     """Split cages: each used cage as ``ppc`` logical ports."""
-    cages = sorted({cage_of(num, ppc)[0] for num, _, _ in ports})
+    cages = sorted({cage_of(p.number, ppc)[0] for p in ports})
     return (
         [
             f"Breakout: each used cage runs {ppc} x {sw.port_gbps}G "
@@ -215,18 +216,16 @@ def _breakout(
     )
 
 
-def _compute_ports(
-    ports: list[tuple[int, str, str]], q: dict[str, Any]
-) -> tuple[list[str], list[str]]:
+def _compute_ports(ports: Sequence[PortConfig], q: QosConfig) -> tuple[list[str], list[str]]:
     """Per compute port: its description (the far end) and the jumbo MTU."""
     port_cmds: list[str] = []
-    for _, label, peer in ports:
-        port_cmds.append(f"nv set interface {label} description {_description(peer)}")
-        port_cmds.append(f"nv set interface {label} link mtu {q['mtu']}")
+    for p in ports:
+        port_cmds.append(f"nv set interface {p.name} description {_description(p.peer)}")
+        port_cmds.append(f"nv set interface {p.name} link mtu {q.mtu}")
     return (
         [
             f"Compute ports ({len(ports)}): description = far end from the cabling plan;",
-            f"jumbo MTU {q['mtu']} on every hop.",
+            f"jumbo MTU {q.mtu} on every hop.",
             f"Source: {sources.NVUE_INTERFACE} (description, link mtu)",
         ],
         port_cmds,

@@ -1,8 +1,10 @@
 """The routed underlay and the lossless extras of `render cumulus`, as NVUE command groups.
 
 :mod:`.cumulus` renders the RoCE QoS; this module adds what a deployable RoCE
-switch also needs, read from the underlay plan (:func:`fabric_stack.underlay.plan.plan_underlay`,
-the same plan ``render frr`` writes; nothing is recomputed here):
+switch also needs, serialized from the switch's typed configuration
+(:class:`~fabric_stack.intent.switch_config.SwitchConfig`, whose routing is the underlay
+plan ``render frr`` writes too; nothing is recomputed here). It is half of the ``render
+cumulus`` target (the other is :mod:`.cumulus`), not a render target of its own:
 
 * interfaces: the loopback, fabric-link /31s (``p2p31`` only), the rail gateway on
   the leaf-local ``vlan<VID>`` bridge (leaf-subnet) or a /31 per host port (``p2p31``);
@@ -19,82 +21,82 @@ confirmed against NVIDIA's documentation is flagged ``UNVERIFIED`` in the file.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from fabric_stack.artifacts import sources
-from fabric_stack.artifacts._base import RenderContext
-from fabric_stack.artifacts.frr import rail_interface
-from fabric_stack.intent.model import SwitchIntent
-from fabric_stack.underlay.plan import SwitchUnderlay, UnderlayPlan
+from fabric_stack.intent.switch_config import PortConfig, RoutingConfig, SwitchConfig
+from fabric_stack.nos.cumulus import CABLE_LENGTH_M, CUMULUS_DEFAULTS
 
 Group = tuple[list[str], list[str]]
 """(comment lines, commands) of one step of a switch's NVUE file."""
 
 VRF = "nv set vrf default router bgp"
-NVUE_MULTIPATH_MAX = 128
+NVUE_MULTIPATH_MAX = CUMULUS_DEFAULTS.ebgp_multipath_max
 """NVUE reference: ``multipaths ebgp`` accepts 1-128 (the spec allows up to 256)."""
 
-CABLE_LENGTH_M = {"copper": 5, "mmf": 50, "smf": 500}
-"""PFC headroom cable length per medium, metres: the longest run of the optic class the
-plan picks (DAC/copper a few metres, SR multimode 50 m, DR single-mode 500 m). Longer
-than the real run only costs buffer; shorter drops lossless traffic (the QoS page's
-warning). Reach figures: NVIDIA LinkX product class reaches, UNVERIFIED here."""
+__all__ = [
+    "AR_ASICS",
+    "CABLE_LENGTH_M",
+    "NVUE_MULTIPATH_MAX",
+    "PORT_CLASSES",
+    "SAVE",
+    "VRF",
+    "Group",
+    "link_up_group",
+    "underlay_groups",
+]
 
 PORT_CLASSES = {"node_leaf": "hosts", "leaf_spine": "leaf-spine", "spine_core": "spine-core"}
 """Link role → PFC profile suffix (one cable-length class each)."""
 
-AR_ASICS = ("Spectrum-2", "Spectrum-3", "Spectrum-4")
+AR_ASICS = CUMULUS_DEFAULTS.adaptive_routing_asics
 """ASICs with adaptive routing in Cumulus Linux (5.6+: Spectrum-4; Spectrum-2/3 beta before)."""
 
 
-def underlay_groups(ctx: RenderContext, sw: SwitchIntent, q: dict[str, Any]) -> list[Group]:
-    """The NVUE groups that follow the QoS ones, in apply order.
+def underlay_groups(cfg: SwitchConfig, asic: str) -> list[Group]:
+    """The NVUE groups that follow the QoS ones, in apply order, for a switch with ``asic``.
 
     Interfaces first (BGP neighbours name them), then BGP, then the per-port
     lossless and load-balancing settings, which reference ports already up.
     """
-    u = ctx.underlay
-    s = u.switches.get(sw.name)
-    if s is None:
+    r = cfg.routing
+    if r is None:
         return []
-    groups = [_interfaces(ctx, u, s), _bgp(u, s)]
-    if q["pfc_priorities"]:
-        groups += [_pfc_classes(ctx, sw, q), _pfc_watchdog(ctx, sw)]
-    if ctx.plan.switch_model.asic in AR_ASICS:
-        groups.append(_adaptive_routing(u, s))
+    groups = [_interfaces(cfg.name, r), _bgp(r)]
+    if cfg.qos.pfc_priorities:
+        groups += [_pfc_classes(cfg), _pfc_watchdog(cfg)]
+    if asic in AR_ASICS:
+        groups.append(_adaptive_routing(r))
     return groups
 
 
-def _interfaces(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> Group:
-    cmds = [f"nv set interface lo ip address {s.loopback}/32"]
-    for port, link in u.links_of(s.name):
-        addr = link.a_address if link.a_device == s.name else link.b_address
-        if addr:
-            cmds.append(f"nv set interface {port} ip address {addr}/31")
-    for block in u.blocks_of(s.name):
-        hosts = [h for h in u.hosts_of(s.name) if h.rail == block.rail]
-        if u.settings.host_addressing == "p2p31":
-            cmds += [f"nv set interface {h.leaf_port} ip address {h.gateway}/31" for h in hosts]
+def _interfaces(name: str, r: RoutingConfig) -> Group:
+    cmds = [f"nv set interface lo ip address {r.loopback}/32"]
+    cmds += [
+        f"nv set interface {i.name} ip address {i.address}/31" for i in r.interfaces if i.address
+    ]
+    for g in r.gateways:
+        if r.p2p31_hosts:
+            cmds += [f"nv set interface {h.port} ip address {h.gateway}/31" for h in g.hosts]
             continue
-        vid = rail_interface(ctx, block).removeprefix("vlan")
+        vid = g.vlan
         cmds.append(f"nv set bridge domain br_default vlan {vid}")
         cmds += [
-            f"nv set interface {h.leaf_port} bridge domain br_default access {vid}" for h in hosts
+            f"nv set interface {h.port} bridge domain br_default access {vid}" for h in g.hosts
         ]
-        plen = block.subnet.split("/")[1]
-        cmds.append(f"nv set interface vlan{vid} ip address {block.gateway}/{plen}")
+        cmds.append(f"nv set interface vlan{vid} ip address {g.gateway}/{g.prefixlen}")
         # The SVI's MTU is set here, by the NOS: frr.conf cannot (FRR has no `mtu`).
-        cmds.append(f"nv set interface vlan{vid} link mtu {u.mtu}")
+        cmds.append(f"nv set interface vlan{vid} link mtu {r.mtu}")
     return (
         [
-            f"Underlay interfaces: loopback {s.loopback}/32 (= router-id); fabric links "
-            f"{u.settings.fabric_links}; hosts {u.settings.host_addressing}"
+            f"Underlay interfaces: loopback {r.loopback}/32 (= router-id); fabric links "
+            f"{r.fabric_links}; hosts {r.host_addressing}"
             + (
                 " (the rail gateway on a VLAN local to this leaf: it never leaves the leaf)."
-                if u.settings.host_addressing == "leaf-subnet" and u.blocks_of(s.name)
+                if r.host_addressing == "leaf-subnet" and r.gateways
                 else "."
             ),
-            "Same addresses as frr/" + s.name + ".conf (both read the underlay plan).",
+            "Same addresses as frr/" + name + ".conf (both read the underlay plan).",
             f"Source: {sources.CUMULUS_BGP} (interface lo ip address)",
             f"Source: {sources.CUMULUS_BRIDGE} (br_default vlan, access port, vlan<vid> SVI)",
             f"Source: {sources.NVUE_INTERFACE} (link mtu: the SVI carries the hosts' MTU)",
@@ -103,25 +105,24 @@ def _interfaces(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> Group
     )
 
 
-def _bgp(u: UnderlayPlan, s: SwitchUnderlay) -> Group:
-    st = u.settings
-    paths = min(st.maximum_paths, NVUE_MULTIPATH_MAX)
+def _bgp(r: RoutingConfig) -> Group:
+    paths = min(r.maximum_paths, NVUE_MULTIPATH_MAX)
     cmds = [
-        f"nv set router bgp autonomous-system {s.asn}",
-        f"nv set router bgp router-id {s.router_id}",
+        f"nv set router bgp autonomous-system {r.asn}",
+        f"nv set router bgp router-id {r.router_id}",
     ]
-    for port, link in u.links_of(s.name):
-        peer = link.b_address if link.a_device == s.name else link.a_address
-        nb = port if peer is None else peer
+    for i in r.interfaces:
+        nb = i.neighbour
+        kind = "unnumbered" if i.peer_address is None else "numbered"
         cmds.append(f"{VRF} neighbor {nb} remote-as external")
-        cmds.append(f"{VRF} neighbor {nb} type {'unnumbered' if peer is None else 'numbered'}")
-        if st.bfd:
+        cmds.append(f"{VRF} neighbor {nb} type {kind}")
+        if r.bfd:
             cmds.append(f"{VRF} neighbor {nb} bfd enable on")
     cmds.append(f"{VRF} path-selection multipath aspath-ignore on")
     cmds.append(f"{VRF} address-family ipv4-unicast multipaths ebgp {paths}")
-    cmds.append(f"{VRF} address-family ipv4-unicast network {s.loopback}/32")
-    blocks = u.blocks_of(s.name)
-    if st.host_addressing == "p2p31" and blocks:
+    cmds.append(f"{VRF} address-family ipv4-unicast network {r.loopback}/32")
+    blocks = r.gateways
+    if r.p2p31_hosts and blocks:
         cmds.append(f"{VRF} address-family ipv4-unicast redistribute connected enable on")
         cmds += [
             f"{VRF} address-family ipv4-unicast aggregate-route {b.subnet} summary-only on"
@@ -130,38 +131,34 @@ def _bgp(u: UnderlayPlan, s: SwitchUnderlay) -> Group:
     else:
         cmds += [f"{VRF} address-family ipv4-unicast network {b.subnet}" for b in blocks]
     notes = [
-        f"eBGP underlay: AS {s.asn} ({s.role}; RFC 7938 plan), one external neighbour per "
+        f"eBGP underlay: AS {r.asn} ({r.role}; RFC 7938 plan), one external neighbour per "
         "fabric port, ECMP across spine ASNs (as-path multipath relax), "
         f"{paths} eBGP paths"
-        + (
-            f" (the spec's {st.maximum_paths} exceeds NVUE's 128)"
-            if paths < st.maximum_paths
-            else ""
-        )
+        + (f" (the spec's {r.maximum_paths} exceeds NVUE's 128)" if paths < r.maximum_paths else "")
         + ".",
         f"Source: {sources.CUMULUS_BGP} (neighbor swp51 remote-as external, network)",
         f"Source: {sources.NVUE_BGP} (neighbor type, multipath aspath-ignore,",
         "  multipaths ebgp 1-128, redistribute connected enable, aggregate-route)",
     ]
-    if st.host_addressing == "p2p31" and blocks:
+    if r.p2p31_hosts and blocks:
         notes.append("aggregate-route ... summary-only on: UNVERIFIED (the NVUE reference lists")
         notes.append("  aggregate-route; the summary-only leaf was seen only in NVIDIA examples).")
-    if st.bfd:
+    if r.bfd:
         notes.append("neighbor ... bfd enable on: UNVERIFIED (the reference documents bfd enable")
         notes.append("  on peer groups; the per-neighbour form is assumed to match).")
     return notes, cmds
 
 
-def _pfc_classes(ctx: RenderContext, sw: SwitchIntent, q: dict[str, Any]) -> Group:
+def _pfc_classes(cfg: SwitchConfig) -> Group:
     """A PFC profile per port class (hosts, leaf-spine, spine-core) with its cable length."""
-    prio = ",".join(map(str, q["pfc_priorities"]))
+    prio = ",".join(map(str, cfg.qos.pfc_priorities))
     by_class: dict[str, tuple[int, list[str]]] = {}
-    for link, port, _ in ctx.compute_links.get(sw.name, []):
-        if link.role not in PORT_CLASSES:
+    for p in cfg.ports:
+        if p.role not in PORT_CLASSES:
             continue
-        name = f"pfc-{PORT_CLASSES[link.role]}"
-        length = CABLE_LENGTH_M.get(link.medium, 50)
-        by_class.setdefault(name, (length, []))[1].append(port)
+        name = f"pfc-{PORT_CLASSES[p.role]}"
+        length = CUMULUS_DEFAULTS.cable_length(p.medium)
+        by_class.setdefault(name, (length, []))[1].append(p.name)
     cmds: list[str] = []
     for name, (length, ports) in sorted(by_class.items()):
         cmds += [
@@ -184,8 +181,8 @@ def _pfc_classes(ctx: RenderContext, sw: SwitchIntent, q: dict[str, Any]) -> Gro
     )
 
 
-def _pfc_watchdog(ctx: RenderContext, sw: SwitchIntent) -> Group:
-    ports = [label for _, label, _ in ctx.compute_ports.get(sw.name, [])]
+def _pfc_watchdog(cfg: SwitchConfig) -> Group:
+    ports = [p.name for p in cfg.ports]
     return (
         [
             "PFC watchdog on every PFC port: a stuck lossless queue (pause storm from a",
@@ -199,8 +196,8 @@ def _pfc_watchdog(ctx: RenderContext, sw: SwitchIntent) -> Group:
     )
 
 
-def _adaptive_routing(u: UnderlayPlan, s: SwitchUnderlay) -> Group:
-    ports = [port for port, _ in u.links_of(s.name)]
+def _adaptive_routing(r: RoutingConfig) -> Group:
+    ports = [i.name for i in r.interfaces]
     return (
         [
             "Adaptive routing (Spectrum-X): per-packet choice among the ECMP uplinks by queue",
@@ -213,7 +210,7 @@ def _adaptive_routing(u: UnderlayPlan, s: SwitchUnderlay) -> Group:
     )
 
 
-def link_up_group(ports: list[tuple[int, str, str]]) -> Group:
+def link_up_group(ports: Sequence[PortConfig]) -> Group:
     """``link state up`` on every used breakout child (a new child port is admin down)."""
     return (
         [
@@ -221,7 +218,7 @@ def link_up_group(ports: list[tuple[int, str, str]]) -> Group:
             "configured stays down).",
             f"Source: {sources.CUMULUS_INTERFACES} (Bring an Interface Up or Down)",
         ],
-        [f"nv set interface {label} link state up" for _, label, _ in ports],
+        [f"nv set interface {p.name} link state up" for p in ports],
     )
 
 

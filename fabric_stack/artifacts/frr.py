@@ -26,20 +26,16 @@ timers, no eBGP policy requirement) from the same guide's "Basic commands".
 
 from __future__ import annotations
 
-from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError
-from fabric_stack.underlay.plan import RailBlock, SwitchUnderlay, UnderlayPlan
+from fabric_stack.artifacts._base import Artifact, RenderContext, require_routed
+from fabric_stack.artifacts.frr_conf import frr_conf
+from fabric_stack.nos.frr import FRR_DEFAULTS
+from fabric_stack.underlay.plan import RailBlock, SwitchUnderlay
 
 TARGET = "frr"
-PEER_GROUP = "FABRIC"
+PEER_GROUP = FRR_DEFAULTS.peer_group
 """The peer group every fabric neighbour belongs to."""
 
-
-def require_routed(ctx: RenderContext) -> None:
-    """A RoCE/Ethernet plan, else :class:`TargetMismatchError`."""
-    if ctx.fabric == "infiniband":
-        raise TargetMismatchError(
-            TARGET, "an InfiniBand fabric has no IP underlay", "plan with --fabric roce"
-        )
+__all__ = ["PEER_GROUP", "TARGET", "files", "rail_interface", "render", "require_routed"]
 
 
 def switches(ctx: RenderContext) -> list[SwitchUnderlay]:
@@ -54,86 +50,16 @@ def files(ctx: RenderContext) -> list[str]:
 
 
 def render(ctx: RenderContext) -> list[Artifact]:
-    """One ``frr/<switch>.conf`` per fabric switch."""
+    """One ``frr/<switch>.conf`` per fabric switch: its switch config serialized
+    (:func:`.frr_conf.frr_conf`)."""
     require_routed(ctx)
-    u = ctx.underlay
-    return [Artifact(TARGET, f"frr/{s.name}.conf", render_switch(ctx, u, s)) for s in switches(ctx)]
+    by_name = {sw.name: sw for sw in ctx.compute_switches()}
+    return [
+        Artifact(TARGET, f"frr/{s.name}.conf", frr_conf(ctx.switch_config(by_name[s.name]), TARGET))
+        for s in switches(ctx)
+    ]
 
 
 def rail_interface(ctx: RenderContext, block: RailBlock) -> str:
-    """The leaf-local VLAN interface that carries a rail's gateway."""
+    """The leaf-local VLAN interface that carries a rail's gateway (what the twin bridges)."""
     return f"vlan{ctx.spec.rail_vlan(block.rail)}"
-
-
-def _interfaces(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> list[str]:
-    out = ["interface lo", f" ip address {s.loopback}/32", "exit", "!"]
-    for port, link in u.links_of(s.name):
-        addr = link.a_address if link.a_device == s.name else link.b_address
-        out.append(f"interface {port}")
-        out.append(f" ip address {addr}/31" if addr else " ! unnumbered: IPv6 link-local only")
-        out += ["exit", "!"]
-    p31 = u.settings.host_addressing == "p2p31"
-    for block in u.blocks_of(s.name):
-        plen = block.subnet.split("/")[1]
-        if p31:
-            for h in (h for h in u.hosts_of(s.name) if h.rail == block.rail):
-                out += [f"interface {h.leaf_port}", f" ip address {h.gateway}/31", "exit", "!"]
-        else:
-            out.append(f"interface {rail_interface(ctx, block)}")
-            # No `mtu` line: FRR has no interface mtu command (vtysh rejects it); the
-            # NOS sets the SVI's MTU (NVUE `link mtu`, SONiC VLAN `mtu`, the twin's `ip`).
-            out += [
-                f" description rail {block.rail} gateway",
-                f" ip address {block.gateway}/{plen}",
-                "exit",
-                "!",
-            ]
-    return out
-
-
-def _neighbours(u: UnderlayPlan, s: SwitchUnderlay) -> list[str]:
-    out = [f" neighbor {PEER_GROUP} peer-group", f" neighbor {PEER_GROUP} remote-as external"]
-    if u.settings.bfd:
-        out.append(f" neighbor {PEER_GROUP} bfd")
-    for port, link in u.links_of(s.name):
-        peer_addr = link.b_address if link.a_device == s.name else link.a_address
-        peer = link.b_device if link.a_device == s.name else link.a_device
-        if peer_addr is None:
-            out.append(f" neighbor {port} interface peer-group {PEER_GROUP}")
-        else:
-            out.append(f" neighbor {peer_addr} peer-group {PEER_GROUP}")
-        out.append(f" neighbor {port if peer_addr is None else peer_addr} description {peer}")
-    return out
-
-
-def render_switch(ctx: RenderContext, u: UnderlayPlan, s: SwitchUnderlay) -> str:
-    """The FRR config of one switch."""
-    st = u.settings
-    lines = [
-        f"! FRR configuration: {s.name} ({s.role}, plane {s.plane}, AS {s.asn})",
-        f"! {GENERATED_BY.format(target=TARGET)}",
-        f"! Fabric links: {st.fabric_links}; host addressing: {st.host_addressing}.",
-        "frr version 8.4",
-        "frr defaults datacenter",
-        f"hostname {s.name}",
-        "service integrated-vtysh-config",
-        "!",
-    ]
-    lines += _interfaces(ctx, u, s)
-    lines += [
-        f"router bgp {s.asn}",
-        f" bgp router-id {s.router_id}",
-        " bgp bestpath as-path multipath-relax",
-        " no bgp ebgp-requires-policy",
-        " no bgp network import-check",
-    ]
-    lines += _neighbours(u, s)
-    lines += [" !", " address-family ipv4 unicast", f"  network {s.loopback}/32"]
-    blocks = u.blocks_of(s.name)
-    if st.host_addressing == "p2p31" and blocks:
-        lines.append("  redistribute connected")
-        lines += [f"  aggregate-address {b.subnet} summary-only" for b in blocks]
-    else:
-        lines += [f"  network {b.subnet}" for b in blocks]
-    lines += [f"  maximum-paths {st.maximum_paths}", " exit-address-family", "exit", "!"]
-    return "\n".join(lines) + "\n"

@@ -34,8 +34,8 @@ from fabric_stack.artifacts._base import (
     RenderContext,
     netdev_of,
     netdev_warning,
+    require_routed,
 )
-from fabric_stack.artifacts.frr import require_routed
 from fabric_stack.underlay.plan import HostPort
 
 TARGET = "hosts"

@@ -31,7 +31,6 @@ from fabric_stack.artifacts.opensm import sm_instances
 from fabric_stack.artifacts.report_estimate import render_collectives_section
 from fabric_stack.artifacts.report_plant import render_plant_section
 from fabric_stack.artifacts.report_style import CSS, page_css
-from fabric_stack.artifacts.roce_qos import qos_values
 from fabric_stack.policy import evaluate
 from fabric_stack.sizing.managers import asked_vs_built
 from fabric_stack.views.bom import bill_of_materials, power_cell
@@ -413,8 +412,8 @@ def _roce_settings(ctx: RenderContext) -> str:
     # its own row instead of hiding in hundreds of identical ones.
     groups: dict[tuple[str, int, bool, tuple[int, ...], bool], list[str]] = {}
     for sw in ctx.compute_switches():
-        q = qos_values(ctx, sw)
-        key = (sw.role, q["mtu"], q["dscp_trust"], tuple(q["pfc_priorities"]), q["ecn"])
+        q = ctx.switch_config(sw, routed=False).qos
+        key = (sw.role, q.mtu, q.dscp_trust, q.pfc_priorities, q.ecn)
         groups.setdefault(key, []).append(sw.name)
     rows = [
         (

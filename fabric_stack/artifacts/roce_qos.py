@@ -7,8 +7,9 @@ spec shows up exactly on the switches it affects; the fabric-wide values (ECN
 thresholds and probability, RoCE and CNP markings) come from the spec's
 ``roce`` settings, whose defaults are NVIDIA's published lossless profile.
 
-The file is vendor-neutral intent; :mod:`.cumulus` turns the same values into
-NVUE commands.
+The file is vendor-neutral intent: a serializer of the switch's typed
+:class:`~fabric_stack.intent.switch_config.QosConfig`, which ``render cumulus`` and
+``render sonic`` serialize too.
 """
 
 from __future__ import annotations
@@ -20,64 +21,21 @@ from fabric_stack.artifacts._base import (
     GENERATED_BY,
     Artifact,
     RenderContext,
-    TargetMismatchError,
     commented_yaml,
+    require_roce,
     switch_title,
 )
 from fabric_stack.intent.model import SwitchIntent
+from fabric_stack.intent.switch_config import QosConfig
 
 TARGET = "roce-qos"
 
 
-def require_roce(ctx: RenderContext, target: str) -> None:
-    """Raise :class:`TargetMismatchError` unless the plan's compute fabric is RoCEv2."""
-    if ctx.fabric != "roce":
-        valid = (
-            "use `render infiniband` for subnet-manager settings"
-            if ctx.fabric == "infiniband"
-            else "lossless QoS only applies to `--fabric roce`"
-        )
-        raise TargetMismatchError(target, f"the plan's fabric is {ctx.fabric}, not RoCEv2", valid)
-
-
-def qos_values(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
-    """The QoS settings of one switch, shared by the YAML intent and the NVUE rendering.
-
-    Per-hop fields come from the switch intent; markings and thresholds from the
-    spec. The RoCE data priority is the spec's first PFC priority: the DSCP→priority
-    mapping must not move when one tier's PFC is (mis)configured differently, or the
-    mismatch the roce-lossless-consistency policy reports would be hidden.
-    """
-    roce = ctx.spec.roce
-    roce_prio = roce.pfc_priorities[0] if roce.pfc_priorities else 3
-    return {
-        "mtu": sw.mtu,
-        "dscp_trust": sw.dscp_trust,
-        "pfc_priorities": list(sw.pfc_priorities),
-        "ecn": sw.ecn,
-        "roce_dscp": roce.roce_dscp,
-        "roce_priority": roce_prio,
-        # Cumulus maps switch priority N to traffic class N by default; the RoCE
-        # profile keeps that for SP3 (RoCE) and SP6 (CNP) and sends the rest to TC0.
-        "roce_tc": roce_prio,
-        "cnp_dscp": roce.cnp_dscp,
-        "cnp_priority": roce.cnp_priority,
-        "cnp_tc": roce.cnp_priority,
-        # NVIDIA states the thresholds in KB = 1,000 bytes (150 KB → 150000 B, which
-        # `nv show qos roce` prints as 146.48 KiB).
-        "ecn_min_bytes": roce.ecn_min_kb * 1000,
-        "ecn_max_bytes": roce.ecn_max_kb * 1000,
-        "ecn_probability": roce.ecn_probability,
-    }
-
-
 def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
     """The YAML intent of one switch."""
-    q = qos_values(ctx, sw)
-    ports = [
-        {"port": label, "peer": peer, "speed_gbps": sw.port_gbps}
-        for _, label, peer in ctx.compute_ports.get(sw.name, [])
-    ]
+    cfg = ctx.switch_config(sw, routed=False)
+    q = cfg.qos
+    ports = [{"port": p.name, "peer": p.peer, "speed_gbps": sw.port_gbps} for p in cfg.ports]
     header = [
         f"Lossless RoCEv2 QoS intent: {switch_title(sw, ctx.plan.planes)}",
         GENERATED_BY.format(target=TARGET),
@@ -117,7 +75,7 @@ def _switch_section(sw: SwitchIntent) -> tuple[list[str], dict[str, Any]]:
     )
 
 
-def _mtu_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def _mtu_section(q: QosConfig) -> tuple[list[str], dict[str, Any]]:
     """Jumbo MTU, identical on every hop."""
     return (
         [
@@ -125,11 +83,11 @@ def _mtu_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
             "room for headers). NVUE `link mtu` accepts 552-9216, default 9216.",
             f"Source: {sources.NVUE_INTERFACE}",
         ],
-        {"mtu": q["mtu"]},
+        {"mtu": q.mtu},
     )
 
 
-def _trust_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def _trust_section(q: QosConfig) -> tuple[list[str], dict[str, Any]]:
     """Classify on DSCP."""
     return (
         [
@@ -137,41 +95,41 @@ def _trust_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
             "is untagged. Lossless profile default: port trust on.",
             f"Source: {sources.CUMULUS_ROCE} (Default RoCE Configuration)",
         ],
-        {"trust": {"dscp": q["dscp_trust"]}},
+        {"trust": {"dscp": q.dscp_trust}},
     )
 
 
-def _mapping_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def _mapping_section(q: QosConfig) -> tuple[list[str], dict[str, Any]]:
     """DSCP → switch priority → traffic class for RoCE data and CNPs."""
     return (
         [
-            f"RoCE data DSCP {q['roce_dscp']} -> switch priority {q['roce_priority']} "
+            f"RoCE data DSCP {q.roce_dscp} -> switch priority {q.roce_priority} "
             "-> traffic class "
-            f"{q['roce_tc']};",
-            f"congestion notifications (CNP) DSCP {q['cnp_dscp']} -> switch priority "
-            f"{q['cnp_priority']} "
-            f"-> traffic class {q['cnp_tc']}.",
+            f"{q.roce_tc};",
+            f"congestion notifications (CNP) DSCP {q.cnp_dscp} -> switch priority "
+            f"{q.cnp_priority} "
+            f"-> traffic class {q.cnp_tc}.",
             "NVIDIA lossless profile: SP3->TC3 (RoCE), SP6->TC6 (CNP), others -> TC0.",
             f"Source: {sources.CUMULUS_ROCE}",
         ],
         {
             "mappings": {
                 "roce": {
-                    "dscp": q["roce_dscp"],
-                    "switch_priority": q["roce_priority"],
-                    "traffic_class": q["roce_tc"],
+                    "dscp": q.roce_dscp,
+                    "switch_priority": q.roce_priority,
+                    "traffic_class": q.roce_tc,
                 },
                 "cnp": {
-                    "dscp": q["cnp_dscp"],
-                    "switch_priority": q["cnp_priority"],
-                    "traffic_class": q["cnp_tc"],
+                    "dscp": q.cnp_dscp,
+                    "switch_priority": q.cnp_priority,
+                    "traffic_class": q.cnp_tc,
                 },
             }
         },
     )
 
 
-def _pfc_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def _pfc_section(q: QosConfig) -> tuple[list[str], dict[str, Any]]:
     """PFC on exactly the RoCE priority."""
     return (
         [
@@ -183,16 +141,16 @@ def _pfc_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         ],
         {
             "pfc": {
-                "enabled": bool(q["pfc_priorities"]),
-                "priorities": q["pfc_priorities"],
-                "rx": bool(q["pfc_priorities"]),
-                "tx": bool(q["pfc_priorities"]),
+                "enabled": bool(q.pfc_priorities),
+                "priorities": list(q.pfc_priorities),
+                "rx": bool(q.pfc_priorities),
+                "tx": bool(q.pfc_priorities),
             }
         },
     )
 
 
-def _ecn_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def _ecn_section(q: QosConfig) -> tuple[list[str], dict[str, Any]]:
     """ECN (DCQCN) marking thresholds on the RoCE traffic class."""
     return (
         [
@@ -205,17 +163,17 @@ def _ecn_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         ],
         {
             "ecn": {
-                "enabled": q["ecn"],
-                "traffic_class": q["roce_tc"],
-                "min_threshold_bytes": q["ecn_min_bytes"],
-                "max_threshold_bytes": q["ecn_max_bytes"],
-                "probability_percent": q["ecn_probability"],
+                "enabled": q.ecn,
+                "traffic_class": q.roce_tc,
+                "min_threshold_bytes": q.ecn_min_bytes,
+                "max_threshold_bytes": q.ecn_max_bytes,
+                "probability_percent": q.ecn_probability,
             }
         },
     )
 
 
-def _ets_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def _ets_section(q: QosConfig) -> tuple[list[str], dict[str, Any]]:
     """Scheduling: CNPs strict, RoCE and the rest 50/50."""
     return (
         [
@@ -225,9 +183,9 @@ def _ets_section(q: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         ],
         {
             "ets": [
-                {"traffic_class": q["cnp_tc"], "carries": "cnp", "mode": "strict"},
+                {"traffic_class": q.cnp_tc, "carries": "cnp", "mode": "strict"},
                 {
-                    "traffic_class": q["roce_tc"],
+                    "traffic_class": q.roce_tc,
                     "carries": "roce",
                     "mode": "dwrr",
                     "bandwidth_percent": 50,

@@ -2,7 +2,8 @@
 
 One SONiC CONFIG_DB per switch, from the same plan as ``render frr`` and
 ``render cumulus`` (ports from the topology, addresses and ASNs from the underlay
-plan, QoS from :func:`.roce_qos.qos_values`; nothing recomputed).
+plan, QoS: all from the switch's typed
+:class:`~fabric_stack.intent.switch_config.SwitchConfig`; nothing recomputed).
 
 Routing: FRR's own file, with SONiC's interface names. ``DEVICE_METADATA``
 ``docker_routing_config_mode: split-unified``: the bgp container loads one integrated
@@ -49,74 +50,57 @@ CONFIG_DB at first boot. Those templates differ per SKU (V256 has a shared-headr
 ``config_db.json`` carries only our rows, ``sonic/<switch>/tables.json`` says which tables
 are SONiC's defaults and which rows are ours, and ``config load`` merges our rows onto
 the defaults already in CONFIG_DB. The one default fact the renderer depends on,
-:data:`DEFAULT_LOSSLESS_PGS`, is recorded with its source; ``validate/sonic_defaults.py``
-renders the templates from ``../shared/schemas`` and checks it and every row.
+:data:`DEFAULT_LOSSLESS_PGS`, is recorded with its source in :mod:`fabric_stack.nos.sonic`
+(with the other SN5600 defaults); ``validate/sonic_defaults.py`` renders the templates from
+``../shared/schemas`` and checks it and every row.
 """
 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any
 
-from fabric_stack.artifacts import frr, sources
-from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, TargetMismatchError
-from fabric_stack.artifacts.cumulus_underlay import CABLE_LENGTH_M
-from fabric_stack.artifacts.frr import rail_interface, require_routed
-from fabric_stack.artifacts.roce_qos import qos_values
+from fabric_stack.artifacts import sources
+from fabric_stack.artifacts._base import (
+    GENERATED_BY,
+    Artifact,
+    RenderContext,
+    TargetMismatchError,
+    require_routed,
+)
+from fabric_stack.artifacts.frr_conf import frr_conf
 from fabric_stack.hardware.switches import CATALOG, SonicPlatform
 from fabric_stack.intent.model import SwitchIntent
-from fabric_stack.naming.devices import cage_of
-from fabric_stack.topology.build import Link
+from fabric_stack.intent.switch_config import QosConfig, SwitchConfig
+from fabric_stack.nos.sonic import SONIC_DEFAULTS, sonic_port
 
 TARGET = "sonic"
-MAP = "ROCE"
+MAP = SONIC_DEFAULTS.qos_map
 """Name of every QoS map this renderer writes."""
 
-DEVICE_TYPE = {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
+DEVICE_TYPE = SONIC_DEFAULTS.device_type
 """Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names: the server-facing tier is 'ToR')."""
 
-ROUTING_MODE = "split-unified"
+ROUTING_MODE = SONIC_DEFAULTS.routing_mode
 """``docker_routing_config_mode``: FRR reads our one integrated ``frr.conf`` (module docstring)."""
 
-DEFAULT_LOSSLESS_PGS = (3, 4)
-"""Priority groups SONiC's SN5600 defaults already make lossless (``BUFFER_PG <port>|3-4``
-profile ``NULL`` in dynamic mode): ``generate_pg_profiles`` of
-device/mellanox/x86_64-nvidia_sn5600-r0/Mellanox-SN5600-O128/buffers_defaults_objects.j2,
-sonic-net/sonic-buildimage@086b03bd70f9 (ACS-SN5600's file is identical). The renderer
-adds ``BUFFER_PG`` rows only for other lossless priorities; validate/sonic_defaults.py
-checks this against the rendered template of every HwSKU used."""
+DEFAULT_LOSSLESS_PGS = SONIC_DEFAULTS.lossless_pgs
+"""Priority groups SONiC's SN5600 defaults already make lossless
+(:attr:`fabric_stack.nos.sonic.SonicDefaults.lossless_pgs`, with its source);
+validate/sonic_defaults.py checks it against every HwSKU used."""
 
-SONIC_DEFAULT_TABLES = (
-    "BUFFER_POOL",
-    "BUFFER_PROFILE",
-    "BUFFER_PORT_INGRESS_PROFILE_LIST",
-    "BUFFER_PORT_EGRESS_PROFILE_LIST",
-    "BUFFER_PG",
-    "BUFFER_QUEUE",
-)
+SONIC_DEFAULT_TABLES = SONIC_DEFAULTS.default_tables
 """Tables SONiC renders from the HwSKU's ``buffers_dynamic.json.j2`` that ``config load``
 of our file keeps: we add rows (``BUFFER_PG`` lossless priorities outside
 :data:`DEFAULT_LOSSLESS_PGS`) but never restate or change a default row."""
 
-SONIC_GENERIC_DEFAULTS = (
-    "CABLE_LENGTH",
-    "DEFAULT_LOSSLESS_BUFFER_PARAMETER",
-    "LOSSLESS_TRAFFIC_PATTERN",
-    "DSCP_TO_TC_MAP",
-    "TC_TO_QUEUE_MAP",
-    "TC_TO_PRIORITY_GROUP_MAP",
-    "MAP_PFC_PRIORITY_TO_QUEUE",
-    "PORT_QOS_MAP",
-    "SCHEDULER",
-    "QUEUE",
-    "WRED_PROFILE",
-)
-"""Tables SONiC's generic templates fill (files/build_templates/buffers_config.j2 and
-qos_config.j2, which the SKU's ``buffers_dynamic.json.j2``/``qos.json.j2`` include; neither
-is in ../shared/schemas, so no check here compares against them: UNVERIFIED). Our rows in
-them are listed as ours in ``tables.json``; our maps are named ``ROCE`` beside SONiC's
-``AZURE`` ones, and ``CABLE_LENGTH|AZURE`` takes our per-port lengths."""
+SONIC_GENERIC_DEFAULTS = SONIC_DEFAULTS.generic_default_tables
+"""Tables SONiC's generic templates fill (UNVERIFIED, see
+:attr:`fabric_stack.nos.sonic.SonicDefaults.generic_default_tables`). Our rows in them are
+listed as ours in ``tables.json``; our maps are named ``ROCE`` beside SONiC's ``AZURE``
+ones, and ``CABLE_LENGTH|AZURE`` takes our per-port lengths."""
+
+__all__ = ["DEFAULT_LOSSLESS_PGS", "README", "TARGET", "files", "render", "sonic_port"]
 
 
 def no_lane_table(ctx: RenderContext) -> str | None:
@@ -140,46 +124,25 @@ def require_sonic(ctx: RenderContext) -> SonicPlatform:
     return sonic
 
 
-@lru_cache(maxsize=4096)  # a few hundred distinct ports, asked for once per switch
-def sonic_port(per_cage: int, number: int, ppc: int) -> tuple[str, str, str]:
-    """(name, lanes, alias) of logical port ``number``: ``Ethernet<first lane>``, ``etp<cage><x>``,
-    on a platform with ``per_cage`` SerDes lanes per cage and ``ppc`` ports per cage.
-
-    The inverse of the drift reader's SONiC parsing (:mod:`fabric_stack.drift.ports`).
-    """
-    cage, lane = cage_of(number, ppc)
-    width = per_cage // ppc
-    first = (cage - 1) * per_cage + (lane - 1) * width
-    alias = f"etp{cage}" + (chr(ord("a") + lane - 1) if ppc > 1 else "")
-    return f"Ethernet{first}", ",".join(str(first + i) for i in range(width)), alias
-
-
-def _ports(ctx: RenderContext, sw: SwitchIntent) -> list[tuple[Link, str, int]]:
-    """(link, local port label, local port number) of every compute port of ``sw``."""
-    return ctx.compute_links.get(sw.name, [])
-
-
-def sonic_interfaces(ctx: RenderContext, sw: SwitchIntent) -> dict[str, tuple[str, str, str]]:
-    """Every interface name the plan and ``render frr`` use on ``sw`` → SONiC's (name, lanes,
-    alias): the one rule. Ports by the catalog's lane table (:func:`sonic_port`), the rail
-    gateway ``vlan<id>`` → ``Vlan<id>`` (sonic-vlan.yang: ``Vlan`` + id), ``lo`` →
+def sonic_interfaces(ctx: RenderContext, cfg: SwitchConfig) -> dict[str, tuple[str, str, str]]:
+    """Every interface name the plan and ``render frr`` use on the switch → SONiC's (name,
+    lanes, alias): the one rule. Ports by the catalog's lane table (:func:`sonic_port`), the
+    rail gateway ``vlan<id>`` → ``Vlan<id>`` (sonic-vlan.yang: ``Vlan`` + id), ``lo`` →
     ``Loopback0`` (where LOOPBACK_INTERFACE puts the router address). Lanes and alias are
     empty for the non-ports."""
-    sonic, ppc = require_sonic(ctx), ctx.plan.ports_per_cage
-    out = {label: sonic_port(sonic.lanes_per_cage, num, ppc) for _, label, num in _ports(ctx, sw)}
-    for block in ctx.underlay.blocks_of(sw.name):
-        plan = rail_interface(ctx, block)
-        out[plan] = ("Vlan" + plan.removeprefix("vlan"), "", "")
+    sonic, ppc = require_sonic(ctx), cfg.ports_per_cage
+    out = {p.name: sonic_port(sonic.lanes_per_cage, p.number, ppc) for p in cfg.ports}
+    for g in cfg.routing.gateways if cfg.routing else ():
+        out[g.interface] = ("Vlan" + str(g.vlan), "", "")
     out["lo"] = ("Loopback0", "", "")
     return out
 
 
-def render_frr(ctx: RenderContext, sw: SwitchIntent) -> str:
-    """``render frr``'s config of ``sw`` with every interface renamed by :func:`sonic_interfaces`
-    (whole words only: a name is never part of another token)."""
-    names = {plan: sonic[0] for plan, sonic in sonic_interfaces(ctx, sw).items()}
-    text = frr.render_switch(ctx, ctx.underlay, ctx.underlay.switches[sw.name])
-    text = text.replace(GENERATED_BY.format(target=frr.TARGET), GENERATED_BY.format(target=TARGET))
+def render_frr(ctx: RenderContext, cfg: SwitchConfig) -> str:
+    """The switch's FRR config (:func:`.frr_conf.frr_conf`) with every interface renamed by
+    :func:`sonic_interfaces` (whole words only: a name is never part of another token)."""
+    names = {plan: sonic[0] for plan, sonic in sonic_interfaces(ctx, cfg).items()}
+    text = frr_conf(cfg, TARGET)
     lines = [" ".join(names.get(w, w) for w in line.split(" ")) for line in text.splitlines()]
     note = f"! SONiC interface names (render sonic, {ROUTING_MODE}: /etc/sonic/frr/frr.conf)"
     return "\n".join([lines[0], note, *lines[1:]]) + "\n"
@@ -187,86 +150,80 @@ def render_frr(ctx: RenderContext, sw: SwitchIntent) -> str:
 
 def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
     """The CONFIG_DB of one switch as plain data (tables in a fixed order)."""
-    u = ctx.underlay
-    s = u.switches[sw.name]
-    q = qos_values(ctx, sw)
+    cfg = ctx.switch_config(sw)
+    r = cfg.routing
+    if r is None:
+        raise ValueError(f"{sw.name}: the underlay plans no routing for it")
     sonic = require_sonic(ctx)
-    names = sonic_interfaces(ctx, sw)
+    names = sonic_interfaces(ctx, cfg)
     hwsku = sonic.hwsku(sw.port_gbps)
     platform, hwsku = (sonic.platform, hwsku) if hwsku is not None else ("", "")
     db: dict[str, Any] = {
         "DEVICE_METADATA": {
             "localhost": {
                 "hostname": sw.name,
-                "bgp_asn": str(s.asn),
+                "bgp_asn": str(r.asn),
                 "type": DEVICE_TYPE[sw.role],
                 "platform": platform,
                 "hwsku": hwsku,
                 "docker_routing_config_mode": ROUTING_MODE,
-                "buffer_model": "dynamic",
+                "buffer_model": SONIC_DEFAULTS.buffer_model,
             }
         },
         "PORT": {},
-        "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{s.loopback}/32": {}},
+        "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{r.loopback}/32": {}},
     }
-    for link, label, _ in _ports(ctx, sw):
-        name, lanes, alias = names[label]  # a plan port label: always a real port
-        peer = link.a_device if link.b_device == sw.name else link.b_device
+    for p in cfg.ports:
+        name, lanes, alias = names[p.name]  # a plan port label: always a real port
         db["PORT"][name] = {
             "alias": alias,
             "lanes": lanes,
             "speed": str(sw.port_gbps * 1000),
-            "mtu": str(q["mtu"]),
+            "mtu": str(cfg.qos.mtu),
             "fec": "rs",
             "admin_status": "up",
-            "description": f"{label} to {peer}",
+            "description": f"{p.name} to {p.peer_device}",
         }
-    db.update(_addressing(ctx, sw, names))
-    db.update(_qos(ctx, sw, q, names))
+    db.update(_addressing(cfg, names))
+    db.update(_qos(cfg, cfg.qos, names))
     return db
 
 
-def _addressing(
-    ctx: RenderContext, sw: SwitchIntent, names: dict[str, tuple[str, str, str]]
-) -> dict[str, Any]:
-    u = ctx.underlay
+def _addressing(cfg: SwitchConfig, names: dict[str, tuple[str, str, str]]) -> dict[str, Any]:
+    r = cfg.routing
+    assert r is not None  # render_switch checked it
     intf: dict[str, Any] = {}
     nbrs: dict[str, Any] = {}
-    for port, link in u.links_of(sw.name):
-        name = names[port][0]
-        mine, peer = (link.a_address, link.b_address)
-        peer_dev = link.b_device
-        if link.a_device != sw.name:
-            mine, peer, peer_dev = peer, mine, link.a_device
-        if mine is None or peer is None:  # both ends unnumbered (the plan never mixes them)
+    for i in r.interfaces:
+        name = names[i.name][0]
+        if i.address is None or i.peer_address is None:  # unnumbered (the plan never mixes)
             intf[name] = {"ipv6_use_link_local_only": "enable"}
             continue
         intf[name] = {}
-        intf[f"{name}|{mine}/31"] = {}
-        nbrs[peer] = {
-            "asn": str(u.switches[peer_dev].asn),
-            "name": peer_dev,
-            "local_addr": mine,
+        intf[f"{name}|{i.address}/31"] = {}
+        nbrs[i.peer_address] = {
+            "asn": str(i.peer_asn),
+            "name": i.peer,
+            "local_addr": i.address,
             "admin_status": "up",
         }
     out: dict[str, Any] = {"INTERFACE": intf}
     vlans: dict[str, Any] = {}
     members: dict[str, Any] = {}
     vlan_intf: dict[str, Any] = {}
-    for block in u.blocks_of(sw.name):
-        hosts = [h for h in u.hosts_of(sw.name) if h.rail == block.rail]
-        if u.settings.host_addressing == "p2p31":
-            for h in hosts:
-                intf[names[h.leaf_port][0]] = {}
-                intf[f"{names[h.leaf_port][0]}|{h.gateway}/31"] = {}
+    for g in r.gateways:
+        if r.p2p31_hosts:
+            for h in g.hosts:
+                intf[names[h.port][0]] = {}
+                intf[f"{names[h.port][0]}|{h.gateway}/31"] = {}
             continue
-        vlan = names[rail_interface(ctx, block)][0]
+        vlan = names[g.interface][0]
         vid = vlan.removeprefix("Vlan")
-        vlans[vlan] = {"vlanid": vid, "mtu": str(u.mtu)}
-        for h in hosts:
-            members[f"{vlan}|{names[h.leaf_port][0]}"] = {"tagging_mode": "untagged"}
+        vlans[vlan] = {"vlanid": vid, "mtu": str(r.mtu)}
+        for h in g.hosts:
+            members[f"{vlan}|{names[h.port][0]}"] = {"tagging_mode": "untagged"}
         vlan_intf[vlan] = {}
-        vlan_intf[f"{vlan}|{block.gateway}/{block.subnet.split('/')[1]}"] = {}
+        vlan_intf[f"{vlan}|{g.gateway}/{g.prefixlen}"] = {}
     if vlans:
         out.update({"VLAN": vlans, "VLAN_MEMBER": members, "VLAN_INTERFACE": vlan_intf})
     if nbrs:
@@ -274,20 +231,15 @@ def _addressing(
     return out
 
 
-def _qos(
-    ctx: RenderContext, sw: SwitchIntent, q: dict[str, Any], names: dict[str, tuple[str, str, str]]
-) -> dict[str, Any]:
+def _qos(cfg: SwitchConfig, q: QosConfig, names: dict[str, tuple[str, str, str]]) -> dict[str, Any]:
     """The lossless RoCE tables: maps, per-port QoS, ECN, scheduling, dynamic buffers."""
-    pfc = ",".join(map(str, q["pfc_priorities"]))
-    tc, cnp = q["roce_tc"], q["cnp_tc"]
+    pfc = ",".join(map(str, q.pfc_priorities))
+    tc, cnp = q.roce_tc, q.cnp_tc
     dscp = {str(d): "0" for d in range(64)}
-    dscp[str(q["roce_dscp"])], dscp[str(q["cnp_dscp"])] = str(tc), str(cnp)
+    dscp[str(q.roce_dscp)], dscp[str(q.cnp_dscp)] = str(tc), str(cnp)
     ident = {str(i): str(i) for i in range(8)}
     ports = [n for n, lanes, _ in names.values() if lanes]
-    cable = {
-        names[label][0]: f"{CABLE_LENGTH_M.get(link.medium, 50)}m"
-        for link, label, _ in _ports(ctx, sw)
-    }
+    cable = {names[p.name][0]: f"{SONIC_DEFAULTS.cable_length(p.medium)}m" for p in cfg.ports}
     out: dict[str, Any] = {
         "DSCP_TO_TC_MAP": {MAP: dscp},
         "TC_TO_QUEUE_MAP": {MAP: ident},
@@ -306,11 +258,11 @@ def _qos(
         },
         "WRED_PROFILE": {
             "ROCE_ECN": {
-                "ecn": "ecn_all" if q["ecn"] else "ecn_none",
+                "ecn": "ecn_all" if q.ecn else "ecn_none",
                 "wred_green_enable": "true",
-                "green_min_threshold": str(q["ecn_min_bytes"]),
-                "green_max_threshold": str(q["ecn_max_bytes"]),
-                "green_drop_probability": str(q["ecn_probability"]),
+                "green_min_threshold": str(q.ecn_min_bytes),
+                "green_max_threshold": str(q.ecn_max_bytes),
+                "green_drop_probability": str(q.ecn_probability),
             }
         },
         "SCHEDULER": {
@@ -329,7 +281,7 @@ def _qos(
         out["QUEUE"][f"{p}|{cnp}"] = {"scheduler": "scheduler.cnp"}
     # SONiC's defaults already reserve dynamic lossless headroom for PGs 3-4 on every port;
     # only a lossless priority outside them needs a PG of ours (profile NULL = dynamic).
-    extra = sorted(set(q["pfc_priorities"]) - set(DEFAULT_LOSSLESS_PGS))
+    extra = sorted(set(q.pfc_priorities) - set(DEFAULT_LOSSLESS_PGS))
     if extra:
         out["BUFFER_PG"] = {f"{p}|{prio}": {"profile": "NULL"} for p in ports for prio in extra}
     return out
@@ -450,7 +402,8 @@ def render(ctx: RenderContext) -> list[Artifact]:
     for name in ctx.underlay.switches:
         db = render_switch(ctx, by_name[name])
         out.append(Artifact(TARGET, f"sonic/{name}/config_db.json", dump_config_db(db)))
-        out.append(Artifact(TARGET, f"sonic/{name}/frr.conf", render_frr(ctx, by_name[name])))
+        frr_text = render_frr(ctx, ctx.switch_config(by_name[name]))
+        out.append(Artifact(TARGET, f"sonic/{name}/frr.conf", frr_text))
         text = json.dumps(tables_json(db), indent=2) + "\n"
         out.append(Artifact(TARGET, f"sonic/{name}/tables.json", text))
     return out

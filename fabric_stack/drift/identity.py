@@ -30,15 +30,16 @@ from typing import ClassVar
 from fabric_stack.drift.model import Endpoint, PortType, Snapshot
 from fabric_stack.drift.plan import PlanIndex, PortScheme
 from fabric_stack.drift.ports import port_number
-from fabric_stack.naming.devices import cumulus_cage_lane, switch_port_label
+from fabric_stack.naming.devices import switch_port_label
 from fabric_stack.naming.nodedesc import mf0_host
+from fabric_stack.nos.cumulus import CUMULUS
+from fabric_stack.nos.eos import EOS
+from fabric_stack.nos.generic import GENERIC
+from fabric_stack.nos.mlnx_os import MLNX_OS
+from fabric_stack.nos.nvos import NVOS
 
 _HCA = re.compile(r"^(\S+?)[\s/:]+(mlx\d+_\d+)$")
 _MLX = re.compile(r"^mlx(\d+)_(\d+)$", re.I)
-_EOS = re.compile(r"^(?:ethernet|et)(\d+)(?:/(\d+))?(?:/(\d+))?$", re.I)
-_MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
-_NVOS = re.compile(r"^sw(\d+)p(\d+)$", re.I)
-_GENERIC = re.compile(r"^(?:p|port)\s*(\d+)$", re.I)
 _MAC = re.compile(r"^[0-9a-f]{2}([:.-]?[0-9a-f]{2}){5}$", re.I)
 
 
@@ -112,33 +113,26 @@ def hca_to_ibdev(hca: str) -> str | None:
     return f"mlx5_{int(m.group(1)) - 1}"
 
 
+_CAGE_READERS = (CUMULUS.parse_port, EOS.parse_port, MLNX_OS.parse_port, NVOS.parse_port)
+"""The switch OSes whose cage/lane spellings name a port here, in the order tried."""
+
+
 def switch_port_number(raw: str, ports_per_cage: int) -> int | None:
     """Logical (1-based) port number of any switch-port spelling; ``None`` if unreadable.
 
     ``ports_per_cage`` is how many logical ports the switch makes of a cage at
-    the planned speed; a lane beyond it is not a port of this switch.
+    the planned speed; a lane beyond it is not a port of this switch. The spellings are
+    the switch OS modules' (:mod:`fabric_stack.nos`): Cumulus, EOS, MLNX-OS, NVOS
+    (``swNpM`` only), generic ``pN``, and a bare number.
     """
     s = unquote(raw)
     if s.isdigit():
         return int(s) or None
-    cage = lane = 0
-    if swp := cumulus_cage_lane(s):
-        cage, lane = swp
-    elif m := _EOS.match(s):
-        parts = [int(g) for g in m.groups() if g is not None]
-        if len(parts) == 3:  # modular chassis: slot/cage/lane
-            parts = parts[1:]
-        cage, lane = parts[0], parts[1] if len(parts) > 1 else 1
-    elif m := _MLNX.match(s):
-        # MLNX-OS: 1/<cage>[/<lane>] (the leading 1 is the chassis slot).
-        cage, lane = int(m.group(2)), int(m.group(3) or 1)
-    elif m := _NVOS.match(s):
-        # NVOS (Q3400): sw<cage>p<lane> (UNVERIFIED on InfiniBand, see drift/ports.py).
-        cage, lane = int(m.group(1)), int(m.group(2))
-    elif m := _GENERIC.match(s):
-        return int(m.group(1)) or None
-    else:
-        return None
+    ref = next((r for read in _CAGE_READERS if (r := read(s)) is not None), None)
+    if ref is None or ref.spelling == "nvos-split":
+        generic = GENERIC.parse_port(s) if ref is None else None
+        return (generic.number or None) if generic is not None else None
+    cage, lane = ref.cage, ref.lane
     if cage < 1 or lane < 1 or lane > ports_per_cage:
         return None
     return (cage - 1) * ports_per_cage + lane

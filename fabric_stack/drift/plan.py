@@ -8,14 +8,13 @@ dict lookup here, so a 115k-link plan is indexed in well under a second.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fabric_stack.errors import CatalogError
 from fabric_stack.hardware.switches import lookup_switch, port_mode
-from fabric_stack.naming.devices import cumulus_cage_lane
+from fabric_stack.nos import PortRef, for_family
 from fabric_stack.topology.build import FabricTopology, Link
 
 EP = tuple[str, str]
@@ -61,9 +60,17 @@ class DeviceInfo:
         return self.role in ("server", "manager")
 
 
-_MLNX = re.compile(r"^1/(\d+)(?:/(\d+))?$")
-_GEN = re.compile(r"^p(\d+)$")
-_NVOS = re.compile(r"^sw(\d+)p(\d+)$")
+_LABELLED = tuple((f, for_family(f)) for f in ("mlnx-os", "nvos", "cumulus", "generic"))
+"""The OSes whose plan labels are read back, in the order tried (a ``p<n>`` label says
+nothing about the cage, so the generic OS only stops the search)."""
+
+
+def _read_label(label: str) -> tuple[str, PortRef] | None:
+    """(os_family, what it names) of a plan port label, if a labelled OS spells it."""
+    for family, os in _LABELLED:
+        if (ref := os.parse_label(label)) is not None:
+            return family, ref
+    return None
 
 
 def infer_schemes(links: Iterable[Link]) -> dict[str, PortScheme]:
@@ -84,15 +91,11 @@ def infer_schemes(links: Iterable[Link]) -> dict[str, PortScheme]:
         os_family, ppc, lane_max = "generic", 0, 1
         for label, number in pairs:
             cage = lane = 0
-            if m := _MLNX.match(label):
-                os_family, cage, lane = "mlnx-os", int(m.group(1)), int(m.group(2) or 1)
-            elif n := _NVOS.match(label):
-                os_family, cage, lane = "nvos", int(n.group(1)), int(n.group(2))
-            elif swp := cumulus_cage_lane(label):
-                os_family = "cumulus"
-                cage, lane = swp
-            elif _GEN.match(label):
-                continue
+            read = _read_label(label)
+            if read is not None:
+                if read[0] == "generic":
+                    continue
+                os_family, cage, lane = read[0], read[1].cage, read[1].lane
             lane_max = max(lane_max, lane)
             if cage > 1:
                 ppc = max(ppc, (number - lane) // (cage - 1))

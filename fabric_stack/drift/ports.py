@@ -6,7 +6,8 @@ and checked against the model: a cage beyond the model's cages or a lane
 beyond the ports one cage gives at the planned speed cannot exist, and the
 engine reports it as ``unknown_port`` (never as a cable to move).
 
-Spellings read (``N`` cage, ``M`` lane / port of the cage):
+The spellings are each switch OS's, read by its module in :mod:`fabric_stack.nos`
+(``N`` cage, ``M`` lane / port of the cage):
 
 * bare numbers ``7`` (ibnetdiscover) and chip-qualified ``U2/7`` (a
   multi-ASIC system such as the Q3400, see the ibnetdiscover reader);
@@ -29,11 +30,18 @@ Spellings read (``N`` cage, ``M`` lane / port of the cage):
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
+from functools import lru_cache
 
 from fabric_stack.drift.plan import PortScheme
 from fabric_stack.hardware.switches import CATALOG
-from fabric_stack.naming.devices import cumulus_cage_lane
+from fabric_stack.nos import PortRef
+from fabric_stack.nos.cumulus import CUMULUS
+from fabric_stack.nos.eos import EOS
+from fabric_stack.nos.generic import GENERIC
+from fabric_stack.nos.mlnx_os import MLNX_OS, parse_ib_number
+from fabric_stack.nos.nvos import NVOS
+from fabric_stack.nos.sonic import SONIC
 
 
 def sonic_lanes_per_cage(model: str) -> int:
@@ -44,12 +52,26 @@ def sonic_lanes_per_cage(model: str) -> int:
     return sonic.lanes_per_cage if sonic is not None else 0
 
 
-_CHIP = re.compile(r"^U(\d+)/(\d+)$", re.I)
-_MLNX = re.compile(r"^(?:eth|ib)?(\d+)/(\d+)(?:/(\d+))?$", re.I)
-_NVOS = re.compile(r"^sw(\d+)p(\d+)(?:s(\d+))?$", re.I)
-_ETH = re.compile(r"^(?:ethernet|et)(\d+)(?:/(\d+))?(?:/(\d+))?$", re.I)
-_ETP = re.compile(r"^etp(\d+)([a-h])?$", re.I)
-_GENERIC = re.compile(r"^(?:p|port)\s*(\d+)$", re.I)
+_NUMBERED = ("ibnetdiscover", "chip", "generic")
+"""Spellings that state the logical port number itself (bounded by the model only)."""
+
+
+@lru_cache(maxsize=64)
+def _readers(model: str) -> tuple[Callable[[str], PortRef | None], ...]:
+    """The switch OSes' port readers in the order they are tried on catalog model ``model``.
+    A bare ``EthernetN`` is SONiC's first SerDes lane on a model with a SONiC lane table,
+    else an EOS cage."""
+    sonic_first = bool(sonic_lanes_per_cage(model))
+    eth = (SONIC.parse_port, EOS.parse_port) if sonic_first else (EOS.parse_port,)
+    return (
+        parse_ib_number,
+        CUMULUS.parse_port,
+        NVOS.parse_port,
+        *eth,
+        MLNX_OS.parse_port,
+        SONIC.parse_port,
+        GENERIC.parse_port,
+    )
 
 
 def max_port(scheme: PortScheme) -> int:
@@ -84,31 +106,19 @@ def _within(n: int, scheme: PortScheme) -> int | None:
 
 
 def port_number(raw: str, scheme: PortScheme) -> int | None:
-    """Logical port number of ``raw`` on a switch with ``scheme``; ``None`` if it cannot exist."""
+    """Logical port number of ``raw`` on a switch with ``scheme``; ``None`` if it cannot exist.
+
+    Each switch OS module reads its own spellings (:meth:`fabric_stack.nos.SwitchOs.parse_port`);
+    the first that recognises ``raw`` says what it names, and the model's layout bounds it.
+    """
     s = raw.strip()
-    if s.isdigit():
-        return _within(int(s), scheme)
-    if m := _CHIP.match(s):
-        return _within(int(m.group(2)), scheme)
-    if cage_lane := cumulus_cage_lane(s):
-        return _number(*cage_lane, scheme)
-    if m := _NVOS.match(s):
-        return _number(int(m.group(1)), int(m.group(2)), scheme)
-    if m := _ETH.match(s):
-        parts = [int(g) for g in m.groups() if g is not None]
-        if len(parts) == 1:
-            if sonic_lanes_per_cage(scheme.model):
-                return _sonic(parts[0], scheme)
-            return _number(parts[0], 1, scheme)
-        if len(parts) == 3:  # modular chassis: slot/cage/lane
-            parts = parts[1:]
-        return _number(parts[0], parts[1], scheme)
-    if m := _MLNX.match(s):
-        # MLNX-OS / Onyx: 1/<cage>[/<lane>] (the leading 1 is the chassis slot).
-        return _number(int(m.group(2)), int(m.group(3) or 1), scheme)
-    if m := _ETP.match(s):
-        lane = ord(m.group(2).lower()) - ord("a") + 1 if m.group(2) else 1
-        return _number(int(m.group(1)), lane, scheme)
-    if m := _GENERIC.match(s):
-        return _within(int(m.group(1)), scheme)
+    for read in _readers(scheme.model):
+        ref = read(s)
+        if ref is None:
+            continue
+        if ref.spelling in _NUMBERED:
+            return _within(ref.number, scheme)
+        if ref.serdes >= 0:
+            return _sonic(ref.serdes, scheme)
+        return _number(ref.cage, ref.lane, scheme)
     return None

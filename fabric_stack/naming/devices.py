@@ -18,13 +18,31 @@ else ``mlx5_0`` = rail 1 in rail order (:func:`nic_name`);
 switch ports are labelled as the switch OS prints them: MLNX-OS
 ``1/<cage>/<lane>`` for split cages (``1/<cage>`` otherwise), Cumulus
 ``swp<cage>`` or ``swp<cage>s<lane-1>``, generic ``p<n>``. Every port also has
-its 1-based logical number, which is what ``ibnetdiscover`` prints.
+its 1-based logical number, which is what ``ibnetdiscover`` prints. The port grammar of
+each OS, both ways, is in :mod:`fabric_stack.nos`; this module names the devices.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
+
+from fabric_stack.nos.cumulus import CUMULUS_PORT, cumulus_cage_lane
+from fabric_stack.nos.declare import PortLayout, families, for_family
+
+__all__ = [
+    "CUMULUS_PORT",
+    "PORT_LABEL_TEMPLATES",
+    "access_switch_name",
+    "cage_of",
+    "core_name",
+    "cumulus_cage_lane",
+    "leaf_name",
+    "nic_name",
+    "node_name",
+    "plane_prefix",
+    "spine_name",
+    "switch_port_label",
+]
 
 
 def _w(n: int) -> int:
@@ -73,41 +91,20 @@ def nic_name(rail: int, plane: int = 1, rails: int = 8) -> str:
 
 
 PORT_LABEL_TEMPLATES: dict[str, tuple[str, str]] = {
-    "mlnx-os": ("1/{cage}/{lane}", "1/{cage}"),
-    "cumulus": ("swp{cage}s{lane0}", "swp{cage}"),
-    # NVOS: ``sw<cage>p<logical port>`` (NVOS User Manual for NVLink Switches, "NVLink
-    # Interface"). The same spelling on NVOS InfiniBand switches (Q3400) is taken from
-    # UFM tooling and is UNVERIFIED (see drift/ports.py).
-    "nvos": ("sw{cage}p{lane}", "sw{cage}p{lane}"),
-    "generic": ("p{number}", "p{number}"),
+    family: (os.split_template, os.whole_template) for family, os in families().items()
 }
 """Port-label family (a switch model's ``os_family``) → (template of a port in a split cage,
-template of an unsplit cage's port). Fields: ``cage`` and ``lane`` (1-based), ``lane0``
-(0-based), ``number`` (the logical port). A family not listed is labelled as ``generic``."""
+template of an unsplit cage's port), read from the switch OS modules of
+:mod:`fabric_stack.nos` that hold the grammar both ways. Fields: ``cage`` and ``lane``
+(1-based), ``lane0`` (0-based), ``number`` (the logical port). A family not listed is
+labelled as ``generic``."""
 
 
 @lru_cache(maxsize=65536)
 def switch_port_label(os_family: str, number: int, ports_per_cage: int) -> str:
-    """Label of logical port ``number`` (1-based) as the switch OS prints it."""
-    cage, lane = divmod(number - 1, ports_per_cage)
-    split, whole = PORT_LABEL_TEMPLATES.get(os_family, PORT_LABEL_TEMPLATES["generic"])
-    template = split if ports_per_cage > 1 else whole
-    return template.format(cage=cage + 1, lane=lane + 1, lane0=lane, number=number)
-
-
-CUMULUS_PORT = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)
-"""A Cumulus port label: ``swp<cage>`` or ``swp<cage>s<lane - 1>`` (the one spelling)."""
-
-
-def cumulus_cage_lane(label: str) -> tuple[int, int] | None:
-    """(cage, lane), both 1-based, of a Cumulus port label (``swp5s1`` → (5, 2)); else None.
-
-    The inverse of :func:`switch_port_label` for ``cumulus`` (``swpN`` is lane 1).
-    """
-    m = CUMULUS_PORT.match(label)
-    if not m:
-        return None
-    return int(m.group(1)), int(m.group(2)) + 1 if m.group(2) is not None else 1
+    """Label of logical port ``number`` (1-based) as the switch OS prints it
+    (:meth:`fabric_stack.nos.SwitchOs.port_name` of the family's OS)."""
+    return for_family(os_family).port_name(number, PortLayout(ports_per_cage))
 
 
 def cage_of(number: int, ports_per_cage: int) -> tuple[int, int]:

@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.hardware.switches import lookup_switch, port_mode
-from fabric_stack.naming.devices import cage_of
+from fabric_stack.nos import for_family
 from fabric_stack.plant import CableRun, plant_of
 from fabric_stack.topology.build import FABRIC_ROLES, HOST_ROLES, Device, FabricTopology, Link
 from fabric_stack.views.ib_naming import (
@@ -378,11 +378,9 @@ def _p2p_port(
     if dev.role in HOST_ROLES:
         # The host's interface number, as the CVT's hca_mapping file maps it (1-based).
         return str(iface[port]) if port in iface else port
-    if os_family == "cumulus":
-        return port  # Ethernet switches: the interface name the NOS prints (swp1s0)
-    per_cage = ppc.get(dev.name, 1)
-    cage, lane = cage_of(number, per_cage)
-    return f"{cage}/{lane}" if per_cage > 1 else str(cage)
+    # The switch OS says how UFM names its port: ``<cage>/<lane>`` on InfiniBand switches,
+    # the interface name the NOS prints (``swp1s0``) on Ethernet ones.
+    return for_family(os_family).ufm_port(port, number, ppc.get(dev.name, 1))
 
 
 def ufm_p2p(topo: FabricTopology, role: str = "compute") -> str:

@@ -6,7 +6,8 @@ its own entry): there is no catch-all, so a new folder or root module must be pl
 here before it passes. The layers, lowest first (a module may import its own layer's
 modules and any lower layer, never a higher one):
 
-0. foundation: ``errors``, ``records``, ``hardware/``, ``naming/``, ``text/``, ``compat/``
+0. foundation: ``errors``, ``records``, ``hardware/``, ``naming/``, ``text/``, ``compat/``,
+   ``nos/``
 1. the spec: ``spec/``
 2. the pure stages: ``sizing/``, ``topology/``, ``intent/``, ``underlay/``, ``analysis/``,
    ``plant/``,
@@ -48,10 +49,11 @@ FOLDERS: dict[str, int] = {
     "fabric_stack.naming": 0,
     "fabric_stack.text": 0,
     "fabric_stack.compat": 0,
+    "fabric_stack.nos": 0,
     "fabric_stack.spec": 1,
     "fabric_stack.sizing": 2,
     "fabric_stack.topology": 2,
-    "fabric_stack.intent": 2,
+    "fabric_stack.intent": 2,  # and intent.switch_config: each switch's typed configuration
     "fabric_stack.underlay": 2,
     "fabric_stack.analysis": 2,
     "fabric_stack.plant": 2,

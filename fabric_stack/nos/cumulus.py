@@ -1,0 +1,85 @@
+"""NVIDIA Cumulus Linux (NVUE) on Spectrum switches: ``swp<cage>`` / ``swp<cage>s<lane - 1>``.
+
+Also the platform defaults ``render cumulus`` relies on: the QoS profile every port
+takes, the PFC cable length per optic class, the ASICs with adaptive routing and NVUE's
+ECMP limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import cast
+
+from fabric_stack.nos.declare import PlatformDefaults, PortRef, SwitchOs, for_name
+
+CUMULUS_PORT = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)
+"""A Cumulus port label: ``swp<cage>`` or ``swp<cage>s<lane - 1>`` (the one spelling)."""
+
+CABLE_LENGTH_M: Mapping[str, int] = MappingProxyType({"copper": 5, "mmf": 50, "smf": 500})
+"""PFC headroom cable length per medium, metres: the longest run of the optic class the
+plan picks (DAC/copper a few metres, SR multimode 50 m, DR single-mode 500 m). Longer
+than the real run only costs buffer; shorter drops lossless traffic (the QoS page's
+warning). Reach figures: NVIDIA LinkX product class reaches, UNVERIFIED here."""
+
+
+@dataclass(frozen=True, slots=True)
+class CumulusDefaults(PlatformDefaults):
+    """What Cumulus Linux 5.x supplies that ``render cumulus`` relies on."""
+
+    qos_profile: str = "default-global"
+    """The NVUE QoS profile that applies to every port (the RoCE profile configures it)."""
+    cable_length_m: Mapping[str, int] = field(default_factory=lambda: CABLE_LENGTH_M)
+    """PFC headroom cable length per medium (:data:`CABLE_LENGTH_M`)."""
+    cable_length_fallback_m: int = 50
+    """Cable length of a medium the table does not name."""
+    adaptive_routing_asics: tuple[str, ...] = ("Spectrum-2", "Spectrum-3", "Spectrum-4")
+    """ASICs with adaptive routing in Cumulus Linux (5.6+: Spectrum-4; Spectrum-2/3 beta)."""
+    ebgp_multipath_max: int = 128
+    """NVUE reference: ``multipaths ebgp`` accepts 1-128 (the spec allows up to 256)."""
+
+    def cable_length(self, medium: str) -> int:
+        """PFC headroom cable length, metres, of a link of ``medium``."""
+        return self.cable_length_m.get(medium, self.cable_length_fallback_m)
+
+
+CUMULUS_DEFAULTS = CumulusDefaults(source="Cumulus Linux 5.12 user guide and NVUE reference")
+"""Cumulus Linux's platform defaults."""
+
+
+def cumulus_cage_lane(label: str) -> tuple[int, int] | None:
+    """(cage, lane), both 1-based, of a Cumulus port label (``swp5s1`` → (5, 2)); else None."""
+    m = CUMULUS_PORT.match(label)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)) + 1 if m.group(2) is not None else 1
+
+
+class Cumulus(SwitchOs):
+    """Cumulus Linux / NVUE: ``swpN`` and ``swpNsM`` (M from 0); ``#`` comments."""
+
+    name = "cumulus"
+    families = ("cumulus",)
+    comment = "#"
+    defaults = CUMULUS_DEFAULTS
+    split_template = "swp{cage}s{lane0}"
+    whole_template = "swp{cage}"
+
+    def parse_port(self, name: str) -> PortRef | None:
+        """``swpN`` (lane 1) or ``swpNsM`` (lane M + 1), any case."""
+        cage_lane = cumulus_cage_lane(name)
+        return PortRef("cumulus", *cage_lane) if cage_lane else None
+
+    def parse_label(self, label: str) -> PortRef | None:
+        """The plan's label read back (the same spelling as :meth:`parse_port`)."""
+        return self.parse_port(label)
+
+    def ufm_port(self, label: str, number: int, ports_per_cage: int) -> str:
+        """Ethernet switches: UFM's P2P file takes the interface name the NOS prints."""
+        return label
+
+
+CUMULUS = cast(Cumulus, for_name(Cumulus.name))
+"""The one instance (also registered)."""

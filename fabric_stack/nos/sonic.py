@@ -1,0 +1,126 @@
+"""SONiC on Spectrum-4 (SN5600): ``Ethernet<first SerDes lane>`` and the ``etp<cage><a|b…>``
+aliases, and the SN5600 platform defaults ``render sonic`` merges its rows onto.
+
+A port's name is the first of its SerDes lanes: on an SN5600 (8 lanes per cage) cage 24's
+first 400G port is ``Ethernet184``; the lanes per cage come from the catalog record's
+SONiC platform (:attr:`fabric_stack.hardware.switches.SonicPlatform.lanes_per_cage`), so
+the layout must carry them (:attr:`~fabric_stack.nos.declare.PortLayout.lanes_per_cage`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+from typing import cast
+
+from fabric_stack.nos.cumulus import CABLE_LENGTH_M
+from fabric_stack.nos.declare import PlatformDefaults, PortLayout, PortRef, SwitchOs, for_name
+
+_ETH = re.compile(r"^(?:ethernet|et)(\d+)$", re.I)
+_ETP = re.compile(r"^etp(\d+)([a-h])?$", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class SonicDefaults(PlatformDefaults):
+    """The SN5600 SONiC defaults ``render sonic`` relies on, and how it names its own rows."""
+
+    lossless_pgs: tuple[int, ...] = (3, 4)
+    """Priority groups SONiC's SN5600 defaults already make lossless (``BUFFER_PG <port>|3-4``
+    profile ``NULL`` in dynamic mode): ``generate_pg_profiles`` of
+    device/mellanox/x86_64-nvidia_sn5600-r0/Mellanox-SN5600-O128/buffers_defaults_objects.j2,
+    sonic-net/sonic-buildimage@086b03bd70f9 (ACS-SN5600's file is identical);
+    validate/sonic_defaults.py checks it against the rendered template of every HwSKU used."""
+    default_tables: tuple[str, ...] = (
+        "BUFFER_POOL",
+        "BUFFER_PROFILE",
+        "BUFFER_PORT_INGRESS_PROFILE_LIST",
+        "BUFFER_PORT_EGRESS_PROFILE_LIST",
+        "BUFFER_PG",
+        "BUFFER_QUEUE",
+    )
+    """Tables SONiC renders from the HwSKU's ``buffers_dynamic.json.j2`` that ``config load``
+    of our file keeps: we add rows but never restate or change a default row."""
+    generic_default_tables: tuple[str, ...] = (
+        "CABLE_LENGTH",
+        "DEFAULT_LOSSLESS_BUFFER_PARAMETER",
+        "LOSSLESS_TRAFFIC_PATTERN",
+        "DSCP_TO_TC_MAP",
+        "TC_TO_QUEUE_MAP",
+        "TC_TO_PRIORITY_GROUP_MAP",
+        "MAP_PFC_PRIORITY_TO_QUEUE",
+        "PORT_QOS_MAP",
+        "SCHEDULER",
+        "QUEUE",
+        "WRED_PROFILE",
+    )
+    """Tables SONiC's generic templates fill (files/build_templates/buffers_config.j2 and
+    qos_config.j2; neither is in ../shared/schemas: UNVERIFIED)."""
+    routing_mode: str = "split-unified"
+    """``docker_routing_config_mode``: FRR reads one integrated ``frr.conf`` (``render sonic``)."""
+    buffer_model: str = "dynamic"
+    """buffermgrd sizes lossless headroom from ``CABLE_LENGTH``."""
+    qos_map: str = "ROCE"
+    """Name of every QoS map the renderer writes (beside SONiC's ``AZURE`` ones)."""
+    device_type: Mapping[str, str] = field(
+        default_factory=lambda: MappingProxyType(
+            {"leaf": "ToRRouter", "spine": "LeafRouter", "core": "SpineRouter"}
+        )
+    )
+    """Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names)."""
+    cable_length_m: Mapping[str, int] = field(default_factory=lambda: CABLE_LENGTH_M)
+    """``CABLE_LENGTH|AZURE`` per medium: the same optic-class lengths as Cumulus's PFC."""
+    cable_length_fallback_m: int = 50
+    """Cable length of a medium the table does not name."""
+
+    def cable_length(self, medium: str) -> int:
+        """``CABLE_LENGTH`` of a link of ``medium``, metres."""
+        return self.cable_length_m.get(medium, self.cable_length_fallback_m)
+
+
+SONIC_DEFAULTS = SonicDefaults(source="sonic-net/sonic-buildimage@086b03bd70f9 (SN5600 HwSKUs)")
+"""SONiC's SN5600 platform defaults."""
+
+
+@lru_cache(maxsize=4096)  # a few hundred distinct ports, asked for once per switch
+def sonic_port(per_cage: int, number: int, ppc: int) -> tuple[str, str, str]:
+    """(name, lanes, alias) of logical port ``number``: ``Ethernet<first lane>``, ``etp<cage><x>``,
+    on a platform with ``per_cage`` SerDes lanes per cage and ``ppc`` ports per cage."""
+    cage, lane = divmod(number - 1, ppc)
+    width = per_cage // ppc
+    first = cage * per_cage + lane * width
+    alias = f"etp{cage + 1}" + (chr(ord("a") + lane) if ppc > 1 else "")
+    return f"Ethernet{first}", ",".join(str(first + i) for i in range(width)), alias
+
+
+class Sonic(SwitchOs):
+    """SONiC: ``Ethernet<first lane>`` (needs the lane table), aliases ``etpN[a-h]``; ``#``."""
+
+    name = "sonic"
+    comment = "#"
+    defaults = SONIC_DEFAULTS
+
+    def port_name(self, number: int, layout: PortLayout) -> str:
+        """``Ethernet<first SerDes lane>`` of logical port ``number``."""
+        if not layout.lanes_per_cage:
+            raise ValueError("SONiC port names need the platform's lanes per cage")
+        return sonic_port(layout.lanes_per_cage, number, layout.ports_per_cage)[0]
+
+    def parse_port(self, name: str) -> PortRef | None:
+        """``EthernetN``/``EtN`` (first SerDes lane N) or an alias ``etpN``/``etpNa``…"""
+        if m := _ETH.match(name):
+            return PortRef("sonic", serdes=int(m.group(1)))
+        if m := _ETP.match(name):
+            lane = ord(m.group(2).lower()) - ord("a") + 1 if m.group(2) else 1
+            return PortRef("sonic-alias", int(m.group(1)), lane)
+        return None
+
+    def parse_label(self, label: str) -> PortRef | None:
+        """SONiC names are never plan labels (the plan labels SN5600 ports as Cumulus does)."""
+        return None
+
+
+SONIC = cast(Sonic, for_name(Sonic.name))
+"""The one instance (also registered)."""
