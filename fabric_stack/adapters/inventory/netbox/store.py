@@ -275,6 +275,15 @@ class NetBoxStore(InventoryStore):
             self.cabling.delete_cables(stack, found)
         elif kind == "RdmaNic":
             self.cabling.delete_nics(stack, found)
+        elif kind == "Switch":
+            # A switch's delete cascades to the cables still on it: under its cable lock, so no
+            # cable write or delete through that switch runs meanwhile. NetBox answers a cascade
+            # that meets a row another request has just deleted with 403 "You do not have
+            # permission to perform this action on this object" (NetBox 4.7's perform_destroy in
+            # netbox/api/viewsets/__init__.py turns ObjectDoesNotExist into PermissionDenied), as
+            # a destroy of a spine racing its leaves' uplink bundles did under load.
+            with self.cabling.held(stack, {str(o.get("name") or "") for o in found} - {""}):
+                self.api.delete(ENDPOINT[kind], [int(o["id"]) for o in found])
         else:
             self.api.delete(ENDPOINT[kind], [int(o["id"]) for o in found])
 
