@@ -20,7 +20,8 @@ Per file, with its ``tables.json``:
 * every table ``tables.json`` calls SONiC's default must be one the SKU renders;
 * every PFC priority of ``PORT_QOS_MAP`` must reach a lossless PG (profile ``NULL`` or a
   profile on ``ingress_lossless_pool``) in the merged view: defaults plus our rows;
-* ``DEFAULT_LOSSLESS_PGS`` recorded by ``render sonic`` must be what the SKU renders;
+* the lossless default PGs ``render sonic`` relies on (``SonicDefaults.lossless_pgs`` in
+  ``fabric_stack/nos/sonic.py``) must be what the SKU renders;
 * every PORT must be a port of the SKU's ``port_config.ini``, with its lanes and alias.
 """
 
@@ -264,17 +265,19 @@ def check_lossless(db: dict[str, Any], defaults: dict[str, Any], where: str) -> 
 
 
 def check_recorded(defaults: dict[str, Any], where: str) -> list[str]:
-    """``render sonic``'s DEFAULT_LOSSLESS_PGS equals the SKU's lossless default PGs."""
-    from fabric_stack.artifacts.sonic import DEFAULT_LOSSLESS_PGS
+    """The lossless default PGs ``render sonic`` relies on (SONiC's platform defaults in
+    :mod:`fabric_stack.nos.sonic`) equal the SKU's."""
+    from fabric_stack.nos.sonic import SONIC_DEFAULTS
 
+    recorded = SONIC_DEFAULTS.lossless_pgs
     seen: set[int] = set()
     for key, row in defaults.get("BUFFER_PG", {}).items():
         if row.get("profile") == "NULL":
             seen.update(_range(key.partition("|")[2]))
-    if seen == set(DEFAULT_LOSSLESS_PGS):
+    if seen == set(recorded):
         return []
     return [
-        f"render sonic records lossless default PGs {sorted(DEFAULT_LOSSLESS_PGS)}, "
+        f"render sonic records lossless default PGs {sorted(recorded)}, "
         f"but {where} renders {sorted(seen)}"
     ]
 

@@ -11,7 +11,8 @@ Comment syntax per file type (:func:`banner_style`):
 * ``#`` for YAML, shell (after the ``#!`` line, which must stay first), OpenSM
   and partition files (``partitions.conf.user_ext`` too), the node-name map,
   ``.env``, ``.topo`` and IBNL files;
-* ``!`` for FRR configuration (FRR's own comment character, as its files use);
+* ``!`` for FRR configuration (FRR's own comment character, as its files use; taken
+  from :mod:`fabric_stack.nos.frr`);
 * HTML: a comment right after ``<!DOCTYPE html>`` and a visible red box at the
   top of ``<main>`` (a reviewer reads the page, not its source);
 * Markdown: a block quote at the top (visible when rendered);
@@ -32,6 +33,7 @@ from html import escape
 from pathlib import PurePosixPath
 
 from fabric_stack.artifacts._base import Artifact
+from fabric_stack.nos.frr import FRR
 from fabric_stack.policy import Violation
 
 HASH_SUFFIXES = (".yaml", ".yml", ".sh", ".conf", ".env", ".topo", ".ibnl", ".csv", ".cfg")
@@ -112,7 +114,7 @@ def with_banner(art: Artifact, violations: Sequence[Violation]) -> Artifact:
     if style == "hash":
         text = _commented(art.content, lines, "# ")
     elif style == "bang":
-        text = _commented(art.content, lines, "! ")
+        text = _commented(art.content, lines, FRR.comment_prefix)
     elif style == "html":
         text = _html(art.content, lines)
     elif style == "markdown":

@@ -15,7 +15,7 @@ The VLAN never leaves the leaf: routing starts at the gateway. Its MTU is the NO
 too: FRR has no interface ``mtu`` command (FRR 8.4.4's ``vtysh --dryrun`` answers
 ``% Unknown command:  mtu 9000``; the zebra guide's "Interface Commands",
 https://docs.frrouting.org/en/stable-8.4/zebra.html, lists none), so no file here sets
-it but the NOS's own: NVUE ``link mtu`` on ``vlan<VID>`` (:mod:`.cumulus_underlay`),
+it but the NOS's own: NVUE ``link mtu`` on ``vlan<VID>`` (:mod:`.cumulus`),
 SONiC's ``VLAN|Vlan<VID>`` ``mtu`` (:mod:`.sonic`), ``ip link set mtu`` in the twin.
 
 Syntax: FRR 8.4 user guide, BGP (https://docs.frrouting.org/en/stable-8.4/bgp.html):
@@ -28,14 +28,11 @@ from __future__ import annotations
 
 from fabric_stack.artifacts._base import Artifact, RenderContext, require_routed
 from fabric_stack.artifacts.frr_conf import frr_conf
-from fabric_stack.nos.frr import FRR_DEFAULTS
-from fabric_stack.underlay.plan import RailBlock, SwitchUnderlay
+from fabric_stack.underlay.plan import SwitchUnderlay
 
 TARGET = "frr"
-PEER_GROUP = FRR_DEFAULTS.peer_group
-"""The peer group every fabric neighbour belongs to."""
 
-__all__ = ["PEER_GROUP", "TARGET", "files", "rail_interface", "render", "require_routed"]
+__all__ = ["TARGET", "files", "render", "require_routed"]
 
 
 def switches(ctx: RenderContext) -> list[SwitchUnderlay]:
@@ -58,8 +55,3 @@ def render(ctx: RenderContext) -> list[Artifact]:
         Artifact(TARGET, f"frr/{s.name}.conf", frr_conf(ctx.switch_config(by_name[s.name]), TARGET))
         for s in switches(ctx)
     ]
-
-
-def rail_interface(ctx: RenderContext, block: RailBlock) -> str:
-    """The leaf-local VLAN interface that carries a rail's gateway (what the twin bridges)."""
-    return f"vlan{ctx.spec.rail_vlan(block.rail)}"

@@ -49,10 +49,11 @@ CONFIG_DB at first boot. Those templates differ per SKU (V256 has a shared-headr
 ``xoff``; C256S1 imports ``traffic_config.j2``), so the product does not restate them:
 ``config_db.json`` carries only our rows, ``sonic/<switch>/tables.json`` says which tables
 are SONiC's defaults and which rows are ours, and ``config load`` merges our rows onto
-the defaults already in CONFIG_DB. The one default fact the renderer depends on,
-:data:`DEFAULT_LOSSLESS_PGS`, is recorded with its source in :mod:`fabric_stack.nos.sonic`
-(with the other SN5600 defaults); ``validate/sonic_defaults.py`` renders the templates from
-``../shared/schemas`` and checks it and every row.
+the defaults already in CONFIG_DB. The one default fact the renderer depends on, the
+lossless priority groups (:attr:`fabric_stack.nos.sonic.SonicDefaults.lossless_pgs`), is
+recorded with its source in :mod:`fabric_stack.nos.sonic` (with the other SN5600
+defaults); ``validate/sonic_defaults.py`` renders the templates from ``../shared/schemas``
+and checks it and every row. The ``frr.conf`` comments are FRR's (:mod:`fabric_stack.nos.frr`).
 """
 
 from __future__ import annotations
@@ -72,35 +73,14 @@ from fabric_stack.artifacts.frr_conf import frr_conf
 from fabric_stack.hardware.switches import CATALOG, SonicPlatform
 from fabric_stack.intent.model import SwitchIntent
 from fabric_stack.intent.switch_config import QosConfig, SwitchConfig
+from fabric_stack.nos.frr import FRR
 from fabric_stack.nos.sonic import SONIC_DEFAULTS, sonic_port
 
 TARGET = "sonic"
 MAP = SONIC_DEFAULTS.qos_map
-"""Name of every QoS map this renderer writes."""
+"""Name of every QoS map this renderer writes (beside SONiC's ``AZURE`` ones)."""
 
-DEVICE_TYPE = SONIC_DEFAULTS.device_type
-"""Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names: the server-facing tier is 'ToR')."""
-
-ROUTING_MODE = SONIC_DEFAULTS.routing_mode
-"""``docker_routing_config_mode``: FRR reads our one integrated ``frr.conf`` (module docstring)."""
-
-DEFAULT_LOSSLESS_PGS = SONIC_DEFAULTS.lossless_pgs
-"""Priority groups SONiC's SN5600 defaults already make lossless
-(:attr:`fabric_stack.nos.sonic.SonicDefaults.lossless_pgs`, with its source);
-validate/sonic_defaults.py checks it against every HwSKU used."""
-
-SONIC_DEFAULT_TABLES = SONIC_DEFAULTS.default_tables
-"""Tables SONiC renders from the HwSKU's ``buffers_dynamic.json.j2`` that ``config load``
-of our file keeps: we add rows (``BUFFER_PG`` lossless priorities outside
-:data:`DEFAULT_LOSSLESS_PGS`) but never restate or change a default row."""
-
-SONIC_GENERIC_DEFAULTS = SONIC_DEFAULTS.generic_default_tables
-"""Tables SONiC's generic templates fill (UNVERIFIED, see
-:attr:`fabric_stack.nos.sonic.SonicDefaults.generic_default_tables`). Our rows in them are
-listed as ours in ``tables.json``; our maps are named ``ROCE`` beside SONiC's ``AZURE``
-ones, and ``CABLE_LENGTH|AZURE`` takes our per-port lengths."""
-
-__all__ = ["DEFAULT_LOSSLESS_PGS", "README", "TARGET", "files", "render", "sonic_port"]
+__all__ = ["README", "TARGET", "files", "render"]
 
 
 def no_lane_table(ctx: RenderContext) -> str | None:
@@ -144,7 +124,10 @@ def render_frr(ctx: RenderContext, cfg: SwitchConfig) -> str:
     names = {plan: sonic[0] for plan, sonic in sonic_interfaces(ctx, cfg).items()}
     text = frr_conf(cfg, TARGET)
     lines = [" ".join(names.get(w, w) for w in line.split(" ")) for line in text.splitlines()]
-    note = f"! SONiC interface names (render sonic, {ROUTING_MODE}: /etc/sonic/frr/frr.conf)"
+    mode = SONIC_DEFAULTS.routing_mode
+    note = FRR.comment_line(
+        f"SONiC interface names (render sonic, {mode}: /etc/sonic/frr/frr.conf)"
+    )
     return "\n".join([lines[0], note, *lines[1:]]) + "\n"
 
 
@@ -163,10 +146,10 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
             "localhost": {
                 "hostname": sw.name,
                 "bgp_asn": str(r.asn),
-                "type": DEVICE_TYPE[sw.role],
+                "type": SONIC_DEFAULTS.device_type[sw.role],
                 "platform": platform,
                 "hwsku": hwsku,
-                "docker_routing_config_mode": ROUTING_MODE,
+                "docker_routing_config_mode": SONIC_DEFAULTS.routing_mode,
                 "buffer_model": SONIC_DEFAULTS.buffer_model,
             }
         },
@@ -281,7 +264,7 @@ def _qos(cfg: SwitchConfig, q: QosConfig, names: dict[str, tuple[str, str, str]]
         out["QUEUE"][f"{p}|{cnp}"] = {"scheduler": "scheduler.cnp"}
     # SONiC's defaults already reserve dynamic lossless headroom for PGs 3-4 on every port;
     # only a lossless priority outside them needs a PG of ours (profile NULL = dynamic).
-    extra = sorted(set(q.pfc_priorities) - set(DEFAULT_LOSSLESS_PGS))
+    extra = sorted(set(q.pfc_priorities) - set(SONIC_DEFAULTS.lossless_pgs))
     if extra:
         out["BUFFER_PG"] = {f"{p}|{prio}": {"profile": "NULL"} for p in ports for prio in extra}
     return out
@@ -291,24 +274,23 @@ def tables_json(db: dict[str, Any]) -> dict[str, Any]:
     """``tables.json`` of one switch: the platform defaults CONFIG_DB is expected to hold, and
     the rows of ours ``config_db.json`` merges onto them (what validate/sonic_defaults.py reads)."""
     meta = db["DEVICE_METADATA"]["localhost"]
+    kept, generic = SONIC_DEFAULTS.default_tables, SONIC_DEFAULTS.generic_default_tables
     sku_dir = f"device/mellanox/{meta['platform']}/{meta['hwsku']}/"
     return {
         "platform": meta["platform"],
         "hwsku": meta["hwsku"],
         "sonic_defaults": {
-            "tables": list(SONIC_DEFAULT_TABLES),
+            "tables": list(kept),
             "source": sku_dir + "buffers_dynamic.json.j2 (sonic-cfggen, first boot or "
             "`config qos reload`), sonic-net/sonic-buildimage@086b03bd70f9",
         },
         "sonic_generic_defaults": {
-            "tables": list(SONIC_GENERIC_DEFAULTS),
+            "tables": list(generic),
             "source": "files/build_templates/buffers_config.j2, qos_config.j2 (not in "
             "../shared/schemas: UNVERIFIED)",
         },
         "ours": {
-            table: sorted(rows)
-            for table, rows in db.items()
-            if table in SONIC_DEFAULT_TABLES or table in SONIC_GENERIC_DEFAULTS
+            table: sorted(rows) for table, rows in db.items() if table in kept or table in generic
         },
     }
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fabric_stack.intent.model import SwitchIntent
+from fabric_stack.nos.cumulus import vlan_interface
 from fabric_stack.spec.model import FabricSpec
 from fabric_stack.topology.build import Link
 from fabric_stack.underlay.plan import UnderlayPlan
@@ -130,7 +131,7 @@ class RailGateway:
     @property
     def interface(self) -> str:
         """The leaf-local VLAN interface that carries the gateway (``vlan101``)."""
-        return f"vlan{self.vlan}"
+        return vlan_interface(self.vlan)
 
     @property
     def prefixlen(self) -> str:

@@ -1,8 +1,8 @@
 """NVIDIA Cumulus Linux (NVUE) on Spectrum switches: ``swp<cage>`` / ``swp<cage>s<lane - 1>``.
 
-Also the platform defaults ``render cumulus`` relies on: the QoS profile every port
-takes, the PFC cable length per optic class, the ASICs with adaptive routing and NVUE's
-ECMP limit.
+Also the VLAN interface (SVI) spelling, and the platform defaults ``render cumulus``
+relies on: the QoS profile every port takes, the PFC cable length per optic class, the
+ASICs with adaptive routing and NVUE's ECMP limit.
 """
 
 from __future__ import annotations
@@ -55,6 +55,12 @@ def cumulus_cage_lane(label: str) -> tuple[int, int] | None:
     if not m:
         return None
     return int(m.group(1)), int(m.group(2)) + 1 if m.group(2) is not None else 1
+
+
+def vlan_interface(vid: int) -> str:
+    """The netdev of VLAN ``vid``'s SVI (``vlan101``): where a leaf's rail gateway lives, as
+    NVUE names it and FRR (and the twin's ``ip``) address it."""
+    return f"vlan{vid}"
 
 
 class Cumulus(SwitchOs):

@@ -133,9 +133,20 @@ class SwitchOs:
         cage, lane = divmod(number - 1, ports_per_cage)
         return f"{cage + 1}/{lane + 1}" if ports_per_cage > 1 else str(cage + 1)
 
+    @property
+    def comment_prefix(self) -> str:
+        """What a comment line of this OS's files starts with: the marker and a space
+        (``"! "``); what the renderers' reflowing comment blocks are given."""
+        return f"{self.comment} "
+
+    def comment_line(self, text: str) -> str:
+        """``text`` as one comment line of this OS's files, without the newline (empty
+        ``text``: the bare marker, FRR's ``!`` separator)."""
+        return (self.comment_prefix + text).rstrip()
+
     def comment_lines(self, lines: list[str]) -> str:
         """``lines`` as comment lines of this OS's files, each ending in a newline."""
-        return "".join(f"{self.comment} {line}".rstrip() + "\n" for line in lines)
+        return "".join(self.comment_line(line) + "\n" for line in lines)
 
 
 def _missing(cls: type[SwitchOs]) -> list[str]:

@@ -14,7 +14,7 @@ that line, as a real switch's ``frr-reload.py`` would refuse the file, instead o
 daemon skipping it at start.
 
 What the NOS would do before FRR (create the leaf-local rail VLAN bridge
-``vlan<vid>`` over the leaf's host ports, see :mod:`fabric_stack.artifacts.frr`)
+``vlan<vid>`` over the leaf's host ports, :func:`fabric_stack.nos.cumulus.vlan_interface`)
 the twin does with ``ip``. Hosts get the rendered addresses of
 :mod:`fabric_stack.artifacts.hosts`: per rail NIC its address, its own routing
 table and ``ip rule from <addr> table <n>``.
@@ -38,6 +38,7 @@ from typing import Any
 
 import fabric_stack.artifacts.frr as frr_render
 from fabric_stack.artifacts._base import RenderContext
+from fabric_stack.nos.cumulus import vlan_interface
 from fabric_stack.topology.build import FabricTopology
 from fabric_stack.twin.model import Process, TwinState
 from fabric_stack.twin.runtime import alive, netns_name, run, spawn, wait_until
@@ -96,7 +97,7 @@ def prepare_leaf(ctx: RenderContext, state: TwinState, leaf: str) -> None:
         return
     lines = []
     for block in u.blocks_of(leaf):
-        br = frr_render.rail_interface(ctx, block)
+        br = vlan_interface(ctx.spec.rail_vlan(block.rail))
         lines += [f"link add {br} type bridge", f"link set {br} mtu {u.mtu} up"]
     lines += _bridge_members(ctx, leaf)
     if lines:
@@ -107,7 +108,7 @@ def _bridge_members(ctx: RenderContext, leaf: str) -> list[str]:
     """``ip -batch`` lines putting each host port of ``leaf`` in its rail's bridge."""
     u = ctx.underlay
     return [
-        f"link set {h.leaf_port} master {frr_render.rail_interface(ctx, block)}"
+        f"link set {h.leaf_port} master {vlan_interface(ctx.spec.rail_vlan(block.rail))}"
         for block in u.blocks_of(leaf)
         for h in u.hosts_of(leaf)
         if h.rail == block.rail

@@ -22,6 +22,7 @@ from fabric_stack.artifacts import TargetMismatchError, render_artifacts, sonic
 from fabric_stack.drift.plan import PortScheme
 from fabric_stack.drift.ports import port_number
 from fabric_stack.hardware.switches import CATALOG
+from fabric_stack.nos.sonic import SONIC_DEFAULTS, sonic_port
 from tests.golden_artifacts import context, seed_context
 
 SN5600_LANES = 8
@@ -188,7 +189,7 @@ def test_port_names_and_lanes_are_sonics_and_drift_reads_them_back() -> None:
     for name, ports in ctx.compute_ports.items():
         db_ports = dbs[name]["PORT"]
         for num, label, _ in ports:
-            sname, _, alias = sonic.sonic_port(SN5600_LANES, num, 2)
+            sname, _, alias = sonic_port(SN5600_LANES, num, 2)
             first = int(sname.removeprefix("Ethernet"))
             # port_config.ini (O128): EthernetN has lanes N..N+3, alias etp<cage><a|b>.
             assert db_ports[sname]["lanes"] == ",".join(str(first + i) for i in range(4))
@@ -196,8 +197,8 @@ def test_port_names_and_lanes_are_sonics_and_drift_reads_them_back() -> None:
             assert db_ports[sname]["description"].startswith(f"{label} to ")
             assert port_number(sname, scheme) == num == port_number(alias, scheme)
             assert db_ports[sname]["speed"] == "400000"
-    assert sonic.sonic_port(SN5600_LANES, 47, 2) == ("Ethernet184", "184,185,186,187", "etp24a")
-    assert sonic.sonic_port(SN5600_LANES, 128, 2)[0] == "Ethernet508"
+    assert sonic_port(SN5600_LANES, 47, 2) == ("Ethernet184", "184,185,186,187", "etp24a")
+    assert sonic_port(SN5600_LANES, 128, 2)[0] == "Ethernet508"
 
 
 def test_underlay_and_qos_values_come_from_the_plan() -> None:
@@ -224,7 +225,7 @@ def test_underlay_and_qos_values_come_from_the_plan() -> None:
             "green_max_threshold"]) == ("150000", "1500000")  # fmt: skip
         port = next(iter(db["PORT"]))
         # PFC priority 3 is inside SONiC's default lossless PGs 3-4: no buffer row of ours.
-        assert sonic.DEFAULT_LOSSLESS_PGS == (3, 4) and "BUFFER_PG" not in db
+        assert SONIC_DEFAULTS.lossless_pgs == (3, 4) and "BUFFER_PG" not in db
         assert db["QUEUE"][f"{port}|3"]["wred_profile"] == "ROCE_ECN"
         assert db["SCHEDULER"][db["QUEUE"][f"{port}|6"]["scheduler"]]["type"] == "STRICT"
 
@@ -255,7 +256,7 @@ def test_p2p31_fabric_and_hosts() -> None:
     for h in u.hosts_of("su1-r1-leaf"):
         num = port_number(h.leaf_port, scheme)  # swp1s0 → 1
         assert num is not None
-        assert f"{sonic.sonic_port(SN5600_LANES, num, 2)[0]}|{h.gateway}/31" in leaf["INTERFACE"]
+        assert f"{sonic_port(SN5600_LANES, num, 2)[0]}|{h.gateway}/31" in leaf["INTERFACE"]
     spine = dbs["spine-01"]
     assert all(r["pfc_enable"] == "" for r in spine["PORT_QOS_MAP"].values())
     assert "BUFFER_PG" not in spine
