@@ -89,7 +89,8 @@ class OutputFileError(FabricStackError):
 
 
 class DeclarationError(ValueError):
-    """A registry entry (a render target, a discovery format) is declared without something
+    """A registry entry (a render target, a discovery format, a switch OS:
+    ``fabric_stack.nos.NosDeclarationError``) is declared without something
     its registry needs: names the entry, the field and what would be valid.
 
     A programming error, raised where the entry is declared (so at import: an incomplete

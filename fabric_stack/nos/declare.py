@@ -16,9 +16,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from fabric_stack.errors import DeclarationError
 
-class NosDeclarationError(TypeError):
-    """A switch OS declared incompletely: the class statement names what it lacks."""
+
+class NosDeclarationError(DeclarationError, TypeError):
+    """A switch OS declared incompletely: the class statement names what it lacks (one of the
+    project's :class:`~fabric_stack.errors.DeclarationError`, like an incomplete render
+    target or discovery format)."""
+
+    def __init__(self, message: str) -> None:
+        # One sentence of its own (what the class statement lacks), not entry + problems.
+        Exception.__init__(self, message)
+        self.entry, self.problems = "", [message]
 
 
 @dataclass(frozen=True, slots=True)

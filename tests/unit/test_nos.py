@@ -105,3 +105,11 @@ def test_an_incomplete_class_statement_fails_too() -> None:
 def test_an_os_is_declared_once() -> None:
     with pytest.raises(NosDeclarationError, match="declared twice"):
         _declare(register=True, name="cumulus")  # the name is taken
+
+
+def test_declaration_errors_are_one_family() -> None:
+    """An incomplete switch OS fails with the same error family as an incomplete render
+    target or discovery format (fabric_stack.errors.DeclarationError)."""
+    from fabric_stack.errors import DeclarationError
+
+    assert issubclass(NosDeclarationError, DeclarationError)
