@@ -243,8 +243,7 @@ def _breakout(speed: int, ports: Sequence[PortConfig], ppc: int, cfg: SwitchConf
     cages = sorted({cage_of(cfg.port_layout(p)[0], ppc)[0] for p in ports})
     return (
         [
-            f"Breakout: each used cage runs {ppc} x {speed}G "
-            f"(ports swpNs0..swpNs{ppc - 1}).",
+            f"Breakout: each used cage runs {ppc} x {speed}G (ports swpNs0..swpNs{ppc - 1}).",
             f"Source: {sources.CUMULUS_PORTS} (Breakout Ports)",
             f"Source: {sources.NVUE_INTERFACE} (link breakout)",
         ],

@@ -383,9 +383,7 @@ def _form_pods(s: _Shape) -> None:
     s.sp_per_pod = sp
     cpg = spine_count(s.pods, spine_us, s.core_radix)
     if cpg is None:
-        binding = binding_su_nodes(
-            spec, spec.nodes, s.su_nodes, s.down, s.core_radix * sus_per_pod
-        )
+        binding = binding_su_nodes(spec, spec.nodes, s.su_nodes, s.down, s.core_radix * sus_per_pod)
         if binding is not None:
             raise binding
         raise CapacityError(

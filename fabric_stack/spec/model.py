@@ -125,15 +125,11 @@ class FabricSpec(BaseModel):
         default="qm9700",
         description="Leaf, spine and core switch model (catalog key or generic-<radix>x<speed>).",
     )
-    leaf_switch: str | None = Field(
-        default=None, description="Leaf switch model; unset: `switch`."
-    )
+    leaf_switch: str | None = Field(default=None, description="Leaf switch model; unset: `switch`.")
     spine_switch: str | None = Field(
         default=None, description="Spine switch model; unset: `switch`."
     )
-    core_switch: str | None = Field(
-        default=None, description="Core switch model; unset: `switch`."
-    )
+    core_switch: str | None = Field(default=None, description="Core switch model; unset: `switch`.")
     uplink_gbps: int | None = Field(
         default=None,
         ge=1,

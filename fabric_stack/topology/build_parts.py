@@ -95,9 +95,7 @@ class Build:
     def tier_label(self, role: str, n: int) -> str:
         """Port label of logical port ``n`` on a switch of tier ``role``."""
         plan = self.plan
-        return self.label_at(
-            plan.tier_model(role).os_family, plan.tier_ports_per_cage(role), n
-        )
+        return self.label_at(plan.tier_model(role).os_family, plan.tier_ports_per_cage(role), n)
 
     def core_names(self, p: int) -> list[list[str]]:
         """Core names of plane ``p`` by (group, member), both 0-based (every pod's spines

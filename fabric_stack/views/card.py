@@ -88,7 +88,9 @@ def tiers_line(plan: SizingPlan) -> str | None:
         if t.ports_up:
             up_ppc = plan.leaf_up_ports_per_cage if t.role == "leaf" else ppc
             text += f", {t.ports_up} × {t.up_gbps}G up ({up_ppc} per cage)"
-            text += f" ({t.capacity_down_gbps / 1000:g} Tb/s down, {t.capacity_up_gbps / 1000:g} up)"
+            text += (
+                f" ({t.capacity_down_gbps / 1000:g} Tb/s down, {t.capacity_up_gbps / 1000:g} up)"
+            )
         parts.append(text)
     return "; ".join(parts)
 

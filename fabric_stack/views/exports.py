@@ -52,9 +52,10 @@ from json.encoder import encode_basestring
 from typing import Any, Literal
 
 from fabric_stack.errors import FabricStackError, SpecError
-from fabric_stack.hardware.switches import lookup_switch, port_mode
+from fabric_stack.hardware.switches import SwitchModel, lookup_switch, port_mode
 from fabric_stack.nos import for_family
 from fabric_stack.plant import CableRun, plant_of
+from fabric_stack.sizing.tiers import uplink_layout_number
 from fabric_stack.topology.build import FABRIC_ROLES, HOST_ROLES, Device, FabricTopology, Link
 from fabric_stack.views.ib_naming import (
     host_hcas,
@@ -298,17 +299,23 @@ def _require_ib(topo: FabricTopology, what: str) -> None:
 
 def ib_width(topo: FabricTopology) -> str:
     """Width and lane speed of the compute links as ibdiagnet writes them, e.g. ``4x-100G``."""
+    return ib_width_at(topo.plan.switch_model, topo.plan.link_gbps)
+
+
+def ib_width_at(model: SwitchModel, speed: int) -> str:
+    """Width and lane speed of a ``speed`` link on ``model`` (its mode's lane name)."""
+    lane_name = next((m.lane_name for m in model.modes if m.speed_gbps == speed), "")
+    lane = _IB_LANE_GBPS.get(lane_name, max(1, speed // 4))
+    return f"{max(1, speed // lane)}x-{lane}G"
+
+
+def ib_system_type(topo: FabricTopology, role: str = "leaf") -> str:
+    """ibdm system type of the fabric switches of tier ``role``: the switch model record's
+    ``ib_system_type`` (``MQM9700`` for a QM9700), ``SW_<radix>`` for a model without one
+    (generic switches)."""
     plan = topo.plan
-    model = plan.switch_model
-    lane_name = next((m.lane_name for m in model.modes if m.speed_gbps == plan.link_gbps), "")
-    lane = _IB_LANE_GBPS.get(lane_name, max(1, plan.link_gbps // 4))
-    return f"{max(1, plan.link_gbps // lane)}x-{lane}G"
-
-
-def ib_system_type(topo: FabricTopology) -> str:
-    """ibdm system type of the fabric switches: the switch model record's ``ib_system_type``
-    (``MQM9700`` for a QM9700), ``SW_<radix>`` for a model without one (generic switches)."""
-    return topo.plan.switch_model.ib_system_type or f"SW_{topo.plan.radix}"
+    radix = {"spine": plan.spine_radix, "core": plan.core_radix}.get(role, plan.radix)
+    return plan.tier_model(role).ib_system_type or f"SW_{radix}"
 
 
 def topo_file(topo: FabricTopology) -> str:
@@ -321,9 +328,24 @@ def topo_file(topo: FabricTopology) -> str:
     types = host_types(topo)
     order_of = {h: {dev: i for i, dev in enumerate(devs)} for h, devs in host_hcas(topo).items()}
     arrow = f" -{ib_width(topo)}-> "
+    plan = topo.plan
+    # Per-tier models and speeds (issue #43): each switch its tier's type, each link its
+    # speed's width; a fabric of one model at one speed writes exactly what it always did.
+    sw_types = {d.name: ib_system_type(topo, d.role) for d in topo.switches()}
+    arrows = {
+        (m, s): f" -{ib_width_at(plan.tier_model(m), s)}-> "
+        for m in ("leaf", "spine")
+        for s in {plan.link_gbps, plan.uplink_gbps}
+        if s in plan.tier_model(m).speeds()
+    }
     # Per system: (sort key, line). Hosts sort by HCA interface order, switches by port number.
     lines: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    per_tier, one_arrow, one_type = plan.spec.per_tier, arrow, sw_type
     for k in topo.links_of(*FABRIC_ROLES):
+        if per_tier:
+            tier = "leaf" if k.role in ("node_leaf", "manager_leaf") else "spine"
+            arrow = arrows.get((tier, k.speed_gbps), one_arrow)
+            sw_type = sw_types[k.b_device]
         b_port = f"P{k.b_port_number}"
         if k.a_device in types:
             a_port = f"{k.a_port}/P1"
@@ -331,13 +353,12 @@ def topo_file(topo: FabricTopology) -> str:
             a_key = order_of[k.a_device][k.a_port]
         else:
             a_port = f"P{k.a_port_number}"
-            a_type = sw_type
+            a_type = sw_types[k.a_device] if per_tier else sw_type
             a_key = k.a_port_number
         lines[k.a_device].append((a_key, f"    {a_port}{arrow}{sw_type} {k.b_device} {b_port}"))
         lines[k.b_device].append(
             (k.b_port_number, f"    {b_port}{arrow}{a_type} {k.a_device} {a_port}")
         )
-    plan = topo.plan
     out = [
         f"# ibdiagnet topology file for {plan.spec.name}: {plan.gpus:,} GPUs, "
         f"{plan.switch_model.name} at {plan.link_gbps}G, {plan.tiers} tiers",
@@ -357,7 +378,7 @@ def topo_file(topo: FabricTopology) -> str:
         if not ports:
             continue
         ports.sort()
-        out.append(f"{types.get(d.name, sw_type)} {d.name}")
+        out.append(f"{types.get(d.name) or sw_types.get(d.name, one_type)} {d.name}")
         out.extend(line for _, line in ports)
         out.append("")
     return "\n".join(out)
@@ -397,7 +418,8 @@ def ufm_p2p(topo: FabricTopology, role: str = "compute") -> str:
             if d.role in HOST_ROLES or dev_name in ppc:
                 continue
             if d.network == "compute":
-                ppc[dev_name], fam[dev_name] = plan.ports_per_cage, plan.switch_model.os_family
+                ppc[dev_name] = plan.tier_ports_per_cage(d.role)
+                fam[dev_name] = plan.tier_model(d.role).os_family
             else:
                 key = (d.model, link.speed_gbps)
                 if key not in access_cache:
@@ -409,8 +431,14 @@ def ufm_p2p(topo: FabricTopology, role: str = "compute") -> str:
         return "Host" if d.role in HOST_ROLES else "Switch"
 
     rows = []
+    # A mixed leaf's uplink cages (issue #43) are named in the uplink layout.
+    up_ppc: dict[str, int] = {}
     for k in select_links(topo, role):
         a, b = by_name[k.a_device], by_name[k.b_device]
+        a_number, a_ppc = k.a_port_number, ppc
+        if plan.mixed_leaf and k.role == "leaf_spine":
+            up = up_ppc[a.name] = plan.leaf_up_ports_per_cage
+            a_number, a_ppc = uplink_layout_number(a_number, plan.ports_per_cage, up), up_ppc
         rows.append(
             (
                 k.a_device,
@@ -418,8 +446,8 @@ def ufm_p2p(topo: FabricTopology, role: str = "compute") -> str:
                 _p2p_port(
                     a,
                     k.a_port,
-                    k.a_port_number,
-                    ppc,
+                    a_number,
+                    a_ppc,
                     fam.get(a.name, ""),
                     ifaces.get(a.name, {}) if k.network == "compute" else {},
                 ),

@@ -111,11 +111,13 @@ def test_bad_combinations_get_one_line_naming_the_key(
     assert says in err.value.message and "\n" not in err.value.message
 
 
+UP_FLAGS = ("--uplink-gbps", "800", "--spine-switch", "sn5600", "--format", "json")
+
+
 def test_cli_flags_and_exit_2() -> None:
     r = CliRunner().invoke(
         main,
-        ["size", "--gpus", "1024", "--fabric", "roce", "--switch", "sn5600"]
-        + ["--uplink-gbps", "800", "--spine-switch", "sn5600", "--format", "json"],
+        [*("size", "--gpus", "1024", "--fabric", "roce", "--switch", "sn5600"), *UP_FLAGS],
     )
     assert r.exit_code == 0, r.output
     assert '"leaf_spine": 512' in r.output
