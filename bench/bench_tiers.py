@@ -42,6 +42,8 @@ CASES: dict[str, dict[str, object]] = {
         "nic_gbps": 800,
         "planes": 4,
         "uplink_gbps": 800,
+        # 16 rails × planes of 129 leaf blocks each: more than the default /12 holds.
+        "networks": {"compute": {"subnet": "10.64.0.0/10"}},
     },
     "RoCE SN5600, 400G NICs (no per-tier key: today's baseline)": {
         "fabric": "roce",

@@ -263,3 +263,21 @@ def test_sonic_refuses_a_mixed_leaf_with_one_line() -> None:
     )
     assert r.exit_code == 2
     assert "no stock SN5600 HwSKU" in r.output and "Traceback" not in r.output
+
+
+def test_stack_config_spells_the_keys_in_camel_case() -> None:
+    from fabric_stack.files.config import spec_from_stack_config
+
+    spec = spec_from_stack_config(
+        {
+            "fabric:gpus": "1024",
+            "fabric:fabric": "roce",
+            "fabric:switch": "sn5600",
+            "fabric:spineSwitch": "sn5600",
+            "fabric:uplinkGbps": "800",
+        }
+    )
+    assert (spec.spine_switch, spec.uplink_gbps, spec.uplink_speed) == ("sn5600", 800, 800)
+    with pytest.raises(SpecError) as err:
+        spec_from_stack_config({"fabric:planes": "3"})
+    assert err.value.field == "fabric:planes"
