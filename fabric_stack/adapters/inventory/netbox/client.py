@@ -22,6 +22,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from fabric_stack.adapters.inventory.netbox.http import (
     READ_TIMEOUT_S,
+    WRITE_TIMEOUT_S,
     Answer,
     Budget,
     check_base,
@@ -31,7 +32,9 @@ from fabric_stack.adapters.inventory.netbox.http import (
     exchange,
     shown,
 )
+from fabric_stack.adapters.inventory.netbox.shapes import check_objects
 from fabric_stack.errors import InventoryError, NetBoxHttpError
+from fabric_stack.spec.model import MAX_GPUS
 
 PAGE = 1000
 """Objects per GET page (NetBox's MAX_PAGE_SIZE defaults to 1000)."""
@@ -41,6 +44,11 @@ CHUNK = 500
 
 DELETE_RETRY_S = (1.0, 3.0, 10.0)
 """Waits before a refused bulk DELETE whose objects are all still there is tried again."""
+
+MAX_OBJECTS = 8 * MAX_GPUS
+"""Most objects one list read accepts: the largest fabric the tool plans (``MAX_GPUS``) has
+fewer than eight cables, interfaces or addresses per GPU. A ``count`` above it, or more
+pages than the count needs, is not a real answer (a pagination that never ends)."""
 
 Query = Mapping[str, str | int | Sequence[str | int]]
 
@@ -165,6 +173,33 @@ def count_of(page: Any, where: str) -> int:
     return got
 
 
+def _bounded_count(page: Any, where: str) -> int:
+    """A page's ``count`` (0 when it gives none); InventoryError when it is not a whole
+    number or more than any real NetBox holds (:data:`MAX_OBJECTS`)."""
+    got = page.get("count") if isinstance(page, dict) else None
+    if got is None:
+        return 0
+    if not isinstance(got, int) or isinstance(got, bool) or not 0 <= got <= MAX_OBJECTS:
+        raise InventoryError(
+            f"{where}: count {str(got)[:24]!r} is not a whole number from 0 to {MAX_OBJECTS:,} "
+            "(no NetBox of a fabric the tool plans holds more; is this NetBox's API?)"
+        )
+    return got
+
+
+def _check_page(size: int, pages: int, count: int, limit: int, where: str) -> None:
+    """Refuse a page longer than the ``limit`` asked for, or one more page than ``count``
+    needs (two spare: objects created while reading): pagination that would never end."""
+    if size > limit:
+        raise InventoryError(f"{where}: {size:,} results on a page of at most {limit:,}")
+    needed = -(-max(count, 1) // limit) + 2
+    if pages >= min(needed, -(-MAX_OBJECTS // limit)):
+        raise InventoryError(
+            f"{where}: page {pages + 1:,} of a list whose count is {count:,} "
+            f"({limit:,} a page): pagination that does not end, refused"
+        )
+
+
 class NetBoxClient:
     """Talk to NetBox at ``base`` (``http://127.0.0.1:8000``) with API ``token``.
 
@@ -173,7 +208,11 @@ class NetBoxClient:
     """
 
     def __init__(
-        self, base: str, token: str, timeout: float = READ_TIMEOUT_S, budget: Budget | None = None
+        self,
+        base: str,
+        token: str,
+        timeout: float | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.base = check_base(base.rstrip("/"))
         if not token:
@@ -182,7 +221,7 @@ class NetBoxClient:
                 "or the Pulumi secret fabric:netboxToken)"
             )
         check_token(self.base, token)
-        self.timeout = timeout
+        self.timeout = timeout  # None: READ_TIMEOUT_S for a GET, WRITE_TIMEOUT_S for a write
         self.budget = budget if budget is not None else Budget()
         scheme = "Bearer" if token.startswith("nbt_") else "Token"
         self._headers = {
@@ -218,7 +257,8 @@ class NetBoxClient:
     def _request(self, method: str, path: str, body: Any = None) -> Any:
         url = self.url_of(path)
         data = None if body is None else json.dumps(body).encode()
-        answer = exchange(method, url, self._headers, data, self.budget, self.timeout)
+        wait = self.timeout or (READ_TIMEOUT_S if method == "GET" else WRITE_TIMEOUT_S)
+        answer = exchange(method, url, self._headers, data, self.budget, wait)
         where = f"netbox {method} {shown(url)}"
         if 300 <= answer.status < 400:
             # Never followed: the Authorization header would go along to wherever it points.
@@ -272,10 +312,15 @@ class NetBoxClient:
         out: list[dict[str, Any]] = []
         page: str | None = f"{endpoint.strip('/')}/?{urlencode(q, doseq=True)}"
         seen: set[str] = set()
+        most = 0  # the largest count any page gave
         while page:
             url = self.url_of(page)
             got = self.request("GET", page)
-            out.extend(results_of(got, f"netbox GET {shown(url)}"))
+            where = f"netbox GET {shown(url)}"
+            results = results_of(got, where)
+            most = max(most, _bounded_count(got, where))
+            _check_page(len(results), len(seen), most, int(q["limit"]), where)
+            out.extend(check_objects(endpoint, results, f"{where}: results"))
             seen.add(url)
             page = self._next_page(got, url, seen)
         return out
@@ -306,7 +351,8 @@ class NetBoxClient:
         for i in range(0, len(objs), CHUNK):
             chunk = list(objs[i : i + CHUNK])
             got = self.request("POST", _written(endpoint, chunk), chunk)
-            out.extend(objects_of(got, f"netbox POST {self.url_of(endpoint)}"))
+            where = f"netbox POST {self.url_of(endpoint)}"
+            out.extend(check_objects(endpoint, objects_of(got, where), where))
         return out
 
     def update(self, endpoint: str, objs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -315,7 +361,8 @@ class NetBoxClient:
         for i in range(0, len(objs), CHUNK):
             chunk = list(objs[i : i + CHUNK])
             got = self.request("PATCH", _written(endpoint, chunk), chunk)
-            out.extend(objects_of(got, f"netbox PATCH {self.url_of(endpoint)}"))
+            where = f"netbox PATCH {self.url_of(endpoint)}"
+            out.extend(check_objects(endpoint, objects_of(got, where), where))
         return out
 
     def delete(self, endpoint: str, ids: Iterable[int]) -> None:
