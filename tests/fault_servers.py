@@ -47,8 +47,18 @@ MODES = (
     "redirect-302",
     "huge-integer",
     "bad-objects",
+    "continue-flood",
+    "next-further",
+    "count-huge",
+    "tiny-objects",
+    "missing-id",
+    "wrong-guid",
+    "too-many-results",
 )
-"""Every way :class:`FaultyNetBox` can answer wrongly."""
+"""Every way :class:`FaultyNetBox` can answer wrongly (every command reads these)."""
+
+DEVICE_MODES = ("string-site-id", "wrong-position")
+"""Wrong device fields: only a read of ``dcim/devices`` looks at them."""
 
 
 class _Quiet(http.server.BaseHTTPRequestHandler):
@@ -171,6 +181,43 @@ class FaultyNetBox(_Quiet):
     def _bad_objects(self) -> None:
         bad = {"id": 7, "custom_fields": ["x"], "a_terminations": [5], "role": 3}
         self._page(count=1, results=[bad])
+
+    def _continue_flood(self) -> None:
+        # What a misbehaving proxy does: interim answers without end, never a final one.
+        try:
+            while True:
+                self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                self.wfile.flush()
+        except OSError:
+            return
+
+    def _next_further(self) -> None:
+        # `next` always one page further, as a NetBox whose list grows without end.
+        head, _, query = self._here().partition("?")
+        offset = int(dict(p.split("=", 1) for p in query.split("&") if "=" in p).get("o", 0))
+        self._page(count=1, next=f"{head}?o={offset + 1}", results=[{"id": offset + 1}])
+
+    def _count_huge(self) -> None:
+        self._page(count=10**9, next=f"{self._here()}&offset=1000", results=[])
+
+    def _tiny_objects(self) -> None:
+        # 2.2 million values in 3.3 MB (under the tests' 4 MiB cap): gigabytes once parsed.
+        self._send(200, b'{"count": 1, "next": null, "results": [' + b"{}," * 1_100_000 + b"{}]}")
+
+    def _too_many_results(self) -> None:
+        self._page(count=5000, results=[{"id": n} for n in range(1, 5001)])
+
+    def _missing_id(self) -> None:
+        self._page(results=[{"name": "leaf-1", "custom_fields": {}}])
+
+    def _string_site_id(self) -> None:
+        self._page(results=[{"id": 1, "name": "leaf-1", "site": "3", "custom_fields": {}}])
+
+    def _wrong_position(self) -> None:
+        self._page(results=[{"id": 1, "name": "leaf-1", "position": [1], "custom_fields": {}}])
+
+    def _wrong_guid(self) -> None:
+        self._page(results=[{"id": 1, "name": "p1", "custom_fields": {"ib_guid": 17}}])
 
     def _huge_integer(self) -> None:
         self._send(200, b'{"count": 1, "next": null, "results": [{"id": ' + b"9" * 5000 + b"}]}")

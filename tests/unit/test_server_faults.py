@@ -27,7 +27,7 @@ from fabric_stack.cli import main
 from fabric_stack.cli.params import one_line
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url, mask_urls
-from tests.fault_servers import MODES, faulty_netbox, stalling_listener
+from tests.fault_servers import DEVICE_MODES, MODES, faulty_netbox, stalling_listener
 
 TOKEN = "nbt_faultkey.SECRETSECRET"
 SECRET = "SECRETSECRET"
@@ -87,6 +87,13 @@ EXPECTED = {
     "redirect-302": "answered a redirect (302)",
     "huge-integer": "integer with 5,000 digits",
     "bad-objects": "/dcim/",  # the object's page: its cable (drift) or device list
+    "continue-flood": "interim 100 Continue answers and no final answer",
+    "next-further": "pagination that does not end",
+    "count-huge": "count '1000000000' is not a whole number from 0 to",
+    "tiny-objects": "values (at most 2,000,000",
+    "too-many-results": "5,000 results on a page of at most 1,000",
+    "missing-id": "results[0]: id: missing",
+    "wrong-guid": "results[0] (id 1): custom_fields.ib_guid: expected a valid string",
 }
 """What each fault's line says was wrong."""
 
@@ -114,6 +121,37 @@ def test_a_netbox_that_accepts_and_never_answers_ends_at_the_deadline(command: s
         result, seconds = _run([*COMMANDS[command], f"http://127.0.0.1:{port}"])
     err = _assert_one_line_exit_2(result, seconds)
     assert f"within the {DEADLINE_S} s deadline" in err, err
+
+
+DEVICE_EXPECTED = {
+    "string-site-id": "results[0] (id 1): site: expected a nested object with a whole-number id",
+    "wrong-position": "results[0] (id 1): position: expected a valid number",
+}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("mode", DEVICE_MODES)
+def test_a_device_of_the_wrong_shape_is_one_line_naming_the_field(mode: str) -> None:
+    with faulty_netbox(mode) as (base, _):
+        result, seconds = _run(
+            ["inventory", "--kind", "switch", "--format", "json", "--netbox", base]
+        )
+    err = _assert_one_line_exit_2(result, seconds)
+    assert f"netbox GET {base}/api/dcim/devices/" in err and DEVICE_EXPECTED[mode] in err, err
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("mode", ["stall", "byte-drip"])
+def test_one_request_ends_at_its_own_bound_well_before_the_deadline(mode: str) -> None:
+    env = {**ENV, "FABRIC_STACK_NETBOX_DEADLINE": "600", "FABRIC_STACK_NETBOX_TIMEOUT": "1"}
+    if mode == "stall":
+        with stalling_listener() as port:
+            result, seconds = _run([*COMMANDS["inventory"], f"http://127.0.0.1:{port}"], env)
+    else:
+        with faulty_netbox(mode) as (base, _):
+            result, seconds = _run([*COMMANDS["inventory"], base], env)
+    err = _assert_one_line_exit_2(result, seconds)
+    assert "within the 1 s request (set FABRIC_STACK_NETBOX_TIMEOUT" in err, err
 
 
 def test_the_deadline_and_the_cap_are_in_help() -> None:
