@@ -18,6 +18,7 @@ import json
 import socket
 import socketserver
 import ssl
+import struct
 import subprocess
 import threading
 import time
@@ -265,6 +266,71 @@ def stalling_listener() -> Iterator[int]:
             except OSError:
                 continue
             held.append(conn)  # kept open, silent, until the test ends
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(2)
+        for conn in held:
+            conn.close()
+        sock.close()
+
+
+def _startup_then_silence(conn: socket.socket) -> None:
+    """Speak PostgreSQL's start-up (refuse TLS and GSS, trust the user, say ready), then
+    read whatever the client sends and never answer it."""
+    conn.settimeout(30)
+    with suppress(OSError):
+        while True:
+            head = conn.recv(8, socket.MSG_WAITALL)
+            if len(head) < 8:
+                return
+            size, code = struct.unpack("!ii", head)
+            conn.recv(max(0, size - 8), socket.MSG_WAITALL)
+            if code in (80877103, 80877104):  # SSLRequest, GSSENCRequest: not here
+                conn.sendall(b"N")
+                continue
+            ready = [
+                b"R" + struct.pack("!ii", 8, 0),  # AuthenticationOk
+                b"S" + _param(b"server_version", b"16.4"),
+                b"S" + _param(b"client_encoding", b"UTF8"),
+                b"S" + _param(b"standard_conforming_strings", b"on"),
+                b"K" + struct.pack("!iii", 12, 4242, 1),  # BackendKeyData
+                b"Z" + struct.pack("!i", 5) + b"I",  # ReadyForQuery, idle
+            ]
+            conn.sendall(b"".join(ready))
+            break
+        while conn.recv(65536):  # every query, read and never answered
+            pass
+
+
+def _param(name: bytes, value: bytes) -> bytes:
+    body = name + b"\0" + value + b"\0"
+    return struct.pack("!i", len(body) + 4) + body
+
+
+@contextmanager
+def silent_postgres() -> Iterator[int]:
+    """A loopback PostgreSQL that completes the start-up and then never answers a query
+    (what a stuck server or a proxy holding the connection looks like); yields its port."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    stop = threading.Event()
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        sock.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                continue
+            held.append(conn)
+            threading.Thread(target=_startup_then_silence, args=(conn,), daemon=True).start()
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()

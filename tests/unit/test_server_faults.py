@@ -27,7 +27,13 @@ from fabric_stack.cli import main
 from fabric_stack.cli.params import one_line
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url, mask_urls
-from tests.fault_servers import DEVICE_MODES, MODES, faulty_netbox, stalling_listener
+from tests.fault_servers import (
+    DEVICE_MODES,
+    MODES,
+    faulty_netbox,
+    silent_postgres,
+    stalling_listener,
+)
 
 TOKEN = "nbt_faultkey.SECRETSECRET"
 SECRET = "SECRETSECRET"
@@ -249,6 +255,35 @@ def test_a_postgresql_password_is_never_printed(
     result, seconds = _run([*args, "--inventory", url], {})
     err = _assert_one_line_exit_2(result, seconds)
     assert "s3cret" not in result.output and "***" in err, err
+
+
+PG_COMMANDS = [
+    ["inventory"],
+    ["inventory", "export", "--out", "o.json"],
+    ["inventory", "import", "doc.json"],
+    ["inventory", "upgrade"],
+    ["drift", "--lldp", "lldp"],
+]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("args", PG_COMMANDS, ids=lambda a: "-".join(a[:2]))
+def test_a_postgresql_that_starts_up_and_then_never_answers_ends_at_the_query_bound(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    doc = {"format": "fabric-stack-inventory", "schema_version": 2, "records": []}
+    (tmp_path / "doc.json").write_text(json.dumps(doc))
+    (tmp_path / "lldp").mkdir()
+    (tmp_path / "lldp" / "leaf-1.json").write_text('{"lldp": {"interface": []}}')
+    env = {"FABRIC_STACK_PG_CONNECT_TIMEOUT": "2", "FABRIC_STACK_PG_QUERY_TIMEOUT": "1"}
+    with silent_postgres() as port:
+        url = f"postgresql://fab:s3cret@127.0.0.1:{port}/inv?sslmode=disable"
+        result, seconds = _run([*args, "--inventory", url], env)
+    err = _assert_one_line_exit_2(result, seconds)
+    assert "did not answer a query within 1 s (set FABRIC_STACK_PG_QUERY_TIMEOUT" in err, err
+    assert "s3cret" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.json", "lldp"]  # nothing written
 
 
 # -- bad rows in an SQLite inventory ---------------------------------------------------
