@@ -77,9 +77,7 @@ class RoceQos(BaseModel):
     ecn: bool = Field(default=True, description="ECN marking (DCQCN) enabled.")
     # At most 1 GiB: a switch's whole packet buffer is tens of MB, so a threshold above it
     # is a typo (and 10**39 KB would be rendered into every switch's configuration).
-    ecn_min_kb: int = Field(
-        default=150, ge=1, le=1 << 20, description="ECN minimum threshold, KB."
-    )
+    ecn_min_kb: int = Field(default=150, ge=1, le=1 << 20, description="ECN minimum threshold, KB.")
     ecn_max_kb: int = Field(
         default=1500, ge=1, le=1 << 20, description="ECN maximum threshold, KB."
     )

@@ -18,8 +18,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fabric_stack.adapters.discovery import slurm_topology
 from fabric_stack.cli.params import one_line
-from fabric_stack.text.hostlist import MAX_NAMES, expand
+from fabric_stack.text.hostlist import expand
 from fabric_stack.text.redact import mask_url, mask_urls
 from tests.contract import Run, run_checked
 from tests.fault_servers import _Quiet, serve
@@ -39,7 +40,6 @@ def _refused(args: list[str], root: Path, said: str) -> Run:
     ("nodes", "said"),
     [
         ("n[0-999999999]", "expands to more than 1,048,576 names"),
-        ("n[0-999999],m[0-999999]", "expands to more than"),
         ("n[" + "9" * 30 + "]", "a number longer than 18 digits"),
     ],
 )
@@ -57,8 +57,9 @@ def test_the_names_of_a_whole_file_share_one_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    half = MAX_NAMES // 2 + 1
-    lines = [f"SwitchName=s{i} Nodes=n{i}x[1-{half}]" for i in range(2)]
+    # A small budget, so the test is fast; the reader passes each line what is left of it.
+    monkeypatch.setattr(slurm_topology, "MAX_NAMES", 1000)
+    lines = [f"SwitchName=s{i} Nodes=n{i}x[1-501]" for i in range(2)]
     (tmp_path / "topology.conf").write_text("\n".join(lines) + "\n")
     run = _refused(["drift", "--slurm-topology", "topology.conf"], tmp_path, "topology.conf:2:")
     assert "more than" in run.stderr
@@ -66,9 +67,7 @@ def test_the_names_of_a_whole_file_share_one_budget(
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(
-        st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), min_size=1, max_size=4
-    ),
+    st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), min_size=1, max_size=4),
     st.integers(1, 5000),
 )
 def test_expand_never_makes_more_names_than_its_limit(
@@ -136,9 +135,7 @@ PROFILE = {
     "name": "x",
     "gpus": 8,
     "rdma_nics": 8,
-    "pcie_switches": [
-        {"name": "p0", "numa": 0, "gpus": list(range(8)), "nics": list(range(8))}
-    ],
+    "pcie_switches": [{"name": "p0", "numa": 0, "gpus": list(range(8)), "nics": list(range(8))}],
 }
 
 

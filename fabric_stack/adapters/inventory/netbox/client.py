@@ -307,6 +307,8 @@ class NetBoxClient:
         """Every object of ``endpoint`` matching ``query`` (all pages)."""
         q = dict(query or {})
         q.setdefault("limit", PAGE)
+        asked = q["limit"]
+        limit = int(asked) if isinstance(asked, int) and asked > 0 else PAGE
         if endpoint.strip("/") in FIELDS and "brief" not in q:
             q.setdefault("fields", FIELDS[endpoint.strip("/")])
         out: list[dict[str, Any]] = []
@@ -319,7 +321,7 @@ class NetBoxClient:
             where = f"netbox GET {shown(url)}"
             results = results_of(got, where)
             most = max(most, _bounded_count(got, where))
-            _check_page(len(results), len(seen), most, int(q["limit"]), where)
+            _check_page(len(results), len(seen), most, limit, where)
             out.extend(check_objects(endpoint, results, f"{where}: results"))
             seen.add(url)
             page = self._next_page(got, url, seen)
