@@ -30,7 +30,7 @@ _SECRET_QUERY = re.compile(r"(?i)(^|[&;])(" + "|".join(sorted(SECRET_PARAMS)) + 
 # libpq's keyword/value form (``host=db user=fab password='s 3'``: spaces around "=", a
 # value quoted with '…' and backslash escapes) and ``--password=…`` in free text.
 _SECRET_KEYWORD = re.compile(
-    r"(?i)(?<![A-Za-z0-9_])(" + "|".join(sorted(SECRET_PARAMS)) + r")(\s*=\s*)"
+    r"(?i)(?<![A-Za-z0-9_])(" + "|".join(sorted(SECRET_PARAMS)) + r")(\s*=\s*)(?!\*\*\*)"
     r"('(?:[^'\\]|\\.)*'?|[^\s'\"&;#]*)"
 )
 

@@ -322,7 +322,7 @@ class NetBoxClient:
             results = results_of(got, where)
             most = max(most, _bounded_count(got, where))
             _check_page(len(results), len(seen), most, limit, where)
-            out.extend(check_objects(endpoint, results, f"{where}: results"))
+            out.extend(check_objects(page, results, f"{where}: results"))
             seen.add(url)
             page = self._next_page(got, url, seen)
         return out
@@ -352,9 +352,10 @@ class NetBoxClient:
         out: list[dict[str, Any]] = []
         for i in range(0, len(objs), CHUNK):
             chunk = list(objs[i : i + CHUNK])
-            got = self.request("POST", _written(endpoint, chunk), chunk)
+            path = _written(endpoint, chunk)
+            got = self.request("POST", path, chunk)
             where = f"netbox POST {self.url_of(endpoint)}"
-            out.extend(check_objects(endpoint, objects_of(got, where), where))
+            out.extend(check_objects(path, objects_of(got, where), where))
         return out
 
     def update(self, endpoint: str, objs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -362,9 +363,10 @@ class NetBoxClient:
         out: list[dict[str, Any]] = []
         for i in range(0, len(objs), CHUNK):
             chunk = list(objs[i : i + CHUNK])
-            got = self.request("PATCH", _written(endpoint, chunk), chunk)
+            path = _written(endpoint, chunk)
+            got = self.request("PATCH", path, chunk)
             where = f"netbox PATCH {self.url_of(endpoint)}"
-            out.extend(check_objects(endpoint, objects_of(got, where), where))
+            out.extend(check_objects(path, objects_of(got, where), where))
         return out
 
     def delete(self, endpoint: str, ids: Iterable[int]) -> None:

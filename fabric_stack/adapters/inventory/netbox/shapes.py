@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any
+from urllib.parse import unquote
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
@@ -54,6 +55,7 @@ class CustomFields(_Loose):
     fabric_stack: StrictStr | None = None
     fabric_bundle: StrictStr | None = None
     fabric_record: dict[str, Any] | None = None
+    fabric_asn: AsnRef | Annotated[int, Field(strict=True, ge=1)] | None = None
     ib_guid: StrictStr | None = None
 
 
@@ -64,8 +66,19 @@ class Termination(_Loose):
     object: dict[str, Any] | None = None
 
 
+class AsnRef(_Loose):
+    """The ``fabric_asn`` custom field: a nested ``ipam.asn`` object."""
+
+    id: Id | None = None
+    asn: Annotated[int, Field(strict=True, ge=1, le=2**32 - 1)] | None = None
+
+
 class NetBoxObject(_Loose):
     """Any NetBox object: an id, and the custom fields, name and status when present."""
+
+    ALWAYS: ClassVar[frozenset[str]] = frozenset()
+    """Fields NetBox always serializes for this endpoint (null when empty) and the store
+    reads by key: required unless a ``?fields=`` selection leaves them out."""
 
     id: Id
     name: StrictStr | None = None
@@ -76,6 +89,8 @@ class NetBoxObject(_Loose):
 class Device(NetBoxObject):
     """``dcim/devices``."""
 
+    ALWAYS = frozenset({"name"})
+
     site: Ref | Id | None = None
     rack: Ref | Id | None = None
     role: Ref | Id | None = None
@@ -85,6 +100,8 @@ class Device(NetBoxObject):
 
 class Interface(NetBoxObject):
     """``dcim/interfaces``."""
+
+    ALWAYS = frozenset({"name", "device"})
 
     device: Ref | Id | None = None
     cable: Ref | Id | None = None
@@ -110,10 +127,12 @@ class Vlan(NetBoxObject):
 
 
 class Prefix(NetBoxObject):
-    """``ipam/prefixes`` and ``ipam/ip-addresses``."""
+    """``ipam/prefixes``."""
+
+    ALWAYS = frozenset({"prefix"})
 
     prefix: StrictStr | None = None
-    address: StrictStr | None = None
+    vlan: Ref | Id | None = None
 
 
 MODELS: dict[str, type[NetBoxObject]] = {
@@ -123,7 +142,7 @@ MODELS: dict[str, type[NetBoxObject]] = {
     "ipam/asns": Asn,
     "ipam/vlans": Vlan,
     "ipam/prefixes": Prefix,
-    "ipam/ip-addresses": Prefix,
+    "ipam/ip-addresses": NetBoxObject,
 }
 """The model of each endpoint's objects (any other endpoint: :class:`NetBoxObject`)."""
 
@@ -137,13 +156,31 @@ def model_of(endpoint: str) -> type[NetBoxObject]:
     return NetBoxObject
 
 
+def selected(url: str) -> frozenset[str] | None:
+    """The ``?fields=`` selection of a request URL (None: every field)."""
+    query = url.partition("?")[2]
+    for part in query.split("&"):
+        if part.startswith("fields="):
+            return frozenset(unquote(part[len("fields=") :]).split(","))
+    return None
+
+
 def check_objects(endpoint: str, objs: list[Any], where: str) -> list[dict[str, Any]]:
-    """``objs`` if each is a JSON object of ``endpoint``'s shape; InventoryError naming the
-    first that is not (its index and id), the field and what it should be."""
+    """``objs`` if each is a JSON object of ``endpoint``'s shape (``endpoint`` may carry the
+    request's query: its ``?fields=`` says which fields must be there); InventoryError naming
+    the first that is not (its index and id), the field and what it should be."""
     model = model_of(endpoint)
+    asked = selected(endpoint)
+    need = model.ALWAYS if asked is None else model.ALWAYS & asked
     for i, obj in enumerate(objs):
         if not isinstance(obj, Mapping):
             raise InventoryError(f"{where}[{i}]: expected an object, got {type(obj).__name__}")
+        lost = sorted(need - obj.keys())
+        if lost:
+            raise InventoryError(
+                f"{where}[{i}]{_id_of(obj)}: {lost[0]}: missing (NetBox always gives it; "
+                "is this NetBox's API?)"
+            )
         try:
             model.model_validate(obj)
         except ValidationError as exc:
@@ -177,4 +214,4 @@ _REFS = frozenset({"site", "rack", "role", "device_type", "device", "cable"})
 """Fields that hold a nested object or its bare id."""
 
 
-__all__ = ["MODELS", "NetBoxObject", "check_objects", "model_of", "problem"]
+__all__ = ["MODELS", "NetBoxObject", "check_objects", "model_of", "problem", "selected"]
