@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from urllib.parse import unquote
 from typing import Annotated, Any, ClassVar
+from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
