@@ -224,6 +224,40 @@ class FaultyNetBox(_Quiet):
         self._send(200, b'{"count": 1, "next": null, "results": [{"id": ' + b"9" * 5000 + b"}]}")
 
 
+class Busy(_Quiet):
+    """Answers ``status`` with ``Retry-After: wait`` to the first ``refusals`` requests, then
+    an empty list page (a NetBox behind a rate limiter, or restarting); counts the requests."""
+
+    status: ClassVar[int] = 429
+    wait: ClassVar[str] = "2"
+    refusals: ClassVar[int] = 1
+    seen: ClassVar[list[float]] = []
+
+    def do_GET(self) -> None:
+        type(self).seen.append(time.monotonic())
+        if len(type(self).seen) > type(self).refusals:
+            self._send(200, json.dumps(PAGE).encode())
+            return
+        body = b'{"detail": "Request was throttled."}'
+        self.send_response(self.status)
+        self.send_header("Retry-After", self.wait)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@contextmanager
+def busy_netbox(status: int, wait: str, refusals: int = 1) -> Iterator[tuple[str, list[float]]]:
+    """(base URL of a :class:`Busy` NetBox, the times of the requests it received)."""
+    seen: list[float] = []
+    handler = type("Busy", (Busy,), {"status": status, "wait": wait, "refusals": refusals})
+    handler.seen = seen
+    with serve(handler) as base:
+        yield base, seen
+
+
 @contextmanager
 def serve(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
     """Run ``handler`` on a loopback port in threads; yield its base URL; stop it after."""

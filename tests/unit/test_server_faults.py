@@ -30,6 +30,7 @@ from fabric_stack.text.redact import mask_url, mask_urls
 from tests.fault_servers import (
     DEVICE_MODES,
     MODES,
+    busy_netbox,
     faulty_netbox,
     silent_postgres,
     stalling_listener,
@@ -49,7 +50,8 @@ COMMANDS = {
 }
 """Every command that reads a NetBox, and how each is pointed at one."""
 
-ENV = {"NETBOX_TOKEN": TOKEN, "FABRIC_STACK_NETBOX_DEADLINE": str(DEADLINE_S)}
+DEADLINE_ENV = "FABRIC_STACK_NETBOX_DEADLINE"
+ENV = {"NETBOX_TOKEN": TOKEN, DEADLINE_ENV: str(DEADLINE_S)}
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> tuple[Any, float]:
@@ -158,6 +160,27 @@ def test_one_request_ends_at_its_own_bound_well_before_the_deadline(mode: str) -
             result, seconds = _run([*COMMANDS["inventory"], base], env)
     err = _assert_one_line_exit_2(result, seconds)
     assert "within the 1 s request (set FABRIC_STACK_NETBOX_TIMEOUT" in err, err
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("status", "wait"), [(429, "2"), (503, "1")])
+def test_a_busy_netbox_is_waited_for_as_its_retry_after_says(status: int, wait: str) -> None:
+    with busy_netbox(status, wait) as (base, seen):
+        result, seconds = _run([*COMMANDS["inventory"], base], {**ENV, DEADLINE_ENV: "30"})
+    assert result.exit_code == 0, result.output
+    assert len(seen) == 2 and seen[1] - seen[0] >= float(wait) - 0.05, seen
+    assert result.stderr == ""  # not a terminal: no progress line
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("wait", "refusals"), [("3600", 1), ("1", 1000)])
+def test_a_netbox_busy_for_too_long_is_one_line(wait: str, refusals: int) -> None:
+    env = {**ENV, DEADLINE_ENV: "3"}
+    with busy_netbox(429, wait, refusals) as (base, seen):
+        result, seconds = _run([*COMMANDS["inventory"], base], env)
+    err = _assert_one_line_exit_2(result, seconds)
+    assert "(429)" in err or "within the 3 s deadline" in err, err
+    assert len(seen) <= 5, len(seen)
 
 
 def test_the_deadline_and_the_cap_are_in_help() -> None:

@@ -32,6 +32,12 @@ from fabric_stack.adapters.inventory.netbox.http import (
     exchange,
     shown,
 )
+from fabric_stack.adapters.inventory.netbox.retry import (
+    MAX_RETRY_AFTER_S,
+    notice,
+    retry_after,
+    wait_before_retry,
+)
 from fabric_stack.adapters.inventory.netbox.shapes import check_objects
 from fabric_stack.errors import InventoryError, NetBoxHttpError
 from fabric_stack.spec.model import MAX_GPUS
@@ -236,16 +242,23 @@ class NetBoxClient:
         A PostgreSQL deadlock inside NetBox (two bulk cable writes tracing paths through the
         same switch; a switch's delete cascading into cables their bundle deletes at the same
         time, seen in the killed-up test's destroy) rolled the whole request back, so it is
-        retried, backing off (six tries, about 30 s in all).
+        retried, backing off (six tries, about 30 s in all); a 429 or 503 is retried after
+        its ``Retry-After`` (:mod:`.retry`). Each wait is a line on a terminal.
         """
-        for attempt in range(1, 7):
+        waited, deadlocks = 0.0, 0
+        while True:
             try:
                 return self._request(method, path, body)
             except InventoryError as exc:
-                if "deadlock detected" not in str(exc) or attempt == 6:
+                wait = wait_before_retry(exc, waited, deadlocks)
+                if wait is None:
                     raise
-                time.sleep(min(0.5 * 2**attempt, self.budget.left(f"netbox {self.base}")))
-        raise AssertionError("unreachable")
+                wait = min(wait, self.budget.left(f"netbox {self.base}"))
+                deadlocks += "deadlock detected" in str(exc)
+                why = getattr(exc, "status", "") or "deadlock"
+                notice(f"netbox {self.base}: {method} answered {why}; trying again in {wait:g} s")
+                time.sleep(wait)
+                waited += wait
 
     def url_of(self, path: str) -> str:
         """The full URL of ``path`` (below ``/api/``, or a full URL on this origin)."""
@@ -290,9 +303,13 @@ class NetBoxClient:
         brief = json.dumps(detail)[:300] if detail is not None else answer.reason
         if detail is None and answer.body.lstrip()[:1] == b"<":
             brief = f"{answer.reason}, an HTML page: is this NetBox's API URL?"
+        wait = retry_after(answer.retry_after) if answer.status in (429, 503) else None
+        if wait is not None and wait > MAX_RETRY_AFTER_S:
+            brief += f" (Retry-After {wait:g} s: longer than the {MAX_RETRY_AFTER_S:g} s waited)"
         return NetBoxHttpError(
             f"NetBox {self.base}: {method} {where} failed ({answer.status}): {brief}",
             answer.status,
+            retry_after=wait,
         )
 
     def status(self) -> dict[str, Any]:

@@ -305,6 +305,8 @@ class Answer:
     content_type: str
     location: str
     body: bytes
+    retry_after: str = ""
+    """The ``Retry-After`` header (a 429 or 503 says when to try again), or ``""``."""
 
 
 def exchange(
@@ -349,6 +351,7 @@ def exchange(
             resp.getheader("Content-Type", "") or "",
             resp.getheader("Location", "") or "",
             body,
+            (resp.getheader("Retry-After", "") or "")[:64],
         )
     except (OSError, http.client.HTTPException) as exc:
         if expired.is_set() or isinstance(exc, TimeoutError):
