@@ -166,7 +166,7 @@ def test_one_request_ends_at_its_own_bound_well_before_the_deadline(mode: str) -
 @pytest.mark.parametrize(("status", "wait"), [(429, "2"), (503, "1")])
 def test_a_busy_netbox_is_waited_for_as_its_retry_after_says(status: int, wait: str) -> None:
     with busy_netbox(status, wait) as (base, seen):
-        result, seconds = _run([*COMMANDS["inventory"], base], {**ENV, DEADLINE_ENV: "30"})
+        result, _ = _run([*COMMANDS["inventory"], base], {**ENV, DEADLINE_ENV: "30"})
     assert result.exit_code == 0, result.output
     assert len(seen) == 2 and seen[1] - seen[0] >= float(wait) - 0.05, seen
     assert result.stderr == ""  # not a terminal: no progress line
