@@ -356,6 +356,16 @@ def exchange(
     except (OSError, http.client.HTTPException) as exc:
         if expired.is_set() or isinstance(exc, TimeoutError):
             budget.left(where)  # raises once past the deadline: that, not the read, is the news
+        if isinstance(exc, TimeoutError) and not isinstance(exc, resolve.ResolveTimeout):
+            did = (
+                f"sent nothing for {read_timeout:g} s"
+                if conn.sock is not None
+                else f"did not accept the connection within {CONNECT_TIMEOUT_S:g} s"
+            )
+            raise InventoryError(
+                f"{where}: {did} (timed out); is the server overloaded or the port right? "
+                f"({TIMEOUT_ENV} bounds a whole request)"
+            ) from None
         raise InventoryError(f"{where}: {describe(exc)}") from None
     finally:
         watchdog.cancel()

@@ -24,13 +24,13 @@ import psycopg
 QUERY_TIMEOUT_ENV = "FABRIC_STACK_PG_QUERY_TIMEOUT"
 """Environment variable: seconds one round trip to PostgreSQL may take (client side)."""
 
-DEFAULT_QUERY_TIMEOUT_S = 75
-"""Default bound: above the read ``statement_timeout`` (60 s), so a slow read is the server's
-line; a silent server is this one."""
+DEFAULT_QUERY_TIMEOUT_S = 60
+"""Default bound: above the read ``statement_timeout`` (45 s), so a slow read is the server's
+line; a silent server is this one (and a command still ends within 90 s)."""
 
 ROW_SECONDS = 0.001
 """Seconds allowed per row of a batch on top of the bound (PostgreSQL writes thousands of
-rows a second over a network): a million-row import is not cut at 75 s."""
+rows a second over a network): a million-row import is not cut at 60 s."""
 
 
 class QueryGuard:

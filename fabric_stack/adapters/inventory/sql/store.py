@@ -73,8 +73,8 @@ CONNECT_TIMEOUT_ENV = "FABRIC_STACK_PG_CONNECT_TIMEOUT"
 """Seconds to reach a PostgreSQL server and finish its handshake (default 10)."""
 
 STATEMENT_TIMEOUT_ENV = "FABRIC_STACK_PG_STATEMENT_TIMEOUT"
-"""Seconds one read statement may run on PostgreSQL (default 60; the client's own bound,
-``FABRIC_STACK_PG_QUERY_TIMEOUT``, is 75: :mod:`.guard`)."""
+"""Seconds one read statement may run on PostgreSQL (default 45; the client's own bound,
+``FABRIC_STACK_PG_QUERY_TIMEOUT``, is 60: :mod:`.guard`)."""
 
 MAX_SPEED_GBPS = 2**31 - 1
 """Largest speed the ``speed_gbps`` column holds (PostgreSQL ``INTEGER``)."""
@@ -222,7 +222,7 @@ class SqlStore(InventoryStore):
         self._ph = "%s" if self.dialect == "postgresql" else "?"
         self._ready = False
         self.wal = True  # concurrent writers (the providers) need WAL; an import does not
-        self.statement_timeout = env_seconds(STATEMENT_TIMEOUT_ENV, 60)
+        self.statement_timeout = env_seconds(STATEMENT_TIMEOUT_ENV, 45)
 
     # -- connections -----------------------------------------------------------------
     @contextmanager
