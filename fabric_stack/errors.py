@@ -64,10 +64,14 @@ class NetBoxHttpError(InventoryError):
     """A NetBox API request answered with an HTTP error: ``status``, and whether NetBox
     refused the API token itself (``auth``) rather than the request."""
 
-    def __init__(self, message: str, status: int, *, auth: bool = False) -> None:
+    def __init__(
+        self, message: str, status: int, *, auth: bool = False, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.auth = auth
+        self.retry_after = retry_after
+        """Seconds the server asked to wait (``Retry-After`` of a 429 or 503), or None."""
 
 
 class EngineError(FabricStackError):

@@ -18,6 +18,7 @@ import json
 import socket
 import socketserver
 import ssl
+import struct
 import subprocess
 import threading
 import time
@@ -47,8 +48,18 @@ MODES = (
     "redirect-302",
     "huge-integer",
     "bad-objects",
+    "continue-flood",
+    "next-further",
+    "count-huge",
+    "tiny-objects",
+    "missing-id",
+    "wrong-guid",
+    "too-many-results",
 )
-"""Every way :class:`FaultyNetBox` can answer wrongly."""
+"""Every way :class:`FaultyNetBox` can answer wrongly (every command reads these)."""
+
+DEVICE_MODES = ("string-site-id", "wrong-position")
+"""Wrong device fields: only a read of ``dcim/devices`` looks at them."""
 
 
 class _Quiet(http.server.BaseHTTPRequestHandler):
@@ -172,8 +183,79 @@ class FaultyNetBox(_Quiet):
         bad = {"id": 7, "custom_fields": ["x"], "a_terminations": [5], "role": 3}
         self._page(count=1, results=[bad])
 
+    def _continue_flood(self) -> None:
+        # What a misbehaving proxy does: interim answers without end, never a final one.
+        try:
+            while True:
+                self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                self.wfile.flush()
+        except OSError:
+            return
+
+    def _next_further(self) -> None:
+        # `next` always one page further, as a NetBox whose list grows without end.
+        head, _, query = self._here().partition("?")
+        offset = int(dict(p.split("=", 1) for p in query.split("&") if "=" in p).get("o", 0))
+        self._page(count=1, next=f"{head}?o={offset + 1}", results=[{"id": offset + 1}])
+
+    def _count_huge(self) -> None:
+        self._page(count=10**9, next=f"{self._here()}&offset=1000", results=[])
+
+    def _tiny_objects(self) -> None:
+        # 2.2 million values in 3.3 MB (under the tests' 4 MiB cap): gigabytes once parsed.
+        self._send(200, b'{"count": 1, "next": null, "results": [' + b"{}," * 1_100_000 + b"{}]}")
+
+    def _too_many_results(self) -> None:
+        self._page(count=5000, results=[{"id": n} for n in range(1, 5001)])
+
+    def _missing_id(self) -> None:
+        self._page(results=[{"name": "leaf-1", "custom_fields": {}}])
+
+    def _string_site_id(self) -> None:
+        self._page(results=[{"id": 1, "name": "leaf-1", "site": "3", "custom_fields": {}}])
+
+    def _wrong_position(self) -> None:
+        self._page(results=[{"id": 1, "name": "leaf-1", "position": [1], "custom_fields": {}}])
+
+    def _wrong_guid(self) -> None:
+        self._page(results=[{"id": 1, "name": "p1", "custom_fields": {"ib_guid": 17}}])
+
     def _huge_integer(self) -> None:
         self._send(200, b'{"count": 1, "next": null, "results": [{"id": ' + b"9" * 5000 + b"}]}")
+
+
+class Busy(_Quiet):
+    """Answers ``status`` with ``Retry-After: wait`` to the first ``refusals`` requests, then
+    an empty list page (a NetBox behind a rate limiter, or restarting); counts the requests."""
+
+    status: ClassVar[int] = 429
+    wait: ClassVar[str] = "2"
+    refusals: ClassVar[int] = 1
+    seen: ClassVar[list[float]] = []
+
+    def do_GET(self) -> None:
+        type(self).seen.append(time.monotonic())
+        if len(type(self).seen) > type(self).refusals:
+            self._send(200, json.dumps(PAGE).encode())
+            return
+        body = b'{"detail": "Request was throttled."}'
+        self.send_response(self.status)
+        self.send_header("Retry-After", self.wait)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@contextmanager
+def busy_netbox(status: int, wait: str, refusals: int = 1) -> Iterator[tuple[str, list[float]]]:
+    """(base URL of a :class:`Busy` NetBox, the times of the requests it received)."""
+    seen: list[float] = []
+    handler = type("Busy", (Busy,), {"status": status, "wait": wait, "refusals": refusals})
+    handler.seen = seen
+    with serve(handler) as base:
+        yield base, seen
 
 
 @contextmanager
@@ -218,6 +300,71 @@ def stalling_listener() -> Iterator[int]:
             except OSError:
                 continue
             held.append(conn)  # kept open, silent, until the test ends
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(2)
+        for conn in held:
+            conn.close()
+        sock.close()
+
+
+def _startup_then_silence(conn: socket.socket) -> None:
+    """Speak PostgreSQL's start-up (refuse TLS and GSS, trust the user, say ready), then
+    read whatever the client sends and never answer it."""
+    conn.settimeout(30)
+    with suppress(OSError):
+        while True:
+            head = conn.recv(8, socket.MSG_WAITALL)
+            if len(head) < 8:
+                return
+            size, code = struct.unpack("!ii", head)
+            conn.recv(max(0, size - 8), socket.MSG_WAITALL)
+            if code in (80877103, 80877104):  # SSLRequest, GSSENCRequest: not here
+                conn.sendall(b"N")
+                continue
+            ready = [
+                b"R" + struct.pack("!ii", 8, 0),  # AuthenticationOk
+                b"S" + _param(b"server_version", b"16.4"),
+                b"S" + _param(b"client_encoding", b"UTF8"),
+                b"S" + _param(b"standard_conforming_strings", b"on"),
+                b"K" + struct.pack("!iii", 12, 4242, 1),  # BackendKeyData
+                b"Z" + struct.pack("!i", 5) + b"I",  # ReadyForQuery, idle
+            ]
+            conn.sendall(b"".join(ready))
+            break
+        while conn.recv(65536):  # every query, read and never answered
+            pass
+
+
+def _param(name: bytes, value: bytes) -> bytes:
+    body = name + b"\0" + value + b"\0"
+    return struct.pack("!i", len(body) + 4) + body
+
+
+@contextmanager
+def silent_postgres() -> Iterator[int]:
+    """A loopback PostgreSQL that completes the start-up and then never answers a query
+    (what a stuck server or a proxy holding the connection looks like); yields its port."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    stop = threading.Event()
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        sock.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                continue
+            held.append(conn)
+            threading.Thread(target=_startup_then_silence, args=(conn,), daemon=True).start()
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()

@@ -137,7 +137,9 @@ def main() -> None:
       --inventory URL   sqlite:///PATH, postgresql://… or netbox+https://HOST
 
     \b
-    Servers are bounded: FABRIC_STACK_NETBOX_DEADLINE (seconds a command may spend on
-    NetBox, default 1800), FABRIC_STACK_PG_CONNECT_TIMEOUT (default 10) and
-    FABRIC_STACK_PG_STATEMENT_TIMEOUT (per read, default 120).
+    Servers are bounded: FABRIC_STACK_NETBOX_TIMEOUT (seconds one NetBox GET may take,
+    default 60; a write 120 more), FABRIC_STACK_NETBOX_DEADLINE (seconds a command may spend
+    on NetBox, default 1800), FABRIC_STACK_PG_CONNECT_TIMEOUT (default 10),
+    FABRIC_STACK_PG_STATEMENT_TIMEOUT (per read, on the server, default 45) and
+    FABRIC_STACK_PG_QUERY_TIMEOUT (per round trip, on the client, default 60).
     """

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from fabric_stack.cli.common import (
+    MAX_NVLINK_GBS,
     NVLINK_GBS_HELP,
     SPEC_FLAG_NAMES,
     console,
@@ -19,7 +20,7 @@ from fabric_stack.cli.common import (
     load_spec,
     spec_options,
 )
-from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.cli.params import FiniteFloat, NonEmptyPath
 
 
 def spec_args(kwargs: dict[str, Any]) -> str:
@@ -38,7 +39,7 @@ def spec_args(kwargs: dict[str, Any]) -> str:
 @spec_options
 @click.option(
     "--nvlink-gbs",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True, max=MAX_NVLINK_GBS),
     metavar="GB/S",
     help=NVLINK_GBS_HELP,
 )

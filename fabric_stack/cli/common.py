@@ -192,6 +192,11 @@ NVLINK_GBS_HELP = (
 )
 """``--nvlink-gbs`` help, shared by every command that estimates collectives."""
 
+MAX_NVLINK_GBS = 100_000.0
+"""Largest ``--nvlink-gbs``: over fifty times NVLink 5's 1,800 GB/s per GPU (the B200 figure
+in :mod:`fabric_stack.hardware.nvlink`, with its source); above it the figure is a typo, and
+NaN or infinity is never one."""
+
 
 def out_dir_option(help: str, required: bool = False) -> Callable[[F], F]:
     """``--out-dir DIR``: the directory a command writes its files into; ``--out`` still

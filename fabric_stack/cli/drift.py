@@ -21,7 +21,7 @@ from fabric_stack.cli.common import (
     spec_options,
 )
 from fabric_stack.cli.drift_status import status_writer
-from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.cli.params import FiniteFloat, NonEmptyPath
 from fabric_stack.cli.sources import chosen_sources, source_options
 from fabric_stack.drift import (
     DriftReport,
@@ -60,7 +60,7 @@ _PATH = NonEmptyPath(path_type=Path)
 )
 @click.option(
     "--min-coverage",
-    type=click.FloatRange(0.0, 1.0),
+    type=FiniteFloat(0.0, 1.0),
     default=DEFAULT_MIN_COVERAGE,
     show_default=True,
     help="Share of planned devices that must be seen; below it the report warns at the "

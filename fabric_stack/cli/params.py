@@ -7,6 +7,7 @@ error); the contract is one line naming the flag and what would be valid, exit
 
 from __future__ import annotations
 
+import math
 import re
 from typing import IO, Any
 
@@ -28,6 +29,18 @@ class NonEmptyPath(click.Path):
         if isinstance(value, str) and "\x00" in value:
             self.fail(f"{value!r}: a path cannot contain a NUL byte", param, ctx)
         return super().convert(value, param, ctx)
+
+
+class FiniteFloat(click.FloatRange):
+    """``click.FloatRange`` that also refuses NaN and the infinities: NaN passes every range
+    comparison (``nan > 0`` and ``nan < 10`` are both false), so click lets it through."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The number, or one line: not a number, infinite, or out of the range."""
+        got = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(got):
+            self.fail(f"{value!r} is not a finite number ({self._describe_range()})", param, ctx)
+        return super().convert(got, param, ctx)
 
 
 class StackName(click.types.StringParamType):
@@ -121,6 +134,7 @@ def one_line_usage(exc: click.UsageError) -> OneLineUsageError:
 
 __all__ = [
     "AliasedOption",
+    "FiniteFloat",
     "NonEmptyPath",
     "OneLineUsageError",
     "StackName",

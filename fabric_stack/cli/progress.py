@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
+from fabric_stack.cli.params import FiniteFloat
 from fabric_stack.errors import BudgetError
 
 PROGRESS_EVERY_S = 1.0
@@ -38,7 +39,7 @@ def max_seconds_option(default: float) -> Callable[[F], F]:
     """``--max-seconds S`` (> 0, ``default``) for a command whose work can run away."""
     return click.option(
         "--max-seconds",
-        type=click.FloatRange(min=0, min_open=True),
+        type=FiniteFloat(min=0, min_open=True, max=1e7),
         default=default,
         show_default=True,
         help=MAX_SECONDS_HELP,

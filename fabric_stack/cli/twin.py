@@ -18,7 +18,7 @@ from fabric_stack.cli.common import (
     out_dir_option,
     spec_options,
 )
-from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.cli.params import FiniteFloat, NonEmptyPath
 from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
 
 _DIR = click.option(
@@ -209,7 +209,7 @@ def collect_cmd(directory: Path, out_dir: Path) -> None:
 @out_dir_option("Where to write the results (OUT/iperf3/*.json, OUT/spec.yaml).", required=True)
 @click.option(
     "--rate",
-    type=click.FloatRange(min=0.001, max=100),
+    type=FiniteFloat(min=0.001, max=100),
     default=0.5,
     show_default=True,
     metavar="GBPS",

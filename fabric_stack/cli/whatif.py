@@ -10,6 +10,7 @@ import click
 
 from fabric_stack.cli import progress
 from fabric_stack.cli.common import (
+    MAX_NVLINK_GBS,
     NVLINK_GBS_HELP,
     SPEC_FLAG_NAMES,
     console,
@@ -20,9 +21,9 @@ from fabric_stack.cli.common import (
     out_file_option,
     spec_options,
 )
-from fabric_stack.cli.params import NonEmptyPath
+from fabric_stack.cli.params import FiniteFloat, NonEmptyPath
 from fabric_stack.errors import InputFileError, SpecError
-from fabric_stack.files.inputs import MAX_CONFIG_BYTES, read_text
+from fabric_stack.files.inputs import MAX_CONFIG_BYTES, lines, read_text
 from fabric_stack.hardware.server_profiles import default_profile
 from fabric_stack.spec.model import FabricSpec, validate_spec
 
@@ -155,11 +156,15 @@ def bounded(what: str, max_seconds: float) -> Callable[[int, int], None]:
     return lambda done, total: step(done, total, "")
 
 
+MAX_HOST_CHARS = 1024
+"""Longest line of a ``--job-hosts`` file: a host name (at most 253 characters) and a comment."""
+
+
 def read_hosts(path: Path, servers: set[str]) -> list[str]:
     """Server names from ``path``, one a line ('#' comments); each must be a planned server."""
     text = read_text(path, MAX_CONFIG_BYTES)  # the input layer: bounded, UTF-8, one-line errors
-    out: list[str] = []
-    for no, raw in enumerate(text.splitlines(), start=1):
+    out: dict[str, None] = {}  # ordered, and a set's lookup: a long list stays linear
+    for no, raw in lines(text, path, MAX_HOST_CHARS):
         name = raw.split("#", 1)[0].strip()
         if not name:
             continue
@@ -169,10 +174,10 @@ def read_hosts(path: Path, servers: set[str]) -> list[str]:
             )
         if name in out:
             raise InputFileError(str(path), f"{name!r} is listed twice", no)
-        out.append(name)
+        out[name] = None
     if not out:
         raise InputFileError(str(path), "lists no server (one name a line, e.g. su1-node01)")
-    return out
+    return list(out)
 
 
 def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricSpec, str]]:
@@ -245,7 +250,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
 )
 @click.option(
     "--nvlink-gbs",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True, max=MAX_NVLINK_GBS),
     metavar="GB/S",
     help=NVLINK_GBS_HELP,
 )

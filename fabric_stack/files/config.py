@@ -60,7 +60,15 @@ def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
     if not isinstance(data, Mapping):
         raise InputFileError(str(path), "expected a mapping of spec fields at the top level")
     if isinstance(data.get("config"), Mapping) or (data and set(data) <= STACK_FILE_KEYS):
-        data, _ = split_stack_config(data.get("config") or {})
+        config = data.get("config")
+        if config is not None and not isinstance(config, Mapping):
+            raise InputFileError(
+                str(path),
+                f"expected a mapping of 'fabric:KEY: value' settings, got "
+                f"{type(config).__name__} (see Pulumi.example.yaml)",
+                "$.config",
+            )
+        data, _ = split_stack_config(config or {})
     data = with_names_file(snake_keys(data), Path(path).parent)
     try:
         return validate_spec(data, **overrides)

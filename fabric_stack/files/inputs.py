@@ -50,6 +50,10 @@ MAX_YAML_ALIASES = 100
 MAX_YAML_NODES = 1_000_000
 """Nodes of a YAML document with every alias expanded (stops "billion laughs")."""
 
+MAX_LINE_CHARS = 65_536
+"""Longest line a line-based reader (host lists, ``topology.conf``) accepts: a DNS name is
+at most 253 characters, and a ``Nodes=`` hostlist of a whole pod a few thousand."""
+
 
 def _os_problem(exc: OSError, path: Path) -> str:
     """A short human cause for an OSError on ``path``."""
@@ -297,6 +301,17 @@ def _parse_int(literal: str) -> int:
     return int(literal)
 
 
+def lines(text: str, path: str | Path, limit: int = MAX_LINE_CHARS) -> Iterator[tuple[int, str]]:
+    """(line number, line) of ``text``; InputFileError naming the first line longer than
+    ``limit`` characters (its length, not its content: one enormous line is not echoed)."""
+    for no, line in enumerate(text.splitlines(), start=1):
+        if len(line) > limit:
+            raise InputFileError(
+                str(path), f"a line of {len(line):,} characters (at most {limit:,})", no
+            )
+        yield no, line
+
+
 def parse_json(text: str, path: str | Path) -> Any:
     """Parse JSON text; syntax errors name the line, budgets name the JSON path."""
     try:
@@ -396,6 +411,7 @@ __all__ = [
     "MAX_DATA_BYTES",
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
+    "MAX_LINE_CHARS",
     "MAX_SECRET_BYTES",
     "SafeYamlLoader",
     "check_depth",
@@ -403,6 +419,7 @@ __all__ = [
     "csv_reader",
     "decode_text",
     "file_size",
+    "lines",
     "list_files",
     "load_yaml",
     "parse_json",

@@ -28,6 +28,20 @@ from fabric_stack.naming.devices import nic_name
 
 _MLX = re.compile(r"^mlx\d+_(\d+)$")
 
+# Bounds on a profile's counts, checked before any work: generous (several times any server
+# the built-in profiles describe: 8 GPUs, 8 compute NICs, 2 storage, 1 in-band, 1 BMC port,
+# 8 U), so a custom profile of a real server always fits, and 10**40 ports is one line.
+MAX_GPUS_PER_SERVER = 64
+"""GPUs per server: the spec's own bound on gpus_per_node."""
+MAX_NICS_PER_SERVER = 128
+"""Compute RDMA NICs (ports) per server: 64 rails on each of two planes."""
+MAX_SIDE_PORTS = 64
+"""Storage, in-band or out-of-band ports per server."""
+MAX_PORT_GBPS = 3200
+"""Line rate of any one server port, Gb/s (twice 1.6T)."""
+MAX_RACK_UNITS = 60
+"""Server height: no rack is taller (a names file's ``u`` is 1-60 too)."""
+
 
 class PcieSwitch(BaseModel):
     """One PCIe switch inside a server and the devices below it."""
@@ -38,7 +52,7 @@ class PcieSwitch(BaseModel):
         pattern=r"^[A-Za-z0-9_.-]+$",
         description="PCIe switch name, e.g. 'pcie0' (letters, digits, '_', '.', '-').",
     )
-    numa: int = Field(ge=0, description="NUMA node (CPU socket) the switch hangs off.")
+    numa: int = Field(ge=0, le=63, description="NUMA node (CPU socket) the switch hangs off.")
     gpus: tuple[int, ...] = Field(
         default=(), description="GPU indices (0-based) below this switch."
     )
@@ -87,12 +101,15 @@ class NodeProfile(BaseModel):
 
     name: str = Field(default="dgx-h100", description="Profile name.")
     description: str = Field(default="", description="Free text shown in reports.")
-    gpus: int = Field(default=8, ge=1, description="GPUs per server.")
-    rdma_nics: int = Field(default=8, ge=1, description="Compute-fabric RDMA NICs per server.")
+    gpus: int = Field(default=8, ge=1, le=MAX_GPUS_PER_SERVER, description="GPUs per server.")
+    rdma_nics: int = Field(
+        default=8, ge=1, le=MAX_NICS_PER_SERVER, description="Compute-fabric RDMA NICs per server."
+    )
     nic_model: str = Field(default="ConnectX-7", description="RDMA NIC model.")
     nic_max_gbps: int = Field(
         default=400,
         ge=1,
+        le=MAX_PORT_GBPS,
         description=(
             "Fastest line rate the NIC model runs, Gb/s (ConnectX-7 400, ConnectX-8 800): "
             "nic_gbps above it is refused."
@@ -100,31 +117,50 @@ class NodeProfile(BaseModel):
     )
     compute_ports: tuple[ServerPort, ...] = Field(
         default=(),
+        max_length=MAX_NICS_PER_SERVER,
         description=(
             "The compute (rail) ports in rail order, plane 1 first; empty: 'mlx5_<N>' in "
             "rail order, one optic per port."
         ),
     )
     storage_ifaces: tuple[ServerPort, ...] = Field(
-        default=(), description="The storage ports (storage_ports of them); empty: 'stor<k>'."
+        default=(),
+        max_length=MAX_SIDE_PORTS,
+        description="The storage ports (storage_ports of them); empty: 'stor<k>'.",
     )
     inband_ifaces: tuple[ServerPort, ...] = Field(
-        default=(), description="The in-band management ports; empty: 'mgmt<k>'."
+        default=(),
+        max_length=MAX_SIDE_PORTS,
+        description="The in-band management ports; empty: 'mgmt<k>'.",
     )
     source: str = Field(default="", description="Where the port layout is published.")
     unverified: str = Field(
         default="", description="What about this profile could not be confirmed (empty: none)."
     )
     pcie_switches: tuple[PcieSwitch, ...] = Field(
-        description="PCIe switches and what hangs off each."
+        max_length=MAX_NICS_PER_SERVER, description="PCIe switches and what hangs off each."
     )
-    storage_ports: int = Field(default=2, ge=0, description="Storage-network ports per server.")
-    storage_gbps: int = Field(default=200, ge=1, description="Speed of each storage port, Gb/s.")
-    inband_ports: int = Field(default=1, ge=0, description="In-band management ports per server.")
-    inband_gbps: int = Field(default=100, ge=1, description="Speed of each in-band port, Gb/s.")
-    oob_ports: int = Field(default=1, ge=0, description="Out-of-band (BMC) ports per server.")
-    oob_gbps: int = Field(default=1, ge=1, description="Speed of the BMC port, Gb/s.")
-    rack_units: int = Field(default=8, ge=1, description="Server height in rack units.")
+    storage_ports: int = Field(
+        default=2, ge=0, le=MAX_SIDE_PORTS, description="Storage-network ports per server."
+    )
+    storage_gbps: int = Field(
+        default=200, ge=1, le=MAX_PORT_GBPS, description="Speed of each storage port, Gb/s."
+    )
+    inband_ports: int = Field(
+        default=1, ge=0, le=MAX_SIDE_PORTS, description="In-band management ports per server."
+    )
+    inband_gbps: int = Field(
+        default=100, ge=1, le=MAX_PORT_GBPS, description="Speed of each in-band port, Gb/s."
+    )
+    oob_ports: int = Field(
+        default=1, ge=0, le=MAX_SIDE_PORTS, description="Out-of-band (BMC) ports per server."
+    )
+    oob_gbps: int = Field(
+        default=1, ge=1, le=MAX_PORT_GBPS, description="Speed of the BMC port, Gb/s."
+    )
+    rack_units: int = Field(
+        default=8, ge=1, le=MAX_RACK_UNITS, description="Server height in rack units."
+    )
 
     @model_validator(mode="after")
     def _check_layout(self) -> NodeProfile:

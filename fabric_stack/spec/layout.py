@@ -67,7 +67,11 @@ class LayoutSettings(BaseModel):
     )
     rack_units: int = Field(default=42, ge=4, le=60, description="Rack height in rack units.")
     rack_power_kw: float = Field(
-        default=60.0, gt=0, description="Power budget of one rack, kW (servers and switches)."
+        default=60.0,
+        gt=0,
+        le=1000,
+        allow_inf_nan=False,
+        description="Power budget of one rack, kW (servers and switches).",
     )
     rack_width_mm: int = Field(default=600, ge=400, le=1200, description="Rack width, mm.")
     rack_pitch_mm: int = Field(
@@ -104,6 +108,8 @@ class LayoutSettings(BaseModel):
     server_power_kw: float | None = Field(
         default=None,
         gt=0,
+        le=1000,
+        allow_inf_nan=False,
         description="Power of one GPU server, kW (default: the server profile's figure).",
     )
 

@@ -75,8 +75,12 @@ class RoceQos(BaseModel):
         default=(3,), description="Priorities with PFC enabled; lossless RoCE uses exactly one."
     )
     ecn: bool = Field(default=True, description="ECN marking (DCQCN) enabled.")
-    ecn_min_kb: int = Field(default=150, ge=1, description="ECN minimum threshold, KB.")
-    ecn_max_kb: int = Field(default=1500, ge=1, description="ECN maximum threshold, KB.")
+    # At most 1 GiB: a switch's whole packet buffer is tens of MB, so a threshold above it
+    # is a typo (and 10**39 KB would be rendered into every switch's configuration).
+    ecn_min_kb: int = Field(default=150, ge=1, le=1 << 20, description="ECN minimum threshold, KB.")
+    ecn_max_kb: int = Field(
+        default=1500, ge=1, le=1 << 20, description="ECN maximum threshold, KB."
+    )
     ecn_probability: int = Field(default=100, ge=1, le=100, description="Marking probability, %.")
     dscp_trust: bool = Field(default=True, description="Classify on the DSCP the host sets.")
     roce_dscp: int = Field(default=26, ge=0, le=63, description="DSCP of RoCE data traffic.")

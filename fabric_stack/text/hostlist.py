@@ -22,6 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+MAX_NAMES = 1 << 20
+"""Most names one expression (or one file, its reader passing what is left) may expand to:
+the largest fabric the tool plans has 262,144 GPUs (``spec.model.MAX_GPUS``), so at most
+that many nodes and fewer switches. ``n[0-999999999]`` is refused before one name is made."""
+
+MAX_DIGITS = 18
+"""Longest number in a range: wider zero-padding would make each name longer than the line."""
+
 _TRAILING = re.compile(r"^(.*?)(\d+)$")
 _GROUP = re.compile(r"^([^\[\],]*)\[([0-9,\-]+)\]([^\[\],]*)$")
 
@@ -90,11 +98,14 @@ def _split(expr: str) -> list[str]:
     return [p for p in (s.strip() for s in out) if p]
 
 
-def expand(expr: str) -> list[str]:
-    """The names of a hostlist expression, in the order written (``ValueError`` if bad)."""
+def expand(expr: str, limit: int = MAX_NAMES) -> list[str]:
+    """The names of a hostlist expression, in the order written (``ValueError`` if bad, or if
+    it would make more than ``limit`` names: counted before any is made)."""
     names: list[str] = []
     for part in _split(expr):
         if "[" not in part and "]" not in part:
+            if len(names) >= limit:
+                raise ValueError(f"more than {limit:,} names")
             names.append(part)
             continue
         m = _GROUP.match(part)
@@ -106,9 +117,16 @@ def expand(expr: str) -> list[str]:
             if not lo_text or (span.endswith("-")):
                 raise ValueError(f"{part!r}: bad range {span!r}")
             hi_text = hi_text or lo_text
+            if max(len(lo_text), len(hi_text)) > MAX_DIGITS:
+                raise ValueError(f"{span[:40]!r}: a number longer than {MAX_DIGITS} digits")
             lo, hi = int(lo_text), int(hi_text)
             if hi < lo:
                 raise ValueError(f"{part!r}: range {span!r} runs backwards")
+            if len(names) + hi - lo + 1 > limit:
+                raise ValueError(
+                    f"{span!r}: expands to more than {limit:,} names (no fabric the tool "
+                    "plans has that many nodes; is the range a typo?)"
+                )
             width = len(lo_text) if lo_text.startswith("0") else 0
             names.extend(f"{prefix}{n:0{width}d}{suffix}" for n in range(lo, hi + 1))
     return names

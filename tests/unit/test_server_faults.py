@@ -27,7 +27,14 @@ from fabric_stack.cli import main
 from fabric_stack.cli.params import one_line
 from fabric_stack.errors import InventoryError
 from fabric_stack.text.redact import mask_url, mask_urls
-from tests.fault_servers import MODES, faulty_netbox, stalling_listener
+from tests.fault_servers import (
+    DEVICE_MODES,
+    MODES,
+    busy_netbox,
+    faulty_netbox,
+    silent_postgres,
+    stalling_listener,
+)
 
 TOKEN = "nbt_faultkey.SECRETSECRET"
 SECRET = "SECRETSECRET"
@@ -43,7 +50,8 @@ COMMANDS = {
 }
 """Every command that reads a NetBox, and how each is pointed at one."""
 
-ENV = {"NETBOX_TOKEN": TOKEN, "FABRIC_STACK_NETBOX_DEADLINE": str(DEADLINE_S)}
+DEADLINE_ENV = "FABRIC_STACK_NETBOX_DEADLINE"
+ENV = {"NETBOX_TOKEN": TOKEN, DEADLINE_ENV: str(DEADLINE_S)}
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> tuple[Any, float]:
@@ -87,6 +95,13 @@ EXPECTED = {
     "redirect-302": "answered a redirect (302)",
     "huge-integer": "integer with 5,000 digits",
     "bad-objects": "/dcim/",  # the object's page: its cable (drift) or device list
+    "continue-flood": "interim 100 Continue answers and no final answer",
+    "next-further": "pagination that does not end",
+    "count-huge": "count '1000000000' is not a whole number from 0 to",
+    "tiny-objects": "values (at most 2,000,000",
+    "too-many-results": "5,000 results on a page of at most 1,000",
+    "missing-id": "results[0]: id: missing",
+    "wrong-guid": "results[0] (id 1): custom_fields.ib_guid: expected a valid string",
 }
 """What each fault's line says was wrong."""
 
@@ -114,6 +129,58 @@ def test_a_netbox_that_accepts_and_never_answers_ends_at_the_deadline(command: s
         result, seconds = _run([*COMMANDS[command], f"http://127.0.0.1:{port}"])
     err = _assert_one_line_exit_2(result, seconds)
     assert f"within the {DEADLINE_S} s deadline" in err, err
+
+
+DEVICE_EXPECTED = {
+    "string-site-id": "results[0] (id 1): site: expected a nested object with a whole-number id",
+    "wrong-position": "results[0] (id 1): position: expected a valid number",
+}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("mode", DEVICE_MODES)
+def test_a_device_of_the_wrong_shape_is_one_line_naming_the_field(mode: str) -> None:
+    with faulty_netbox(mode) as (base, _):
+        result, seconds = _run(
+            ["inventory", "--kind", "switch", "--format", "json", "--netbox", base]
+        )
+    err = _assert_one_line_exit_2(result, seconds)
+    assert f"netbox GET {base}/api/dcim/devices/" in err and DEVICE_EXPECTED[mode] in err, err
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("mode", ["stall", "byte-drip"])
+def test_one_request_ends_at_its_own_bound_well_before_the_deadline(mode: str) -> None:
+    env = {**ENV, "FABRIC_STACK_NETBOX_DEADLINE": "600", "FABRIC_STACK_NETBOX_TIMEOUT": "1"}
+    if mode == "stall":
+        with stalling_listener() as port:
+            result, seconds = _run([*COMMANDS["inventory"], f"http://127.0.0.1:{port}"], env)
+    else:
+        with faulty_netbox(mode) as (base, _):
+            result, seconds = _run([*COMMANDS["inventory"], base], env)
+    err = _assert_one_line_exit_2(result, seconds)
+    assert "within the 1 s request (set FABRIC_STACK_NETBOX_TIMEOUT" in err, err
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("status", "wait"), [(429, "2"), (503, "1")])
+def test_a_busy_netbox_is_waited_for_as_its_retry_after_says(status: int, wait: str) -> None:
+    with busy_netbox(status, wait) as (base, seen):
+        result, _ = _run([*COMMANDS["inventory"], base], {**ENV, DEADLINE_ENV: "30"})
+    assert result.exit_code == 0, result.output
+    assert len(seen) == 2 and seen[1] - seen[0] >= float(wait) - 0.05, seen
+    assert result.stderr == ""  # not a terminal: no progress line
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("wait", "refusals"), [("3600", 1), ("1", 1000)])
+def test_a_netbox_busy_for_too_long_is_one_line(wait: str, refusals: int) -> None:
+    env = {**ENV, DEADLINE_ENV: "3"}
+    with busy_netbox(429, wait, refusals) as (base, seen):
+        result, seconds = _run([*COMMANDS["inventory"], base], env)
+    err = _assert_one_line_exit_2(result, seconds)
+    assert "(429)" in err or "within the 3 s deadline" in err, err
+    assert len(seen) <= 5, len(seen)
 
 
 def test_the_deadline_and_the_cap_are_in_help() -> None:
@@ -211,6 +278,35 @@ def test_a_postgresql_password_is_never_printed(
     result, seconds = _run([*args, "--inventory", url], {})
     err = _assert_one_line_exit_2(result, seconds)
     assert "s3cret" not in result.output and "***" in err, err
+
+
+PG_COMMANDS = [
+    ["inventory"],
+    ["inventory", "export", "--out", "o.json"],
+    ["inventory", "import", "doc.json"],
+    ["inventory", "upgrade"],
+    ["drift", "--lldp", "lldp"],
+]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("args", PG_COMMANDS, ids=lambda a: "-".join(a[:2]))
+def test_a_postgresql_that_starts_up_and_then_never_answers_ends_at_the_query_bound(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    doc = {"format": "fabric-stack-inventory", "schema_version": 2, "records": []}
+    (tmp_path / "doc.json").write_text(json.dumps(doc))
+    (tmp_path / "lldp").mkdir()
+    (tmp_path / "lldp" / "leaf-1.json").write_text('{"lldp": {"interface": []}}')
+    env = {"FABRIC_STACK_PG_CONNECT_TIMEOUT": "2", "FABRIC_STACK_PG_QUERY_TIMEOUT": "1"}
+    with silent_postgres() as port:
+        url = f"postgresql://fab:s3cret@127.0.0.1:{port}/inv?sslmode=disable"
+        result, seconds = _run([*args, "--inventory", url], env)
+    err = _assert_one_line_exit_2(result, seconds)
+    assert "did not answer a query within 1 s (set FABRIC_STACK_PG_QUERY_TIMEOUT" in err, err
+    assert "s3cret" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.json", "lldp"]  # nothing written
 
 
 # -- bad rows in an SQLite inventory ---------------------------------------------------

@@ -17,7 +17,8 @@ from pathlib import Path
 from fabric_stack.adapters.discovery._common import read_text
 from fabric_stack.drift.model import DeviceSeen, SchedulerObservation, SchedulerSwitch, Snapshot
 from fabric_stack.errors import InputFileError
-from fabric_stack.text.hostlist import expand
+from fabric_stack.files.inputs import lines
+from fabric_stack.text.hostlist import MAX_NAMES, expand
 
 SOURCE = "slurm-topology"
 
@@ -61,7 +62,8 @@ class SlurmTopologyReader:
         text = read_text(self.path)
         switches: dict[str, SchedulerSwitch] = {}
         devices: dict[str, DeviceSeen] = {}
-        for lineno, raw in enumerate(text.splitlines(), start=1):
+        named = 0  # names expanded so far: the whole file shares MAX_NAMES
+        for lineno, raw in lines(text, self.path):
             line = raw.split("#", 1)[0].strip()
             if not line:
                 continue
@@ -71,10 +73,11 @@ class SlurmTopologyReader:
             if name in switches:
                 raise InputFileError(str(self.path), f"SwitchName={name} is listed twice", lineno)
             try:
-                nodes = expand(f.get("nodes", ""))
-                kids = expand(f.get("switches", ""))
+                nodes = expand(f.get("nodes", ""), MAX_NAMES - named)
+                kids = expand(f.get("switches", ""), MAX_NAMES - named - len(nodes))
             except ValueError as exc:
                 raise InputFileError(str(self.path), str(exc), lineno) from None
+            named += len(nodes) + len(kids)
             if f.get("level", "0") != "0":
                 nodes = []  # scontrol prints the union of the nodes below
             switches[name] = SchedulerSwitch(name, tuple(nodes), tuple(kids), where)

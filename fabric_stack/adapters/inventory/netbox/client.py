@@ -22,6 +22,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from fabric_stack.adapters.inventory.netbox.http import (
     READ_TIMEOUT_S,
+    WRITE_TIMEOUT_S,
     Answer,
     Budget,
     check_base,
@@ -31,7 +32,15 @@ from fabric_stack.adapters.inventory.netbox.http import (
     exchange,
     shown,
 )
+from fabric_stack.adapters.inventory.netbox.retry import (
+    MAX_RETRY_AFTER_S,
+    notice,
+    retry_after,
+    wait_before_retry,
+)
+from fabric_stack.adapters.inventory.netbox.shapes import check_objects
 from fabric_stack.errors import InventoryError, NetBoxHttpError
+from fabric_stack.spec.model import MAX_GPUS
 
 PAGE = 1000
 """Objects per GET page (NetBox's MAX_PAGE_SIZE defaults to 1000)."""
@@ -41,6 +50,11 @@ CHUNK = 500
 
 DELETE_RETRY_S = (1.0, 3.0, 10.0)
 """Waits before a refused bulk DELETE whose objects are all still there is tried again."""
+
+MAX_OBJECTS = 8 * MAX_GPUS
+"""Most objects one list read accepts: the largest fabric the tool plans (``MAX_GPUS``) has
+fewer than eight cables, interfaces or addresses per GPU. A ``count`` above it, or more
+pages than the count needs, is not a real answer (a pagination that never ends)."""
 
 Query = Mapping[str, str | int | Sequence[str | int]]
 
@@ -165,6 +179,33 @@ def count_of(page: Any, where: str) -> int:
     return got
 
 
+def _bounded_count(page: Any, where: str) -> int:
+    """A page's ``count`` (0 when it gives none); InventoryError when it is not a whole
+    number or more than any real NetBox holds (:data:`MAX_OBJECTS`)."""
+    got = page.get("count") if isinstance(page, dict) else None
+    if got is None:
+        return 0
+    if not isinstance(got, int) or isinstance(got, bool) or not 0 <= got <= MAX_OBJECTS:
+        raise InventoryError(
+            f"{where}: count {str(got)[:24]!r} is not a whole number from 0 to {MAX_OBJECTS:,} "
+            "(no NetBox of a fabric the tool plans holds more; is this NetBox's API?)"
+        )
+    return got
+
+
+def _check_page(size: int, pages: int, count: int, limit: int, where: str) -> None:
+    """Refuse a page longer than the ``limit`` asked for, or one more page than ``count``
+    needs (two spare: objects created while reading): pagination that would never end."""
+    if size > limit:
+        raise InventoryError(f"{where}: {size:,} results on a page of at most {limit:,}")
+    needed = -(-max(count, 1) // limit) + 2
+    if pages >= min(needed, -(-MAX_OBJECTS // limit)):
+        raise InventoryError(
+            f"{where}: page {pages + 1:,} of a list whose count is {count:,} "
+            f"({limit:,} a page): pagination that does not end, refused"
+        )
+
+
 class NetBoxClient:
     """Talk to NetBox at ``base`` (``http://127.0.0.1:8000``) with API ``token``.
 
@@ -173,7 +214,11 @@ class NetBoxClient:
     """
 
     def __init__(
-        self, base: str, token: str, timeout: float = READ_TIMEOUT_S, budget: Budget | None = None
+        self,
+        base: str,
+        token: str,
+        timeout: float | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.base = check_base(base.rstrip("/"))
         if not token:
@@ -182,7 +227,7 @@ class NetBoxClient:
                 "or the Pulumi secret fabric:netboxToken)"
             )
         check_token(self.base, token)
-        self.timeout = timeout
+        self.timeout = timeout  # None: READ_TIMEOUT_S for a GET, WRITE_TIMEOUT_S for a write
         self.budget = budget if budget is not None else Budget()
         scheme = "Bearer" if token.startswith("nbt_") else "Token"
         self._headers = {
@@ -197,16 +242,23 @@ class NetBoxClient:
         A PostgreSQL deadlock inside NetBox (two bulk cable writes tracing paths through the
         same switch; a switch's delete cascading into cables their bundle deletes at the same
         time, seen in the killed-up test's destroy) rolled the whole request back, so it is
-        retried, backing off (six tries, about 30 s in all).
+        retried, backing off (six tries, about 30 s in all); a 429 or 503 is retried after
+        its ``Retry-After`` (:mod:`.retry`). Each wait is a line on a terminal.
         """
-        for attempt in range(1, 7):
+        waited, deadlocks = 0.0, 0
+        while True:
             try:
                 return self._request(method, path, body)
             except InventoryError as exc:
-                if "deadlock detected" not in str(exc) or attempt == 6:
+                wait = wait_before_retry(exc, waited, deadlocks)
+                if wait is None:
                     raise
-                time.sleep(min(0.5 * 2**attempt, self.budget.left(f"netbox {self.base}")))
-        raise AssertionError("unreachable")
+                wait = min(wait, self.budget.left(f"netbox {self.base}"))
+                deadlocks += "deadlock detected" in str(exc)
+                why = getattr(exc, "status", "") or "deadlock"
+                notice(f"netbox {self.base}: {method} answered {why}; trying again in {wait:g} s")
+                time.sleep(wait)
+                waited += wait
 
     def url_of(self, path: str) -> str:
         """The full URL of ``path`` (below ``/api/``, or a full URL on this origin)."""
@@ -218,7 +270,8 @@ class NetBoxClient:
     def _request(self, method: str, path: str, body: Any = None) -> Any:
         url = self.url_of(path)
         data = None if body is None else json.dumps(body).encode()
-        answer = exchange(method, url, self._headers, data, self.budget, self.timeout)
+        wait = self.timeout or (READ_TIMEOUT_S if method == "GET" else WRITE_TIMEOUT_S)
+        answer = exchange(method, url, self._headers, data, self.budget, wait)
         where = f"netbox {method} {shown(url)}"
         if 300 <= answer.status < 400:
             # Never followed: the Authorization header would go along to wherever it points.
@@ -250,9 +303,13 @@ class NetBoxClient:
         brief = json.dumps(detail)[:300] if detail is not None else answer.reason
         if detail is None and answer.body.lstrip()[:1] == b"<":
             brief = f"{answer.reason}, an HTML page: is this NetBox's API URL?"
+        wait = retry_after(answer.retry_after) if answer.status in (429, 503) else None
+        if wait is not None and wait > MAX_RETRY_AFTER_S:
+            brief += f" (Retry-After {wait:g} s: longer than the {MAX_RETRY_AFTER_S:g} s waited)"
         return NetBoxHttpError(
             f"NetBox {self.base}: {method} {where} failed ({answer.status}): {brief}",
             answer.status,
+            retry_after=wait,
         )
 
     def status(self) -> dict[str, Any]:
@@ -267,15 +324,22 @@ class NetBoxClient:
         """Every object of ``endpoint`` matching ``query`` (all pages)."""
         q = dict(query or {})
         q.setdefault("limit", PAGE)
+        asked = q["limit"]
+        limit = int(asked) if isinstance(asked, int) and asked > 0 else PAGE
         if endpoint.strip("/") in FIELDS and "brief" not in q:
             q.setdefault("fields", FIELDS[endpoint.strip("/")])
         out: list[dict[str, Any]] = []
         page: str | None = f"{endpoint.strip('/')}/?{urlencode(q, doseq=True)}"
         seen: set[str] = set()
+        most = 0  # the largest count any page gave
         while page:
             url = self.url_of(page)
             got = self.request("GET", page)
-            out.extend(results_of(got, f"netbox GET {shown(url)}"))
+            where = f"netbox GET {shown(url)}"
+            results = results_of(got, where)
+            most = max(most, _bounded_count(got, where))
+            _check_page(len(results), len(seen), most, limit, where)
+            out.extend(check_objects(page, results, f"{where}: results"))
             seen.add(url)
             page = self._next_page(got, url, seen)
         return out
@@ -305,8 +369,10 @@ class NetBoxClient:
         out: list[dict[str, Any]] = []
         for i in range(0, len(objs), CHUNK):
             chunk = list(objs[i : i + CHUNK])
-            got = self.request("POST", _written(endpoint, chunk), chunk)
-            out.extend(objects_of(got, f"netbox POST {self.url_of(endpoint)}"))
+            path = _written(endpoint, chunk)
+            got = self.request("POST", path, chunk)
+            where = f"netbox POST {self.url_of(endpoint)}"
+            out.extend(check_objects(path, objects_of(got, where), where))
         return out
 
     def update(self, endpoint: str, objs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -314,8 +380,10 @@ class NetBoxClient:
         out: list[dict[str, Any]] = []
         for i in range(0, len(objs), CHUNK):
             chunk = list(objs[i : i + CHUNK])
-            got = self.request("PATCH", _written(endpoint, chunk), chunk)
-            out.extend(objects_of(got, f"netbox PATCH {self.url_of(endpoint)}"))
+            path = _written(endpoint, chunk)
+            got = self.request("PATCH", path, chunk)
+            where = f"netbox PATCH {self.url_of(endpoint)}"
+            out.extend(check_objects(path, objects_of(got, where), where))
         return out
 
     def delete(self, endpoint: str, ids: Iterable[int]) -> None:

@@ -8,9 +8,12 @@ Every request is checked before it is sent and every answer before it is believe
 * redirects are never followed (``http.client`` does not, unlike ``urllib``): a 3xx is
   one line naming where it pointed;
 * the token must be printable ASCII (a newline would split the header);
-* connecting has :data:`CONNECT_TIMEOUT_S`, each read :data:`READ_TIMEOUT_S`, and the whole
-  command a :class:`Budget` (``FABRIC_STACK_NETBOX_DEADLINE`` seconds), so a server that
-  drips a byte at a time still ends; a body over :data:`MAX_RESPONSE_BYTES` is refused;
+* connecting has :data:`CONNECT_TIMEOUT_S`, each read :data:`READ_TIMEOUT_S`, each request
+  as a whole (interim ``1xx`` answers, headers and body) ``FABRIC_STACK_NETBOX_TIMEOUT``
+  seconds (:func:`request_seconds`), at most :data:`MAX_INTERIM` interim answers, and the
+  whole command a :class:`Budget` (``FABRIC_STACK_NETBOX_DEADLINE`` seconds), so a server
+  that drips a byte at a time, or sends ``100 Continue`` without end, still ends; a body
+  over :data:`MAX_RESPONSE_BYTES` is refused;
 * the body must be JSON (HTML is named as such) within the input layer's nesting and
   integer budgets (:func:`fabric_stack.files.inputs.parse_json`).
 
@@ -42,8 +45,22 @@ from fabric_stack.text.redact import mask_url
 CONNECT_TIMEOUT_S = 10.0
 """Seconds to open the TCP (and TLS) connection."""
 
-READ_TIMEOUT_S = 120.0
-"""Seconds any one read may wait (a bulk write of :data:`CHUNK` objects takes tens)."""
+READ_TIMEOUT_S = 30.0
+"""Seconds any one read of a GET may wait (NetBox serializes a 1000-object page in a few)."""
+
+WRITE_TIMEOUT_S = 120.0
+"""Seconds a bulk write may wait for its answer (NetBox works tens of seconds on a chunk of
+:data:`~.client.CHUNK` objects before it sends the first byte)."""
+
+TIMEOUT_ENV = "FABRIC_STACK_NETBOX_TIMEOUT"
+"""Environment variable: seconds one GET may take in all (a write gets :data:`WRITE_TIMEOUT_S`
+more), interim answers, headers and body included."""
+
+DEFAULT_TIMEOUT_S = 60.0
+"""The default whole-request bound of a GET: a page of 1000 cables takes seconds."""
+
+MAX_INTERIM = 16
+"""Interim ``1xx`` answers accepted before the final one (a real server sends one at most)."""
 
 DEADLINE_ENV = "FABRIC_STACK_NETBOX_DEADLINE"
 """Environment variable: seconds one command may spend talking to NetBox in all."""
@@ -55,21 +72,57 @@ MAX_RESPONSE_BYTES = 64 << 20
 """Largest answer read: a page of 1000 cables with the selected fields is about 2 MB, a
 page of full objects several times that; the cap stops an endless body growing without bound."""
 
+MAX_JSON_ITEMS = 2_000_000
+"""Most JSON values (counted by their ``,``, ``{`` and ``[``) one answer may hold: a page of
+1000 cables with the selected fields has about 50,000. Counted on the bytes before parsing,
+so 64 MiB of ``{},{},…`` (20 million objects, gigabytes once parsed) is refused unparsed."""
+
 _READ = 1 << 16
 
 
-def deadline_seconds() -> float:
-    """The per-command deadline: ``FABRIC_STACK_NETBOX_DEADLINE`` (seconds) or the default."""
-    raw = os.environ.get(DEADLINE_ENV, "").strip()
+def env_seconds(name: str, default: float) -> float:
+    """Seconds from environment variable ``name`` (a number > 0), or ``default``."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_DEADLINE_S
+        return default
     try:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not 0 < value < 1e7:
-        raise InventoryError(f"{DEADLINE_ENV}={raw!r}: expected a number of seconds > 0")
+    if not 0 < value < 1e7:  # NaN fails this too
+        raise InventoryError(f"{name}={raw[:40]!r}: expected a number of seconds > 0")
     return value
+
+
+def deadline_seconds() -> float:
+    """The per-command deadline: ``FABRIC_STACK_NETBOX_DEADLINE`` (seconds) or the default."""
+    return env_seconds(DEADLINE_ENV, DEFAULT_DEADLINE_S)
+
+
+def request_seconds(method: str) -> float:
+    """How long one request may take in all: ``FABRIC_STACK_NETBOX_TIMEOUT`` for a GET, that
+    plus :data:`WRITE_TIMEOUT_S` for a bulk write."""
+    base = env_seconds(TIMEOUT_ENV, DEFAULT_TIMEOUT_S)
+    return base if method == "GET" else base + WRITE_TIMEOUT_S
+
+
+class InterimFlood(http.client.HTTPException):
+    """The server sent more than :data:`MAX_INTERIM` interim answers before a final one."""
+
+
+class _BoundedResponse(http.client.HTTPResponse):
+    """http.client's response, counting the ``100 Continue`` answers it skips: it would
+    skip them for ever (``HTTPResponse.begin`` loops until a final status)."""
+
+    interim = 0
+
+    def _read_status(self) -> tuple[str, int, str]:
+        version, status, reason = super()._read_status()  # type: ignore[misc]
+        if status == http.client.CONTINUE:
+            self.interim += 1
+            if self.interim > MAX_INTERIM:
+                raise InterimFlood(f"{self.interim} interim 100 Continue answers")
+        return str(version), int(status), str(reason)
 
 
 @dataclass
@@ -78,14 +131,18 @@ class Budget:
 
     seconds: float = field(default_factory=deadline_seconds)
     start: float = field(default_factory=time.monotonic)
+    setting: str = DEADLINE_ENV
+    """The environment variable that sets :attr:`seconds` (named when they run out)."""
+    what: str = "deadline"
+    """What the bound is called in the message (the command's deadline, one request's)."""
 
     def left(self, where: str) -> float:
         """Seconds left; InventoryError naming ``where`` once the deadline has passed."""
         left = self.seconds - (time.monotonic() - self.start)
         if left <= 0:
             raise InventoryError(
-                f"{where}: no complete answer within the {self.seconds:g} s deadline "
-                f"(set {DEADLINE_ENV} to allow more)"
+                f"{where}: no complete answer within the {self.seconds:g} s {self.what} "
+                f"(set {self.setting} to allow more)"
             )
         return left
 
@@ -221,6 +278,7 @@ def _connection(
         target = urlunsplit((parts.scheme, parts.netloc, parts.path or "/", parts.query, ""))
         extra = p_headers
     conn._create_connection = functools.partial(_connect, budget=budget, where=where)  # type: ignore[attr-defined]
+    conn.response_class = _BoundedResponse
     return conn, target, extra
 
 
@@ -247,6 +305,8 @@ class Answer:
     content_type: str
     location: str
     body: bytes
+    retry_after: str = ""
+    """The ``Retry-After`` header (a 429 or 503 says when to try again), or ``""``."""
 
 
 def exchange(
@@ -257,17 +317,23 @@ def exchange(
     budget: Budget,
     read_timeout: float = READ_TIMEOUT_S,
 ) -> Answer:
-    """Send one request and read its whole answer, within ``budget`` and the size cap.
+    """Send one request and read its whole answer, within ``budget``, the request's own
+    bound (:func:`request_seconds`) and the size cap.
 
     Raises InventoryError (one line naming ``method url``) for a server that cannot be
     reached, breaks HTTP, stalls, or sends too much.
     """
     proxy = proxy_for(url)
     where = f"netbox {method} {shown(url)}" + (f" (via proxy {mask_url(proxy)})" if proxy else "")
+    # The whole request ends by the command's deadline or its own bound, whichever is first.
+    own = request_seconds(method)
+    if own < budget.left(where):
+        budget = Budget(own, setting=TIMEOUT_ENV, what="request")
     conn, target, extra = _connection(url, budget, where)
     conn.timeout = min(CONNECT_TIMEOUT_S, budget.left(where))
     # A watchdog shuts the socket at the deadline: http.client reads the status line and
-    # headers itself, so a server dripping them a byte at a time is only stopped this way.
+    # headers itself, so a server dripping them a byte at a time (or sending interim
+    # answers without end) is only stopped this way.
     expired = threading.Event()
     watchdog = threading.Timer(budget.left(where), _abort, (conn, expired))
     watchdog.daemon = True
@@ -285,10 +351,21 @@ def exchange(
             resp.getheader("Content-Type", "") or "",
             resp.getheader("Location", "") or "",
             body,
+            (resp.getheader("Retry-After", "") or "")[:64],
         )
     except (OSError, http.client.HTTPException) as exc:
         if expired.is_set() or isinstance(exc, TimeoutError):
             budget.left(where)  # raises once past the deadline: that, not the read, is the news
+        if isinstance(exc, TimeoutError) and not isinstance(exc, resolve.ResolveTimeout):
+            did = (
+                f"sent nothing for {read_timeout:g} s"
+                if conn.sock is not None
+                else f"did not accept the connection within {CONNECT_TIMEOUT_S:g} s"
+            )
+            raise InventoryError(
+                f"{where}: {did} (timed out); is the server overloaded or the port right? "
+                f"({TIMEOUT_ENV} bounds a whole request)"
+            ) from None
         raise InventoryError(f"{where}: {describe(exc)}") from None
     finally:
         watchdog.cancel()
@@ -350,6 +427,11 @@ def describe(exc: BaseException) -> str:
         return f"the answer was cut short ({len(exc.partial)} bytes read); try again"
     if isinstance(exc, http.client.RemoteDisconnected):
         return "the server closed the connection without answering"
+    if isinstance(exc, InterimFlood):
+        return (
+            f"sent {exc} and no final answer (at most {MAX_INTERIM} are accepted; "
+            "is a proxy in front of NetBox misbehaving?)"
+        )
     if isinstance(exc, http.client.BadStatusLine):
         return "did not answer HTTP (bad status line); is this NetBox's URL and port?"
     if isinstance(exc, http.client.HTTPException):
@@ -366,6 +448,12 @@ def decode(answer: Answer, where: str) -> Any:
         return None
     if "html" in answer.content_type.lower() or answer.body.lstrip()[:1] == b"<":
         raise InventoryError(f"{where}: answered HTML, not JSON (is this NetBox's API URL?)")
+    items = answer.body.count(b",") + answer.body.count(b"{") + answer.body.count(b"[")
+    if items > MAX_JSON_ITEMS:
+        raise InventoryError(
+            f"{where}: answered JSON of {items:,} values (at most {MAX_JSON_ITEMS:,}; "
+            "a page of NetBox objects has a few thousand)"
+        )
     try:
         text = answer.body.decode("utf-8")
     except UnicodeDecodeError:
@@ -383,8 +471,12 @@ def decode(answer: Answer, where: str) -> Any:
 __all__ = [
     "CONNECT_TIMEOUT_S",
     "DEADLINE_ENV",
+    "MAX_INTERIM",
+    "MAX_JSON_ITEMS",
     "MAX_RESPONSE_BYTES",
     "READ_TIMEOUT_S",
+    "TIMEOUT_ENV",
+    "WRITE_TIMEOUT_S",
     "Answer",
     "Budget",
     "check_base",
@@ -393,8 +485,10 @@ __all__ = [
     "deadline_seconds",
     "decode",
     "describe",
+    "env_seconds",
     "exchange",
     "origin",
     "proxy_for",
+    "request_seconds",
     "shown",
 ]

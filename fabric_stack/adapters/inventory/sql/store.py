@@ -73,7 +73,8 @@ CONNECT_TIMEOUT_ENV = "FABRIC_STACK_PG_CONNECT_TIMEOUT"
 """Seconds to reach a PostgreSQL server and finish its handshake (default 10)."""
 
 STATEMENT_TIMEOUT_ENV = "FABRIC_STACK_PG_STATEMENT_TIMEOUT"
-"""Seconds one read statement may run on PostgreSQL (default 120)."""
+"""Seconds one read statement may run on PostgreSQL (default 45; the client's own bound,
+``FABRIC_STACK_PG_QUERY_TIMEOUT``, is 60: :mod:`.guard`)."""
 
 MAX_SPEED_GBPS = 2**31 - 1
 """Largest speed the ``speed_gbps`` column holds (PostgreSQL ``INTEGER``)."""
@@ -221,7 +222,7 @@ class SqlStore(InventoryStore):
         self._ph = "%s" if self.dialect == "postgresql" else "?"
         self._ready = False
         self.wal = True  # concurrent writers (the providers) need WAL; an import does not
-        self.statement_timeout = env_seconds(STATEMENT_TIMEOUT_ENV, 120)
+        self.statement_timeout = env_seconds(STATEMENT_TIMEOUT_ENV, 45)
 
     # -- connections -----------------------------------------------------------------
     @contextmanager
@@ -269,30 +270,44 @@ class SqlStore(InventoryStore):
                 raise InventoryError(
                     f"inventory {mask_url(self.url)}: cannot connect ({msg})"
                 ) from None
+            from fabric_stack.adapters.inventory.sql import guard
+
+            bound = env_seconds(guard.QUERY_TIMEOUT_ENV, guard.DEFAULT_QUERY_TIMEOUT_S)
+            watch = guard.guard(pg, bound)
             try:
-                with pg.transaction():
+                with guard.guarded_transaction(pg, watch):
                     yield pg
-            except (psycopg.errors.QueryCanceled, psycopg.ProgrammingError) as exc:
-                raise InventoryError(
-                    f"inventory {mask_url(self.url)}: "
-                    f"{mask_urls(db_problem(exc, self.statement_timeout))}; nothing was written"
-                ) from None
-            except psycopg.OperationalError as exc:
-                # The server went away mid-transaction (restart, network): nothing of
-                # this call was committed. One line, not a driver traceback.
-                lines = (
-                    mask_urls(str(exc).replace(self.url, mask_url(self.url))).strip().splitlines()
-                )
-                raise InventoryError(
-                    f"inventory {mask_url(self.url)}: connection lost "
-                    f"({lines[0] if lines else type(exc).__name__}); this write was not committed"
-                ) from None
-            except psycopg.Error as exc:  # anything else the driver raises: one line too
-                raise InventoryError(
-                    f"inventory {mask_url(self.url)}: {mask_urls(db_problem(exc, 0))}"
-                ) from None
+            except psycopg.Error as exc:
+                if watch.fired:
+                    raise InventoryError(
+                        f"inventory {mask_url(self.url)}: the server did not answer a query "
+                        f"within {watch.seconds:g} s (set {guard.QUERY_TIMEOUT_ENV} to allow "
+                        "more; is the server, or a proxy in front of it, stuck?); nothing was "
+                        "written"
+                    ) from None
+                raise self._pg_problem(exc) from None
             finally:
                 pg.close()
+
+    def _pg_problem(self, exc: Exception) -> InventoryError:
+        """One line for a PostgreSQL error inside a transaction (nothing of it committed)."""
+        import psycopg
+
+        if isinstance(exc, (psycopg.errors.QueryCanceled, psycopg.ProgrammingError)):
+            return InventoryError(
+                f"inventory {mask_url(self.url)}: "
+                f"{mask_urls(db_problem(exc, self.statement_timeout))}; nothing was written"
+            )
+        if isinstance(exc, psycopg.OperationalError):
+            # The server went away mid-transaction (restart, network): nothing of
+            # this call was committed. One line, not a driver traceback.
+            lines = mask_urls(str(exc).replace(self.url, mask_url(self.url))).strip().splitlines()
+            return InventoryError(
+                f"inventory {mask_url(self.url)}: connection lost "
+                f"({lines[0] if lines else type(exc).__name__}); this write was not committed"
+            )
+        # Anything else the driver raises: one line too.
+        return InventoryError(f"inventory {mask_url(self.url)}: {mask_urls(db_problem(exc, 0))}")
 
     def _ensure(self, conn: Any) -> None:
         """Create or upgrade the schema on first use (see :mod:`.schema`); one check per store."""
