@@ -8,6 +8,8 @@ Files under ``kubernetes/`` (``render --k8s-rdma`` picks the path):
   ``sriov-networks.yaml``, ``network-attachment-definitions.yaml``;
 * ``host-device`` / ``ipoib``: :mod:`fabric_stack.artifacts.kubernetes_netop` —
   ``nic-cluster-policy.yaml`` and ``host-device-networks.yaml`` / ``ipoib-networks.yaml``;
+* RoCEv2: ``nic-configuration-template.yaml`` (:mod:`.kubernetes_nicconf`, the NICs' side
+  of the lossless profile for NVIDIA's NIC configuration operator);
 * always: ``training-pod.yaml`` (every rail, every GPU of a server, ``IPC_LOCK``,
   a memory-backed ``/dev/shm``: NCCL's shared-memory transport fails on the
   container runtime's 64 MB default), ``nccl-tests-mpijob.yaml`` (Kubeflow MPIJob
@@ -59,6 +61,8 @@ from fabric_stack.artifacts.kubernetes import (
     sriov_files,
 )
 from fabric_stack.artifacts.kubernetes_netop import netop_file, netop_files, netop_resources
+from fabric_stack.artifacts.kubernetes_nicconf import FILE as NICCONF_FILE
+from fabric_stack.artifacts.kubernetes_nicconf import nicconf_file
 from fabric_stack.artifacts.kubernetes_readme import readme
 from fabric_stack.artifacts.nccl import PodScope, nccl_vars
 
@@ -279,7 +283,8 @@ def render(ctx: RenderContext) -> list[Artifact]:
             TARGET, why, "underlay.host_addressing: leaf-subnet leaves pods addresses"
         )
     path = sriov_files(ctx) if ctx.k8s_rdma == "sriov" else netop_files(ctx)
-    return [Artifact(TARGET, f"kubernetes/{n}", c) for n, c in [*path, *_common_files(ctx)]]
+    nic = [nicconf_file(ctx)] if ctx.fabric == "roce" else []
+    return [Artifact(TARGET, f"kubernetes/{n}", c) for n, c in [*nic, *path, *_common_files(ctx)]]
 
 
 def files(ctx: RenderContext) -> list[str]:
@@ -289,9 +294,10 @@ def files(ctx: RenderContext) -> list[str]:
         if ctx.k8s_rdma == "sriov"
         else ["nic-cluster-policy.yaml", netop_file(ctx)]
     )
+    nic = [NICCONF_FILE] if ctx.fabric == "roce" else []
     return [
         f"kubernetes/{n}"
-        for n in [*path, "training-pod.yaml", "nccl-tests-mpijob.yaml", "README.md"]
+        for n in [*nic, *path, "training-pod.yaml", "nccl-tests-mpijob.yaml", "README.md"]
     ]
 
 

@@ -37,6 +37,9 @@ class PortConfig:
     """The link's role: ``node_leaf``, ``leaf_spine`` or ``spine_core``."""
     medium: str
     """The cable's medium class (``copper``, ``mmf``, ``smf``)."""
+    cable_m: float
+    """The planned length of the cable on this port, metres (the plant's run, rounded up to a
+    length the cable family sells): what each NOS sizes the port's PFC headroom from."""
 
     @property
     def peer(self) -> str:
@@ -225,13 +228,14 @@ def build_qos(spec: FabricSpec, sw: SwitchIntent) -> QosConfig:
     )
 
 
-def build_ports(name: str, links: Sequence[tuple[Link, str, int]]) -> tuple[PortConfig, ...]:
-    """The compute ports of switch ``name`` from its (link, port label, port number) list."""
+def build_ports(name: str, links: Sequence[tuple[Link, str, int, float]]) -> tuple[PortConfig, ...]:
+    """The compute ports of switch ``name`` from its (link, port label, port number, planned
+    cable length) list."""
     out = []
-    for link, label, number in links:
+    for link, label, number, length in links:
         mine_a = link.a_device == name and link.role != "node_leaf"
         peer, peer_port = (link.b_device, link.b_port) if mine_a else (link.a_device, link.a_port)
-        out.append(PortConfig(number, label, peer, peer_port, link.role, link.medium))
+        out.append(PortConfig(number, label, peer, peer_port, link.role, link.medium, length))
     return tuple(out)
 
 
@@ -284,7 +288,7 @@ def build_switch_config(
     spec: FabricSpec,
     sw: SwitchIntent,
     ports_per_cage: int,
-    links: Sequence[tuple[Link, str, int]],
+    links: Sequence[tuple[Link, str, int, float]],
     underlay: UnderlayPlan | None,
 ) -> SwitchConfig:
     """The configuration of one switch, built once per render (steps in order: its compute

@@ -16,8 +16,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import cast
 
-from fabric_stack.nos.cumulus import CABLE_LENGTH_M
 from fabric_stack.nos.declare import PlatformDefaults, PortLayout, PortRef, SwitchOs, for_name
+from fabric_stack.text.numbers import whole_metres
 
 _ETH = re.compile(r"^(?:ethernet|et)(\d+)$", re.I)
 _ETP = re.compile(r"^etp(\d+)([a-h])?$", re.I)
@@ -70,14 +70,21 @@ class SonicDefaults(PlatformDefaults):
         )
     )
     """Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names)."""
-    cable_length_m: Mapping[str, int] = field(default_factory=lambda: CABLE_LENGTH_M)
-    """``CABLE_LENGTH|AZURE`` per medium: the same optic-class lengths as Cumulus's PFC."""
-    cable_length_fallback_m: int = 50
-    """Cable length of a medium the table does not name."""
+    pg_profile_cable_lengths_m: tuple[int, ...] = (5, 40, 300)
+    """The cable lengths of the SN5600's lossless headroom table, metres, every speed having a
+    row for each (``pg_profile_lookup.ini`` of every SN5600 HwSKU,
+    device/mellanox/x86_64-nvidia_sn5600-r0/*/pg_profile_lookup.ini,
+    sonic-net/sonic-buildimage@086b03bd70f9; tests/unit/test_cable_lengths.py reads it from
+    ../shared/schemas). buffermgrd's static model looks the port's (speed, cable) up there;
+    the dynamic model computes the headroom from the length itself."""
 
-    def cable_length(self, medium: str) -> int:
-        """``CABLE_LENGTH`` of a link of ``medium``, metres."""
-        return self.cable_length_m.get(medium, self.cable_length_fallback_m)
+    def cable_length(self, run_m: float) -> int:
+        """``CABLE_LENGTH`` of a port whose planned cable is ``run_m`` long, metres: the
+        shortest headroom-table length that covers the run (so the static buffer model finds
+        its row too); a run past the table's longest is rounded up to a whole metre, which
+        only the dynamic model (ours) sizes."""
+        whole = whole_metres(run_m)
+        return next((c for c in self.pg_profile_cable_lengths_m if c >= whole), whole)
 
 
 SONIC_DEFAULTS = SonicDefaults(source="sonic-net/sonic-buildimage@086b03bd70f9 (SN5600 HwSKUs)")
