@@ -22,7 +22,7 @@ from fabric_stack.artifacts._base import (
     comment_block,
     netdev_of,
 )
-from fabric_stack.intent.nic_qos import build_nic_qos
+from fabric_stack.intent.nic_qos import build_nic_qos, nccl_ib_tc
 
 TARGET = "nccl"
 
@@ -33,7 +33,7 @@ link-local, 2 is RoCE v1 IPv4)."""
 
 def traffic_class(dscp: int) -> int:
     """The IP ToS byte NCCL_IB_TC must carry for ``dscp``: DSCP in the upper six bits."""
-    return dscp << 2
+    return dscp << 2  # the rule nccl_ib_tc applies to the spec's roce_dscp
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +204,7 @@ def _roce_settings(ctx: RenderContext, out: list[NcclVar]) -> None:
     if ctx.fabric != "roce":
         return
     roce = ctx.spec.roce
-    tc = build_nic_qos(ctx.spec).tos  # the NICs' RDMA-CM ToS: one value, one decision
+    tc = nccl_ib_tc(ctx.spec)  # roce-host-consistency checks it is the NICs' RDMA-CM ToS
     prio = roce.roce_priority
     _var(
         out,

@@ -63,3 +63,9 @@ def build_nic_qos(spec: FabricSpec) -> NicQos:
         global_pause=False,
         mtu=spec.networks.compute.mtu or 9000,
     )
+
+
+def nccl_ib_tc(spec: FabricSpec) -> int:
+    """``NCCL_IB_TC`` of ``nccl/roce.env`` and the pods: the IP ToS byte NCCL puts on its QPs,
+    which must be the NICs' RDMA-CM ToS (DSCP in the upper six bits, ECN bits 0)."""
+    return spec.roce.roce_dscp << 2

@@ -379,7 +379,7 @@ def test_roce_spine_mtu_override_flags_each_spine() -> None:
 
 
 def test_roce_two_pfc_priorities_flag_every_compute_switch() -> None:
-    intent = intent_for(**ROCE, roce={"pfc_priorities": [3, 4]})
+    intent = intent_for(**ROCE, roce={"pfc_priorities": [3, 4], "lossless_pools": 2})
     vs = run(check_roce_lossless, intent)
     assert len(vs) == 12
     assert vs[0].message == (
