@@ -168,7 +168,7 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
             "description": f"{p.name} to {p.peer_device}",
         }
     db.update(_addressing(cfg, names))
-    db.update(_qos(cfg, cfg.qos, names))
+    db.update(_qos(cfg, cfg.qos, names, hwsku))
     return db
 
 
@@ -214,15 +214,20 @@ def _addressing(cfg: SwitchConfig, names: dict[str, tuple[str, str, str]]) -> di
     return out
 
 
-def _qos(cfg: SwitchConfig, q: QosConfig, names: dict[str, tuple[str, str, str]]) -> dict[str, Any]:
-    """The lossless RoCE tables: maps, per-port QoS, ECN, scheduling, dynamic buffers."""
+def _qos(
+    cfg: SwitchConfig, q: QosConfig, names: dict[str, tuple[str, str, str]], hwsku: str
+) -> dict[str, Any]:
+    """The lossless RoCE tables: maps, per-port QoS, ECN, scheduling, dynamic buffers
+    (``CABLE_LENGTH`` per port from the planned cable and ``hwsku``'s headroom table)."""
     pfc = ",".join(map(str, q.pfc_priorities))
     tc, cnp = q.roce_tc, q.cnp_tc
     dscp = {str(d): "0" for d in range(64)}
     dscp[str(q.roce_dscp)], dscp[str(q.cnp_dscp)] = str(tc), str(cnp)
     ident = {str(i): str(i) for i in range(8)}
     ports = [n for n, lanes, _ in names.values() if lanes]
-    cable = {names[p.name][0]: f"{SONIC_DEFAULTS.cable_length(p.cable_m)}m" for p in cfg.ports}
+    cable = {
+        names[p.name][0]: f"{SONIC_DEFAULTS.cable_length(p.cable_m, hwsku)}m" for p in cfg.ports
+    }
     out: dict[str, Any] = {
         "DSCP_TO_TC_MAP": {MAP: dscp},
         "TC_TO_QUEUE_MAP": {MAP: ident},

@@ -173,17 +173,21 @@ def _lookup_rows(path: Path) -> set[tuple[int, int]]:
 def test_sonic_cable_lengths_are_the_sn5600_headroom_table() -> None:
     files = sorted(SN5600.glob("*/pg_profile_lookup.ini"))
     assert files, f"no pg_profile_lookup.ini under {SN5600}"
+    assert {f.parent.name for f in files} == set(SONIC_DEFAULTS.pg_profile_cable_lengths_m)
     for f in files:
         rows = _lookup_rows(f)
         for speed in {s for s, _ in rows}:
             got = sorted(c for s, c in rows if s == speed)
-            assert tuple(got) == SONIC_DEFAULTS.pg_profile_cable_lengths_m, (f, speed)
+            assert tuple(got) == SONIC_DEFAULTS.pg_profile_cable_lengths_m[f.parent.name], f
 
 
-@given(run=st.floats(0.1, 1000.0, allow_nan=False))
-def test_cable_length_rounds_up_to_what_the_platform_takes(run: float) -> None:
-    table = SONIC_DEFAULTS.pg_profile_cable_lengths_m
-    sonic = SONIC_DEFAULTS.cable_length(run)
+@given(
+    run=st.floats(0.1, 2000.0, allow_nan=False),
+    sku=st.sampled_from(sorted(SONIC_DEFAULTS.pg_profile_cable_lengths_m)),
+)
+def test_cable_length_rounds_up_to_what_the_platform_takes(run: float, sku: str) -> None:
+    table = SONIC_DEFAULTS.pg_profile_cable_lengths_m[sku]
+    sonic = SONIC_DEFAULTS.cable_length(run, sku)
     assert sonic >= run
     if run <= table[-1]:
         assert sonic in table and all(c < run for c in table if c < sonic)

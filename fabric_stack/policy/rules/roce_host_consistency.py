@@ -129,8 +129,7 @@ def _host_vs_switches(
         yield _violation(
             lvl,
             name,
-            f"host NICs DCQCN {'on' if host.ecn else 'off'}, switches ECN "
-            f"{'on' if ecn else 'off'}",
+            f"host NICs DCQCN {'on' if host.ecn else 'off'}, switches ECN {'on' if ecn else 'off'}",
             _fix(overrides, "ecn", "ECN marking needs DCQCN on the NICs to act on it"),
         )
 
