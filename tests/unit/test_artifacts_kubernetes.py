@@ -38,6 +38,10 @@ CRD_FILES = {
     "HostDeviceNetwork": f"{_NETOP}hostdevicenetworks.yaml",
     "IPoIBNetwork": f"{_NETOP}ipoibnetworks.yaml",
     "MPIJob": "mpi-operator/manifests/base/kubeflow.org_mpijobs.yaml",
+    "NicConfigurationTemplate": (
+        "nic-configuration-operator/config/crd/bases/"
+        "configuration.net.nvidia.com_nicconfigurationtemplates.yaml"
+    ),
 }
 
 DNS_1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -50,7 +54,8 @@ def validator(kind: str) -> jsonschema.protocols.Validator:
     loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the MPIJob CRD is 650 KB
     crd = yaml.load((CRD_DIR / CRD_FILES[kind]).read_text(encoding="utf-8"), Loader=loader)
     want = {"MPIJob": "v2beta1"}.get(
-        kind, "v1alpha1" if ".mellanox.com" in crd["metadata"]["name"] else "v1"
+        kind,
+        "v1alpha1" if crd["metadata"]["name"].endswith((".mellanox.com", ".nvidia.com")) else "v1",
     )
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == want]
     schema = strict_schema(version["schema"]["openAPIV3Schema"], root=True)  # kubeconform's rules
@@ -97,7 +102,7 @@ def test_every_manifest_validates_against_its_crd(spec: dict[str, Any]) -> None:
         net_kind,
         "NetworkAttachmentDefinition",
         "MPIJob",
-    }
+    } | ({"NicConfigurationTemplate"} if ctx.fabric == "roce" else set())
     _validate_all(manifests)
 
 
@@ -128,7 +133,7 @@ def test_network_operator_path_validates_against_its_crds(spec: dict[str, Any], 
         net_file,
         "training-pod.yaml",
         "nccl-tests-mpijob.yaml",
-    }
+    } | ({"nic-configuration-template.yaml"} if ctx.fabric == "roce" else set())
     manifests = [m for ms in d.values() for m in ms if m["kind"] in CRD_FILES]
     _validate_all(manifests)
     (ncp,) = d["nic-cluster-policy.yaml"]
