@@ -30,8 +30,8 @@ from fabric_stack import build_topology, size_fabric, validate_spec
 from fabric_stack.artifacts import RenderContext
 from fabric_stack.artifacts._base import netdev_of
 from validate.core import FileProblem
-from validate.nicqos import NIC_SUFFIX
 from validate.matrix import scenario_named
+from validate.nicqos import NIC_SUFFIX
 
 WORKERS = 2
 """Namespaces set up at once: the CI box has 2 cores."""
