@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from fabric_stack.analysis.estimate import estimate_collective
 from fabric_stack.artifacts import RenderContext, render_artifacts
 from fabric_stack.cli import main
 from fabric_stack.nos.cumulus import CUMULUS_DEFAULTS
@@ -267,3 +268,65 @@ def test_nic_cable_length_is_the_planned_host_run() -> None:
     (doc,) = [d for d in yaml.safe_load_all(k8s) if d is not None]
     hosts = [planned[(h.leaf, h.leaf_port)] for h in ctx.underlay.hosts]
     assert doc["spec"]["template"]["roceOptimized"]["qos"]["cableLen"] == math.ceil(max(hosts))
+
+
+# --- acceptance that crosses the spines ----------------------------------------------------
+
+
+@cache
+def _jobs_1024() -> tuple[RenderContext, list[dict[str, Any]]]:
+    ctx = context({"fabric": "roce", "switch": "sn5600", "gpus": 1024})
+    text = _files(ctx, "kubernetes")["kubernetes/nccl-tests-mpijob.yaml"]
+    return ctx, [d for d in yaml.safe_load_all(text) if d is not None]
+
+
+def _estimate(ctx: RenderContext, collective: str, hosts: list[str]) -> float:
+    est = estimate_collective(ctx.topo, collective, [8 * 2**30], job_hosts=hosts)
+    return est.points[-1].busbw_gbs
+
+
+def test_1024_gpus_have_jobs_spanning_sus_each_with_its_own_expectation() -> None:
+    ctx, jobs = _jobs_1024()
+    servers = {d.name: d.su for d in ctx.topo.devices if d.role == "server"}
+    sus = sorted(set(servers.values()))
+    assert len(sus) == 2
+    per_su = [j for j in jobs if "nodeSelector" in _worker(j)]
+    cross = [j for j in jobs if _worker(j).get("hostNetwork")]
+    assert len(per_su) == len(sus) and len(cross) == 2
+    for job, su in zip(per_su, sus, strict=True):
+        hosts = [n for n, s in servers.items() if s == su]
+        want = _estimate(ctx, "all_reduce", hosts)
+        assert _expected(job) == pytest.approx(want, abs=1e-3)
+        assert job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == len(hosts)
+    whole = list(servers)
+    for job, coll, binary in zip(
+        cross, ("all_reduce", "alltoall"), ("all_reduce_perf", "alltoall_perf"), strict=True
+    ):
+        assert job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == len(whole)
+        assert _expected(job) == pytest.approx(_estimate(ctx, coll, whole), abs=1e-3)
+        script = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+        assert f"/{binary} " in script["command"][2] and "-np 1024 " in script["command"][2]
+    # The two scopes are judged apart: all-to-all over the spines is not all-reduce's figure.
+    assert _expected(cross[1]) < _expected(cross[0])
+
+
+def _worker(job: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]
+    return spec
+
+
+def _expected(job: dict[str, Any]) -> float:
+    return float(job["metadata"]["annotations"]["fabric-stack/expected-busbw-gbs"])
+
+
+def test_cross_su_jobs_validate_against_the_mpijob_crd() -> None:
+    from tests.unit.test_artifacts_kubernetes import _validate_all
+
+    _, jobs = _jobs_1024()
+    _validate_all(jobs)
+
+
+def test_one_su_plan_has_no_cross_su_job() -> None:
+    text = _files(context(SMALL), "kubernetes")["kubernetes/nccl-tests-mpijob.yaml"]
+    jobs = [d for d in yaml.safe_load_all(text) if d is not None]
+    assert len(jobs) == 1 and not _worker(jobs[0]).get("hostNetwork")
