@@ -330,19 +330,23 @@ def test_training_pod_asks_for_every_rail(variant: str) -> None:
 def test_acceptance_job_expects_the_plans_bus_bandwidth(variant: str) -> None:
     ctx = seed_context(variant)
     job = docs(ctx)["nccl-tests-mpijob.yaml"][0]  # one per SU on the routed underlay
-    servers = kubernetes_bundle.group_servers(ctx, kubernetes.networks_of(ctx)[0].su)
-    est = estimate_collective(ctx.topo, "all_reduce", parse_sizes("8G"))
+    su = kubernetes.networks_of(ctx)[0].su
+    servers = kubernetes_bundle.group_servers(ctx, su)
+    # The job's own servers (#46): its SU's on the routed underlay, every server on InfiniBand.
+    hosts = [d.name for d in ctx.topo.devices if d.role == "server" and su in (None, d.su)]
+    est = estimate_collective(ctx.topo, "all_reduce", parse_sizes("8G"), job_hosts=hosts)
     expected = est.points[-1].busbw_gbs
     assert job["metadata"]["annotations"]["fabric-stack/expected-busbw-gbs"] == f"{expected:g}"
     spec = job["spec"]
     worker = spec["mpiReplicaSpecs"]["Worker"]
     assert worker["replicas"] == servers
-    assert (
-        sum(
-            j["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
-            for j in docs(ctx)["nccl-tests-mpijob.yaml"]
-        )
-        == ctx.plan.nodes
+    per_su = [
+        j
+        for j in docs(ctx)["nccl-tests-mpijob.yaml"]
+        if not j["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"].get("hostNetwork")
+    ]
+    assert sum(j["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] for j in per_su) == len(
+        [d for d in ctx.topo.devices if d.role == "server"]
     )
     assert spec["slotsPerWorker"] == ctx.spec.gpus_per_node
     script = spec["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"][2]
