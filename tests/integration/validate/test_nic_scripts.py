@@ -27,9 +27,7 @@ def test_rendered_nic_scripts_pass_and_a_planted_defect_is_named(tmp_path: Path)
     rel = "hosts/su1-node03.roce-qos.sh"
     path = root / rel
     text = path.read_text(encoding="utf-8")
-    path.write_text(
-        text.replace("set -eu\n", "set -eu\ndev=rail1\necho 1 > /sys/class/net/$dev/x\n")
-    )
+    path.write_text(text.replace("set -eu\n", "set -eu\necho 1 > /sys/class/net/$1/x\n"))
     [problem] = judge(NIC, root, rel)
     assert problem.file == rel and "SC2086" in problem.message  # unquoted expansion
     path.write_text(text.replace("set -eu\n", "set -eu\nif true; then\n"))
