@@ -2,16 +2,19 @@
 # Install the real validators `make validate` runs (Debian packages) if any is missing; idempotent.
 #
 #   scripts/validate-deps.sh     frr frr-pythontools netplan.io libyang2 libyang2-tools opensm ibsim-utils iproute2
+#                                shellcheck
 #
 # vtysh --dryrun and frr-reload.py --test judge the FRR files, netplan generate the netplan
 # files, libyang (yanglint) the SONiC config_db.json against SONiC's YANG models, opensm the
 # OpenSM configs and partitions (opensm -o on a two-node ibsim subnet: ibsim-utils); the host
-# scripts run in a network namespace (iproute2).
+# scripts run in a network namespace (iproute2); shellcheck (with sh -n) judges the RoCE NIC
+# QoS scripts, whose tools (mlnx_qos, cma_roce_tos) need a ConnectX.
 # Debian would start frr as a system service on install: a policy-rc.d that answers 101
 # keeps invoke-rc.d from starting it.
 set -euo pipefail
 
-PACKAGES=(frr frr-pythontools netplan.io libyang2 libyang2-tools opensm ibsim-utils iproute2)
+PACKAGES=(frr frr-pythontools netplan.io libyang2 libyang2-tools opensm ibsim-utils iproute2
+  shellcheck)
 
 say() { printf 'validate-deps: %s\n' "$*" >&2; }
 

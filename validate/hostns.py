@@ -31,6 +31,7 @@ from fabric_stack.artifacts import RenderContext
 from fabric_stack.artifacts._base import netdev_of
 from validate.core import FileProblem
 from validate.matrix import scenario_named
+from validate.nicqos import NIC_SUFFIX
 
 WORKERS = 2
 """Namespaces set up at once: the CI box has 2 cores."""
@@ -53,8 +54,9 @@ class HostScriptValidator:
         return None
 
     def select(self, root: Path) -> list[Path]:
-        """Every ``hosts/*.sh`` of the scenario."""
-        return sorted((root / "hosts").glob("*.sh"))
+        """Every ``hosts/*.sh`` of the scenario but the RoCE NIC QoS scripts (their tools need
+        a ConnectX: family ``nic-scripts`` judges them)."""
+        return sorted(f for f in (root / "hosts").glob("*.sh") if not f.name.endswith(NIC_SUFFIX))
 
     def check(self, root: Path, files: Sequence[Path]) -> list[FileProblem]:
         """Run the sample (see the module doc) and return each failing script's stderr.

@@ -12,6 +12,7 @@ from validate.frr import FRR
 from validate.hostns import HostScriptValidator
 from validate.kube import KUBERNETES
 from validate.netplan import NetplanValidator
+from validate.nicqos import NicScriptValidator
 from validate.opensm import OpenSMValidator
 
 VALIDATORS: dict[str, Validator] = {
@@ -20,6 +21,7 @@ VALIDATORS: dict[str, Validator] = {
     sonic_defaults.VALIDATOR.name: sonic_defaults.VALIDATOR,
     "netplan": NetplanValidator(),
     "host-scripts": HostScriptValidator(),
+    "nic-scripts": NicScriptValidator(),
     "opensm": OpenSMValidator(),
     KUBERNETES.name: KUBERNETES,
 }

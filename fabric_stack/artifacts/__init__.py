@@ -158,8 +158,9 @@ TARGETS: dict[str, Target] = {
     "hosts": Target(
         render=hosts.render,
         files=hosts.files,
-        help="Per server: rail addresses, per-rail tables and rules.",
-        writes=("hosts/<server>.netplan.yaml", "hosts/<server>.sh"),
+        help="Per server: rail addresses, per-rail tables and rules; on RoCEv2 the NICs' "
+        "lossless QoS (mlnx_qos, cma_roce_tos).",
+        writes=("hosts/<server>.netplan.yaml", "hosts/<server>.sh", "hosts/<server>.roce-qos.sh"),
         applies=for_fabrics("roce", "ethernet", otherwise=_ROUTED),
     ),
     "infiniband": Target(

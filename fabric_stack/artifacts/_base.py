@@ -24,6 +24,7 @@ from fabric_stack.errors import FabricStackError, InputFileError, SpecError
 from fabric_stack.intent.derive import derive_intent
 from fabric_stack.intent.model import FabricIntent, SwitchIntent
 from fabric_stack.intent.switch_config import SwitchConfig, build_switch_config
+from fabric_stack.plant.plan import plant_of
 from fabric_stack.sizing.size import SizingPlan
 from fabric_stack.spec.model import FabricSpec
 from fabric_stack.topology.build import COMPUTE_ROLES, FabricTopology, Link
@@ -145,18 +146,36 @@ class RenderContext:
         return {name: sorted(p) for name, p in ports.items()}
 
     @cached_property
-    def compute_links(self) -> dict[str, list[tuple[Link, str, int]]]:
-        """Per compute switch: (link, local port label, local port number) sorted by number.
+    def cable_lengths(self) -> dict[tuple[str, str], float]:
+        """The planned cable length, metres, on each end ``(device, port)`` of every link: the
+        length the physical plant orders for the cable's run (what PFC headroom is sized
+        from), never recomputed here."""
+        runs = plant_of(self.topo, strict=False).runs
+        out: dict[tuple[str, str], float] = {}
+        for link, run in zip(self.topo.links, runs, strict=True):
+            out[(link.a_device, link.a_port)] = out[(link.b_device, link.b_port)] = run.length_m
+        return out
+
+    @cached_property
+    def compute_links(self) -> dict[str, list[tuple[Link, str, int, float]]]:
+        """Per compute switch: (link, local port label, local port number, planned cable
+        length in metres) sorted by number.
 
         Built once: per-switch renderers that scan every link are quadratic at scale.
         """
-        out: dict[str, list[tuple[Link, str, int]]] = {}
+        lengths = self.cable_lengths
+        out: dict[str, list[tuple[Link, str, int, float]]] = {}
         for link in self.topo.links:
             if link.role not in COMPUTE_ROLES:
                 continue
-            out.setdefault(link.b_device, []).append((link, link.b_port, link.b_port_number))
+            length = lengths[(link.a_device, link.a_port)]
+            out.setdefault(link.b_device, []).append(
+                (link, link.b_port, link.b_port_number, length)
+            )
             if link.role != "node_leaf":
-                out.setdefault(link.a_device, []).append((link, link.a_port, link.a_port_number))
+                out.setdefault(link.a_device, []).append(
+                    (link, link.a_port, link.a_port_number, length)
+                )
         return {name: sorted(v, key=lambda t: t[2]) for name, v in out.items()}
 
     def switch_config(self, sw: SwitchIntent, routed: bool = True) -> SwitchConfig:

@@ -364,17 +364,18 @@ def _bgp(r: RoutingConfig) -> Group:
 
 
 def _pfc_classes(cfg: SwitchConfig) -> Group:
-    """A PFC profile per port class (hosts, leaf-spine, spine-core) with its cable length."""
+    """A PFC profile per port class (hosts, leaf-spine, spine-core) and planned cable length,
+    named ``pfc-<class>-<metres>m``, each with that cable length."""
     prio = ",".join(map(str, cfg.qos.pfc_priorities))
-    by_class: dict[str, tuple[int, list[str]]] = {}
+    by_profile: dict[str, tuple[int, list[str]]] = {}
     for p in cfg.ports:
         if p.role not in PORT_CLASSES:
             continue
-        name = f"pfc-{PORT_CLASSES[p.role]}"
-        length = CUMULUS_DEFAULTS.cable_length(p.medium)
-        by_class.setdefault(name, (length, []))[1].append(p.name)
+        length = CUMULUS_DEFAULTS.cable_length(p.cable_m)
+        name = f"pfc-{PORT_CLASSES[p.role]}-{length}m"
+        by_profile.setdefault(name, (length, []))[1].append(p.name)
     cmds: list[str] = []
-    for name, (length, ports) in sorted(by_class.items()):
+    for name, (length, ports) in sorted(by_profile.items(), key=_profile_order):
         cmds += [
             f"nv set qos pfc {name} switch-priority {prio}",
             f"nv set qos pfc {name} tx enable",
@@ -382,17 +383,23 @@ def _pfc_classes(cfg: SwitchConfig) -> Group:
             f"nv set qos pfc {name} cable-length {length}",
         ]
         cmds += [f"nv set interface {p} qos pfc profile {name}" for p in ports]
-    lengths = ", ".join(f"{n} {ln} m" for n, (ln, _) in sorted(by_class.items()))
     return (
         [
-            "PFC headroom per port class: the buffer reserved for in-flight data after a pause",
-            f"grows with the cable, so each class gets its own profile ({lengths}; the optic",
-            "class's longest run: conservative, edit down to your measured runs). Cable",
-            "lengths by optic class UNVERIFIED (NVIDIA LinkX reach classes, not checked here).",
+            "PFC headroom per port: the buffer reserved for in-flight data after a pause grows",
+            "with the cable, so each port's profile carries the planned length of the cable on",
+            "it (the plant's run, rounded up to the length ordered, then to whole metres; NVUE",
+            "takes 1-100000). A longer cable than planned needs a longer figure here.",
             f"Source: {sources.CUMULUS_QOS} (Port Groups: PFC; cable-length, default 10 m)",
+            f"Source: {sources.NVUE_QOS} (qos pfc <profile-id> cable-length 1-100000)",
         ],
         cmds,
     )
+
+
+def _profile_order(item: tuple[str, tuple[int, list[str]]]) -> tuple[str, int]:
+    """PFC profiles by port class, then by cable length (numerically: 5 m before 10 m)."""
+    name, (length, _) = item
+    return name.rsplit("-", 1)[0], length
 
 
 def _pfc_watchdog(cfg: SwitchConfig) -> Group:

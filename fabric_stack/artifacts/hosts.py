@@ -12,7 +12,9 @@ from that address use it. The main table only has the connected blocks.
 Two equivalent files per server: ``hosts/<server>.netplan.yaml`` (netplan
 ``routes``/``routing-policy`` with ``table``, https://netplan.readthedocs.io/en/stable/netplan-yaml/)
 and ``hosts/<server>.sh`` (the same as ``ip -batch`` commands; the twin applies
-exactly these). Interfaces are named by :func:`~fabric_stack.artifacts._base.netdev_of`,
+exactly these). On RoCEv2 a third, ``hosts/<server>.roce-qos.sh``, sets the NICs' side of
+the lossless profile (:mod:`.hosts_roce`). Interfaces are named by
+:func:`~fabric_stack.artifacts._base.netdev_of`,
 the lookup Kubernetes uses: ``--netdevs``, else the server profile's netdev (its
 Ethernet-mode name on RoCE, UNVERIFIED), else the ``railN`` placeholder. RDMA device
 names (``mlx5_0``) are never interface names: ``ip link set dev mlx5_0`` fails with
@@ -28,6 +30,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from fabric_stack.artifacts import hosts_roce
 from fabric_stack.artifacts._base import (
     GENERATED_BY,
     Artifact,
@@ -129,7 +132,9 @@ def netplan_text(doc: dict[str, Any]) -> str:
 def files(ctx: RenderContext) -> list[str]:
     """The paths :func:`render` writes."""
     require_routed(ctx)
-    return [f"hosts/{s}.{ext}" for s in _servers(ctx) for ext in ("netplan.yaml", "sh")]
+    servers = _servers(ctx)
+    own = [f"hosts/{s}.{ext}" for s in servers for ext in ("netplan.yaml", "sh")]
+    return own + hosts_roce.files(ctx, servers)
 
 
 def render(ctx: RenderContext) -> list[Artifact]:
@@ -148,4 +153,4 @@ def render(ctx: RenderContext) -> list[Artifact]:
             f"set -e\nip -batch - <<'EOF'\n{script}EOF\n"
         )
         out.append(Artifact(TARGET, f"hosts/{server}.sh", sh))
-    return out
+    return out + hosts_roce.render(ctx, _servers(ctx))

@@ -22,6 +22,7 @@ from fabric_stack.artifacts._base import (
     comment_block,
     netdev_of,
 )
+from fabric_stack.intent.nic_qos import build_nic_qos, nccl_ib_tc
 
 TARGET = "nccl"
 
@@ -32,7 +33,7 @@ link-local, 2 is RoCE v1 IPv4)."""
 
 def traffic_class(dscp: int) -> int:
     """The IP ToS byte NCCL_IB_TC must carry for ``dscp``: DSCP in the upper six bits."""
-    return dscp << 2
+    return dscp << 2  # the rule nccl_ib_tc applies to the spec's roce_dscp
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,8 +204,8 @@ def _roce_settings(ctx: RenderContext, out: list[NcclVar]) -> None:
     if ctx.fabric != "roce":
         return
     roce = ctx.spec.roce
-    tc = traffic_class(roce.roce_dscp)
-    prio = roce.pfc_priorities[0] if roce.pfc_priorities else 3
+    tc = nccl_ib_tc(ctx.spec)  # roce-host-consistency checks it is the NICs' RDMA-CM ToS
+    prio = roce.roce_priority
     _var(
         out,
         [
@@ -232,18 +233,18 @@ def _roce_host_note(ctx: RenderContext) -> list[str]:
     """RoCE: the host NIC prerequisites (not NCCL variables), as a trailing comment."""
     if ctx.fabric != "roce":
         return []
-    spec = ctx.spec
-    prio = spec.roce.pfc_priorities[0] if spec.roce.pfc_priorities else 3
+    q = build_nic_qos(ctx.spec)
     return [
         "\n"
         + comment_block(
             [
-                "Host NIC prerequisites (not NCCL variables): trust DSCP and enable PFC on",
-                f"priority {prio} only on every rail NIC, e.g.",
-                "  mlnx_qos -i <netdev> --trust dscp --pfc "
-                + ",".join("1" if i == prio else "0" for i in range(8)),
-                "and keep the rail interfaces at MTU "
-                f"{spec.networks.compute.mtu or 9000} (switches 9216).",
+                f"Host NIC prerequisites (not NCCL variables): trust {q.trust}, PFC "
+                f"{q.pfc_vector} (priority",
+                f"{q.roce_priority} only), DCQCN on that priority, global pause off, RDMA-CM "
+                f"ToS {q.tos}, on",
+                "every rail NIC: render hosts writes hosts/<server>.roce-qos.sh (mlnx_qos,",
+                "cma_roce_tos), render kubernetes nic-configuration-template.yaml (NVIDIA NIC",
+                f"configuration operator). Rail interfaces at MTU {q.mtu} (switches 9216).",
             ]
         )
     ]

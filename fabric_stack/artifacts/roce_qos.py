@@ -27,6 +27,7 @@ from fabric_stack.artifacts._base import (
 )
 from fabric_stack.intent.model import SwitchIntent
 from fabric_stack.intent.switch_config import QosConfig
+from fabric_stack.text.numbers import whole_metres
 
 TARGET = "roce-qos"
 
@@ -35,7 +36,15 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
     """The YAML intent of one switch."""
     cfg = ctx.switch_config(sw, routed=False)
     q = cfg.qos
-    ports = [{"port": p.name, "peer": p.peer, "speed_gbps": sw.port_gbps} for p in cfg.ports]
+    ports = [
+        {
+            "port": p.name,
+            "peer": p.peer,
+            "speed_gbps": sw.port_gbps,
+            "cable_length_m": whole_metres(p.cable_m),
+        }
+        for p in cfg.ports
+    ]
     header = [
         f"Lossless RoCEv2 QoS intent: {switch_title(sw, ctx.plan.planes)}",
         GENERATED_BY.format(target=TARGET),
@@ -206,7 +215,8 @@ def _ports_section(ports: list[dict[str, Any]]) -> tuple[list[str], dict[str, An
     return (
         [
             "Ports these settings apply to: every compute-fabric port of this switch, labelled",
-            "as the switch OS names it, with the far end from the cabling plan.",
+            "as the switch OS names it, with the far end from the cabling plan and the planned",
+            "length of its cable (whole metres, rounded up): what PFC headroom is sized from.",
         ],
         {"ports": ports},
     )

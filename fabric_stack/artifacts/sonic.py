@@ -184,7 +184,7 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
             "description": f"{p.name} to {p.peer_device}",
         }
     db.update(_addressing(cfg, names))
-    db.update(_qos(cfg, cfg.qos, names))
+    db.update(_qos(cfg, cfg.qos, names, hwsku))
     return db
 
 
@@ -230,15 +230,20 @@ def _addressing(cfg: SwitchConfig, names: dict[str, tuple[str, str, str]]) -> di
     return out
 
 
-def _qos(cfg: SwitchConfig, q: QosConfig, names: dict[str, tuple[str, str, str]]) -> dict[str, Any]:
-    """The lossless RoCE tables: maps, per-port QoS, ECN, scheduling, dynamic buffers."""
+def _qos(
+    cfg: SwitchConfig, q: QosConfig, names: dict[str, tuple[str, str, str]], hwsku: str
+) -> dict[str, Any]:
+    """The lossless RoCE tables: maps, per-port QoS, ECN, scheduling, dynamic buffers
+    (``CABLE_LENGTH`` per port from the planned cable and ``hwsku``'s headroom table)."""
     pfc = ",".join(map(str, q.pfc_priorities))
     tc, cnp = q.roce_tc, q.cnp_tc
     dscp = {str(d): "0" for d in range(64)}
     dscp[str(q.roce_dscp)], dscp[str(q.cnp_dscp)] = str(tc), str(cnp)
     ident = {str(i): str(i) for i in range(8)}
     ports = [n for n, lanes, _ in names.values() if lanes]
-    cable = {names[p.name][0]: f"{SONIC_DEFAULTS.cable_length(p.medium)}m" for p in cfg.ports}
+    cable = {
+        names[p.name][0]: f"{SONIC_DEFAULTS.cable_length(p.cable_m, hwsku)}m" for p in cfg.ports
+    }
     out: dict[str, Any] = {
         "DSCP_TO_TC_MAP": {MAP: dscp},
         "TC_TO_QUEUE_MAP": {MAP: ident},
@@ -346,7 +351,8 @@ Which tables are whose:
   device/mellanox/x86_64-nvidia_sn5600-r0/<HwSKU>/buffers_dynamic.json.j2. Their lossless
   PGs 3-4 (profile NULL: headroom from CABLE_LENGTH and speed) carry our PFC priority 3.
 - Ours, merged onto them: BUFFER_PG rows for lossless priorities outside 3-4 (none
-  by default), CABLE_LENGTH|AZURE (our per-port lengths over SONiC's default 5 m), the
+  by default), CABLE_LENGTH|AZURE (per port: the planned cable's length rounded up to the
+  SN5600 headroom table's 5/40/300 m, pg_profile_lookup.ini; over SONiC's default 5 m), the
   `ROCE` QoS maps (beside SONiC's `AZURE` ones), PORT_QOS_MAP (per port: our maps, PFC,
   PFC watchdog), WRED_PROFILE ROCE_ECN, SCHEDULER scheduler.*, QUEUE rows 0/3/6.
   `tables.json` lists every row of ours.
@@ -375,8 +381,6 @@ Judgements, not documented defaults (UNVERIFIED):
   Mellanox-SN5600-O128 whose port_config.ini was read.
 - FEC `rs` on every port (PAM4 400G/200G lanes need RS-FEC; not read from a
   platform file).
-- CABLE_LENGTH per port class (copper 5 m, SR multimode 50 m, DR single-mode
-  500 m): conservative optic-class reach, edit down to measured runs.
 - A lossless priority outside 3-4 gets a lossless PG but its egress queue keeps SONiC's
   default BUFFER_QUEUE profile.
 - DEVICE_METADATA `type` (leaf ToRRouter, spine LeafRouter, core SpineRouter).

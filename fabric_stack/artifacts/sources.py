@@ -186,3 +186,23 @@ GPU_OPERATOR_RDMA = (
 
 MULTUS = "https://github.com/k8snetworkplumbingwg/multus-cni"
 """Multus CNI: attaches the NetworkAttachmentDefinitions named in a pod's networks annotation."""
+
+MLNX_QOS = (
+    "https://docs.nvidia.com/networking/display/mlnxofedv24102180lts/quality+of+service+(qos)"
+)
+"""NVIDIA MLNX_OFED 24.10 LTS, Quality of Service: ``mlnx_qos`` (trust, PFC, DSCP→priority,
+cable length), the RoCE ToS → priority flow and ``cma_roce_tos``."""
+
+MLNX_ECN = (
+    "https://docs.nvidia.com/networking/display/mlnxofedv24102180lts/"
+    "Explicit+Congestion+Notification+(ECN)"
+)
+"""NVIDIA MLNX_OFED 24.10 LTS, ECN: ``/sys/class/net/<interface>/ecn/<protocol>/enable/<prio>``
+for the DCQCN reaction point and notification point."""
+
+RDMA_CM_CONFIGFS = "https://www.kernel.org/doc/Documentation/ABI/testing/configfs-rdma_cm"
+"""Linux ABI: ``/config/rdma_cm/<hca>/ports/<port>/default_roce_tos`` (0-255), the RDMA-CM
+default ToS ``cma_roce_tos`` sets."""
+
+NIC_CONFIGURATION_OPERATOR = "https://github.com/Mellanox/nic-configuration-operator"
+"""NVIDIA NIC configuration operator: ``NicConfigurationTemplate`` (``roceOptimized.qos``)."""

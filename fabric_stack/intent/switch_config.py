@@ -38,6 +38,9 @@ class PortConfig:
     """The link's role: ``node_leaf``, ``leaf_spine`` or ``spine_core``."""
     medium: str
     """The cable's medium class (``copper``, ``mmf``, ``smf``)."""
+    cable_m: float
+    """The planned length of the cable on this port, metres (the plant's run, rounded up to a
+    length the cable family sells): what each NOS sizes the port's PFC headroom from."""
     speed_gbps: int = 0
     """The link's speed (a mixed leaf's uplinks run faster than its downlinks)."""
 
@@ -241,14 +244,17 @@ def build_qos(spec: FabricSpec, sw: SwitchIntent) -> QosConfig:
     )
 
 
-def build_ports(name: str, links: Sequence[tuple[Link, str, int]]) -> tuple[PortConfig, ...]:
-    """The compute ports of switch ``name`` from its (link, port label, port number) list."""
+def build_ports(name: str, links: Sequence[tuple[Link, str, int, float]]) -> tuple[PortConfig, ...]:
+    """The compute ports of switch ``name`` from its (link, port label, port number, planned
+    cable length) list."""
     out = []
-    for link, label, number in links:
+    for link, label, number, length in links:
         mine_a = link.a_device == name and link.role != "node_leaf"
         peer, peer_port = (link.b_device, link.b_port) if mine_a else (link.a_device, link.a_port)
         out.append(
-            PortConfig(number, label, peer, peer_port, link.role, link.medium, link.speed_gbps)
+            PortConfig(
+                number, label, peer, peer_port, link.role, link.medium, length, link.speed_gbps
+            )
         )
     return tuple(out)
 
@@ -302,7 +308,7 @@ def build_switch_config(
     spec: FabricSpec,
     sw: SwitchIntent,
     ports_per_cage: int,
-    links: Sequence[tuple[Link, str, int]],
+    links: Sequence[tuple[Link, str, int, float]],
     underlay: UnderlayPlan | None,
     up_ports_per_cage: int = 0,
 ) -> SwitchConfig:

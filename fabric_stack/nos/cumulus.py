@@ -1,28 +1,21 @@
 """NVIDIA Cumulus Linux (NVUE) on Spectrum switches: ``swp<cage>`` / ``swp<cage>s<lane - 1>``.
 
 Also the VLAN interface (SVI) spelling, and the platform defaults ``render cumulus``
-relies on: the QoS profile every port takes, the PFC cable length per optic class, the
+relies on: the QoS profile every port takes, the PFC cable lengths it accepts, the
 ASICs with adaptive routing and NVUE's ECMP limit.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import cast
 
 from fabric_stack.nos.declare import PlatformDefaults, PortRef, SwitchOs, for_name
+from fabric_stack.text.numbers import whole_metres
 
 CUMULUS_PORT = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.I)
 """A Cumulus port label: ``swp<cage>`` or ``swp<cage>s<lane - 1>`` (the one spelling)."""
-
-CABLE_LENGTH_M: Mapping[str, int] = MappingProxyType({"copper": 5, "mmf": 50, "smf": 500})
-"""PFC headroom cable length per medium, metres: the longest run of the optic class the
-plan picks (DAC/copper a few metres, SR multimode 50 m, DR single-mode 500 m). Longer
-than the real run only costs buffer; shorter drops lossless traffic (the QoS page's
-warning). Reach figures: NVIDIA LinkX product class reaches, UNVERIFIED here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,18 +24,19 @@ class CumulusDefaults(PlatformDefaults):
 
     qos_profile: str = "default-global"
     """The NVUE QoS profile that applies to every port (the RoCE profile configures it)."""
-    cable_length_m: Mapping[str, int] = field(default_factory=lambda: CABLE_LENGTH_M)
-    """PFC headroom cable length per medium (:data:`CABLE_LENGTH_M`)."""
-    cable_length_fallback_m: int = 50
-    """Cable length of a medium the table does not name."""
+    cable_length_range_m: tuple[int, int] = (1, 100000)
+    """``nv set qos pfc <profile> cable-length 1-100000`` (NVUE reference, QoS): whole metres."""
     adaptive_routing_asics: tuple[str, ...] = ("Spectrum-2", "Spectrum-3", "Spectrum-4")
     """ASICs with adaptive routing in Cumulus Linux (5.6+: Spectrum-4; Spectrum-2/3 beta)."""
     ebgp_multipath_max: int = 128
     """NVUE reference: ``multipaths ebgp`` accepts 1-128 (the spec allows up to 256)."""
 
-    def cable_length(self, medium: str) -> int:
-        """PFC headroom cable length, metres, of a link of ``medium``."""
-        return self.cable_length_m.get(medium, self.cable_length_fallback_m)
+    def cable_length(self, run_m: float) -> int:
+        """PFC headroom cable length, metres, of a port whose planned cable is ``run_m`` long:
+        rounded up to a whole metre (a shorter figure under-sizes the headroom and drops
+        lossless traffic; a longer one only costs buffer), within NVUE's range."""
+        low, high = self.cable_length_range_m
+        return min(high, max(low, whole_metres(run_m)))
 
 
 CUMULUS_DEFAULTS = CumulusDefaults(source="Cumulus Linux 5.12 user guide and NVUE reference")

@@ -16,8 +16,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import cast
 
-from fabric_stack.nos.cumulus import CABLE_LENGTH_M
 from fabric_stack.nos.declare import PlatformDefaults, PortLayout, PortRef, SwitchOs, for_name
+from fabric_stack.text.numbers import whole_metres
 
 _ETH = re.compile(r"^(?:ethernet|et)(\d+)$", re.I)
 _ETP = re.compile(r"^etp(\d+)([a-h])?$", re.I)
@@ -70,14 +70,31 @@ class SonicDefaults(PlatformDefaults):
         )
     )
     """Fabric role → DEVICE_METADATA type (SONiC's T0/T1/T2 names)."""
-    cable_length_m: Mapping[str, int] = field(default_factory=lambda: CABLE_LENGTH_M)
-    """``CABLE_LENGTH|AZURE`` per medium: the same optic-class lengths as Cumulus's PFC."""
-    cable_length_fallback_m: int = 50
-    """Cable length of a medium the table does not name."""
+    pg_profile_cable_lengths_m: Mapping[str, tuple[int, ...]] = field(
+        default_factory=lambda: MappingProxyType(
+            {
+                "ACS-SN5600": (5, 40, 300),
+                "Mellanox-SN5600-O128": (5, 40, 300),
+                "Mellanox-SN5600-V256": (5, 40, 300),
+                "Mellanox-SN5600-C256S1": (5, 40, 250, 300, 1000),
+                "Mellanox-SN5600-C224O8": (5, 40, 250, 1000),
+            }
+        )
+    )
+    """Per HwSKU, the cable lengths of its lossless headroom table, metres, every speed having
+    a row for each (``device/mellanox/x86_64-nvidia_sn5600-r0/<HwSKU>/pg_profile_lookup.ini``,
+    sonic-net/sonic-buildimage@086b03bd70f9; tests/unit/test_roce_host_side.py reads them from
+    ../shared/schemas). buffermgrd's static model looks the port's (speed, cable) up there;
+    the dynamic model computes the headroom from the length itself."""
 
-    def cable_length(self, medium: str) -> int:
-        """``CABLE_LENGTH`` of a link of ``medium``, metres."""
-        return self.cable_length_m.get(medium, self.cable_length_fallback_m)
+    def cable_length(self, run_m: float, hwsku: str) -> int:
+        """``CABLE_LENGTH`` of a port whose planned cable is ``run_m`` long, metres: the
+        shortest length of ``hwsku``'s headroom table that covers the run (so the static
+        buffer model finds its row too); a run past the table (or an HwSKU without one) is
+        rounded up to a whole metre, which only the dynamic model (ours) sizes."""
+        whole = whole_metres(run_m)
+        table = self.pg_profile_cable_lengths_m.get(hwsku, ())
+        return next((c for c in table if c >= whole), whole)
 
 
 SONIC_DEFAULTS = SonicDefaults(source="sonic-net/sonic-buildimage@086b03bd70f9 (SN5600 HwSKUs)")

@@ -25,6 +25,7 @@ from fabric_stack.policy.rules import (
     oversubscription_1_to_1,
     port_budget,
     rail_alignment,
+    roce_host_consistency,
     roce_lossless_consistency,
     underlay_consistency,
 )
@@ -37,6 +38,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     port_budget,
     link_speed_match,
     roce_lossless_consistency,
+    roce_host_consistency,
     ib_subnet_manager_redundancy,
     underlay_consistency,
 )

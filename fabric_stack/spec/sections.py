@@ -19,6 +19,12 @@ from pydantic import (
 SwitchRole = Literal["leaf", "spine", "core"]
 """Tiers of the compute fabric."""
 
+RoceSide = Literal["leaf", "spine", "core", "host"]
+"""Where a ``roce.overrides`` entry applies: a switch tier, or the servers' rail NICs."""
+
+HOST_OVERRIDABLE = frozenset({"pfc_priorities", "ecn", "dscp_trust"})
+"""What ``roce.overrides.host`` may change (the host MTU is ``networks.compute.mtu``)."""
+
 
 class _RoceOverride(BaseModel):
     """The per-tier overridable RoCE settings, validated like the fields they override."""
@@ -86,12 +92,31 @@ class RoceQos(BaseModel):
     roce_dscp: int = Field(default=26, ge=0, le=63, description="DSCP of RoCE data traffic.")
     cnp_dscp: int = Field(default=48, ge=0, le=63, description="DSCP of congestion notifications.")
     cnp_priority: int = Field(default=6, ge=0, le=7, description="Priority CNPs are queued on.")
+    lossless_pools: int = Field(
+        default=1,
+        ge=1,
+        le=2,
+        description=(
+            "Lossless buffer pools the switches carve (NVIDIA's RoCE profile: one). Each PFC "
+            "priority needs its own pool, so pfc_priorities may not list more."
+        ),
+    )
+    tos: int | None = Field(
+        default=None,
+        ge=0,
+        le=255,
+        description=(
+            "IP ToS byte of RoCE traffic (RDMA-CM default ToS, NCCL_IB_TC); must be "
+            "roce_dscp << 2. Default: derived from roce_dscp."
+        ),
+    )
     mtu: int = Field(default=9216, ge=1500, le=9216, description="Switch port MTU, every hop.")
-    overrides: dict[SwitchRole, dict[str, Any]] = Field(
+    overrides: dict[RoceSide, dict[str, Any]] = Field(
         default_factory=dict,
         description=(
-            "Per-tier deviations, e.g. {spine: {mtu: 1500}}: models a hop configured "
-            "differently (the roce-lossless-consistency policy flags it)."
+            "Per-tier deviations, e.g. {spine: {mtu: 1500}}, or {host: {pfc_priorities: [4]}} "
+            "for the servers' NICs: models a hop configured differently (the "
+            "roce-lossless-consistency and roce-host-consistency policies flag it)."
         ),
     )
 
@@ -115,14 +140,38 @@ class RoceQos(BaseModel):
                 f"cnp_priority: CNPs on priority {self.cnp_priority} would be paused by PFC; "
                 "give them a priority without PFC (default 6)"
             )
+        if len(self.pfc_priorities) > self.lossless_pools:
+            shown = ", ".join(map(str, self.pfc_priorities))
+            raise ValueError(
+                f"pfc_priorities: {len(self.pfc_priorities)} priorities ({shown}) but "
+                f"lossless_pools is {self.lossless_pools}; each PFC priority needs its own "
+                "lossless pool (use one priority, e.g. [3], or raise lossless_pools)"
+            )
+        if self.tos is not None and self.tos != self.tos_byte:
+            raise ValueError(
+                f"tos: ToS {self.tos} carries DSCP {self.tos >> 2}, not roce_dscp "
+                f"{self.roce_dscp}; ToS must be roce_dscp << 2 = {self.tos_byte} (or leave "
+                "tos out)"
+            )
         return self
+
+    @property
+    def tos_byte(self) -> int:
+        """The IP ToS byte of RoCE data: DSCP in the upper six bits, the ECN bits 0 (the NIC
+        sets ECT itself)."""
+        return self.roce_dscp << 2
+
+    @property
+    def roce_priority(self) -> int:
+        """The lossless priority RoCE data is mapped to: the first PFC priority (3 if none)."""
+        return self.pfc_priorities[0] if self.pfc_priorities else 3
 
     @field_validator("overrides")
     @classmethod
     def _override_keys(cls, v: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        allowed = {"pfc_priorities", "ecn", "dscp_trust", "mtu"}
         out: dict[str, dict[str, Any]] = {}
         for role, fields in v.items():
+            allowed = HOST_OVERRIDABLE if role == "host" else HOST_OVERRIDABLE | {"mtu"}
             bad = sorted(set(fields) - allowed)
             if bad:
                 raise ValueError(

@@ -403,7 +403,9 @@ def test_unwritable_out_dir_is_a_clear_error(tmp_path: Path) -> None:
 
 FAILING_SPECS = {
     "spine-mtu-1500": "fabric: roce\nswitch: sn5600\nroce:\n  overrides:\n    spine: {mtu: 1500}\n",
-    "pfc-on-3-4": "fabric: roce\nswitch: sn5600\nroce:\n  pfc_priorities: [3, 4]\n",
+    "pfc-on-3-4": (
+        "fabric: roce\nswitch: sn5600\nroce:\n  pfc_priorities: [3, 4]\n  lossless_pools: 2\n"
+    ),
 }
 
 

@@ -38,6 +38,10 @@ CRD_FILES = {
     "HostDeviceNetwork": f"{_NETOP}hostdevicenetworks.yaml",
     "IPoIBNetwork": f"{_NETOP}ipoibnetworks.yaml",
     "MPIJob": "mpi-operator/manifests/base/kubeflow.org_mpijobs.yaml",
+    "NicConfigurationTemplate": (
+        "nic-configuration-operator/config/crd/bases/"
+        "configuration.net.nvidia.com_nicconfigurationtemplates.yaml"
+    ),
 }
 
 DNS_1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -50,7 +54,8 @@ def validator(kind: str) -> jsonschema.protocols.Validator:
     loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the MPIJob CRD is 650 KB
     crd = yaml.load((CRD_DIR / CRD_FILES[kind]).read_text(encoding="utf-8"), Loader=loader)
     want = {"MPIJob": "v2beta1"}.get(
-        kind, "v1alpha1" if ".mellanox.com" in crd["metadata"]["name"] else "v1"
+        kind,
+        "v1alpha1" if crd["metadata"]["name"].endswith((".mellanox.com", ".nvidia.com")) else "v1",
     )
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == want]
     schema = strict_schema(version["schema"]["openAPIV3Schema"], root=True)  # kubeconform's rules
@@ -97,7 +102,7 @@ def test_every_manifest_validates_against_its_crd(spec: dict[str, Any]) -> None:
         net_kind,
         "NetworkAttachmentDefinition",
         "MPIJob",
-    }
+    } | ({"NicConfigurationTemplate"} if ctx.fabric == "roce" else set())
     _validate_all(manifests)
 
 
@@ -128,7 +133,7 @@ def test_network_operator_path_validates_against_its_crds(spec: dict[str, Any], 
         net_file,
         "training-pod.yaml",
         "nccl-tests-mpijob.yaml",
-    }
+    } | ({"nic-configuration-template.yaml"} if ctx.fabric == "roce" else set())
     manifests = [m for ms in d.values() for m in ms if m["kind"] in CRD_FILES]
     _validate_all(manifests)
     (ncp,) = d["nic-cluster-policy.yaml"]
@@ -325,19 +330,23 @@ def test_training_pod_asks_for_every_rail(variant: str) -> None:
 def test_acceptance_job_expects_the_plans_bus_bandwidth(variant: str) -> None:
     ctx = seed_context(variant)
     job = docs(ctx)["nccl-tests-mpijob.yaml"][0]  # one per SU on the routed underlay
-    servers = kubernetes_bundle.group_servers(ctx, kubernetes.networks_of(ctx)[0].su)
-    est = estimate_collective(ctx.topo, "all_reduce", parse_sizes("8G"))
+    su = kubernetes.networks_of(ctx)[0].su
+    servers = kubernetes_bundle.group_servers(ctx, su)
+    # The job's own servers (#46): its SU's on the routed underlay, every server on InfiniBand.
+    hosts = [d.name for d in ctx.topo.devices if d.role == "server" and su in (None, d.su)]
+    est = estimate_collective(ctx.topo, "all_reduce", parse_sizes("8G"), job_hosts=hosts)
     expected = est.points[-1].busbw_gbs
     assert job["metadata"]["annotations"]["fabric-stack/expected-busbw-gbs"] == f"{expected:g}"
     spec = job["spec"]
     worker = spec["mpiReplicaSpecs"]["Worker"]
     assert worker["replicas"] == servers
-    assert (
-        sum(
-            j["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
-            for j in docs(ctx)["nccl-tests-mpijob.yaml"]
-        )
-        == ctx.plan.nodes
+    per_su = [
+        j
+        for j in docs(ctx)["nccl-tests-mpijob.yaml"]
+        if not j["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"].get("hostNetwork")
+    ]
+    assert sum(j["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] for j in per_su) == len(
+        [d for d in ctx.topo.devices if d.role == "server"]
     )
     assert spec["slotsPerWorker"] == ctx.spec.gpus_per_node
     script = spec["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"][2]

@@ -46,7 +46,8 @@ def test_roce_seed() -> None:
     assert env["NCCL_IB_TC"] == "104"  # DSCP 26 << 2
     assert env["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}:1" for i in range(8))
     assert "NCCL_COLLNET_ENABLE" not in env
-    assert "mlnx_qos -i <netdev> --trust dscp --pfc 0,0,0,1,0,0,0,0" in art.content
+    assert "trust dscp, PFC 0,0,0,1,0,0,0,0" in art.content
+    assert "hosts/<server>.roce-qos.sh" in art.content
 
 
 def test_sharp_enables_collnet() -> None:
@@ -83,7 +84,7 @@ def test_traffic_class_is_the_dscp_in_the_tos_byte(dscp: int, prio: int) -> None
     tc = int(_env(art.content)["NCCL_IB_TC"])
     assert tc >> 2 == dscp and tc & 0b11 == 0 and 0 <= tc <= 252
     pfc = ",".join("1" if i == prio else "0" for i in range(8))
-    assert f"--pfc {pfc}" in art.content
+    assert f"PFC {pfc}" in art.content
 
 
 @pytest.mark.parametrize("dscp", [0, 26, 63])

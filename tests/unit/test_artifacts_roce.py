@@ -59,10 +59,10 @@ NVUE_GRAMMAR = [
     r"nv set vrf default router bgp address-family ipv4-unicast aggregate-route [\d.]+/\d+ "
     r"summary-only on",
     # QoS page: PFC port groups with cable length, PFC watchdog
-    r"nv set qos pfc pfc-[a-z-]+ switch-priority [0-7](,[0-7])*",
-    r"nv set qos pfc pfc-[a-z-]+ (tx|rx) enable",
-    r"nv set qos pfc pfc-[a-z-]+ cable-length \d+",
-    r"nv set interface swp\d+(s\d)? qos pfc profile pfc-[a-z-]+",
+    r"nv set qos pfc pfc-[a-z-]+-\d+m switch-priority [0-7](,[0-7])*",
+    r"nv set qos pfc pfc-[a-z-]+-\d+m (tx|rx) enable",
+    r"nv set qos pfc pfc-[a-z-]+-\d+m cable-length \d+",
+    r"nv set interface swp\d+(s\d)? qos pfc profile pfc-[a-z-]+-\d+m",
     r"nv set interface swp\d+(s\d)? qos pfc-watchdog",
     # NVUE reference Adaptive Routing (5.14 and earlier: enable on)
     r"nv set router adaptive-routing enable on",

@@ -224,6 +224,8 @@ OTHER_TOOLS: dict[str, str] = {
     "--chdir": "env",
     "--unset": "env",
     "--split-string": "env",
+    "--dscp2prio": "mlnx_qos",
+    "--cable_len": "mlnx_qos",
 }
 """Flags of other tools that fabric-stack's strings name, and the tool."""
 

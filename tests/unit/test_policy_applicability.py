@@ -47,7 +47,11 @@ def _broken(intent: FabricIntent) -> FabricIntent:
 
 PLANS: dict[str, FabricIntent] = {
     "infiniband": _broken(intent_for(oversubscription="2:1", infiniband={"subnet_managers": 1})),
-    "roce": _broken(intent_for(**ROCE, oversubscription="2:1", roce={"pfc_priorities": [3, 4]})),
+    "roce": _broken(
+        intent_for(
+            **ROCE, oversubscription="2:1", roce={"pfc_priorities": [3, 4], "lossless_pools": 2}
+        )
+    ),
     "ethernet": _broken(intent_for(fabric="ethernet", switch="sn5600", oversubscription="2:1")),
 }
 """One plan per fabric, each breaking several rules."""

@@ -243,7 +243,9 @@ def test_a_stack_policy_reads_only_the_kinds_its_rule_needs() -> None:
 
 
 def test_stack_policies_match_fabric_stack_check() -> None:
-    intent = intent_for(**ROCE, roce={"pfc_priorities": [3, 4]}, oversubscription="2:1")
+    intent = intent_for(
+        **ROCE, roce={"pfc_priorities": [3, 4], "lossless_pools": 2}, oversubscription="2:1"
+    )
     resources = stack_resources(intent)
     expected = {(v.rule, v.message) for v in evaluate(intent).violations}
     seen: set[tuple[str, str]] = set()

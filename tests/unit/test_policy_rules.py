@@ -27,6 +27,7 @@ from fabric_stack.policy import (
     check_pcie_locality,
     check_port_budget,
     check_rail_alignment,
+    check_roce_host,
     check_roce_lossless,
     evaluate,
     load_policy_config,
@@ -52,6 +53,7 @@ CHECKS = {
     "port-budget": check_port_budget,
     "link-speed-match": check_link_speed,
     "roce-lossless-consistency": check_roce_lossless,
+    "roce-host-consistency": check_roce_host,
     "ib-subnet-manager-redundancy": check_ib_subnet_managers,
     "underlay-consistency": check_underlay_consistency,
 }
@@ -70,7 +72,7 @@ def one(vs: list[Violation], resource: str) -> Violation:
 # --------------------------------------------------------------------------- registry
 
 
-def test_registry_lists_the_eight_rules_with_metadata() -> None:
+def test_registry_lists_the_nine_rules_with_metadata() -> None:
     assert list(RULES) == list(CHECKS)
     for rule in RULES.values():
         assert rule.title and rule.description and rule.remediation
@@ -379,7 +381,7 @@ def test_roce_spine_mtu_override_flags_each_spine() -> None:
 
 
 def test_roce_two_pfc_priorities_flag_every_compute_switch() -> None:
-    intent = intent_for(**ROCE, roce={"pfc_priorities": [3, 4]})
+    intent = intent_for(**ROCE, roce={"pfc_priorities": [3, 4], "lossless_pools": 2})
     vs = run(check_roce_lossless, intent)
     assert len(vs) == 12
     assert vs[0].message == (

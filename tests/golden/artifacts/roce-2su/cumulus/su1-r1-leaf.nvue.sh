@@ -496,100 +496,104 @@ nv set vrf default router bgp address-family ipv4-unicast multipaths ebgp 64
 nv set vrf default router bgp address-family ipv4-unicast network 10.255.0.65/32
 nv set vrf default router bgp address-family ipv4-unicast network 10.64.0.0/24
 
-# PFC headroom per port class: the buffer reserved for in-flight data after a pause
-# grows with the cable, so each class gets its own profile (pfc-hosts 50 m,
-# pfc-leaf-spine 50 m; the optic class's longest run: conservative, edit down to your
-# measured runs). Cable lengths by optic class UNVERIFIED (NVIDIA LinkX reach classes,
-# not checked here).
+# PFC headroom per port: the buffer reserved for in-flight data after a pause grows with
+# the cable, so each port's profile carries the planned length of the cable on it (the
+# plant's run, rounded up to the length ordered, then to whole metres; NVUE takes
+# 1-100000). A longer cable than planned needs a longer figure here.
 # Source: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-1-and-Switch-Ports/Quality-of-Service/ (Port Groups: PFC; cable-length, default 10 m)
-nv set qos pfc pfc-hosts switch-priority 3
-nv set qos pfc pfc-hosts tx enable
-nv set qos pfc pfc-hosts rx enable
-nv set qos pfc pfc-hosts cable-length 50
-nv set interface swp1s0 qos pfc profile pfc-hosts
-nv set interface swp1s1 qos pfc profile pfc-hosts
-nv set interface swp2s0 qos pfc profile pfc-hosts
-nv set interface swp2s1 qos pfc profile pfc-hosts
-nv set interface swp3s0 qos pfc profile pfc-hosts
-nv set interface swp3s1 qos pfc profile pfc-hosts
-nv set interface swp4s0 qos pfc profile pfc-hosts
-nv set interface swp4s1 qos pfc profile pfc-hosts
-nv set interface swp5s0 qos pfc profile pfc-hosts
-nv set interface swp5s1 qos pfc profile pfc-hosts
-nv set interface swp6s0 qos pfc profile pfc-hosts
-nv set interface swp6s1 qos pfc profile pfc-hosts
-nv set interface swp7s0 qos pfc profile pfc-hosts
-nv set interface swp7s1 qos pfc profile pfc-hosts
-nv set interface swp8s0 qos pfc profile pfc-hosts
-nv set interface swp8s1 qos pfc profile pfc-hosts
-nv set qos pfc pfc-leaf-spine switch-priority 3
-nv set qos pfc pfc-leaf-spine tx enable
-nv set qos pfc pfc-leaf-spine rx enable
-nv set qos pfc pfc-leaf-spine cable-length 50
-nv set interface swp33s0 qos pfc profile pfc-leaf-spine
-nv set interface swp33s1 qos pfc profile pfc-leaf-spine
-nv set interface swp34s0 qos pfc profile pfc-leaf-spine
-nv set interface swp34s1 qos pfc profile pfc-leaf-spine
-nv set interface swp35s0 qos pfc profile pfc-leaf-spine
-nv set interface swp35s1 qos pfc profile pfc-leaf-spine
-nv set interface swp36s0 qos pfc profile pfc-leaf-spine
-nv set interface swp36s1 qos pfc profile pfc-leaf-spine
-nv set interface swp37s0 qos pfc profile pfc-leaf-spine
-nv set interface swp37s1 qos pfc profile pfc-leaf-spine
-nv set interface swp38s0 qos pfc profile pfc-leaf-spine
-nv set interface swp38s1 qos pfc profile pfc-leaf-spine
-nv set interface swp39s0 qos pfc profile pfc-leaf-spine
-nv set interface swp39s1 qos pfc profile pfc-leaf-spine
-nv set interface swp40s0 qos pfc profile pfc-leaf-spine
-nv set interface swp40s1 qos pfc profile pfc-leaf-spine
-nv set interface swp41s0 qos pfc profile pfc-leaf-spine
-nv set interface swp41s1 qos pfc profile pfc-leaf-spine
-nv set interface swp42s0 qos pfc profile pfc-leaf-spine
-nv set interface swp42s1 qos pfc profile pfc-leaf-spine
-nv set interface swp43s0 qos pfc profile pfc-leaf-spine
-nv set interface swp43s1 qos pfc profile pfc-leaf-spine
-nv set interface swp44s0 qos pfc profile pfc-leaf-spine
-nv set interface swp44s1 qos pfc profile pfc-leaf-spine
-nv set interface swp45s0 qos pfc profile pfc-leaf-spine
-nv set interface swp45s1 qos pfc profile pfc-leaf-spine
-nv set interface swp46s0 qos pfc profile pfc-leaf-spine
-nv set interface swp46s1 qos pfc profile pfc-leaf-spine
-nv set interface swp47s0 qos pfc profile pfc-leaf-spine
-nv set interface swp47s1 qos pfc profile pfc-leaf-spine
-nv set interface swp48s0 qos pfc profile pfc-leaf-spine
-nv set interface swp48s1 qos pfc profile pfc-leaf-spine
-nv set interface swp49s0 qos pfc profile pfc-leaf-spine
-nv set interface swp49s1 qos pfc profile pfc-leaf-spine
-nv set interface swp50s0 qos pfc profile pfc-leaf-spine
-nv set interface swp50s1 qos pfc profile pfc-leaf-spine
-nv set interface swp51s0 qos pfc profile pfc-leaf-spine
-nv set interface swp51s1 qos pfc profile pfc-leaf-spine
-nv set interface swp52s0 qos pfc profile pfc-leaf-spine
-nv set interface swp52s1 qos pfc profile pfc-leaf-spine
-nv set interface swp53s0 qos pfc profile pfc-leaf-spine
-nv set interface swp53s1 qos pfc profile pfc-leaf-spine
-nv set interface swp54s0 qos pfc profile pfc-leaf-spine
-nv set interface swp54s1 qos pfc profile pfc-leaf-spine
-nv set interface swp55s0 qos pfc profile pfc-leaf-spine
-nv set interface swp55s1 qos pfc profile pfc-leaf-spine
-nv set interface swp56s0 qos pfc profile pfc-leaf-spine
-nv set interface swp56s1 qos pfc profile pfc-leaf-spine
-nv set interface swp57s0 qos pfc profile pfc-leaf-spine
-nv set interface swp57s1 qos pfc profile pfc-leaf-spine
-nv set interface swp58s0 qos pfc profile pfc-leaf-spine
-nv set interface swp58s1 qos pfc profile pfc-leaf-spine
-nv set interface swp59s0 qos pfc profile pfc-leaf-spine
-nv set interface swp59s1 qos pfc profile pfc-leaf-spine
-nv set interface swp60s0 qos pfc profile pfc-leaf-spine
-nv set interface swp60s1 qos pfc profile pfc-leaf-spine
-nv set interface swp61s0 qos pfc profile pfc-leaf-spine
-nv set interface swp61s1 qos pfc profile pfc-leaf-spine
-nv set interface swp62s0 qos pfc profile pfc-leaf-spine
-nv set interface swp62s1 qos pfc profile pfc-leaf-spine
-nv set interface swp63s0 qos pfc profile pfc-leaf-spine
-nv set interface swp63s1 qos pfc profile pfc-leaf-spine
-nv set interface swp64s0 qos pfc profile pfc-leaf-spine
-nv set interface swp64s1 qos pfc profile pfc-leaf-spine
+# Source: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/QoS/ (qos pfc <profile-id> cable-length 1-100000)
+nv set qos pfc pfc-hosts-5m switch-priority 3
+nv set qos pfc pfc-hosts-5m tx enable
+nv set qos pfc pfc-hosts-5m rx enable
+nv set qos pfc pfc-hosts-5m cable-length 5
+nv set interface swp4s1 qos pfc profile pfc-hosts-5m
+nv set interface swp6s1 qos pfc profile pfc-hosts-5m
+nv set qos pfc pfc-hosts-7m switch-priority 3
+nv set qos pfc pfc-hosts-7m tx enable
+nv set qos pfc pfc-hosts-7m rx enable
+nv set qos pfc pfc-hosts-7m cable-length 7
+nv set interface swp1s0 qos pfc profile pfc-hosts-7m
+nv set interface swp1s1 qos pfc profile pfc-hosts-7m
+nv set interface swp2s0 qos pfc profile pfc-hosts-7m
+nv set interface swp2s1 qos pfc profile pfc-hosts-7m
+nv set interface swp3s0 qos pfc profile pfc-hosts-7m
+nv set interface swp3s1 qos pfc profile pfc-hosts-7m
+nv set interface swp4s0 qos pfc profile pfc-hosts-7m
+nv set interface swp5s0 qos pfc profile pfc-hosts-7m
+nv set interface swp5s1 qos pfc profile pfc-hosts-7m
+nv set interface swp6s0 qos pfc profile pfc-hosts-7m
+nv set interface swp7s0 qos pfc profile pfc-hosts-7m
+nv set interface swp7s1 qos pfc profile pfc-hosts-7m
+nv set interface swp8s0 qos pfc profile pfc-hosts-7m
+nv set interface swp8s1 qos pfc profile pfc-hosts-7m
+nv set qos pfc pfc-leaf-spine-15m switch-priority 3
+nv set qos pfc pfc-leaf-spine-15m tx enable
+nv set qos pfc pfc-leaf-spine-15m rx enable
+nv set qos pfc pfc-leaf-spine-15m cable-length 15
+nv set interface swp33s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp33s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp34s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp34s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp35s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp35s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp36s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp36s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp37s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp37s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp38s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp38s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp39s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp39s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp40s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp40s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp41s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp41s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp42s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp42s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp43s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp43s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp44s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp44s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp45s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp45s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp46s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp46s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp47s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp47s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp48s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp48s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp49s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp49s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp50s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp50s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp51s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp51s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp52s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp52s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp53s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp53s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp54s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp54s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp55s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp55s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp56s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp56s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp57s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp57s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp58s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp58s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp59s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp59s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp60s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp60s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp61s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp61s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp62s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp62s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp63s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp63s1 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp64s0 qos pfc profile pfc-leaf-spine-15m
+nv set interface swp64s1 qos pfc profile pfc-leaf-spine-15m
 
 # PFC watchdog on every PFC port: a stuck lossless queue (pause storm from a broken NIC
 # or a PFC deadlock) is drained instead of freezing the fabric. Default polling 100 ms x
