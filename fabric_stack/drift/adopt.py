@@ -46,6 +46,7 @@ the report flags as UNVERIFIED.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,7 +63,14 @@ from fabric_stack.drift.adopt_plan import (
 )
 from fabric_stack.drift.adopt_ports import PortMap, convention_note, learn_port_map
 from fabric_stack.drift.adopt_rails import Adjacency, RailVote, nic_rails, rail_note
-from fabric_stack.drift.adopt_roles import Role, infer_roles, natural, raw_tiers, wiring
+from fabric_stack.drift.adopt_roles import (
+    Role,
+    host_groups,
+    infer_roles,
+    natural,
+    raw_tiers,
+    wiring,
+)
 from fabric_stack.drift.observation import (
     Observation,
     ObservedDevice,
@@ -320,7 +328,14 @@ class _Placer:
         (cand, n), second = best[0], (best[1][1] if len(best) > 1 else 0)
         # A fabric manager (UFM / OpenSM host) has one cable per plane on a leaf port the
         # plan reserves for it: one cable is enough when every cable it has agrees.
-        enough = n >= 1 and n == voters if self.plan.role.get(cand) == "manager" else n >= 2
+        # A single-HCA host (a one-rail fabric, a login or storage node) has one cable: when
+        # that is every cable it has, its one vote is all the wiring says, and it agrees.
+        only = voters == 1 and len(self.adj[dev]) == 1 and want == "server"
+        enough = (
+            n >= 1 and n == voters
+            if self.plan.role.get(cand) == "manager" or only
+            else n >= 2
+        )
         if not enough or n * 2 < voters or n == second:
             self.why[dev] = (
                 f"its cables agree on no single position (best {cand}: {n} of {voters})"
@@ -328,8 +343,8 @@ class _Placer:
                 else f"only {n} cable(s) say where it is"
             )
             return None
-        basis = f"{n} of {voters} cables agree"
-        confidence = "high" if n * 4 >= voters * 3 else "medium"
+        basis = f"{n} of {voters} cables agree" if not only else "its only cable"
+        confidence = "high" if n * 4 >= voters * 3 and not only else "medium"
         if cand in said:
             basis += f"; its NICs say rail {self.plan.attrs[cand].rail}, the port map {said[cand]}"
             confidence = "medium"
@@ -394,12 +409,62 @@ class _Placer:
         return self._accept(offers)
 
 
+    def by_symmetry(self) -> bool:
+        """Switches no cable tells apart, on the free positions of their role in order.
+
+        On a fabric cabled otherwise than the plan's port map (a site's own uplink
+        numbering, a one-rail cluster) the leaves of one rail are interchangeable as far
+        as the wiring goes: each carries a host group, each reaches every spine. What the
+        wiring does say is kept (a leaf's rail by its NICs, its host group); which SU
+        number a group gets is read from its hosts' names (natural order), and spines
+        take their positions in the order of their names. Placed at low confidence, the
+        basis says so; a switch whose cables still vote (some position's ports agree)
+        is left to the votes. Returns whether any was placed."""
+        groups = host_groups(
+            wiring(self.obs.cables), self.servers, {d for d, t in self.tier.items() if t == 1}
+        )
+        pending: dict[tuple[str, Any], list[str]] = {}
+        for dev in self.adj:
+            if dev in self.placed:
+                continue
+            want = self.want(dev)
+            if want == "leaf":
+                rv = self.rails.get(dev)
+                if rv is None or not rv.strict:
+                    continue
+                pending.setdefault(("leaf", rv.rail), []).append(dev)
+            elif want in ("spine", "core"):
+                pending.setdefault((want, None), []).append(dev)
+        offers: list[Offer] = []
+        for (role, rail), devs in pending.items():
+            if role == "leaf":
+                free = [x for x in self.plan.leaves.get(rail, ()) if x not in self.taken]
+                devs.sort(key=lambda d: (natural(groups.get(d, "")), natural(d)))
+                how = f"its host group {{g}}: the wiring cannot tell rail {rail[1]}'s leaves apart"
+            else:
+                free = sorted(
+                    (x for x, r in self.plan.role.items() if r == role and x not in self.taken),
+                    key=natural_key,
+                )
+                devs.sort(key=natural)
+                how = f"name order: the wiring cannot tell the {role}s apart"
+            for dev, cand in zip(devs, free, strict=False):
+                basis = how.replace("{g}", groups.get(dev, "?"))
+                offers.append((0, dev, cand, ("low", f"position by {basis}")))
+        return self._accept(offers)
+
+
 def _place(obs: Observation, plan: PlanPorts, adj: Adjacency) -> _Placer:
-    """Propagate from the anchors; then leaves by rail; then propagate again."""
+    """Propagate from the anchors; then leaves by rail; then switches the wiring cannot
+    tell apart (:meth:`_Placer.by_symmetry`); propagate again after each."""
     p = _Placer(obs, plan, adj)
     p.rounds()
     while p.by_rail():
         p.rounds()
+    while p.by_symmetry():
+        p.rounds()
+        while p.by_rail():
+            p.rounds()
     return p
 
 
@@ -429,6 +494,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
+    relabelled: list[tuple[str, str]] = []
     for dev in sorted(obs.devices):
         od = obs.devices[dev]
         p = placed.get(dev)
@@ -450,8 +516,15 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
                 reason = f"a {known.role} ({known.basis}{group}) but no planned position: {reason}"
             res.unplaced.append(Unplaced(dev, role, reason))
             continue
+        actual = dev
         problem = check_label(dev)
-        if problem:
+        if problem and od.guids:
+            # A factory NodeDesc (``SwitchIB Mellanox Technologies``, unmanaged switches all
+            # say it) is no host name; its GUID names the device, so the names file gets a
+            # label made of it and drift binds that label by the GUID.
+            actual = guid_label(dev, od.guids[0])
+            relabelled.append((dev, actual))
+        elif problem:
             res.unplaced.append(Unplaced(dev, role, f"placed at {p} but {problem}"))
             continue
         res.placed[dev] = p
@@ -461,15 +534,23 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         res.rows.append(
             trusted_instance(
                 SiteName,
-                {"planned": p, "actual": dev, "guids": tuple(od.guids), "macs": tuple(od.macs)},
+                {"planned": p, "actual": actual, "guids": tuple(od.guids), "macs": tuple(od.macs)},
             )
         )
+    if relabelled:
+        res.notes.append(
+            f"{len(relabelled)} placed device(s) report no host name (e.g. {relabelled[0][0]!r}): "
+            f"the names file calls them by their GUID ({relabelled[0][1]}), which drift binds"
+        )
     res.rows.sort(key=lambda r: natural_key(r.planned))
-    res.port_map = learn_port_map(topo, obs, res.placed, keys, placer.tier)
-    if res.port_map:
+    learned = learn_port_map(topo, obs, res.placed, keys, placer.tier)
+    # Drift sees a relabelled device by its names-file label (bound by its GUID).
+    label = dict(relabelled)
+    res.port_map = {(label.get(d, d), pt): n for (d, pt), n in learned.items()}
+    if learned:
         # Judge the switches' cables in the site's numbering: what the map renumbers
         # is the site's convention, not a contradiction.
-        adj = _adjacency(obs, {k: res.port_map.get(k, v) for k, v in keys.items()})
+        adj = _adjacency(obs, {k: learned.get(k, v) for k, v in keys.items()})
         switches = sum(1 for p in res.placed.values() if plan.role.get(p) in TIER)
         res.notes.append(convention_note(res.port_map, switches))
     res.contradictions = _contradictions(plan, adj, res.placed)
@@ -488,6 +569,13 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def guid_label(name: str, guid: str) -> str:
+    """A host-name label for a device that reports none: its description's first word and
+    its GUID (``switchib-248a070301000001``)."""
+    word = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-").split("-")[0][:20] or "ib"
+    return f"{word}-{guid.lower().removeprefix('0x')}"
 
 
 def _rail_dissent(
