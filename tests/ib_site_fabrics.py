@@ -171,8 +171,7 @@ def site_fabric(shape: Shape, seed: int = 0) -> tuple[str, Truth]:  # noqa: C901
             f"devid={_SW_DEVID[gen]}",
             f"sysimgguid=0x{g}",
             f"switchguid=0x{g}({g})",
-            f'Switch\t{shape.radix} "S-{g}"\t\t# "{sw_desc(s)}" enhanced port 0 '
-            f"lid {lid[s]} lmc 0",
+            f'Switch\t{shape.radix} "S-{g}"\t\t# "{sw_desc(s)}" enhanced port 0 lid {lid[s]} lmc 0',
         ]
         for p in sorted(ports[s]):
             kind, peer, pp, speed = ports[s][p]

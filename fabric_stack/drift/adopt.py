@@ -119,6 +119,7 @@ class AdoptResult:
 
     def to_json(self) -> dict[str, Any]:
         """JSON-compatible report."""
+        seen = {p: d for d, p in self.placed.items()}
         return {
             "classes": {
                 c: {
@@ -140,8 +141,8 @@ class AdoptResult:
                 {
                     "planned": r.planned,
                     "actual": r.actual,
-                    "confidence": self.confidence.get(r.actual, ("", ""))[0],
-                    "basis": self.confidence.get(r.actual, ("", ""))[1],
+                    "confidence": self.confidence.get(seen.get(r.planned, ""), ("", ""))[0],
+                    "basis": self.confidence.get(seen.get(r.planned, ""), ("", ""))[1],
                 }
                 for r in self.rows
             ],
@@ -292,6 +293,8 @@ class _Placer:
         """Placed device → (confidence high/medium/low, what placed it)."""
         self.overruled: dict[str, str] = {}
         """Leaf → the position the port map said, where its NICs said another rail."""
+        self.low_hosts: set[str] = set()
+        """Hosts placed in their SU by :meth:`by_group` (their leaf ports name no position)."""
 
     def want(self, dev: str) -> str:
         """The planned role an observed device can take (by kind, tier or access ports)."""
@@ -331,11 +334,7 @@ class _Placer:
         # A single-HCA host (a one-rail fabric, a login or storage node) has one cable: when
         # that is every cable it has, its one vote is all the wiring says, and it agrees.
         only = voters == 1 and len(self.adj[dev]) == 1 and want == "server"
-        enough = (
-            n >= 1 and n == voters
-            if self.plan.role.get(cand) == "manager" or only
-            else n >= 2
-        )
+        enough = n >= 1 and n == voters if self.plan.role.get(cand) == "manager" or only else n >= 2
         if not enough or n * 2 < voters or n == second:
             self.why[dev] = (
                 f"its cables agree on no single position (best {cand}: {n} of {voters})"
@@ -408,7 +407,6 @@ class _Placer:
                 offers.append((rv.agree, dev, free[0], ("medium", basis)))
         return self._accept(offers)
 
-
     def by_symmetry(self) -> bool:
         """Switches no cable tells apart, on the free positions of their role in order.
 
@@ -433,12 +431,35 @@ class _Placer:
                 if rv is None or not rv.strict:
                     continue
                 pending.setdefault(("leaf", rv.rail), []).append(dev)
-            elif want in ("spine", "core"):
+            elif want in ("spine", "core") and self._below_placed(dev):
                 pending.setdefault((want, None), []).append(dev)
+        # A host group some of whose leaves are placed (other rails) has its SU already.
+        group_at: dict[str, Counter[tuple[int, int]]] = {}
+        for dev, g in groups.items():
+            if dev in self.placed:
+                a = self.plan.attrs[self.placed[dev]]
+                group_at.setdefault(g, Counter())[(a.pod, a.su)] += 1
         offers: list[Offer] = []
         for (role, rail), devs in pending.items():
             if role == "leaf":
-                free = [x for x in self.plan.leaves.get(rail, ()) if x not in self.taken]
+                rest = []
+                for dev in devs:
+                    known = group_at.get(groups.get(dev, ""))
+                    pos = known.most_common(1)[0][0] if known else None
+                    cand = self.plan.leaf_at.get((rail[0], *pos, rail[1])) if pos else None
+                    if cand is not None and cand not in self.taken:
+                        basis = f"its host group's other leaves are in SU {pos[1]}"
+                        offers.append((0, dev, cand, ("medium", basis)))
+                    else:
+                        rest.append(dev)
+                devs = rest
+                taken = {o[2] for o in offers}
+                free = [
+                    x
+                    for x in self.plan.leaves.get(rail, ())
+                    if x not in self.taken and x not in taken
+                ]
+                # By host group: the same order on every rail, so one group is one SU.
                 devs.sort(key=lambda d: (natural(groups.get(d, "")), natural(d)))
                 how = f"its host group {{g}}: the wiring cannot tell rail {rail[1]}'s leaves apart"
             else:
@@ -453,6 +474,77 @@ class _Placer:
                 offers.append((0, dev, cand, ("low", f"position by {basis}")))
         return self._accept(offers)
 
+    def _below_placed(self, dev: str) -> bool:
+        """Whether every switch one tier below ``dev`` that is cabled to it is placed (a
+        spine is only told apart from the plan's through its leaves)."""
+        t = self.tier.get(dev, 0)
+        below = [p for _, p, _ in self.adj[dev] if self.tier.get(p) == t - 1]
+        return bool(below) and all(p in self.placed for p in below)
+
+    def loose_leaves(self) -> set[str]:
+        """Placed leaves that follow no port convention: a quarter or more of their host
+        cables are not on the port the plan gives a host placed there (unplaced hosts
+        count as not; a miswire or two leave nearly all agreeing)."""
+        placed, peer = self.placed, self.plan.peer
+        out: set[str] = set()
+        for dev, t in self.tier.items():
+            if t != 1 or dev not in placed:
+                continue
+            hosts = [(p, pk, k) for k, p, pk in self.adj.get(dev, ()) if p in self.servers]
+            agree = sum(
+                1
+                for h, hk, k in hosts
+                if h in placed and peer.get((placed[h], hk)) == (placed[dev], k)
+            )
+            if not hosts or agree * 4 < len(hosts) * 3:
+                out.add(dev)
+        return out
+
+    def by_group(self) -> bool:
+        """Hosts whose cables all land on placed leaves of one SU but on ports that name
+        no one position of it (a site that cabled its hosts to any free port): the SU is
+        what the wiring says, the index within it is not, so each takes the free server
+        position of that SU most of its cables vote for (else the first), at low
+        confidence; drift then compares its cables in the site's port numbering (the
+        leaf's downlinks join the learned port map). Only on leaves that follow no port
+        convention (:meth:`loose_leaves`): where ports place hosts, a host they do not
+        place (a UFM, a login node) stays unplaced with its reason. Returns whether any
+        was placed."""
+        free: dict[int, list[str]] = {}
+        for x, r in self.plan.role.items():
+            if r == "server" and x not in self.taken:
+                free.setdefault(self.plan.attrs[x].su, []).append(x)
+        for xs in free.values():
+            xs.sort(key=natural_key)
+        offers: list[Offer] = []
+        loose = self.loose_leaves()
+        for dev in sorted(self.servers, key=natural):
+            if dev in self.placed or dev not in self.adj:
+                continue
+            links = self.adj[dev]
+            if not all(peer in loose for _, peer, _ in links):
+                continue  # a leaf with a port convention: its ports place hosts, or nothing
+            leaves = [self.placed.get(peer) for _, peer, _ in links]
+            if not links or any(p is None or self.plan.role.get(p) != "leaf" for p in leaves):
+                continue
+            sus = {self.plan.attrs[p].su for p in leaves if p is not None}
+            if len(sus) != 1:
+                continue
+            su = sus.pop()
+            votes, _ = _votes(dev, self.adj, self.plan, self.placed, None)
+            room = free.get(su, [])
+            if not room:
+                continue
+            cand = max(room, key=lambda x: (votes.get(x, 0), -room.index(x)))
+            room.remove(cand)
+            basis = (
+                f"its {len(links)} cable(s) all land on SU {su}'s leaves, on ports that name "
+                "no one position of it: a free position of that SU"
+            )
+            self.low_hosts.add(dev)
+            offers.append((0, dev, cand, ("low", basis)))
+        return self._accept(offers)
+
 
 def _place(obs: Observation, plan: PlanPorts, adj: Adjacency) -> _Placer:
     """Propagate from the anchors; then leaves by rail; then switches the wiring cannot
@@ -465,6 +557,8 @@ def _place(obs: Observation, plan: PlanPorts, adj: Adjacency) -> _Placer:
         p.rounds()
         while p.by_rail():
             p.rounds()
+    while p.by_group():
+        p.rounds()
     return p
 
 
@@ -544,6 +638,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         )
     res.rows.sort(key=lambda r: natural_key(r.planned))
     learned = learn_port_map(topo, obs, res.placed, keys, placer.tier)
+    learned |= _downlink_map(plan, obs, keys, res.placed, _any_port_hosts(placer))
     # Drift sees a relabelled device by its names-file label (bound by its GUID).
     label = dict(relabelled)
     res.port_map = {(label.get(d, d), pt): n for (d, pt), n in learned.items()}
@@ -569,6 +664,44 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def _any_port_hosts(placer: _Placer) -> set[str]:
+    """Hosts placed by their SU (:attr:`_Placer.low_hosts`), and every host all of whose
+    cables land on leaves that follow no port convention (:meth:`_Placer.loose_leaves`):
+    a port agreeing there is chance, the others are the site's numbering, not miswires."""
+    low = placer.low_hosts
+    if not low:
+        return low
+    loose = placer.loose_leaves()
+    out = set(low)
+    for h in placer.servers:
+        links = placer.adj.get(h, ())
+        if links and all(p in loose for _, p, _ in links):
+            out.add(h)
+    return out
+
+
+def _downlink_map(
+    plan: PlanPorts,
+    obs: Observation,
+    keys: dict[tuple[str, str], Any],
+    placed: dict[str, str],
+    hosts: set[str],
+) -> PortMap:
+    """(leaf, site port) → the plan's port, for the cables of ``hosts`` (placed in their SU
+    by :meth:`_Placer.by_group`): the site's way of cabling hosts to any free leaf port."""
+    out: PortMap = {}
+    for a, pa, b, pb in obs.cables:
+        if b in hosts:
+            a, pa, b, pb = b, pb, a, pa
+        if a not in hosts or a not in placed or b not in placed:
+            continue
+        want = plan.peer.get((placed[a], keys.get((a, pa))))
+        have = keys.get((b, pb))
+        if want is not None and want[0] == placed[b] and have is not None and have != want[1]:
+            out[(b, pb)] = int(want[1])
+    return out
 
 
 def guid_label(name: str, guid: str) -> str:
