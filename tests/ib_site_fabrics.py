@@ -90,7 +90,7 @@ def _guid(kind: int, n: int) -> str:
     return f"{0x248A070300000000 + (kind << 24) + n:016x}"  # a ConnectX-4 OUI (248a07)
 
 
-def site_fabric(shape: Shape, seed: int = 0) -> tuple[str, Truth]:  # noqa: C901, PLR0915
+def site_fabric(shape: Shape, seed: int = 0) -> tuple[str, Truth]:
     """The ``ibnetdiscover`` text of ``shape`` and the :class:`Truth` it encodes."""
     rng = random.Random(seed)
     gen = shape.generation
