@@ -418,9 +418,6 @@ class _Placer:
         take their positions in the order of their names. Placed at low confidence, the
         basis says so; a switch whose cables still vote (some position's ports agree)
         is left to the votes. Returns whether any was placed."""
-        groups = host_groups(
-            wiring(self.obs.cables), self.servers, {d for d, t in self.tier.items() if t == 1}
-        )
         pending: dict[tuple[str, Any], list[str]] = {}
         for dev in self.adj:
             if dev in self.placed:
@@ -433,6 +430,11 @@ class _Placer:
                 pending.setdefault(("leaf", rv.rail), []).append(dev)
             elif want in ("spine", "core") and self._below_placed(dev):
                 pending.setdefault((want, None), []).append(dev)
+        if not pending:
+            return False
+        groups = host_groups(
+            wiring(self.obs.cables), self.servers, {d for d, t in self.tier.items() if t == 1}
+        )
         # A host group some of whose leaves are placed (other rails) has its SU already.
         group_at: dict[str, Counter[tuple[int, int]]] = {}
         for dev, g in groups.items():
@@ -510,17 +512,18 @@ class _Placer:
         convention (:meth:`loose_leaves`): where ports place hosts, a host they do not
         place (a UFM, a login node) stays unplaced with its reason. Returns whether any
         was placed."""
+        offers: list[Offer] = []
+        waiting = [d for d in self.servers if d not in self.placed and d in self.adj]
+        if not waiting:
+            return False
         free: dict[int, list[str]] = {}
         for x, r in self.plan.role.items():
             if r == "server" and x not in self.taken:
                 free.setdefault(self.plan.attrs[x].su, []).append(x)
         for xs in free.values():
             xs.sort(key=natural_key)
-        offers: list[Offer] = []
         loose = self.loose_leaves()
-        for dev in sorted(self.servers, key=natural):
-            if dev in self.placed or dev not in self.adj:
-                continue
+        for dev in sorted(waiting, key=natural):
             links = self.adj[dev]
             if not all(peer in loose for _, peer, _ in links):
                 continue  # a leaf with a port convention: its ports place hosts, or nothing
@@ -535,7 +538,7 @@ class _Placer:
             room = free.get(su, [])
             if not room:
                 continue
-            cand = max(room, key=lambda x: (votes.get(x, 0), -room.index(x)))
+            cand = max(room, key=lambda x: votes.get(x, 0))  # the first of the most voted
             room.remove(cand)
             basis = (
                 f"its {len(links)} cable(s) all land on SU {su}'s leaves, on ports that name "
