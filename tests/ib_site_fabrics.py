@@ -156,8 +156,8 @@ def site_fabric(shape: Shape, seed: int = 0) -> tuple[str, Truth]:
                 assert up <= shape.radix + 1 and sp_port <= shape.radix, "radix exceeded"
             del si
     first = next(iter(hca))
-    for i, g in enumerate(hca, len(sw_guid) + 1):
-        lid[g] = i
+    for i, ca in enumerate(hca, len(sw_guid) + 1):
+        lid[ca] = i
     out = [
         "#",
         "# Topology file: generated on Tue Mar 14 09:12:44 2023",
@@ -165,13 +165,14 @@ def site_fabric(shape: Shape, seed: int = 0) -> tuple[str, Truth]:
         f"# Initiated from node {first} port {first}",
         "",
     ]
-    for s, g in sw_guid.items():
+    for s, sg in sw_guid.items():
         out += [
             "vendid=0x2c9",
             f"devid={_SW_DEVID[gen]}",
-            f"sysimgguid=0x{g}",
-            f"switchguid=0x{g}({g})",
-            f'Switch\t{shape.radix} "S-{g}"\t\t# "{sw_desc(s)}" enhanced port 0 lid {lid[s]} lmc 0',
+            f"sysimgguid=0x{sg}",
+            f"switchguid=0x{sg}({sg})",
+            f'Switch\t{shape.radix} "S-{sg}"\t\t# "{sw_desc(s)}" enhanced port 0 '
+            f"lid {lid[s]} lmc 0",
         ]
         for p in sorted(ports[s]):
             kind, peer, pp, speed = ports[s][p]
@@ -186,15 +187,15 @@ def site_fabric(shape: Shape, seed: int = 0) -> tuple[str, Truth]:
         out.append("")
     order = list(hca)
     rng.shuffle(order)
-    for g in order:
-        sysimg, desc, leaf, port, speed = hca[g]
+    for ca in order:
+        sysimg, desc, leaf, port, speed = hca[ca]
         out += [
             "vendid=0x2c9",
             f"devid={_CA_DEVID[gen]}",
             f"sysimgguid=0x{sysimg}",
-            f"caguid=0x{g}",
-            f'Ca\t1 "H-{g}"\t\t# "{desc}"',
-            f'[1]({g}) \t"S-{sw_guid[leaf]}"[{port}]\t\t# lid {lid[g]} lmc 0 '
+            f"caguid=0x{ca}",
+            f'Ca\t1 "H-{ca}"\t\t# "{desc}"',
+            f'[1]({ca}) \t"S-{sw_guid[leaf]}"[{port}]\t\t# lid {lid[ca]} lmc 0 '
             f'"{sw_desc(leaf)}" lid {lid[leaf]} {speed}',
             "",
         ]

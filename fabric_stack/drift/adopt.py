@@ -444,37 +444,49 @@ class _Placer:
         offers: list[Offer] = []
         for (role, rail), devs in pending.items():
             if role == "leaf":
-                rest = []
-                for dev in devs:
-                    known = group_at.get(groups.get(dev, ""))
-                    pos = known.most_common(1)[0][0] if known else None
-                    cand = self.plan.leaf_at.get((rail[0], *pos, rail[1])) if pos else None
-                    if cand is not None and cand not in self.taken:
-                        basis = f"its host group's other leaves are in SU {pos[1]}"
-                        offers.append((0, dev, cand, ("medium", basis)))
-                    else:
-                        rest.append(dev)
-                devs = rest
-                taken = {o[2] for o in offers}
-                free = [
-                    x
-                    for x in self.plan.leaves.get(rail, ())
-                    if x not in self.taken and x not in taken
-                ]
-                # By host group: the same order on every rail, so one group is one SU.
-                devs.sort(key=lambda d: (natural(groups.get(d, "")), natural(d)))
-                how = f"its host group {{g}}: the wiring cannot tell rail {rail[1]}'s leaves apart"
-            else:
-                free = sorted(
-                    (x for x, r in self.plan.role.items() if r == role and x not in self.taken),
-                    key=natural_key,
-                )
-                devs.sort(key=natural)
-                how = f"name order: the wiring cannot tell the {role}s apart"
-            for dev, cand in zip(devs, free, strict=False):
-                basis = how.replace("{g}", groups.get(dev, "?"))
-                offers.append((0, dev, cand, ("low", f"position by {basis}")))
+                offers += self._leaf_offers(rail, devs, groups, group_at)
+                continue
+            free = sorted(
+                (x for x, r in self.plan.role.items() if r == role and x not in self.taken),
+                key=natural_key,
+            )
+            how = f"position by name order: the wiring cannot tell the {role}s apart"
+            for dev, cand in zip(sorted(devs, key=natural), free, strict=False):
+                offers.append((0, dev, cand, ("low", how)))
         return self._accept(offers)
+
+    def _leaf_offers(
+        self,
+        rail: tuple[int, int],
+        devs: list[str],
+        groups: dict[str, str],
+        group_at: dict[str, Counter[tuple[int, int]]],
+    ) -> list[Offer]:
+        """Leaves of ``rail`` no cable tells apart: a host group with a placed leaf keeps
+        its SU; the others take the rail's free leaves in host-group order (the same
+        order on every rail, so one group is one SU)."""
+        offers: list[Offer] = []
+        rest = []
+        for dev in devs:
+            known = group_at.get(groups.get(dev, ""))
+            if known:
+                pod, su = known.most_common(1)[0][0]
+                cand = self.plan.leaf_at.get((rail[0], pod, su, rail[1]))
+                if cand is not None and cand not in self.taken:
+                    basis = f"its host group's other leaves are in SU {su}"
+                    offers.append((0, dev, cand, ("medium", basis)))
+                    continue
+            rest.append(dev)
+        taken = {o[2] for o in offers}
+        free = [x for x in self.plan.leaves.get(rail, ()) if x not in self.taken and x not in taken]
+        rest.sort(key=lambda d: (natural(groups.get(d, "")), natural(d)))
+        for dev, cand in zip(rest, free, strict=False):
+            basis = (
+                f"position by its host group {groups.get(dev, '?')}: the wiring cannot tell "
+                f"rail {rail[1]}'s leaves apart"
+            )
+            offers.append((0, dev, cand, ("low", basis)))
+        return offers
 
     def _below_placed(self, dev: str) -> bool:
         """Whether every switch one tier below ``dev`` that is cabled to it is placed (a

@@ -80,9 +80,9 @@ def discovered_tree(snap: Snapshot) -> DiscoveredTree:
     name_of: dict[str, str] = {}
     level0: dict[str, str] = {}
     """Leaf → the level-0 switch standing for it."""
-    for i, (_g, members) in enumerate(sorted(by_group.items(), key=lambda kv: natural(kv[0]))):
-        label = _label(obs, members[0], "S") if len(members) == 1 else f"hostgroup{i + 1}"
-        for leaf in members:
+    for i, (_g, group) in enumerate(sorted(by_group.items(), key=lambda kv: natural(kv[0]))):
+        label = _label(obs, group[0], "S") if len(group) == 1 else f"hostgroup{i + 1}"
+        for leaf in group:
             level0[leaf] = label
     for dev in tier:
         name_of[dev] = _label(obs, dev, "S")

@@ -110,7 +110,7 @@ def test_the_edr_cluster_loads_with_every_host_under_its_leaf(tmp_path: Path) ->
 
 @pytest.mark.skipif(not NDR.is_file(), reason="../shared/realdata not found")
 def test_the_real_ndr_dump_loads_with_one_lowest_switch_per_host(tmp_path: Path) -> None:
-    shown, log, conf = _load(NDR, tmp_path)
+    shown, log, _conf_text = _load(NDR, tmp_path)
     assert "Multiple leaf switches" not in log
     level0 = {s: f for s, f in shown.items() if f["Level"] == "0"}
     assert len(level0) == 8  # the 8 SUs' rail leaves (rows 01-04 of each), line 10 on
