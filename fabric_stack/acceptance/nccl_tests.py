@@ -399,13 +399,13 @@ def ranks_range(test: str, rows: list[NcclRow]) -> tuple[int, int] | None:
         return None
     lo, hi = 1.0, math.inf
     for x in rows:
-        if x.algbw_gbs < 1.0:
-            continue
+        if x.algbw_gbs < 1.0 or not (math.isfinite(x.algbw_gbs) and math.isfinite(x.busbw_gbs)):
+            continue  # an 'inf' / 'nan' field says nothing of the rank count
         r_lo = (x.busbw_gbs - 0.005) / (x.algbw_gbs + 0.005)
         r_hi = (x.busbw_gbs + 0.005) / (x.algbw_gbs - 0.005)
         lo = max(lo, top / (top - r_lo) if r_lo < top else math.inf)
         hi = min(hi, top / (top - r_hi) if r_hi < top else math.inf)
-    if (lo == 1.0 and hi == math.inf) or lo > hi:
+    if (lo == 1.0 and hi == math.inf) or lo > hi or not math.isfinite(lo):
         return None
     return math.ceil(lo - 1e-9), (math.floor(hi + 1e-9) if math.isfinite(hi) else 10**9)
 

@@ -29,7 +29,7 @@ import yaml
 
 from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, comment_block
 from fabric_stack.text.hostlist import compress
-from fabric_stack.topology.discovered import DiscoveredTree
+from fabric_stack.drift.discovered import DiscoveredTree
 from fabric_stack.topology.scheduler import SchedulerView, TreeSwitch, scheduler_view
 
 TARGET = "slurm"
@@ -201,7 +201,7 @@ def render(ctx: RenderContext) -> list[Artifact]:
 
 def render_discovered(tree: DiscoveredTree, max_line: int = 1000) -> str:
     """``topology.conf`` (topology/tree) of a fabric read from ``ibnetdiscover``
-    (:mod:`fabric_stack.topology.discovered`): no plan, the wiring only."""
+    (:mod:`fabric_stack.drift.discovered`): no plan, the wiring only."""
     speed = f" LinkSpeed={tree.link_gbps}" if tree.link_gbps else ""
     head = comment_block(
         [

@@ -95,6 +95,7 @@ RENDER_HELP = "\n".join(
         "\b",
         "Examples:",
         "  fabric-stack render all --out-dir build/                 # seed cluster, InfiniBand",
+        "  fabric-stack render slurm --ibnetdiscover fabric.txt --out-dir build/  # no plan",
         "  fabric-stack render cumulus --fabric roce --switch sn5600 --out-dir build/",
         "  fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 "
         "--out-dir build/",
@@ -279,7 +280,7 @@ def _render_discovered(
     """``render slurm --ibnetdiscover FILE``: the tree of the fabric that exists."""
     from fabric_stack.adapters.discovery import IbnetdiscoverReader
     from fabric_stack.artifacts.slurm import render_discovered
-    from fabric_stack.topology.discovered import discovered_tree
+    from fabric_stack.drift.discovered import discovered_tree
 
     if dump is None:
         raise SpecError("--node-name-map", "given without --ibnetdiscover", "add --ibnetdiscover")

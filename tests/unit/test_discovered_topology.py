@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from fabric_stack.adapters.discovery import IbnetdiscoverReader
 from fabric_stack.artifacts.slurm import render_discovered
 from fabric_stack.errors import InputFileError
-from fabric_stack.topology.discovered import discovered_tree
+from fabric_stack.drift.discovered import discovered_tree
 from tests.ib_site_fabrics import Shape, site_fabric
 from tests.unit.test_adopt import REAL
 
@@ -107,3 +107,48 @@ def test_generated_fabrics_put_every_host_under_its_leaves(
         assert seen_group.setdefault(g, where[node]) == where[node]  # one group, one switch
     assert len(set(seen_group.values())) == groups
     assert len(spines) == 2 and all(len(k) == groups for k in spines.values())
+
+
+def _render(args: list[str]) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from fabric_stack.cli import main
+
+    r = CliRunner().invoke(main, ["render", "slurm", *args], catch_exceptions=False)
+    return r.exit_code, r.output
+
+
+def test_bad_dumps_get_one_line_and_exit_2(tmp_path: Path) -> None:
+    from tests.ib_site_fabrics import edr_2023
+
+    text, _ = edr_2023()
+    cut = text[: text.index("caguid=") + 12]  # truncated inside a CA record
+    cases = {
+        "binary.txt": b"\x00\x01\x02\xff" * 64,
+        "cut.txt": cut.encode(),
+        "empty-ish.txt": b"#\n# Topology file: generated on Tue Mar 14 09:12:44 2023\n#\n",
+    }
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        code, out = _render(["--ibnetdiscover", str(tmp_path / name), "--out-dir", str(tmp_path)])
+        assert code == 2, (name, out)
+        lines = [s for s in out.splitlines() if s.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), (name, out)
+        assert "Traceback" not in out
+    assert not (tmp_path / "slurm").exists()  # nothing half-written
+    (tmp_path / "ok.txt").write_text(text, encoding="utf-8")
+    code, out = _render(["--ibnetdiscover", str(tmp_path / "ok.txt"), "--out-dir", str(tmp_path)])
+    assert code == 0
+    r_code, r_out = _render_target("hosts", tmp_path / "ok.txt", tmp_path)
+    assert r_code == 2 and "renders from a plan" in r_out
+
+
+def _render_target(target: str, dump: Path, out: Path) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from fabric_stack.cli import main
+
+    r = CliRunner().invoke(
+        main, ["render", target, "--ibnetdiscover", str(dump), "--out-dir", str(out)]
+    )
+    return r.exit_code, r.output
