@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 
 from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, comment_block
-from fabric_stack.text.hostlist import compress
 from fabric_stack.drift.discovered import DiscoveredTree
+from fabric_stack.text.hostlist import compress
 from fabric_stack.topology.scheduler import SchedulerView, TreeSwitch, scheduler_view
 
 TARGET = "slurm"

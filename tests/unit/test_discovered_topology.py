@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from fabric_stack.adapters.discovery import IbnetdiscoverReader
 from fabric_stack.artifacts.slurm import render_discovered
-from fabric_stack.errors import InputFileError
 from fabric_stack.drift.discovered import discovered_tree
+from fabric_stack.errors import InputFileError
 from tests.ib_site_fabrics import Shape, site_fabric
 from tests.unit.test_adopt import REAL
 
