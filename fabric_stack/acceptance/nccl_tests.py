@@ -195,7 +195,8 @@ def _solo(runs: list[_Run]) -> str | None:
         f"a one-rank communicator ('nranks 1', first on line {first})"
         + (", bus bandwidth 0" if zero else "")
         + ": the ranks never met (nccl-tests built without MPI, or launched without "
-        "MPI/PMI wiring); rebuild with 'make MPI=1' and launch with mpirun or srun --mpi=pmix"
+        "MPI/PMI wiring); rebuild with 'make MPI=1' and launch with mpirun, or srun with "
+        "its PMIx plugin"
     )
 
 

@@ -176,7 +176,7 @@ RENDER_HELP = "\n".join(
 @click.option(
     "--ibnetdiscover",
     "ibnetdiscover_file",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(path_type=Path),  # as drift's and adopt's --ibnetdiscover
     metavar="FILE",
     help="slurm: the topology of the fabric in this ibnetdiscover dump (no plan: hosts "
     "under the leaves they are cabled to, leaves under the switches above them).",
@@ -184,7 +184,7 @@ RENDER_HELP = "\n".join(
 @click.option(
     "--node-name-map",
     "node_name_map",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(path_type=Path),
     metavar="FILE",
     help="With --ibnetdiscover: GUID → host name map (opensm/ibnetdiscover format).",
 )
