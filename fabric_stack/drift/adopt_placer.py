@@ -192,8 +192,9 @@ class Placer:
         # plan reserves for it: one cable is enough when every cable it has agrees.
         # A single-HCA host (a one-rail fabric, a login or storage node) has one cable: when
         # that is every cable it has, its one vote is all the wiring says, and it agrees.
-        only = voters == 1 and len(self.adj[dev]) == 1 and want == "server"
-        enough = n >= 1 and n == voters if self.plan.role.get(cand) == "manager" or only else n >= 2
+        manager = self.plan.role.get(cand) == "manager"
+        only = voters == 1 and len(self.adj[dev]) == 1 and want == "server" and not manager
+        enough = n >= 1 and n == voters if manager or only else n >= 2
         if not enough or n * 2 < voters or n == second:
             self.why[dev] = (
                 f"its cables agree on no single position (best {cand}: {n} of {voters})"
