@@ -206,17 +206,12 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
                 reason = f"a {known.role} ({known.basis}{group}) but no planned position: {reason}"
             res.unplaced.append(Unplaced(dev, role, reason))
             continue
-        actual = dev
-        problem = check_label(dev)
-        if problem and od.guids:
-            # A factory NodeDesc (``SwitchIB Mellanox Technologies``, unmanaged switches all
-            # say it) is no host name; its GUID names the device, so the names file gets a
-            # label made of it and drift binds that label by the GUID.
-            actual = guid_label(dev, od.guids[0])
-            relabelled.append((dev, actual))
-        elif problem:
+        actual, problem = site_label(dev, od.guids)
+        if problem:
             res.unplaced.append(Unplaced(dev, role, f"placed at {p} but {problem}"))
             continue
+        if actual != dev:
+            relabelled.append((dev, actual))
         res.placed[dev] = p
         res.confidence[dev] = placer.basis.get(dev, ("medium", ""))
         res.counts[role] = res.counts.get(role, 0) + 1
@@ -260,6 +255,16 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def site_label(dev: str, guids: list[str]) -> tuple[str, str | None]:
+    """(the names file's label for ``dev``, why it has none). A factory NodeDesc
+    (``SwitchIB Mellanox Technologies``: unmanaged switches all say it) is no host name;
+    its GUID names the device, so the label is made of it and drift binds it by the GUID."""
+    problem = check_label(dev)
+    if problem and guids:
+        return guid_label(dev, guids[0]), None
+    return dev, problem
 
 
 def guid_label(name: str, guid: str) -> str:
