@@ -40,12 +40,16 @@ from fabric_stack.acceptance.results import AcceptReport, MatrixCell, Suspect, T
 def looks_like_result(text: str) -> bool:
     """Whether ``text`` has an nccl-tests header, a perftest title or iperf3's JSON (cheap:
     for skipping the other files of a results directory)."""
-    from fabric_stack.acceptance.nccl_tests import HEADER
+    from fabric_stack.acceptance.nccl_tests import AVG, HEADER, table_line
     from fabric_stack.acceptance.perftest import TITLE
 
     if looks_like_iperf3(text):
         return True
-    return any(HEADER.match(s) or TITLE.match(s) for _no, s in numbered(text))
+    # A pasted nccl-tests log may start below its header: its table or its average says it.
+    return any(
+        HEADER.match(s) or TITLE.match(s) or AVG.match(s) or table_line(s)
+        for _no, s in numbered(text)
+    )
 
 
 def read_results(

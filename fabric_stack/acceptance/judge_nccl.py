@@ -117,13 +117,15 @@ def _nvlink(ctx: AcceptContext) -> float:
 
 def judge_nccl(run: NcclRun, ctx: AcceptContext) -> TestResult:
     """The run judged: expected figure, pass/fail, shortfall, suspects."""
-    if run.test is None:
+    if run.test is None and run.solo is None:
         raise InputFileError(
             run.source,
             f"cannot tell which nccl-tests test this is ({run.test_from}): keep the command "
             "line in the log or put the test in the file name (…_allgather…, …_alltoall…)",
             run.line,
         )
+    if run.solo is not None or not run.ranks:
+        return _unplaced(run)
     place = place_nccl(run, ctx)
     row = run.rows[-1] if run.rows else None
     expected, alg, basis = (
@@ -167,6 +169,49 @@ def judge_nccl(run: NcclRun, ctx: AcceptContext) -> TestResult:
         algorithm=alg,
         basis=place.basis + basis,
         suspects=suspects,
+        notes=[f"test {run.test_from}", *run.notes],
+    )
+
+
+def _unplaced(run: NcclRun) -> TestResult:
+    """A run that cannot be set against the plan, with what its rows do say.
+
+    Ranks that never met (:attr:`NcclRun.solo`) fail whatever the figure: nothing
+    crossed the fabric. A run with no ``#  Rank`` lines (cut with the header) is not
+    judged: the rows give a figure, the missing lines say where it ran."""
+    row = run.rows[-1] if run.rows else None
+    hosts = list(dict.fromkeys([*(r.host for r in run.ranks), *(n.host for n in run.nets)]))
+    if run.solo is not None:
+        passed: bool | None = False
+        reason: str | None = "ranks never met"
+        missing = [run.solo]
+    else:
+        passed, reason = None, None
+        missing = [
+            "not judged: no '#  Rank … on HOST device D' lines (cut with the header), so "
+            "the job's servers and GPUs are unknown; paste the log from its '# nThread' "
+            "line for a verdict against the plan"
+        ]
+    return TestResult(
+        file=run.source,
+        run=run.run,
+        line=run.line,
+        tool="nccl-tests",
+        kind=run.test or "",
+        hosts=hosts,
+        servers=[],
+        placement="not placed",
+        bytes=row.bytes if row else None,
+        measured=row.busbw_gbs if row else None,
+        unit="GB/s busbw",
+        expected=None,
+        pass_at=None,
+        shortfall_pct=None,
+        passed=passed,
+        fail_reason=reason,
+        algorithm=None,
+        basis=missing,
+        suspects=[],
         notes=[f"test {run.test_from}", *run.notes],
     )
 

@@ -118,6 +118,11 @@ class NcclRun(BaseModel):
     warnings: list[str] = Field(description="The first NCCL WARN lines ('line N: text').")
     failures: list[NcclFailure] = Field(description="'Test NCCL/CUDA failure' lines.")
     notes: list[str] = Field(description="What the reader noticed: cut lists, aborts, …")
+    solo: str | None = Field(
+        default=None,
+        description="Why the ranks never met, when every communicator NCCL set up had one "
+        "rank (nranks 1) though several processes ran; None otherwise.",
+    )
 
 
 class PerftestRow(BaseModel):

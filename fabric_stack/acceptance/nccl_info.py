@@ -32,6 +32,9 @@ NETWORK = re.compile(r"^Using network (\S.*)$")
 IB_HCA = re.compile(r"^NCCL_IB_HCA set (?:by environment )?to (\S+)")
 ALGO = re.compile(r"^NCCL_ALGO set by environment to (\S+)")
 NRANKS = re.compile(r"\bn[Rr]anks (\d+)")
+INIT = re.compile(r"^ncclCommInitRank\b|^comm 0x[0-9a-f]+ rank \d+ nranks \d+ .*Init")
+"""A communicator's set-up line (NCCL 2.x: ``ncclCommInitRank comm 0x… rank R nranks N``,
+real sample ``moc-h100-roce400-2node-1gpu-allreduce-ncclinfo.log`` line 18)."""
 RINGS = re.compile(r"Connected all rings(?:, use ring PXN \d+ GDR (\d))?")
 VIA_NET = re.compile(r"via NET/[^/\s]+/\d+(?:\(\d+\))?(/GDRDMA)?(/Shared)?")
 VERSION = re.compile(r"^NCCL version (\d+\.\d+\.\d+\S*)")
@@ -55,6 +58,11 @@ class InfoState:
     shared: bool = False
     shared_line: int | None = None
     warnings: list[str] = field(default_factory=list)
+    ranks_said: set[int] = field(default_factory=set)
+    """Every rank count a ``ncclCommInitRank … nranks N`` line said."""
+    init_processes: set[tuple[str, str]] = field(default_factory=set)
+    """(host, pid) of every process that initialised a communicator."""
+    init_line: int | None = None
 
     def host_nets(self) -> list[HostNet]:
         """Per host, the HCAs NCCL opened, in log order."""
@@ -74,6 +82,12 @@ def read_info(state: InfoState, s: str, no: int) -> bool | None:
         return True
     _network(state, host, msg, no)
     _settings(state, host, msg, no)
+    if INIT.match(msg):
+        r = NRANKS.search(msg)
+        if r:
+            state.ranks_said.add(int(r.group(1)))
+            state.init_processes.add((host, m["pid"]))
+            state.init_line = state.init_line or no
     _transport(state, msg, no)
     return True
 

@@ -130,13 +130,74 @@ def read_nccl_tests(text: str, source: str) -> list[NcclRun]:
         if m:
             starting = (m.group(1), no)
             continue
+        if cur is None and table_line(s):
+            # The log starts (or a run restarts) after nccl-tests' header: the poster cut
+            # it, or the launcher lost it. The rows still say what ran.
+            cur = _Run(no, 0, preamble, info=pending_info, starting=starting)
+            cur.notes.append(
+                f"no '# nThread … nGpus …' header before line {no} (cut from the log): "
+                "judged from the rows and the NCCL INFO lines"
+            )
+            runs.append(cur)
+            pending_info, preamble, starting = InfoState(), None, None
         if cur is None:
             preamble = _command_test(s, no) or preamble
             if read_info(pending_info, s, no) is None and runs:
                 _after(runs[-1], s, no)
             continue
         _line(cur, s, no, no == last, source)
-    return [_freeze(r, i, source) for i, r in enumerate(runs, start=1)]
+    solo = _solo(runs)
+    return [_freeze(r, i, source, solo) for i, r in enumerate(runs, start=1)]
+
+
+DEFAULT_COLUMNS = {
+    13: [
+        *("size", "count", "type", "redop", "root"),
+        *("time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"),
+    ],
+}
+"""nccl-tests' table columns by field count, for a table whose column header was cut: the
+layout every real sample prints (``moc-h100-roce400-2node-1gpu-allreduce-ncclinfo.log``
+line 47, ``nccl-tests-issue309-hgx-h100-ib-ndr-2node-allreduce.txt`` line 35)."""
+
+
+def table_line(s: str) -> bool:
+    """A column header, or a table row in nccl-tests' default layout (size, count, type)."""
+    if COLUMNS.match(s):
+        return True
+    tokens = s.split()
+    return (
+        len(tokens) in DEFAULT_COLUMNS
+        and is_int(tokens[0])
+        and is_int(tokens[1])
+        and tokens[2] in ELEMENT_BYTES
+    )
+
+
+def _solo(runs: list[_Run]) -> str | None:
+    """Why the ranks never met, when every communicator the log shows had one rank.
+
+    nccl-tests built without MPI (``make MPI=0``, the default) and launched N times by
+    srun/mpirun runs N independent one-rank jobs: each prints ``nranks 1`` and a bus
+    bandwidth of 0 (busbw = algbw × 2(n−1)/n for all_reduce, 0 at n = 1: nccl-tests
+    doc/PERFORMANCE.md). Nothing crossed the fabric, so no figure can be judged."""
+    said = set().union(*(r.info.ranks_said for r in runs)) if runs else set()
+    if said != {1}:
+        return None
+    procs = set().union(*(r.info.init_processes for r in runs))
+    hosts = {h for h, _ in procs} | {k.host for r in runs for k in r.ranks}
+    zero = any(r.avg == 0 for r in runs) or all(x.busbw_gbs == 0 for r in runs for x in r.rows)
+    if len(procs) < 2 and not zero:
+        return None
+    first = min((r.info.init_line for r in runs if r.info.init_line), default=0)
+    return (
+        f"every rank ran alone: {len(procs)} process(es) on {len(hosts)} host(s) each set up "
+        f"a one-rank communicator ('nranks 1', first on line {first})"
+        + (", bus bandwidth 0" if zero else "")
+        + ": the ranks never met (nccl-tests built without MPI, or launched without "
+        "MPI/PMI wiring); rebuild with 'make MPI=1' and launch with mpirun, or srun with "
+        "its PMIx plugin"
+    )
 
 
 def _command_test(s: str, no: int) -> tuple[str, str] | None:
@@ -180,6 +241,10 @@ def _line(run: _Run, s: str, no: int, is_last: bool, source: str) -> None:
         run.version = vm.group(1)
         return
     tokens = s.split()
+    if not run.columns and table_line(s):
+        run.columns = DEFAULT_COLUMNS[len(tokens)]
+        run.columns_line = no
+        run.notes.append(f"no column header before line {no}: read in nccl-tests' default layout")
     if run.columns and len(tokens) > 1 and is_int(tokens[0]) and is_int(tokens[1]):
         row = _row(run, tokens, no)
         if row is not None:
@@ -237,7 +302,7 @@ def _row(run: _Run, tokens: list[str], no: int) -> NcclRow | None:
     )
 
 
-def _freeze(r: _Run, number: int, source: str) -> NcclRun:
+def _freeze(r: _Run, number: int, source: str, solo: str | None = None) -> NcclRun:
     test, how = infer_test(r, source)
     listed = len({x.rank for x in r.ranks})
     nranks = r.info.nranks or listed
@@ -281,6 +346,7 @@ def _freeze(r: _Run, number: int, source: str) -> NcclRun:
         warnings=info.warnings,
         failures=r.failures,
         notes=notes,
+        solo=solo,
     )
 
 
@@ -334,13 +400,13 @@ def ranks_range(test: str, rows: list[NcclRow]) -> tuple[int, int] | None:
         return None
     lo, hi = 1.0, math.inf
     for x in rows:
-        if x.algbw_gbs < 1.0:
-            continue
+        if x.algbw_gbs < 1.0 or not (math.isfinite(x.algbw_gbs) and math.isfinite(x.busbw_gbs)):
+            continue  # an 'inf' / 'nan' field says nothing of the rank count
         r_lo = (x.busbw_gbs - 0.005) / (x.algbw_gbs + 0.005)
         r_hi = (x.busbw_gbs + 0.005) / (x.algbw_gbs - 0.005)
         lo = max(lo, top / (top - r_lo) if r_lo < top else math.inf)
         hi = min(hi, top / (top - r_hi) if r_hi < top else math.inf)
-    if (lo == 1.0 and hi == math.inf) or lo > hi:
+    if (lo == 1.0 and hi == math.inf) or lo > hi or not math.isfinite(lo):
         return None
     return math.ceil(lo - 1e-9), (math.floor(hi + 1e-9) if math.isfinite(hi) else 10**9)
 
@@ -359,4 +425,11 @@ def _factor_check(test: str, n: int, rows: list[NcclRow]) -> list[str]:
     ]
 
 
-__all__ = ["COLLECTIVE_OF", "busbw_factor", "infer_test", "ranks_range", "read_nccl_tests"]
+__all__ = [
+    "COLLECTIVE_OF",
+    "busbw_factor",
+    "infer_test",
+    "ranks_range",
+    "read_nccl_tests",
+    "table_line",
+]

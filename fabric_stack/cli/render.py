@@ -95,6 +95,7 @@ RENDER_HELP = "\n".join(
         "\b",
         "Examples:",
         "  fabric-stack render all --out-dir build/                 # seed cluster, InfiniBand",
+        "  fabric-stack render slurm --ibnetdiscover fabric.txt --out-dir build/  # no plan",
         "  fabric-stack render cumulus --fabric roce --switch sn5600 --out-dir build/",
         "  fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 "
         "--out-dir build/",
@@ -172,6 +173,21 @@ RENDER_HELP = "\n".join(
     help="Write even when a mandatory policy rule fails; every file then starts with a "
     "banner naming each violation.",
 )
+@click.option(
+    "--ibnetdiscover",
+    "ibnetdiscover_file",
+    type=NonEmptyPath(path_type=Path),  # as drift's and adopt's --ibnetdiscover
+    metavar="FILE",
+    help="slurm: the topology of the fabric in this ibnetdiscover dump (no plan: hosts "
+    "under the leaves they are cabled to, leaves under the switches above them).",
+)
+@click.option(
+    "--node-name-map",
+    "node_name_map",
+    type=NonEmptyPath(path_type=Path),
+    metavar="FILE",
+    help="With --ibnetdiscover: GUID → host name map (opensm/ibnetdiscover format).",
+)
 @progress.max_seconds_option(DEFAULT_MAX_SECONDS)
 @spec_options
 @format_option
@@ -193,9 +209,14 @@ def render_cmd(
     allow_violations: bool,
     max_seconds: float,
     fmt: str,
+    ibnetdiscover_file: Path | None = None,
+    node_name_map: Path | None = None,
     **kwargs: Any,
 ) -> None:
     """Render artifacts for TARGET from the plan into --out-dir DIR (help: RENDER_HELP)."""
+    if ibnetdiscover_file is not None or node_name_map is not None:
+        _render_discovered(target, ibnetdiscover_file, node_name_map, out_dir, fmt)
+        return
     step = progress.bounded(
         f"render {target}",
         max_seconds,
@@ -251,6 +272,38 @@ def render_cmd(
     if target == "all":  # stderr: stdout stays the list of what was written
         for name, reason in skipped_targets(ctx):
             click.echo(f"render all: skipped {name}: {reason}", err=True)
+
+
+def _render_discovered(
+    target: str, dump: Path | None, name_map: Path | None, out_dir: Path, fmt: str
+) -> None:
+    """``render slurm --ibnetdiscover FILE``: the tree of the fabric that exists."""
+    from fabric_stack.adapters.discovery import IbnetdiscoverReader
+    from fabric_stack.artifacts.slurm import render_discovered
+    from fabric_stack.drift.discovered import discovered_tree
+
+    if dump is None:
+        raise SpecError("--node-name-map", "given without --ibnetdiscover", "add --ibnetdiscover")
+    if target != "slurm":
+        raise SpecError(
+            "--ibnetdiscover",
+            f"target {target} renders from a plan",
+            "render slurm --ibnetdiscover",
+        )
+    tree = discovered_tree(IbnetdiscoverReader(dump, name_map).load())
+    if not tree.switches:
+        raise InputFileError(str(dump), "no host is cabled to a switch: no topology to write")
+    try:
+        text = render_discovered(tree)
+    except ValueError as exc:
+        raise InputFileError(str(dump), f"cannot write topology.conf: {exc}") from None
+    artifact = Artifact("slurm", "slurm/topology.conf", text)
+    try:
+        (path,) = write_artifacts([artifact], out_dir)
+    except OSError as exc:
+        raise InputFileError(str(out_dir), f"cannot write: {exc.strerror or exc}") from None
+    row = {"target": "slurm", "path": str(path), "file": artifact.path}
+    _print_rows(fmt, out_dir, [{**row, "bytes": path.stat().st_size}])
 
 
 def _print_rows(fmt: str, out_dir: Path, rows: list[dict[str, Any]]) -> None:

@@ -46,23 +46,27 @@ the report flags as UNVERIFIED.
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from fabric_stack.compat.pydantic_internals import trusted_instance
+from fabric_stack.drift.adopt_placer import adjacency, any_port_hosts, downlink_map, place
 from fabric_stack.drift.adopt_plan import (
     ACCESS_ROLES,
-    POSITION_ATTRS,
     TIER,
-    UPLINK_ROLE,
     PlanPorts,
     natural_key,
     port_keys,
 )
 from fabric_stack.drift.adopt_ports import PortMap, convention_note, learn_port_map
 from fabric_stack.drift.adopt_rails import Adjacency, RailVote, nic_rails, rail_note
-from fabric_stack.drift.adopt_roles import Role, infer_roles, natural, raw_tiers, wiring
+from fabric_stack.drift.adopt_roles import (
+    Role,
+    infer_roles,
+    natural,
+    wiring,
+)
 from fabric_stack.drift.observation import (
     Observation,
     ObservedDevice,
@@ -74,8 +78,6 @@ from fabric_stack.topology.build import FabricTopology
 
 CLASSES = ("server", "manager", "leaf", "spine", "core", *ACCESS_ROLES)
 """Device classes the report counts (compute fabric, then the access switches)."""
-_HOSTS = frozenset({"server", "manager"})
-"""Planned roles an observed host (a device whose ports are NICs) can take."""
 
 
 @dataclass
@@ -111,6 +113,7 @@ class AdoptResult:
 
     def to_json(self) -> dict[str, Any]:
         """JSON-compatible report."""
+        seen = {p: d for d, p in self.placed.items()}
         return {
             "classes": {
                 c: {
@@ -132,8 +135,8 @@ class AdoptResult:
                 {
                     "planned": r.planned,
                     "actual": r.actual,
-                    "confidence": self.confidence.get(r.actual, ("", ""))[0],
-                    "basis": self.confidence.get(r.actual, ("", ""))[1],
+                    "confidence": self.confidence.get(seen.get(r.planned, ""), ("", ""))[0],
+                    "basis": self.confidence.get(seen.get(r.planned, ""), ("", ""))[1],
                 }
                 for r in self.rows
             ],
@@ -155,260 +158,12 @@ class AdoptResult:
         }
 
 
-Offer = tuple[int, str, str, tuple[str, str]]
-"""(agreeing cables, observed device, planned position, (confidence, basis))."""
-
-
-def _adjacency(obs: Observation, keys: dict[tuple[str, str], Any]) -> Adjacency:
-    adj: Adjacency = {}
-    for a, pa, b, pb in obs.cables:
-        ka, kb = keys.get((a, pa)), keys.get((b, pb))
-        if ka is None or kb is None or a == b:
-            continue
-        adj.setdefault(a, []).append((ka, b, kb))
-        adj.setdefault(b, []).append((kb, a, ka))
-    return adj
-
-
-def _access_roles(
-    adj: Adjacency, servers: set[str], access_role: dict[str, str], tiered: set[str]
-) -> dict[str, str]:
-    """Switches reached only on servers' storage / in-band / BMC ports → that network's role
-    (the role most of those server ports serve in the plan)."""
-    out: dict[str, str] = {}
-    for dev, links in adj.items():
-        if dev in servers or dev in tiered:
-            continue
-        votes = Counter(access_role[pk] for _, p, pk in links if p in servers and pk in access_role)
-        if votes:
-            role, n = votes.most_common(1)[0]
-            if n * 2 > sum(votes.values()):
-                out[dev] = role
-    return out
-
-
-def tiers(obs: Observation, adj: Adjacency, nics: set[str] | None = None) -> dict[str, int]:
-    """Switch tiers by distance from the servers: 1 leaf, 2 spine, 3 core (only cables on
-    ``nics`` make a leaf: see :func:`fabric_stack.drift.adopt_roles.raw_tiers`)."""
-    servers = {d for d in adj if obs.devices[d].kind == "server"}
-    return raw_tiers(adj, servers, set(), nics)
-
-
-def _anchors(
-    obs: Observation, plan: PlanPorts, adj: Adjacency, tier: dict[str, int]
-) -> dict[str, tuple[str, int, int]]:
-    """Step 1: switch-to-switch cables vote for their ends' attributes by port-number pair.
-
-    A cable's pair of port numbers says what every planned cable with those numbers
-    shares (in two tiers: everything; in three, the rail of a leaf or the pod of a
-    spine); each attribute takes its majority, and a complete set names the position.
-    """
-    out: dict[str, tuple[str, int, int]] = {}
-    common = plan.common
-    memo: dict[tuple[str, int, int], tuple[Any, Any] | None] = {}
-    for dev, links in adj.items():
-        t = tier.get(dev)
-        if t is None:
-            continue
-        votes: list[Counter[Any]] = [Counter() for _ in POSITION_ATTRS]
-        voters = 0
-        up, down = UPLINK_ROLE.get(t), UPLINK_ROLE.get(t - 1)
-        for k, peer, pk in links:
-            pt = tier.get(peer)
-            if pt == t + 1 and up is not None:
-                key, side = (up, k, pk), 0
-            elif pt == t - 1 and down is not None:
-                key, side = (down, pk, k), 1
-            else:
-                continue
-            if key in memo:
-                com = memo[key]
-            else:
-                com = memo[key] = common(key)
-            voters += 1  # a port pair the plan never cables votes against every position
-            if com is not None:
-                for i, v in com[side]:
-                    votes[i][v] += 1
-        tup: list[Any] = []
-        strength = 1 << 30
-        for c in votes:
-            if not c:
-                break
-            v, n = c.most_common(1)[0]
-            tup.append(v)
-            strength = min(strength, n)
-        else:
-            cand = plan.position.get(tuple(tup))
-            if cand is not None:
-                out[dev] = (cand, strength, voters)
-    return out
-
-
-def _votes(
-    dev: str,
-    adj: Adjacency,
-    plan: PlanPorts,
-    placed: dict[str, str],
-    anchor: tuple[str, int, int] | None,
-) -> tuple[Counter[str], int]:
-    """(votes per planned position, cables that voted) for an unplaced device."""
-    c: Counter[str] = Counter({anchor[0]: anchor[1]} if anchor else {})
-    voters = anchor[2] if anchor else 0
-    for _, peer, pk in adj[dev]:
-        p = placed.get(peer)
-        if p is None:
-            continue
-        q = plan.peer.get((p, pk))
-        if q is not None:
-            c[q[0]] += 1
-        voters += 1
-    return c, voters
-
-
-class _Placer:
-    """Steps 2-3: propagate and place by majority (state shared by the rounds)."""
-
-    def __init__(self, obs: Observation, plan: PlanPorts, adj: Adjacency) -> None:
-        self.obs, self.plan, self.adj = obs, plan, adj
-        self.tier = tiers(obs, adj, plan.nic_names)
-        self.servers = {d for d in adj if obs.devices[d].kind == "server"}
-        self.rails = nic_rails(
-            adj, self.servers, plan.nic_rail, {d for d, t in self.tier.items() if t == 1}
-        )
-        self.anchors = _anchors(obs, plan, adj, self.tier)
-        self.access = _access_roles(adj, self.servers, plan.access_role, set(self.tier))
-        self.placed: dict[str, str] = {}
-        self.taken: dict[str, str] = {}
-        self.why: dict[str, str] = {}
-        self.basis: dict[str, tuple[str, str]] = {}
-        """Placed device → (confidence high/medium/low, what placed it)."""
-        self.overruled: dict[str, str] = {}
-        """Leaf → the position the port map said, where its NICs said another rail."""
-
-    def want(self, dev: str) -> str:
-        """The planned role an observed device can take (by kind, tier or access ports)."""
-        if self.obs.devices[dev].kind == "server":
-            return "server"
-        role = {1: "leaf", 2: "spine", 3: "core"}.get(self.tier.get(dev, 0), "")
-        return role or self.access.get(dev, "")
-
-    def rounds(self) -> None:
-        """Place by votes until nothing changes (each round sees the last one's placements)."""
-        for _ in range(16):
-            offers: list[Offer] = []
-            for dev in self.adj:
-                if dev in self.placed:
-                    continue
-                offer = self._offer(dev)
-                if offer is not None:
-                    offers.append(offer)
-            if not self._accept(offers):
-                break
-
-    def _offer(self, dev: str) -> Offer | None:
-        c, voters = _votes(dev, self.adj, self.plan, self.placed, self.anchors.get(dev))
-        want = self.want(dev)
-        fits = _HOSTS if want == "server" else {want}
-        for cand in [x for x in c if self.plan.role.get(x) not in fits]:
-            del c[cand]
-        said: dict[str, str] = {}
-        if want == "leaf":
-            c, said = self._by_nics(dev, c)
-        best = c.most_common(2)
-        if not best:
-            return None
-        (cand, n), second = best[0], (best[1][1] if len(best) > 1 else 0)
-        # A fabric manager (UFM / OpenSM host) has one cable per plane on a leaf port the
-        # plan reserves for it: one cable is enough when every cable it has agrees.
-        enough = n >= 1 and n == voters if self.plan.role.get(cand) == "manager" else n >= 2
-        if not enough or n * 2 < voters or n == second:
-            self.why[dev] = (
-                f"its cables agree on no single position (best {cand}: {n} of {voters})"
-                if n == second or n * 2 < voters
-                else f"only {n} cable(s) say where it is"
-            )
-            return None
-        basis = f"{n} of {voters} cables agree"
-        confidence = "high" if n * 4 >= voters * 3 else "medium"
-        if cand in said:
-            basis += f"; its NICs say rail {self.plan.attrs[cand].rail}, the port map {said[cand]}"
-            confidence = "medium"
-            self.overruled[dev] = said[cand]
-        return n, dev, cand, (confidence, basis)
-
-    def _by_nics(self, dev: str, c: Counter[str]) -> tuple[Counter[str], dict[str, str]]:
-        """Votes for leaf positions moved onto the rail the leaf's NICs say (majority).
-
-        The port map says a leaf's SU and rail; the NIC names on its server cables say the
-        rail whatever the site's spine-port convention. A vote for another rail counts for
-        the same SU's leaf on the NICs' rail (``said``: that position → the one voted)."""
-        rv = self.rails.get(dev)
-        if rv is None or not rv.strict:
-            return c, {}
-        direct: Counter[str] = Counter()
-        moved: Counter[str] = Counter()
-        said: dict[str, str] = {}
-        plane, rail = rv.rail
-        for cand, n in c.items():
-            a = self.plan.attrs[cand]
-            if (a.plane, a.rail) == rv.rail:
-                direct[cand] += n
-                continue
-            alt = self.plan.leaf_at.get((plane, a.pod, a.su, rail))
-            if alt is not None:
-                moved[alt] += n
-                said.setdefault(alt, cand)
-        said = {alt: x for alt, x in said.items() if moved[alt] > direct[alt]}
-        return direct + moved, said
-
-    def _accept(self, offers: list[Offer]) -> bool:
-        changed = False
-        for _n, dev, cand, basis in sorted(offers, key=lambda o: (-o[0], o[1])):
-            if cand in self.taken:
-                self.why[dev] = f"position {cand} is held by {self.taken[cand]} (more cables agree)"
-                continue
-            self.placed[dev], self.taken[cand] = cand, dev
-            self.basis[dev] = basis
-            self.why.pop(dev, None)
-            changed = True
-        return changed
-
-    def by_rail(self) -> bool:
-        """Leaves the port map could not place, by the rail of the NICs they serve, when
-        one planned leaf of that plane and rail is left (a site cabled differently above
-        the leaves, or a single SU). Returns whether any was placed."""
-        offers: list[Offer] = []
-        for dev in self.adj:
-            if dev in self.placed or self.want(dev) != "leaf":
-                continue
-            rv = self.rails.get(dev)
-            if rv is None or not rv.strict:
-                continue
-            free = [x for x in self.plan.leaves.get(rv.rail, ()) if x not in self.taken]
-            if len(free) == 1:
-                basis = (
-                    f"the only free leaf of rail {rv.rail[1]}, the rail {rv.agree} of "
-                    f"{rv.total} of its server cables say"
-                )
-                offers.append((rv.agree, dev, free[0], ("medium", basis)))
-        return self._accept(offers)
-
-
-def _place(obs: Observation, plan: PlanPorts, adj: Adjacency) -> _Placer:
-    """Propagate from the anchors; then leaves by rail; then propagate again."""
-    p = _Placer(obs, plan, adj)
-    p.rounds()
-    while p.by_rail():
-        p.rounds()
-    return p
-
-
 def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     """Place every observed compute device on the plan ``topo`` (see the module docstring)."""
     plan = PlanPorts(topo)
     keys, notes = port_keys(obs, plan)
-    adj = _adjacency(obs, keys)
-    placer = _place(obs, plan, adj)
+    adj = adjacency(obs, keys)
+    placer = place(obs, plan, adj)
     placed, why = placer.placed, placer.why
     res = AdoptResult(notes=notes)
     hosts = placer.servers | {n for n, d in obs.devices.items() if d.kind == "server"}
@@ -429,6 +184,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
+    relabelled: list[tuple[str, str]] = []
     for dev in sorted(obs.devices):
         od = obs.devices[dev]
         p = placed.get(dev)
@@ -450,10 +206,12 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
                 reason = f"a {known.role} ({known.basis}{group}) but no planned position: {reason}"
             res.unplaced.append(Unplaced(dev, role, reason))
             continue
-        problem = check_label(dev)
+        actual, problem = site_label(dev, od.guids)
         if problem:
             res.unplaced.append(Unplaced(dev, role, f"placed at {p} but {problem}"))
             continue
+        if actual != dev:
+            relabelled.append((dev, actual))
         res.placed[dev] = p
         res.confidence[dev] = placer.basis.get(dev, ("medium", ""))
         res.counts[role] = res.counts.get(role, 0) + 1
@@ -461,15 +219,24 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         res.rows.append(
             trusted_instance(
                 SiteName,
-                {"planned": p, "actual": dev, "guids": tuple(od.guids), "macs": tuple(od.macs)},
+                {"planned": p, "actual": actual, "guids": tuple(od.guids), "macs": tuple(od.macs)},
             )
         )
+    if relabelled:
+        res.notes.append(
+            f"{len(relabelled)} placed device(s) report no host name (e.g. {relabelled[0][0]!r}): "
+            f"the names file calls them by their GUID ({relabelled[0][1]}), which drift binds"
+        )
     res.rows.sort(key=lambda r: natural_key(r.planned))
-    res.port_map = learn_port_map(topo, obs, res.placed, keys, placer.tier)
-    if res.port_map:
+    learned = learn_port_map(topo, obs, res.placed, keys, placer.tier)
+    learned |= downlink_map(plan, obs, keys, res.placed, any_port_hosts(placer))
+    # Drift sees a relabelled device by its names-file label (bound by its GUID).
+    label = dict(relabelled)
+    res.port_map = {(label.get(d, d), pt): n for (d, pt), n in learned.items()}
+    if learned:
         # Judge the switches' cables in the site's numbering: what the map renumbers
         # is the site's convention, not a contradiction.
-        adj = _adjacency(obs, {k: res.port_map.get(k, v) for k, v in keys.items()})
+        adj = adjacency(obs, {k: learned.get(k, v) for k, v in keys.items()})
         switches = sum(1 for p in res.placed.values() if plan.role.get(p) in TIER)
         res.notes.append(convention_note(res.port_map, switches))
     res.contradictions = _contradictions(plan, adj, res.placed)
@@ -488,6 +255,23 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def site_label(dev: str, guids: list[str]) -> tuple[str, str | None]:
+    """(the names file's label for ``dev``, why it has none). A factory NodeDesc
+    (``SwitchIB Mellanox Technologies``: unmanaged switches all say it) is no host name;
+    its GUID names the device, so the label is made of it and drift binds it by the GUID."""
+    problem = check_label(dev)
+    if problem and guids:
+        return guid_label(dev, guids[0]), None
+    return dev, problem
+
+
+def guid_label(name: str, guid: str) -> str:
+    """A host-name label for a device that reports none: its description's first word and
+    its GUID (``switchib-248a070301000001``)."""
+    word = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-").split("-")[0][:20] or "ib"
+    return f"{word}-{guid.lower().removeprefix('0x')}"
 
 
 def _rail_dissent(
