@@ -19,7 +19,13 @@ from fabric_stack.files import inputs
 from fabric_stack.files.names_file import load_names
 from fabric_stack.spec.model import FabricSpec, validate_spec
 
-STACK_ONLY_KEYS = ("inventory", "granularity", "netbox_token", "config_records")
+STACK_ONLY_KEYS = (
+    "inventory",
+    "granularity",
+    "netbox_token",
+    "netbox_branch",
+    "config_records",
+)
 """``fabric:`` config keys that are not part of the spec."""
 
 
@@ -53,7 +59,11 @@ STACK_FILE_KEYS = frozenset(
 
 
 def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
-    """Read a spec YAML (FabricSpec fields at the top level) or a Pulumi stack file."""
+    """Read a spec YAML (FabricSpec fields at the top level) or a Pulumi stack file.
+
+    A spec YAML's stack keys (:data:`STACK_ONLY_KEYS`: ``inventory``, ``netbox_branch``…)
+    are left to ``fabric-stack stack init``: they configure a stack, not the fabric.
+    """
     data = load_yaml(path)
     if data is None:
         data = {}
@@ -61,6 +71,8 @@ def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
         raise InputFileError(str(path), "expected a mapping of spec fields at the top level")
     if isinstance(data.get("config"), Mapping) or (data and set(data) <= STACK_FILE_KEYS):
         data, _ = split_stack_config(data.get("config") or {})
+    else:  # a spec file may carry the stack's keys too (`stack init --from`): not spec fields
+        data = {k: v for k, v in data.items() if snake(str(k)) not in STACK_ONLY_KEYS}
     data = with_names_file(snake_keys(data), Path(path).parent)
     try:
         return validate_spec(data, **overrides)
