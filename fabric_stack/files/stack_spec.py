@@ -134,4 +134,3 @@ def stack_config_values(config: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[str(key)] = entry.get("value")
     return out
-

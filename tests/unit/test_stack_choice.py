@@ -120,6 +120,8 @@ def test_a_new_stacks_file_plans_the_defaults(
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(main, ["check", "--config", "Pulumi.demo.yaml", "--format", "json"])
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(main, ["render", "report", "--config", "Pulumi.demo.yaml", "--out-dir", "build"])
+    r = CliRunner().invoke(
+        main, ["render", "report", "--config", "Pulumi.demo.yaml", "--out-dir", "build"]
+    )
     assert r.exit_code == 0, r.output
     assert (tmp_path / "build" / "report" / "design-report.html").exists()

@@ -24,7 +24,7 @@ from fabric_stack.adapters.pulumi.stacks import NoStackError, list_stacks
 from fabric_stack.errors import EngineError
 from fabric_stack.text.redact import mask_url
 
-__all__ = ["create_stack", "pulumi_project_dir", "read_stack_config"]
+__all__ = ["create_stack", "pulumi_project_dir", "read_stack_config", "stack_secret"]
 
 
 def pulumi_project_dir(start: Path | None = None) -> Path:
@@ -105,3 +105,13 @@ def create_stack(stack: str, config: Mapping[str, Any], project_dir: Path | None
     except EngineError:
         _run(pdir, env, ["stack", "rm", stack, "--yes", "-f"])  # -f: it holds no resources
         raise
+
+
+def stack_secret(stack: str, key: str, project_dir: Path | None = None) -> str:
+    """The plaintext of config ``key`` of ``stack`` (``pulumi config get``), '' when unset."""
+    pdir = project_dir or pulumi_project_dir()
+    env = offline_env(pdir)
+    try:
+        return _run(pdir, env, ["config", "get", key, "--stack", stack]).strip()
+    except EngineError:
+        return ""
