@@ -29,6 +29,9 @@ SECRET_KEYS = ("netbox_token",)
 """Stack keys that are always a Pulumi secret."""
 
 STACK_KEYS = STACK_ONLY_KEYS
+
+BOOL_KEYS = ("config_records",)
+"""Stack keys whose value is true or false."""
 """Keys a spec file may carry besides the FabricSpec fields: they configure the stack."""
 
 
@@ -87,9 +90,8 @@ def config_of_spec(data: Mapping[str, Any], base: Path | None = None) -> dict[st
 def spec_of_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """(spec data with snake_case keys, the ``fabric:`` keys left out because they are secret).
 
-    ``config`` is the ``pulumi config --json`` answer. Numbers come back as numbers and
-    ``true``/``false`` as booleans (Pulumi keeps every scalar as text), so the spec file reads
-    as one written by hand.
+    ``config`` is the ``pulumi config --json`` answer; scalars are typed back by
+    :func:`scalar`, so the spec file reads as one written by hand.
     """
     data: dict[str, Any] = {}
     secrets: list[str] = []
@@ -103,18 +105,21 @@ def spec_of_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
         if "objectValue" in entry:
             data[snake(key)] = snake_keys(entry["objectValue"])
         else:
-            data[snake(key)] = scalar(entry.get("value"))
+            data[snake(key)] = scalar(snake(key), entry.get("value"))
     return data, secrets
 
 
-def scalar(text: Any) -> Any:
-    """A config scalar as YAML would have typed it: ``128`` an int, ``true`` a bool,
-    ``2:1`` and everything else text."""
+def scalar(key: str, text: Any) -> Any:
+    """Config text of ``key`` typed as the spec field is (Pulumi keeps every scalar as text):
+    ``128`` an int for an int field, ``true`` a bool for a bool; all else stays text, so a
+    name ``007`` or a ratio ``2:1`` come back as written."""
     if not isinstance(text, str):
         return text
-    if re.fullmatch(r"-?[0-9]+", text):
+    field = FabricSpec.model_fields.get(key)
+    kind = field.annotation if field is not None else (bool if key in BOOL_KEYS else str)
+    if kind is int and re.fullmatch(r"-?[0-9]+", text):
         return int(text)
-    if text in ("true", "false"):
+    if kind is bool and text in ("true", "false"):
         return text == "true"
     return text
 
