@@ -4,7 +4,8 @@
 what ``pulumi config --stack NAME --json`` prints, wherever the stack file lives and
 whatever directory the command runs in. The Pulumi project is the nearest directory
 upwards holding a ``Pulumi.yaml``, else the fabric-stack checkout this package runs from
-(:func:`pulumi_project_dir`), so ``fabric-stack size --stack prod`` works from anywhere.
+or ``$FABRIC_STACK_PROJECT`` (:func:`pulumi_project_dir`), so ``fabric-stack size --stack
+prod`` works from anywhere.
 
 ``stack init NAME --from spec.yaml`` creates the stack and sets its whole config in one
 ``pulumi config set-all --json`` call; when that fails the stack it created is removed,
@@ -14,6 +15,7 @@ so a refused spec leaves nothing behind.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -27,13 +29,24 @@ from fabric_stack.text.redact import mask_url
 __all__ = ["create_stack", "pulumi_project_dir", "read_stack_config", "stack_secret"]
 
 
+PROJECT_ENV = "FABRIC_STACK_PROJECT"
+"""Environment variable: the Pulumi project directory to use outside any project."""
+
+
 def pulumi_project_dir(start: Path | None = None) -> Path:
     """The Pulumi project: the nearest ancestor of ``start`` (the cwd) with a Pulumi.yaml,
-    else the checkout holding this package when it has one, else ``start``."""
+    else ``$FABRIC_STACK_PROJECT``, else the checkout holding this package when it has one,
+    else ``start``. (A ``file://`` backend keeps a stack's config in its project's
+    ``Pulumi.NAME.yaml``, so the project decides which stacks' config is found.)"""
     here = (start or Path.cwd()).resolve()
     for d in (here, *here.parents):
         if (d / "Pulumi.yaml").exists():
             return d
+    named = os.environ.get(PROJECT_ENV, "").strip()
+    if named:
+        if not (Path(named) / "Pulumi.yaml").exists():
+            raise EngineError(f"{PROJECT_ENV}={named}: no Pulumi.yaml there")
+        return Path(named).resolve()
     checkout = Path(__file__).resolve().parents[3]
     return checkout if (checkout / "Pulumi.yaml").exists() else here
 
