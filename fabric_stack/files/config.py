@@ -150,18 +150,3 @@ def stack_config_error(exc: SpecError) -> SpecError:
     camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), head)
     return SpecError(f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid)
 
-
-def stack_file(project_dir: Path, stack: str) -> Path:
-    """Path of ``Pulumi.<stack>.yaml``; a clear error when it does not exist."""
-    p = project_dir / f"Pulumi.{stack}.yaml"
-    if not p.exists():
-        have = sorted(
-            x.name.removeprefix("Pulumi.").removesuffix(".yaml")
-            for x in project_dir.glob("Pulumi.*.yaml")
-        )
-        raise (
-            InputFileError(str(p), "no such stack file", None)
-            if not have
-            else InputFileError(str(p), f"no such stack file (stacks here: {', '.join(have)})")
-        )
-    return p
