@@ -93,7 +93,7 @@ def test_the_errors_read_as_they_always_did() -> None:
     with pytest.raises(SourceOptionError) as orphan:
         select_sources("drift", {"netbox_tag": "t", "lldp": Path("x")})
     assert orphan.value.message == (
-        "--netbox-token-file/--netbox-site/--netbox-tag need --netbox URL"
+        "--netbox-token-file/--netbox-branch/--netbox-site/--netbox-tag need --netbox URL"
     )
 
 

@@ -166,7 +166,12 @@ def test_up_into_a_branch_merge_drift_destroy(
     assert json.loads(drift.stdout)["findings"] == []
 
     # destroy in review-2: the objects leave that branch; main keeps them until a merge.
+    # Pulumi configures a destroy's providers from the state, so an `apply` first records
+    # the new branch (it changes no resource; it makes review-2).
     pulumi(project, env, "config", "set", "fabric:netboxBranch", "review-2", "--stack", "br")
+    again = _fs(project, env, "apply", "--stack", "br", "--yes", "--no-policy", "--format", "json")
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    assert _site_counts(NetBoxClient(url, token, branch="review-2"), "br") == _expected()
     pulumi(project, env, "destroy", "--yes", "--skip-preview", "--stack", "br", timeout=1800)
     assert _site_counts(NetBoxClient(url, token, branch="review-2"), "br")["devices"] == 0
     assert _site_counts(main, "br") == _expected()
