@@ -149,4 +149,3 @@ def stack_config_error(exc: SpecError) -> SpecError:
     head, _, rest = exc.field.partition(".")
     camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), head)
     return SpecError(f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid)
-
