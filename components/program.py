@@ -13,6 +13,7 @@ import pulumi
 from pulumi.runtime.config import get_config_env
 
 from fabric_stack.adapters.inventory import mask_url
+from fabric_stack.adapters.inventory.netbox.branching import check_branch_name
 from fabric_stack.adapters.inventory.netbox.client import split_netbox_url, url_with_token
 from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.files.config import spec_from_stack_config, split_stack_config, stack_config_error
@@ -54,6 +55,22 @@ def netbox_inventory(url: str, cfg: pulumi.Config) -> tuple[pulumi.Input[str], s
     return pulumi.Output.secret(token.apply(lambda t: url_with_token(url, t))), url
 
 
+def check_branch(branch: Any, inventory: str | None) -> None:
+    """RunError unless ``fabric:netboxBranch`` is unset, or a name NetBox takes on a NetBox
+    inventory (the providers read it themselves: ``InventoryProvider.configure``)."""
+    if branch is None or branch == "":
+        return
+    if not (inventory or "").startswith("netbox+"):
+        raise pulumi.RunError(
+            "fabric:netboxBranch: only a NetBox inventory has branches "
+            "(fabric:inventory: netbox+https://HOST); unset it for this inventory"
+        )
+    try:
+        check_branch_name(str(branch), "fabric:netboxBranch")
+    except FabricStackError as exc:
+        raise pulumi.RunError(exc.message) from None
+
+
 def run(project_dir: Path | None = None) -> None:
     """Build the stack. Exports the sizing summary as stack outputs."""
     project_dir = project_dir or Path.cwd()
@@ -93,6 +110,8 @@ def run(project_dir: Path | None = None) -> None:
                 "fabric:inventory: the URL contains a password; store it as a secret "
                 "(pulumi config set --secret fabric:inventory 'postgresql://…')"
             )
+
+    check_branch(settings.get("netbox_branch"), raw)
 
     on = settings.get("config_records", True) not in (False, "false")
     # Off, the Fabric record says so: plan then knows a switch record without

@@ -26,6 +26,7 @@ from pulumi import dynamic
 from pydantic import BaseModel, ValidationError
 
 from fabric_stack.adapters.inventory import open_store
+from fabric_stack.adapters.inventory.netbox.branching import with_branch
 from fabric_stack.adapters.pulumi.sdk_dynamic import register_dynamic
 from fabric_stack.intent.model import (
     CableIntent,
@@ -44,6 +45,9 @@ from fabric_stack.intent.wire import (
     record_of,
     record_text,
 )
+
+BRANCH_KEY = "netboxBranch"
+"""The stack config key (``fabric:netboxBranch``) naming the NetBox branch to write into."""
 
 RESERVED = ("inventory", "stack")
 """Input keys that configure the provider rather than describe the record (``stack``: only
@@ -96,10 +100,21 @@ class InventoryProvider(dynamic.ResourceProvider):
     replace_on: ClassVar[tuple[str, ...]] = ()
     """Record fields whose change means a different physical object (delete + create)."""
 
+    branch: str = ""
+    """The NetBox branch writes go to (``fabric:netboxBranch``; '' for main), from
+    :meth:`configure`. Not a resource input: a delete then goes to the branch of this run,
+    not the one its resource was created in, and a new branch replaces nothing."""
+
+    def configure(self, req: dynamic.ConfigureRequest) -> None:
+        """Read ``fabric:netboxBranch`` (the engine hands dynamic providers the stack config)."""
+        self.branch = str(req.config.get(f"fabric:{BRANCH_KEY}") or "")
+
     # -- helpers
     def _open(self, props: dict[str, Any]) -> tuple[Any, str, dict[str, Any]]:
         """(store, stack, record fields) of ``props``: decoded once per engine call."""
         url, stack = inventory_of(props)
+        if self.branch and url.startswith("netbox+"):
+            url = with_branch(url, self.branch)
         return open_store(url), stack, _record_props(props)
 
     # -- engine calls

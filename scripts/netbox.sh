@@ -15,14 +15,19 @@
 # in the master, ~15 CPU-s, and the workers fork from it instead of each loading them again: a start
 # under load took 6 min without it), no control socket (gunicorn's default, ~/.gunicorn/gunicorn.ctl,
 # is one path for every instance on the machine), with 2n+1 workers for n cores (the guide's rule;
-# FABRIC_STACK_NETBOX_WORKERS=N overrides it), Redis for its cache and task queues. No RQ worker: NetBox
-# only queues work for event rules/webhooks, scripts, reports and background jobs, none of which the
-# project uses (a site that does runs `netbox rqworker`). Gunicorn serves no static files: the REST API
+# FABRIC_STACK_NETBOX_WORKERS=N overrides it), Redis for its cache and task queues. One RQ worker (`netbox rqworker`): the
+# netbox-branching plugin (enabled, BRANCHING_VERSION below) provisions and merges branches in
+# background jobs. Gunicorn serves no static files: the REST API
 # needs none; the web UI loads unstyled unless a web server maps /static/ to DIR/root/static (NetBox's
 # contrib/nginx.conf does exactly that). Progress goes to stderr.
 set -euo pipefail
 
 NETBOX_VERSION=4.7.3
+# The netbox-branching plugin (PyPI netboxlabs-netbox-branching), for reviewing a change in a NetBox
+# branch before it reaches main (issue #48). 1.2.2: the newest release on PyPI here whose PluginConfig
+# declares this NetBox (min_version 4.7.0, max_version 4.7.99; 1.1.x declares 4.4.1-4.6.99, which
+# NetBox 4.7 refuses to load; 1.2.0b1 is the beta of the same 4.7 line). No runtime dependencies.
+BRANCHING_VERSION=1.2.2
 HERE=$(cd "$(dirname "$0")" && pwd)
 # The throw-away PostgreSQL's password, from scripts/postgres.sh (one place: see why it is no word
 # of our data there).
@@ -30,6 +35,8 @@ PG_PASSWORD=$(sed -n 's/^PG_PASSWORD=//p' "$HERE/postgres.sh")
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/fabric-stack/netbox-$NETBOX_VERSION
 VENV=$CACHE/venv
 DUMP=$CACHE/migrated.dump
+# NetBox's dump with the plugin's own migrations applied on top (built from DUMP once, in seconds).
+BRANCH_DUMP=$CACHE/migrated-branching-$BRANCHING_VERSION.dump
 ADMIN_USER=admin
 
 say() { printf 'netbox: %s\n' "$*" >&2; }
@@ -98,6 +105,17 @@ EOF
   say "installed netbox $("$VENV/bin/netbox" version 2>/dev/null) into $VENV in $((SECONDS - t0)) s"
 }
 
+# The plugin into NetBox's venv (its own marker: an existing NetBox venv is kept as it is).
+install_branching() {
+  if [ -f "$VENV/.installed-branching-$BRANCHING_VERSION" ]; then
+    say "netbox-branching present: $BRANCHING_VERSION"
+    return 0
+  fi
+  "$VENV/bin/python" -m pip install --quiet --no-deps "netboxlabs-netbox-branching==$BRANCHING_VERSION"
+  touch "$VENV/.installed-branching-$BRANCHING_VERSION"
+  say "installed netbox-branching $BRANCHING_VERSION into $VENV"
+}
+
 install_redis() {
   if command -v redis-server >/dev/null 2>&1; then
     say "redis present: $(redis-server --version | cut -d' ' -f1-3)"
@@ -122,7 +140,17 @@ install_redis() {
 }
 
 # NETBOX_ROOT for DIR: conf/configuration.py (this instance's ports), static/ linked to the cache.
-write_config() { # ROOT PG_PORT REDIS_PORT
+# netbox-branching's settings (its README, "Configuration"): a branch is a PostgreSQL schema the
+# router picks per request, so DATABASES must be the plugin's DynamicSchemaDict. "base": none.
+branching_config() {
+  [ "$1" = base ] && return 0
+  printf '%s\n' "from netbox_branching.utilities import DynamicSchemaDict" \
+    "DATABASES = DynamicSchemaDict(DATABASES)" \
+    'DATABASE_ROUTERS = ["netbox_branching.database.BranchAwareRouter"]' \
+    'PLUGINS = ["netbox_branching"]'
+}
+
+write_config() { # ROOT PG_PORT REDIS_PORT [base: without the branching plugin]
   local root=$1
   mkdir -p "$root/conf" "$root/media" "$root/reports" "$root/scripts"
   [ -e "$root/static" ] || ln -s "$CACHE/static" "$root/static"
@@ -132,6 +160,7 @@ write_config() { # ROOT PG_PORT REDIS_PORT
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 DATABASES = {"default": {"NAME": "fabric", "USER": "fabric", "PASSWORD": "$PG_PASSWORD",
                          "HOST": "127.0.0.1", "PORT": "$2", "CONN_MAX_AGE": 300}}
+$(branching_config "${4:-}")
 REDIS = {
     "tasks": {"HOST": "127.0.0.1", "PORT": $3, "DATABASE": 0, "SSL": False},
     "caching": {"HOST": "127.0.0.1", "PORT": $3, "DATABASE": 1, "SSL": False},
@@ -183,7 +212,7 @@ build_dump() {
   fast_pg "$pgport"
   rport=$(free_port)
   mkdir -p "$CACHE/static"
-  write_config "$work/root" "$pgport" "$rport"
+  write_config "$work/root" "$pgport" "$rport" base
   start_redis "$work" "$rport"
   local rc=0
   {
@@ -207,11 +236,46 @@ build_dump() {
   say "cached $DUMP ($url migrated)"
 }
 
+# DUMP plus the plugin's migrations, once: restore DUMP into a scratch PostgreSQL, migrate (only the
+# plugin's are pending), dump again. DUMP itself stays as it was.
+build_branch_dump() {
+  if [ -s "$BRANCH_DUMP" ]; then
+    say "migrated dump with netbox-branching present: $BRANCH_DUMP"
+    return 0
+  fi
+  local work pgport rport rc=0
+  work=$(mktemp -d "${TMPDIR:-/tmp}/fabric-stack-nb-branch.XXXXXX")
+  bash "$HERE/postgres.sh" start "$work/pg" >/dev/null
+  pgport=$(cat "$work/pg/port")
+  fast_pg "$pgport"
+  rport=$(free_port)
+  write_config "$work/root" "$pgport" "$rport"
+  start_redis "$work" "$rport"
+  {
+    say "adding netbox-branching $BRANCHING_VERSION's migrations to the cached dump"
+    PGPASSWORD=$PG_PASSWORD "$(pg_bin)/pg_restore" --no-owner -h 127.0.0.1 -p "$pgport" -U fabric -d fabric "$DUMP" &&
+      nb "$work/root" migrate --no-input >"$work/migrate.log" 2>&1 &&
+      PGPASSWORD=$PG_PASSWORD "$(pg_bin)/pg_dump" -Fc -h 127.0.0.1 -p "$pgport" -U fabric -f "$BRANCH_DUMP.tmp" fabric &&
+      mv "$BRANCH_DUMP.tmp" "$BRANCH_DUMP"
+  } || rc=$?
+  kill "$(cat "$work/redis.pid")" 2>/dev/null || true
+  bash "$HERE/postgres.sh" stop "$work/pg" >/dev/null 2>&1 || true
+  if [ "$rc" != 0 ]; then
+    tail -n 20 "$work"/*.log >&2 || true
+    rm -rf "$work"
+    die 1 "adding netbox-branching's migrations failed (exit $rc)"
+  fi
+  rm -rf "$work"
+  say "cached $BRANCH_DUMP"
+}
+
 cmd_install() {
   bash "$HERE/postgres.sh" install
   install_redis
   install_venv
+  install_branching
   build_dump
+  build_branch_dump
 }
 
 state_dir() {
@@ -256,6 +320,8 @@ cmd_start() {
   fi
   [ -f "$VENV/.installed-$NETBOX_VERSION" ] && [ -s "$DUMP" ] ||
     die 2 "NetBox $NETBOX_VERSION is not installed: run 'bash scripts/netbox.sh install' (or 'make netbox')"
+  [ -f "$VENV/.installed-branching-$BRANCHING_VERSION" ] && [ -s "$BRANCH_DUMP" ] ||
+    die 2 "netbox-branching $BRANCHING_VERSION is not installed: run 'bash scripts/netbox.sh install' (or 'make netbox')"
   command -v redis-server >/dev/null 2>&1 || die 2 "redis-server not found: run 'bash scripts/netbox.sh install'"
   [ -x "$VENV/bin/gunicorn" ] || die 2 "gunicorn missing from $VENV: run 'bash scripts/netbox.sh install'"
   local nworkers gconf
@@ -273,8 +339,8 @@ cmd_start() {
   start_redis "$dir" "$rport"
   write_config "$dir/root" "$pgport" "$rport"
   say "restoring the migrated database"
-  PGPASSWORD=$PG_PASSWORD "$(pg_bin)/pg_restore" --no-owner -h 127.0.0.1 -p "$pgport" -U fabric -d fabric "$DUMP" ||
-    die 1 "pg_restore of $DUMP failed"
+  PGPASSWORD=$PG_PASSWORD "$(pg_bin)/pg_restore" --no-owner -h 127.0.0.1 -p "$pgport" -U fabric -d fabric "$BRANCH_DUMP" ||
+    die 1 "pg_restore of $BRANCH_DUMP failed"
   # One superuser and one v2 API token (write-enabled) for the tests; the token goes to DIR/token only.
   nb "$dir/root" shell --no-imports -c "
 from users.models import Token, User
@@ -303,6 +369,9 @@ open('$dir/token', 'w').write(t.get_auth_header_prefix().split()[-1] + t.token +
     grep -q "already in use" "$dir/netbox.log" && [ "$attempt" != 3 ] ||
       die 1 "NetBox exited during start; log: $dir/netbox.log"
   done
+  # The plugin provisions, syncs and merges branches in background jobs: one RQ worker runs them.
+  NETBOX_ROOT=$dir/root nohup "$VENV/bin/netbox" rqworker >"$dir/rqworker.log" 2>&1 </dev/null &
+  printf '%s\n' "$!" >"$dir/rqworker.pid"
   printf '%s\n' "$url" >"$dir/url"
   trap - EXIT
   printf '%s\n' "$url"
@@ -317,12 +386,15 @@ cmd_stop() {
     for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
     kill -9 "$pid" 2>/dev/null || true
   fi
+  if [ -f "$dir/rqworker.pid" ]; then
+    kill "$(cat "$dir/rqworker.pid")" 2>/dev/null || true
+  fi
   if [ -f "$dir/redis.pid" ]; then
     kill "$(cat "$dir/redis.pid")" 2>/dev/null || true
   fi
   bash "$HERE/postgres.sh" stop "$dir/pg" >/dev/null 2>&1 || true
   rm -rf "$dir/root" "$dir/pg"
-  rm -f "$dir/netbox.pid" "$dir/redis.pid" "$dir/url" "$dir/token" "$dir/netbox.log" "$dir/redis.log" \
+  rm -f "$dir/netbox.pid" "$dir/redis.pid" "$dir/rqworker.pid" "$dir/rqworker.log" "$dir/url" "$dir/token" "$dir/netbox.log" "$dir/redis.log" \
     "$dir/shell.log"
   say "stopped ($dir)"
 }

@@ -50,6 +50,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "apply": ("stack", "apply_cmd", "Apply the Pulumi stack: record the fabric in the inventory."),
     "recover": ("stack", "recover_cmd", "Bring a stack back after a killed `up`."),
+    "stack": (
+        "stack_spec",
+        "stack_group",
+        "Make a Pulumi stack from a spec file (init), or a spec file from a stack (export).",
+    ),
     "env": ("env", "env_cmd", "Print the Pulumi environment (backend, passphrase) for `pulumi`."),
     "inventory": ("inventory", "inventory_cmd", "List what `pulumi up` recorded in the inventory."),
     "drift": ("drift", "drift_cmd", "Compare the plan with the inventory and the live fabric."),

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from fabric_stack.cli.params import AliasedOption, NonEmptyPath, StackName, one_line
 from fabric_stack.errors import FabricStackError, InputFileError, SpecError
-from fabric_stack.files.config import load_yaml, spec_from_file, split_stack_config, stack_file
+from fabric_stack.files.config import load_yaml, spec_from_file, split_stack_config
 from fabric_stack.files.names_file import load_names
 from fabric_stack.hardware.server_profiles import PROFILES
 from fabric_stack.hardware.switches import known_switch_names
@@ -48,7 +48,9 @@ def spec_options(fn: F) -> F:
             "stack",
             type=StackName(),
             metavar="NAME",
-            help="Read the spec from this Pulumi stack's config (Pulumi.NAME.yaml).",
+            help="Read the spec from this Pulumi stack's config, through Pulumi's backend "
+            "(`pulumi config --stack NAME --json`; works from any directory). "
+            "A stack file: --config Pulumi.NAME.yaml.",
         ),
         click.option("--gpus", type=int, help="Total GPUs. [default: 128]"),
         click.option("--gpus-per-node", type=int, help="GPUs per server. [default: 8]"),
@@ -141,11 +143,25 @@ def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
     if config and stack:
         raise SpecError("--config/--stack", "give one of them, not both")
     if stack:
-        config = stack_file(project_dir(), stack)
+        return spec_of_stack(stack, flags)
     if config:
         remember_config(config)
         return spec_from_file(config, **flags)
     return validate_spec({}, **flags)
+
+
+def spec_of_stack(stack: str, flags: dict[str, Any]) -> FabricSpec:
+    """The spec in stack ``stack``'s config as Pulumi's backend holds it (flags win)."""
+    from fabric_stack.adapters.pulumi.stack_config import pulumi_project_dir, read_stack_config
+    from fabric_stack.files.config import stack_config_error, with_names_file
+    from fabric_stack.files.stack_spec import stack_config_values
+
+    pdir = pulumi_project_dir()
+    data, _ = split_stack_config(stack_config_values(read_stack_config(stack, pdir)))
+    try:
+        return validate_spec(with_names_file(data, pdir), **flags)
+    except SpecError as exc:
+        raise stack_config_error(exc) from None
 
 
 _CONFIG_KEY = "fabric_stack.files.config"

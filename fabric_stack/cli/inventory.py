@@ -83,6 +83,7 @@ def inventory_cmd(
     url: str | None,
     netbox_url: str | None,
     netbox_token_file: Path | None,
+    netbox_branch: str | None,
     kind: str,
     stack: str | None,
     fmt: str,
@@ -100,7 +101,7 @@ def inventory_cmd(
     """
     if ctx.invoked_subcommand is not None:
         return
-    url = inventory_url(ctx, url, netbox_url, netbox_token_file)
+    url = inventory_url(ctx, url, netbox_url, netbox_token_file, netbox_branch)
     k = KINDS[kind]
     rows = open_read_only(url).list_records(k, stack)
     cols = COLUMNS[k]

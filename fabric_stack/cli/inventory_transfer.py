@@ -10,11 +10,13 @@ import click
 
 from fabric_stack.adapters.discovery.registry import (
     NETBOX,
+    NETBOX_BRANCH,
     NETBOX_TOKEN_FILE,
     netbox_source,
     netbox_token,
 )
 from fabric_stack.adapters.inventory import mask_url, open_read_only, open_store
+from fabric_stack.adapters.inventory.netbox.branching import check_branch_name, with_branch
 from fabric_stack.adapters.inventory.netbox.client import url_with_token
 from fabric_stack.adapters.inventory.sql.schema import MIGRATIONS, SCHEMA_VERSION
 from fabric_stack.adapters.inventory.sql.transfer import (
@@ -44,18 +46,25 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def inventory_options(fn: _F) -> _F:
     """``--inventory URL``, or ``--netbox URL`` with ``--netbox-token-file FILE`` (the NetBox
     options of every command, from the drift-source registry)."""
+    fn = click_option(NETBOX_BRANCH)(fn)
     fn = click_option(NETBOX_TOKEN_FILE)(fn)
     fn = click_option(NETBOX)(fn)
     return click.option("--inventory", "url", metavar="URL", help=INVENTORY_HELP)(fn)
 
 
-def _given(url: str | None, netbox_url: str | None, token_file: Path | None) -> str | None:
+def _given(
+    url: str | None, netbox_url: str | None, token_file: Path | None, branch: str | None = None
+) -> str | None:
     """The inventory URL one command's options name, or None."""
     if url is not None and netbox_url:
         raise click.UsageError("give --inventory or --netbox, not both")
+    if branch and not netbox_url:
+        raise click.UsageError("--netbox-branch needs --netbox URL")
     if netbox_url:
         base, token = netbox_source(netbox_url, token_file)
         base = base if base.startswith("netbox+") else f"netbox+{base}"
+        if branch:
+            base = with_branch(base, check_branch_name(branch, "--netbox-branch"))
         return url_with_token(base, token)
     if token_file is not None:
         if not (url or "").startswith("netbox+"):
@@ -69,13 +78,16 @@ def inventory_url(
     url: str | None,
     netbox_url: str | None = None,
     netbox_token_file: Path | None = None,
+    netbox_branch: str | None = None,
 ) -> str:
     """The subcommand's --inventory/--netbox, else the group's, else the project's SQLite."""
-    own = _given(url, netbox_url, netbox_token_file)
+    own = _given(url, netbox_url, netbox_token_file, netbox_branch)
     if own is not None:  # '' too: the store says what is wrong with it
         return own
     p = ctx.parent.params if ctx.parent is not None else {}
-    parent = _given(p.get("url"), p.get("netbox_url"), p.get("netbox_token_file"))
+    parent = _given(
+        p.get("url"), p.get("netbox_url"), p.get("netbox_token_file"), p.get("netbox_branch")
+    )
     return (
         parent if parent is not None else f"sqlite:///{project_dir() / '.state' / 'inventory.db'}"
     )

@@ -9,16 +9,26 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 from rich.console import Console
 
-from fabric_stack.cli.common import console, echo_json, format_option, handle_errors, project_dir
+from fabric_stack.cli.common import console, echo_json, format_option, handle_errors
 from fabric_stack.cli.params import StackName
 from fabric_stack.views.changes import changes_json, changes_markdown, render_changes
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def project_dir() -> Path:
+    """The Pulumi project: the nearest Pulumi.yaml upwards, else the fabric-stack checkout,
+    so these commands run from any directory (issue #48)."""
+    from fabric_stack.adapters.pulumi.stack_config import pulumi_project_dir
+
+    return pulumi_project_dir()
+
 
 STACK_HELP = (
     "Pulumi stack to {verb} [default: $PULUMI_STACK, else the selected stack]. "
@@ -41,6 +51,13 @@ def _chosen(stack: str | None) -> str:
     from fabric_stack.adapters.pulumi.ops import chosen_stack
 
     return chosen_stack(stack, project_dir())
+
+
+def _check_branch(stack: str, create: bool) -> None:
+    """Exit 2 with one line for a bad ``fabric:netboxBranch`` (see :mod:`.stack_branch`)."""
+    from fabric_stack.cli.stack_branch import check_stack_branch
+
+    check_stack_branch(stack, project_dir(), create)
 
 
 def _progress(err: Console, verb: str):  # type: ignore[no-untyped-def]
@@ -104,6 +121,7 @@ def plan_cmd(stack: str | None, no_policy: bool, estimate: bool, fmt: str) -> No
     from fabric_stack.artifacts.growth import with_growth
 
     stack = _chosen(stack)
+    _check_branch(stack, create=False)
     summary = _run_or_exit(
         "previewing", fmt, preview, stack, project_dir(), use_policy=not no_policy
     )
@@ -155,6 +173,7 @@ def apply_cmd(stack: str | None, yes: bool, no_policy: bool, fmt: str) -> None:
         if not summary.has_changes:
             return
         click.confirm("Apply these changes?", abort=True)
+    _check_branch(stack, create=True)
     status, tick = _progress(err, "updating")
     try:
         with status:

@@ -19,7 +19,13 @@ from fabric_stack.files import inputs
 from fabric_stack.files.names_file import load_names
 from fabric_stack.spec.model import FabricSpec, validate_spec
 
-STACK_ONLY_KEYS = ("inventory", "granularity", "netbox_token", "config_records")
+STACK_ONLY_KEYS = (
+    "inventory",
+    "granularity",
+    "netbox_token",
+    "netbox_branch",
+    "config_records",
+)
 """``fabric:`` config keys that are not part of the spec."""
 
 
@@ -53,7 +59,11 @@ STACK_FILE_KEYS = frozenset(
 
 
 def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
-    """Read a spec YAML (FabricSpec fields at the top level) or a Pulumi stack file."""
+    """Read a spec YAML (FabricSpec fields at the top level) or a Pulumi stack file.
+
+    A spec YAML's stack keys (:data:`STACK_ONLY_KEYS`: ``inventory``, ``netbox_branch``…)
+    are left to ``fabric-stack stack init``: they configure a stack, not the fabric.
+    """
     data = load_yaml(path)
     if data is None:
         data = {}
@@ -69,6 +79,8 @@ def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
                 "$.config",
             )
         data, _ = split_stack_config(config or {})
+    else:  # a spec file may carry the stack's keys too (`stack init --from`): not spec fields
+        data = {k: v for k, v in data.items() if snake(str(k)) not in STACK_ONLY_KEYS}
     data = with_names_file(snake_keys(data), Path(path).parent)
     try:
         return validate_spec(data, **overrides)
@@ -145,19 +157,3 @@ def stack_config_error(exc: SpecError) -> SpecError:
     head, _, rest = exc.field.partition(".")
     camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), head)
     return SpecError(f"fabric:{camel}{'.' + rest if rest else ''}", exc.problem, exc.valid)
-
-
-def stack_file(project_dir: Path, stack: str) -> Path:
-    """Path of ``Pulumi.<stack>.yaml``; a clear error when it does not exist."""
-    p = project_dir / f"Pulumi.{stack}.yaml"
-    if not p.exists():
-        have = sorted(
-            x.name.removeprefix("Pulumi.").removesuffix(".yaml")
-            for x in project_dir.glob("Pulumi.*.yaml")
-        )
-        raise (
-            InputFileError(str(p), "no such stack file", None)
-            if not have
-            else InputFileError(str(p), f"no such stack file (stacks here: {', '.join(have)})")
-        )
-    return p

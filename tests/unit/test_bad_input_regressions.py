@@ -127,7 +127,7 @@ def test_4_non_utf8_config(cwd: Path) -> None:
 def test_4_non_utf8_stack_file(cwd: Path) -> None:
     (cwd / "Pulumi.yaml").write_text("name: fabric\nruntime: python\n")
     (cwd / "Pulumi.lab.yaml").write_bytes(b"config:\n  fabric:name: caf\xe9\n")
-    assert "Pulumi.lab.yaml:2: not UTF-8" in bad(cwd, "size", "--stack", "lab")
+    assert "Pulumi.lab.yaml:2: not UTF-8" in bad(cwd, "size", "--config", "Pulumi.lab.yaml")
 
 
 def test_4_non_utf8_policy_ignore_and_node_map(cwd: Path) -> None:

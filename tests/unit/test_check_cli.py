@@ -116,14 +116,14 @@ def test_stack_config_is_read_from_the_project(
     (tmp_path / "Pulumi.prod.yaml").write_text('config:\n  fabric:oversubscription: "2:1"\n')
     (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  fabric:gpus: 256\n")
     monkeypatch.chdir(tmp_path)
-    prod = run("--stack", "prod", "--format", "markdown")
-    dev = run("--stack", "dev", "--format", "json")
-    missing = run("--stack", "nope")
+    prod = run("--config", "Pulumi.prod.yaml", "--format", "markdown")
+    dev = run("--config", "Pulumi.dev.yaml", "--format", "json")
+    missing = run("--config", "Pulumi.nope.yaml")
     assert prod.exit_code == 1 and MESSAGE_2TO1 in prod.stdout
     # 256 GPUs fill one SU: one server position goes to the UFMs (the RA rule): 248 cabled
     assert dev.exit_code == 0 and as_json(dev)["summary"]["gpus"] == 248
     assert missing.exit_code == 2
-    assert "Pulumi.nope.yaml: no such stack file (stacks here: dev, prod)" in missing.stderr
+    assert missing.stderr == "error: Pulumi.nope.yaml: cannot read: no such file\n"
 
 
 @pytest.mark.parametrize(

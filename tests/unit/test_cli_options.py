@@ -75,6 +75,7 @@ HELP_VARIES: dict[str, str] = {
     "(NetBox too); export, import and upgrade take SQL inventories only",
     "--guids": "render fills the node-name-map with them, twin up gives them to its nodes",
     "--max-rows": "check counts violations per rule, drift counts findings",
+    "--from": "diff's spec before a change; stack init's spec (with stack keys) to store",
     **{f: "adopt's long option list shows the registry's short help" for f in _SHORT},
 }
 """Options whose help differs between commands on purpose, and why."""

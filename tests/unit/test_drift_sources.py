@@ -93,7 +93,7 @@ def test_the_errors_read_as_they_always_did() -> None:
     with pytest.raises(SourceOptionError) as orphan:
         select_sources("drift", {"netbox_tag": "t", "lldp": Path("x")})
     assert orphan.value.message == (
-        "--netbox-token-file/--netbox-site/--netbox-tag need --netbox URL"
+        "--netbox-token-file/--netbox-branch/--netbox-site/--netbox-tag need --netbox URL"
     )
 
 
@@ -113,7 +113,7 @@ def _netbox_live(_tmp: Path, mp: pytest.MonkeyPatch) -> dict[str, Any]:
     doc = json.loads((FIX / "ib" / "netbox-cables.json").read_text(encoding="utf-8"))
     api = FakeNetBox()
     api.create("dcim/cables", doc["results"])
-    mp.setattr(netbox_live, "NetBoxClient", lambda _base, _token: api)
+    mp.setattr(netbox_live, "NetBoxClient", lambda _base, _token, **_branch: api)
     mp.setenv("NETBOX_TOKEN", "t")
     return {"netbox_url": "http://netbox.example"}
 

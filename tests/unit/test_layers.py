@@ -85,6 +85,14 @@ SIDEWAYS: dict[tuple[str, str], str] = {
         "the live NetBox drift reader talks to the NetBox the inventory writes, through the "
         "same REST client (one client: auth, paging and error lines written once)"
     ),
+    (
+        "fabric_stack.adapters.discovery.netbox_live",
+        "fabric_stack.adapters.inventory.netbox.branching",
+    ): "--netbox-branch reads the branch the inventory's `up` wrote (issue #48): one spelling",
+    (
+        "fabric_stack.adapters.discovery.registry",
+        "fabric_stack.adapters.inventory.netbox.branching",
+    ): "--netbox-branch's name is checked and carried as the inventory carries it (issue #48)",
 }
 """Adapter → adapter imports allowed, and why."""
 

@@ -90,34 +90,38 @@ def test_no_stack_or_a_typo_is_one_line_exit_2(
 def test_spec_commands_name_the_stacks_there_for_a_typo(
     args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # check / drift / size ... read Pulumi.NAME.yaml without the engine: a typo is an
-    # error naming the stack files there, and creates nothing.
+    # check / drift / size ... read --stack NAME through Pulumi's backend (issue #48): a
+    # typo is an error naming the backend's stacks, and creates nothing. The backend's
+    # listing is stubbed here; tests/integration/pulumi/test_stack_spec.py runs the engine.
+    from fabric_stack.adapters.pulumi import stack_config
+
+    monkeypatch.setattr(stack_config, "_existing", lambda _pdir, _env: ("demo", "prod"))
     (tmp_path / "Pulumi.yaml").write_text("name: fabric\nruntime: python\n")
-    (tmp_path / "Pulumi.prod.yaml").write_text("config:\n  fabric:gpus: 256\n")
-    (tmp_path / "Pulumi.demo.yaml").write_text("config: {}\n")
     (tmp_path / "lldp").mkdir()
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(main, [*args, "--stack", "prdo"])
+    r = CliRunner().invoke(
+        main, [*args, "--stack", "prdo"], env={"PULUMI_BACKEND_URL": f"file://{tmp_path}/st"}
+    )
     assert r.exit_code == 2, r.output
     assert r.stderr == (
-        f"error: {tmp_path}/Pulumi.prdo.yaml: no such stack file (stacks here: demo, prod)\n"
+        f"error: --stack prdo: no such stack in file://{tmp_path}/st (stacks: demo, prod); "
+        "`fabric-stack stack init prdo --from spec.yaml` creates it\n"
     )
-    assert sorted(p.name for p in tmp_path.glob("Pulumi.*.yaml")) == [
-        "Pulumi.demo.yaml",
-        "Pulumi.prod.yaml",
-    ]
+    assert sorted(p.name for p in tmp_path.glob("Pulumi.*.yaml")) == []
 
 
 def test_a_new_stacks_file_plans_the_defaults(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # `pulumi stack init demo` writes only an encryptionsalt; `make demo`'s next steps
-    # (`render report --stack demo`) read it as the default spec, not as spec fields.
+    # `pulumi stack init demo` writes only an encryptionsalt; the stack file form
+    # (`--config Pulumi.demo.yaml`) reads it as the default spec, not as spec fields.
     (tmp_path / "Pulumi.yaml").write_text("name: fabric\nruntime: python\n")
     (tmp_path / "Pulumi.demo.yaml").write_text("encryptionsalt: v1:abc=:v1:def:ghi==\n")
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(main, ["check", "--stack", "demo", "--format", "json"])
+    r = CliRunner().invoke(main, ["check", "--config", "Pulumi.demo.yaml", "--format", "json"])
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(main, ["render", "report", "--stack", "demo", "--out-dir", "build"])
+    r = CliRunner().invoke(
+        main, ["render", "report", "--config", "Pulumi.demo.yaml", "--out-dir", "build"]
+    )
     assert r.exit_code == 0, r.output
     assert (tmp_path / "build" / "report" / "design-report.html").exists()

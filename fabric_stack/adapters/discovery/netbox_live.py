@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from fabric_stack.adapters.discovery.netbox import NetboxJsonReader
+from fabric_stack.adapters.inventory.netbox.branching import branch_of
 from fabric_stack.adapters.inventory.netbox.client import NetBoxApi, NetBoxClient, split_netbox_url
 from fabric_stack.drift.model import Snapshot
 from fabric_stack.errors import InputFileError, InventoryError
@@ -39,7 +40,8 @@ class NetboxApiReader:
         self.site = site
         self.tag = tag
         token = unquote(url_token) or token
-        self.api = api if api is not None else NetBoxClient(self.base, token)
+        # ``?branch=NAME`` (--netbox-branch) reads that branch; it is never created here.
+        self.api = api if api is not None else NetBoxClient(self.base, token, branch=branch_of(url))
         self._site_id: int | None = None
 
     def site_id(self) -> int | None:

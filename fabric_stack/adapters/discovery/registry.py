@@ -37,6 +37,7 @@ from fabric_stack.adapters.discovery.netbox_live import NetboxApiReader
 from fabric_stack.adapters.discovery.nvue import NvueReader
 from fabric_stack.adapters.discovery.slurm_topology import SlurmTopologyReader
 from fabric_stack.adapters.discovery.sonic_config import SonicConfigReader
+from fabric_stack.adapters.inventory.netbox.branching import check_branch_name, with_branch
 from fabric_stack.errors import DeclarationError, FabricStackError
 from fabric_stack.files.inputs import read_secret
 from fabric_stack.text.redact import mask_url
@@ -246,7 +247,10 @@ def _netbox_prepare(url: str, options: Mapping[str, Any]) -> tuple[str, str]:
 def _netbox_live(value: tuple[str, str], ctx: SourceContext) -> Reader:
     url, token = value
     site, tag = ctx.options.get("netbox_site"), ctx.options.get("netbox_tag")
-    return NetboxApiReader(url, token, site=site, tag=tag)
+    branch = ctx.options.get("netbox_branch")
+    if branch:
+        check_branch_name(branch, "--netbox-branch")
+    return NetboxApiReader(with_branch(url, branch), token, site=site, tag=tag)
 
 
 # --------------------------------------------------------------------------- the table
@@ -272,6 +276,14 @@ NETBOX_TOKEN_FILE = SourceOption(
     "--netbox-token-file", "file", "File holding the NetBox API token."
 )
 """``--netbox-token-file FILE``: with every ``--netbox``."""
+
+NETBOX_BRANCH = SourceOption(
+    "--netbox-branch",
+    "slug",
+    "Read this branch of the NetBox (the netbox-branching plugin), not main.",
+    metavar="NAME",
+)
+"""``--netbox-branch NAME``: with ``--netbox``; the branch a review's ``up`` wrote into."""
 
 SHARED: tuple[SourceOption, ...] = (MAC_TABLE,)
 """Options several sources read (shown once, where the command's layout puts them)."""
@@ -506,6 +518,7 @@ SOURCES: tuple[DriftSource, ...] = (
         formats=(("a live NetBox, REST API", "`https://netbox.example`"),),
         extras=(
             NETBOX_TOKEN_FILE,
+            NETBOX_BRANCH,
             SourceOption("--netbox-site", "slug", "Only this NetBox site's cables."),
             SourceOption("--netbox-tag", "slug", "Only cables with this NetBox tag."),
         ),

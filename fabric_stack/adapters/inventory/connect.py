@@ -16,11 +16,11 @@ NETBOX_SCHEME = "netbox+"
 """URL prefix of a NetBox inventory (``netbox+https://HOST``)."""
 
 
-def _netbox(url: str) -> InventoryStore:
+def _netbox(url: str, read_only: bool = False) -> InventoryStore:
     # Imported on use: a stack on SQLite never loads the NetBox client.
     from fabric_stack.adapters.inventory.netbox.store import open_netbox
 
-    return open_netbox(url)
+    return open_netbox(url, read_only=read_only)
 
 
 def open_store(url: str) -> InventoryStore:
@@ -35,10 +35,10 @@ def open_read_only(url: str) -> InventoryStore:
     """Open the inventory at ``url`` for reading only (same URLs and messages as ``open_store``).
 
     SQL databases are opened read-only (:class:`ReadOnlyStore`); a NetBox store is the
-    ordinary one, as reads never write to NetBox.
+    ordinary one, as reads never write to NetBox (nor create the branch it names).
     """
     if url.startswith(NETBOX_SCHEME):
-        return _netbox(url)
+        return _netbox(url, read_only=True)
     check_sql_url(url)
     return ReadOnlyStore(url)
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
+from fabric_stack.adapters.inventory.netbox.branching import BRANCH_HEADER, branch_schema
 from fabric_stack.adapters.inventory.netbox.http import (
     READ_TIMEOUT_S,
     WRITE_TIMEOUT_S,
@@ -211,6 +212,10 @@ class NetBoxClient:
 
     The transport (:mod:`.http`) bounds every request in time and size, never
     follows a redirect, and sends the token only to ``base``'s origin.
+
+    ``branch`` names a netbox-branching branch every request then works in (the
+    ``X-NetBox-Branch`` header, :mod:`.branching`); ``create_branch`` makes it when it is
+    missing (writes do, reads never). It is looked up at the first request.
     """
 
     def __init__(
@@ -219,6 +224,9 @@ class NetBoxClient:
         token: str,
         timeout: float | None = None,
         budget: Budget | None = None,
+        *,
+        branch: str = "",
+        create_branch: bool = False,
     ) -> None:
         self.base = check_base(base.rstrip("/"))
         if not token:
@@ -229,6 +237,8 @@ class NetBoxClient:
         check_token(self.base, token)
         self.timeout = timeout  # None: READ_TIMEOUT_S for a GET, WRITE_TIMEOUT_S for a write
         self.budget = budget if budget is not None else Budget()
+        self.branch, self.create_branch = branch, create_branch
+        self._branch_header: dict[str, str] | None = None if branch else {}
         scheme = "Bearer" if token.startswith("nbt_") else "Token"
         self._headers = {
             "Authorization": f"{scheme} {token}",
@@ -267,11 +277,24 @@ class NetBoxClient:
             return path
         return f"{self.base}/api/{path.lstrip('/')}"
 
-    def _request(self, method: str, path: str, body: Any = None) -> Any:
+    def _on_branch(self) -> dict[str, str]:
+        """The branch header (empty on main), the branch looked up (or made) the first time."""
+        if self._branch_header is None:
+            schema = branch_schema(
+                lambda m, p, b: self._request(m, p, b, main=True),
+                self.base,
+                self.branch,
+                self.create_branch,
+            )
+            self._branch_header = {BRANCH_HEADER: schema}
+        return self._branch_header
+
+    def _request(self, method: str, path: str, body: Any = None, *, main: bool = False) -> Any:
         url = self.url_of(path)
         data = None if body is None else json.dumps(body).encode()
         wait = self.timeout or (READ_TIMEOUT_S if method == "GET" else WRITE_TIMEOUT_S)
-        answer = exchange(method, url, self._headers, data, self.budget, wait)
+        headers = self._headers if main else {**self._headers, **self._on_branch()}
+        answer = exchange(method, url, headers, data, self.budget, wait)
         where = f"netbox {method} {shown(url)}"
         if 300 <= answer.status < 400:
             # Never followed: the Authorization header would go along to wherever it points.

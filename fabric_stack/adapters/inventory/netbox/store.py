@@ -42,6 +42,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from fabric_stack.adapters.inventory.netbox.backfill import Backfill
+from fabric_stack.adapters.inventory.netbox.branching import branch_of
 from fabric_stack.adapters.inventory.netbox.cabling import Cabling
 from fabric_stack.adapters.inventory.netbox.client import (
     NetBoxApi,
@@ -80,14 +81,30 @@ class NetBoxStore(InventoryStore):
     RdmaNic records), ``prefixes`` (Rail and Vlan records), ``backfill``.
     """
 
-    def __init__(self, url: str, api: NetBoxApi | None = None, token: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        api: NetBoxApi | None = None,
+        token: str | None = None,
+        *,
+        create_branch: bool = True,
+    ) -> None:
         super().__init__(url)
         self.dialect = "netbox"
         self.base, url_token = split_netbox_url(url)
         token = unquote(url_token) or token or os.environ.get("NETBOX_TOKEN", "")
         # Progress of bulk writes on a terminal (.progress); a given client (a test's fake)
         # is used as it is.
-        self.api: NetBoxApi = api if api is not None else tracked(NetBoxClient(self.base, token))
+        # A branch (``?branch=NAME``, :mod:`.branching`) is made when missing, unless the
+        # store only reads.
+        self.branch = branch_of(url)
+        self.api: NetBoxApi = (
+            api
+            if api is not None
+            else tracked(
+                NetBoxClient(self.base, token, branch=self.branch, create_branch=create_branch)
+            )
+        )
         self.defs = Definitions(self.api, self.base)
         self.objects = ObjectWriter(self.api, self.defs)
         self.ipam = UnderlayIpam(self.api, self.defs, self.objects)
@@ -350,10 +367,11 @@ class NetBoxStore(InventoryStore):
         return out
 
 
-def open_netbox(url: str, token: str | None = None) -> NetBoxStore:
-    """A :class:`NetBoxStore` for ``netbox+http(s)://…`` (token: URL, ``token``, NETBOX_TOKEN)."""
+def open_netbox(url: str, token: str | None = None, *, read_only: bool = False) -> NetBoxStore:
+    """A :class:`NetBoxStore` for ``netbox+http(s)://…`` (token: URL, ``token``, NETBOX_TOKEN);
+    ``read_only``: a ``?branch=`` that does not exist is an error, never created."""
     try:
-        return NetBoxStore(url, token=token)
+        return NetBoxStore(url, token=token, create_branch=not read_only)
     except InventoryError:
         raise
     except ValueError as exc:
