@@ -7,7 +7,9 @@ and the intent read it.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from fabric_stack.hardware.switches import SwitchModel
 from fabric_stack.spec.model import FabricSpec
@@ -71,6 +73,26 @@ class TierPlan(_Frozen):
     oversubscription: str = Field(description="down:up capacity ratio of this tier.")
 
 
+class BuildOut(_Frozen):
+    """What planning this phase as part of a larger build-out costs now (all planes)."""
+
+    final_gpus: int = Field(description="GPUs of the final fabric (the spec's build_out_gpus).")
+    final_sus: int = Field(description="Scalable units of the final fabric.")
+    spines: int = Field(description="Spines this phase provisions (the final fabric's, per pod).")
+    cores: int = Field(description="Cores this phase provisions (all of the final fabric's).")
+    standalone_spines: int = Field(description="Spines a plan of this size alone would need.")
+    standalone_cores: int = Field(description="Cores a plan of this size alone would need.")
+    free_spine_ports: int = Field(
+        description="Spine ports toward leaves left uncabled for the leaves still to come."
+    )
+    standalone_optics: int = Field(description="Switch optics a plan of this size alone needs.")
+
+    @property
+    def extra_switches(self) -> int:
+        """Switches bought now only so that growing never moves a cable."""
+        return self.spines + self.cores - self.standalone_spines - self.standalone_cores
+
+
 class SizingPlan(_Frozen):
     """Everything the sizing rules decided for one spec."""
 
@@ -126,6 +148,43 @@ class SizingPlan(_Frozen):
     bandwidth: Bandwidth = Field(description="Bandwidth figures.")
     oversubscription: str = Field(description="Requested leaf oversubscription, e.g. '1:1'.")
     tier_plans: tuple[TierPlan, ...] = Field(description="Per-tier detail, leaf first.")
+    leaves_per_rail: int = Field(
+        default=1, description="Leaves of each rail in one SU (su_nodes over a leaf's downlinks)."
+    )
+    servers_per_leaf: int = Field(
+        default=0, description="Server positions of each rail leaf (0: su_nodes, one leaf)."
+    )
+    spine_grouping: str = Field(default="full", description="'full' or 'rail' (see the spec).")
+    spine_groups: int = Field(
+        default=1, description="Spine groups per plane and pod: 1, or the rails when rail-grouped."
+    )
+    build_out: BuildOut | None = Field(
+        default=None, description="The build-out this phase belongs to, and its cost now."
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_default_shape(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A plan with none of the #43 shape keys dumps as before (card JSON, goldens).
+        data = handler(self)
+        if isinstance(data, dict) and self.leaves_per_rail == 1:
+            data.pop("leaves_per_rail", None)
+            data.pop("servers_per_leaf", None)
+        if isinstance(data, dict) and self.spine_grouping == "full":
+            data.pop("spine_grouping", None)
+            data.pop("spine_groups", None)
+        if isinstance(data, dict) and self.build_out is None:
+            data.pop("build_out", None)
+        return data
+
+    @property
+    def leaves_per_su(self) -> int:
+        """Leaves of one SU in one plane: rails × leaves per rail."""
+        return self.rails * self.leaves_per_rail
+
+    @property
+    def per_leaf(self) -> int:
+        """Server positions of each rail leaf."""
+        return self.servers_per_leaf or self.su_nodes
 
     @property
     def non_blocking(self) -> bool:

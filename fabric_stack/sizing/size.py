@@ -50,14 +50,22 @@ from fabric_stack.hardware.switches import (
     port_mode,
     radix_at,
 )
+from fabric_stack.sizing.build_out import final_spec, upper_tiers
 from fabric_stack.sizing.managers import ManagerShape, manager_ports_on_rail, place_managers
 from fabric_stack.sizing.model import (
     Bandwidth,
+    BuildOut,
     CableCounts,
     SizingPlan,
     SwitchCounts,
     TierPlan,
     Transceivers,
+)
+from fabric_stack.sizing.rail_groups import (
+    leaves_per_rail,
+    rail_needs_core,
+    servers_on_leaves,
+    servers_per_leaf,
 )
 from fabric_stack.spec.model import FabricSpec
 
@@ -261,11 +269,27 @@ class _Shape:
     leaf_spine_links: int = 0
     """Links from one leaf to each spine of its pod."""
     stride: int = 0
+    lpr: int = 1
+    """Leaves of each rail in one SU (fabric_stack.sizing.rail_groups)."""
+    per_leaf: int = 0
+    """Server positions of each rail leaf."""
+    spine_groups: int = 1
+    """Spine groups per plane and pod: 1, or the rails when rail-grouped."""
+    build_out: BuildOut | None = None
 
     @property
     def cores_per_plane(self) -> int:
         """Core switches per plane (0 in two tiers)."""
         return self.groups * self.cores_per_group
+
+    @property
+    def per_su(self) -> int:
+        """Leaves of one SU in one plane."""
+        return self.spec.rails * self.lpr
+
+    def leaf_servers(self, su: int) -> list[int]:
+        """Servers on each leaf of one rail of SU ``su`` (1-based), leaf by leaf."""
+        return servers_on_leaves(self.sizes[su - 1], self.per_leaf, self.lpr)
 
 
 def size_fabric(spec: FabricSpec) -> SizingPlan:
@@ -286,6 +310,8 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     _form_sus(shape)
     _place_spines(shape)
     _spread_links(shape)
+    if spec.build_out_gpus:
+        _reserve_build_out(shape)
     return _plan_of(shape)
 
 
@@ -305,22 +331,21 @@ def _split_leaf_ports(spec: FabricSpec, model: SwitchModel) -> _Shape:
 
 
 def _form_sus(s: _Shape) -> None:
-    """Rule 3: servers per SU (at most a leaf's downlinks), SUs, leaves; tier capacities."""
+    """Rule 3: servers per SU, leaves per rail (several past a leaf's downlinks), SUs,
+    leaves; tier capacities."""
     spec, down, radix = s.spec, s.down, s.radix
     s.su_nodes = spec.su_nodes or down
-    if s.su_nodes > down:
-        raise SpecError(
-            "su_nodes",
-            f"{s.su_nodes} servers per SU need {s.su_nodes} downlinks on each rail leaf, "
-            f"but a {s.model.key.upper()} leaf at {spec.oversubscription} has {down}",
-            f"use at most {down}",
-        )
-    rails = spec.rails
+    s.lpr = leaves_per_rail(s.su_nodes, down)
+    s.per_leaf = servers_per_leaf(s.su_nodes, s.lpr) if s.lpr > 1 else s.su_nodes
+    rails = s.per_su
     s.sus = math.ceil(spec.nodes / s.su_nodes)
     s.last = spec.nodes - (s.sus - 1) * s.su_nodes
     # The fabric managers take leaf ports of one SU (fabric_stack.sizing.managers, the RA's rule).
     sizes = [s.su_nodes] * (s.sus - 1) + [s.last]
-    s.sizes, s.mgr = place_managers(spec, sizes, s.su_nodes, down)
+    # The managers take the top ports of each rail's last leaf: the SU's room is the
+    # positions of its other leaves plus that leaf's downlinks.
+    room = (s.lpr - 1) * s.per_leaf + down
+    s.sizes, s.mgr = place_managers(spec, sizes, s.su_nodes, room)
     s.last, s.nodes = s.sizes[-1], sum(s.sizes)
     s.leaves = s.sus * rails
     two_tier_sus = radix // rails if spine_count(radix // rails * rails, s.up, radix) else 0
@@ -330,6 +355,9 @@ def _form_sus(s: _Shape) -> None:
 
 def _place_spines(s: _Shape) -> None:
     """Rules 4–5: two tiers when some spine count spreads every leaf evenly, else pods."""
+    if s.spec.spine_grouping == "rail":
+        _place_rail_spines(s)
+        return
     spines = spine_count(s.leaves, s.up, s.radix)
     if spines is None:
         _form_pods(s)
@@ -338,9 +366,47 @@ def _place_spines(s: _Shape) -> None:
     s.sp_per_pod = s.spine_total = spines
 
 
+def _place_rail_spines(s: _Shape) -> None:
+    """Rail grouping: each rail's leaves and their own spine group, two tiers per rail."""
+    rail_leaves = s.sus * s.lpr
+    spines = spine_count(rail_leaves, s.up, s.radix)
+    gpus_max = s.radix // s.lpr * s.su_nodes * s.spec.gpus_per_node
+    if spines is None:
+        raise rail_needs_core(rail_leaves, s.radix, gpus_max)
+    s.tiers, s.pods, s.per_pod, s.spine_downlinks, s.spine_uplinks = 2, 1, s.sus, s.radix, 0
+    s.spine_groups = s.spec.rails
+    s.sp_per_pod = spines
+    s.spine_total = spines * s.spine_groups
+    s.two_max = gpus_max
+
+
+def _reserve_build_out(s: _Shape) -> None:
+    """Build-out: the upper tiers of the final fabric, so this phase's cables never move."""
+    final = size_fabric(final_spec(s.spec))
+    p = s.spec.planes
+    alone = (s.spine_total * p, s.cores_per_plane * p, _count_optics(s, 0).switch)
+    t = upper_tiers(final, s.sus)
+    s.tiers, s.pods, s.per_pod, s.spine_groups = t.tiers, t.pods, t.per_pod, t.spine_groups
+    s.spine_downlinks, s.spine_uplinks, s.sp_per_pod = t.spine_down, t.spine_up, t.sp_per_pod
+    s.groups, s.cores_per_group = t.core_groups, t.cores_per_group
+    s.spine_core_links, s.core_stride = t.spine_core_links, t.core_stride
+    s.leaf_spine_links, s.stride = t.leaf_spine_links, t.stride
+    s.spine_total = s.pods * s.sp_per_pod * s.spine_groups
+    s.build_out = BuildOut(
+        final_gpus=s.spec.build_out_gpus,
+        final_sus=final.sus,
+        spines=s.spine_total * p,
+        cores=s.cores_per_plane * p,
+        standalone_spines=alone[0],
+        standalone_cores=alone[1],
+        free_spine_ports=(s.spine_total * s.spine_downlinks - s.leaves * s.up) * p,
+        standalone_optics=alone[2],
+    )
+
+
 def _form_pods(s: _Shape) -> None:
     """Rule 5, three tiers: pods of SUs, spines half down/half up, core groups per spine."""
-    spec, radix, rails = s.spec, s.radix, s.spec.rails
+    spec, radix, rails = s.spec, s.radix, s.per_su
     spine_ds = radix // 2
     spine_us = radix - spine_ds
     sus_per_pod = spine_ds // rails
@@ -413,17 +479,20 @@ def _count_optics(s: _Shape, nic_modules: int) -> Transceivers:
     rails, ppc = s.spec.rails, s.ports_per_cage
     sw_optics = 0
     for su in range(1, s.sus + 1):
-        n = s.sizes[su - 1]
+        on_leaves = s.leaf_servers(su)
         for rail in range(1, rails + 1):
             mgr = manager_ports_on_rail(s.mgr, rail, rails, s.down) if su == s.mgr.attach_su else []
-            ranges = [(1, n), (s.down + 1, s.down + s.up), *((q, q) for q in mgr)]
-            sw_optics += cages_used(ranges, ppc)
+            for k, n in enumerate(on_leaves, start=1):
+                ranges = [(1, n), (s.down + 1, s.down + s.up)]
+                if k == s.lpr:  # the managers take the top ports of each rail's last leaf
+                    ranges += [(q, q) for q in mgr]
+                sw_optics += cages_used(ranges, ppc)
     for pod in range(1, s.pods + 1):
-        lp = (min(s.per_pod, s.sus - (pod - 1) * s.per_pod)) * rails
+        lp = (min(s.per_pod, s.sus - (pod - 1) * s.per_pod)) * s.per_su // s.spine_groups
         ranges = [(t * s.stride + 1, t * s.stride + lp) for t in range(s.leaf_spine_links)]
         if s.tiers == 3:
             ranges.append((s.spine_downlinks + 1, s.spine_downlinks + s.spine_uplinks))
-        sw_optics += s.sp_per_pod * cages_used(ranges, ppc)
+        sw_optics += s.sp_per_pod * s.spine_groups * cages_used(ranges, ppc)
     if s.tiers == 3:
         core_ranges = [
             (t * s.core_stride + 1, t * s.core_stride + s.pods) for t in range(s.spine_core_links)
@@ -438,7 +507,7 @@ def _bandwidth(s: _Shape) -> Bandwidth:
     """Rule 6: per-GPU, per-node, injection and bisection bandwidth."""
     spec, rails, link = s.spec, s.spec.rails, s.spec.link_gbps
     bis = bisection_gbps(
-        [s.sizes[su - 1] for su in range(1, s.sus + 1) for _ in range(rails)],
+        [n for su in range(1, s.sus + 1) for _ in range(rails) for n in s.leaf_servers(su)],
         s.up,
         link,
     )
@@ -455,9 +524,9 @@ def _bandwidth(s: _Shape) -> Bandwidth:
 
 def _leaf_ports_used_max(s: _Shape) -> int:
     """Most ports cabled on one leaf: servers and uplinks, plus the managers on their SU."""
-    most = max(s.sizes) + s.up
+    most = max(max(s.leaf_servers(su)) for su in range(1, s.sus + 1)) + s.up
     if s.mgr.hosts:
-        most = max(most, s.sizes[s.mgr.attach_su - 1] + s.up + s.mgr.positions)
+        most = max(most, s.leaf_servers(s.mgr.attach_su)[-1] + s.up + s.mgr.positions)
     return most
 
 
@@ -482,7 +551,8 @@ def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
             per_plane=s.spine_total,
             ports_down=s.spine_downlinks,
             ports_up=s.spine_uplinks,
-            ports_used_max=min(s.per_pod, s.sus) * rails * s.leaf_spine_links + s.spine_uplinks,
+            ports_used_max=min(s.per_pod, s.sus) * s.per_su // s.spine_groups * s.leaf_spine_links
+            + s.spine_uplinks,
             radix=s.radix,
             oversubscription="1:1" if s.tiers == 3 else "-",
         ),
@@ -549,4 +619,9 @@ def _plan_of(s: _Shape) -> SizingPlan:
         bandwidth=_bandwidth(s),
         oversubscription=f"{a}:{b}",
         tier_plans=_tier_plans(s),
+        leaves_per_rail=s.lpr,
+        servers_per_leaf=s.per_leaf if s.lpr > 1 else 0,
+        spine_grouping=spec.spine_grouping,
+        spine_groups=s.spine_groups,
+        build_out=s.build_out,
     )

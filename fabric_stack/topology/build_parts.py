@@ -56,8 +56,8 @@ class Build:
     links: list[Link] = field(default_factory=list)
     node_names: list[list[str]] = field(default_factory=list)
     """Server names per SU (index ``su - 1``)."""
-    leaf_names: dict[tuple[int, int, int], str] = field(default_factory=dict)
-    """Leaf name by (plane, SU, rail)."""
+    leaf_names: dict[tuple[int, int, int, int], str] = field(default_factory=dict)
+    """Leaf name by (plane, SU, rail, leaf of the rail)."""
     carriers: dict[str, list[str]] = field(default_factory=dict)
     """Switch names per network that has switches (compute and dedicated access networks)."""
     access_top: dict[int, int] = field(default_factory=dict)
