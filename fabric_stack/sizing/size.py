@@ -533,7 +533,7 @@ def _leaf_ports_used_max(s: _Shape) -> int:
 def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
     """Per-tier port budgets, leaf first."""
     a, b = s.spec.ratio
-    p, rails = s.spec.planes, s.spec.rails
+    p = s.spec.planes
     tier_plans = [
         TierPlan(
             role="leaf",

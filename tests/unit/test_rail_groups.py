@@ -225,3 +225,40 @@ def test_build_out_phase_k_plus_1_keeps_every_cable_of_phase_k(
         if previous is not None:
             assert previous <= cables, sorted(previous - cables)[:3]
         previous = cables
+
+
+def _intent(**kw: Any) -> Any:
+    from fabric_stack import derive_intent
+
+    return derive_intent(_topo(**kw))
+
+
+def test_rail_grouped_fabric_without_nvlink_servers_violates_the_policy() -> None:
+    from fabric_stack.policy import check_rail_grouped_nvlink, evaluate
+
+    nvlink = _intent(gpus=256, spine_grouping="rail")  # hgx-8gpu: NVLink 4
+    assert list(check_rail_grouped_nvlink(nvlink)) == []
+    without = _intent(gpus=256, gpus_per_node=4, spine_grouping="rail")  # generic 4-GPU
+    found = list(check_rail_grouped_nvlink(without))
+    assert [v.rule for v in found] == ["rail-grouped-nvlink"]
+    assert "spine_grouping: full" in found[0].message
+    assert evaluate(without).status == "fail"
+    # The same servers under a full grouping have a network path between rails.
+    assert list(check_rail_grouped_nvlink(_intent(gpus=256, gpus_per_node=4))) == []
+
+
+def test_whatif_and_estimate_say_what_rail_grouping_means() -> None:
+    from fabric_stack.analysis.estimate import estimate_collective
+    from fabric_stack.analysis.whatif import analyze_failures
+    from fabric_stack.analysis.whatif_results import Failure
+
+    rail = _topo(gpus=1024, spine_grouping="rail")
+    result = analyze_failures(rail, [Failure(device="r1-spine-01")])
+    assert "NVLink" in result.traffic and "traffic" in result.model_dump()
+    # Only rail 1's leaves lose an uplink: the other rails' spine groups are untouched.
+    hit = {lk.rail for lk in rail.links if lk.b_device == "r1-spine-01"}
+    assert hit == {1}
+    full = analyze_failures(_topo(gpus=1024), [Failure(device="spine-01")])
+    assert full.traffic == "" and "traffic" not in full.model_dump()
+    est = estimate_collective(rail, "all_reduce", [1 << 30])
+    assert any("no network path joins two rails" in a for a in est.assumptions)
