@@ -36,10 +36,15 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("roce-p2p31", {**ROCE, "underlay": {"host_addressing": "p2p31"}}),
     Scenario("roce-host-device", dict(ROCE), k8s_rdma="host-device", targets=("kubernetes",)),
     Scenario("ib-ipoib", {}, k8s_rdma="ipoib", targets=("kubernetes",)),
+    Scenario(
+        "roce-rail-grouped",
+        {**ROCE, "gpus": 1024, "nic_gbps": 800, "su_nodes": 64, "spine_grouping": "rail"},
+    ),
 )
 """The matrix of issue #26: IB seed, IB 2 planes on upstream OpenSM, DGX H100 on IB and
 RoCE, RoCE SN5600 at 128 and 1,024 GPUs, plain Ethernet, RoCE with ``p2p31`` hosts, and
-the host-device and IPoIB Kubernetes variants."""
+the host-device and IPoIB Kubernetes variants; and issue #43's rail-grouped RoCE fabric
+(the DGX B300 SuperPOD shape: 64-server SUs, two leaves per rail, one spine group per rail)."""
 
 
 def scenario_named(name: str) -> Scenario:
