@@ -3,8 +3,9 @@
 Run ``.venv/bin/python -m bench.bench_shape``. The fabric: 131,072 GPUs on SN5600 at
 200G (256 ports, 128 downlinks), SUs of 256 servers (two leaves per rail), spines
 grouped per rail (two tiers: 8 groups of 128 spines) and a build-out to 262,144 GPUs
-(this phase provisions the final fabric's 1,024 spines, 512 more than it alone needs). Each command runs as a user
-runs it, in a fresh process, output to a file; wall time and peak RSS of that process.
+(this phase provisions the final fabric's 1,024 spines, 512 more than it alone needs).
+Each command runs as a user runs it, in a fresh process, output to a file; wall time
+and peak RSS of that process.
 Target (#43): each command within 10 s.
 """
 
