@@ -168,8 +168,11 @@ class RenderContext:
         if hit is None:
             links = self.compute_links.get(sw.name, [])
             underlay = self.underlay if routed else None
-            ppc = self.plan.ports_per_cage
-            hit = self.memo[key] = build_switch_config(self.spec, sw, ppc, links, underlay)
+            plan = self.plan
+            # Each tier's cages as its model's catalog record splits them at its speed.
+            ppc = plan.tier_ports_per_cage(sw.role)
+            up = plan.leaf_up_ports_per_cage if sw.role == "leaf" and plan.mixed_leaf else 0
+            hit = self.memo[key] = build_switch_config(self.spec, sw, ppc, links, underlay, up)
         return cast(SwitchConfig, hit)
 
     def rail_nics(self) -> list[str]:

@@ -105,7 +105,7 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
     lossless extras (:func:`_underlay_groups`), and ``nv config apply`` + ``save``.
     """
     cfg = ctx.switch_config(sw)
-    q, ports, ppc = cfg.qos, cfg.ports, cfg.ports_per_cage
+    q, ports = cfg.qos, cfg.ports
     lines: list[str] = ["#!/usr/bin/env bash\n"]
     lines.append(
         _comments(
@@ -124,9 +124,9 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> str:
         _classification(q),
         _pfc(q),
         _ecn(q),
-        *([_breakout(sw, ports, ppc), _link_up(ports)] if ppc > 1 else []),
+        *_breakout_groups(cfg),
         _compute_ports(ports, q),
-        *_underlay_groups(cfg, ctx.plan.switch_model.asic),
+        *_underlay_groups(cfg, ctx.plan.tier_model(sw.role).asic),
         _SAVE,
     ]
     for title, cmds in groups:
@@ -226,13 +226,24 @@ def _ecn(q: QosConfig) -> Group:
     )
 
 
-def _breakout(sw: SwitchIntent, ports: Sequence[PortConfig], ppc: int) -> Group:
-    """Split cages: each used cage as ``ppc`` logical ports."""
-    cages = sorted({cage_of(p.number, ppc)[0] for p in ports})
+def _breakout_groups(cfg: SwitchConfig) -> list[Group]:
+    """Breakout and ``link state up`` of the split cages, per port speed: a mixed leaf's
+    uplink cages split as the uplink speed asks (a whole 800G cage: no breakout)."""
+    by_speed: dict[int, tuple[int, list[PortConfig]]] = {}
+    for p in cfg.ports:
+        _, ppc, speed = cfg.port_layout(p)
+        by_speed.setdefault(speed, (ppc, []))[1].append(p)
+    split = [(s, ppc, ps) for s, (ppc, ps) in by_speed.items() if ppc > 1]
+    groups = [_breakout(s, ps, ppc, cfg) for s, ppc, ps in split]
+    return [*groups, _link_up([p for _, _, ps in split for p in ps])] if split else []
+
+
+def _breakout(speed: int, ports: Sequence[PortConfig], ppc: int, cfg: SwitchConfig) -> Group:
+    """Split cages: each used cage as ``ppc`` logical ports at ``speed``."""
+    cages = sorted({cage_of(cfg.port_layout(p)[0], ppc)[0] for p in ports})
     return (
         [
-            f"Breakout: each used cage runs {ppc} x {sw.port_gbps}G "
-            f"(ports swpNs0..swpNs{ppc - 1}).",
+            f"Breakout: each used cage runs {ppc} x {speed}G (ports swpNs0..swpNs{ppc - 1}).",
             f"Source: {sources.CUMULUS_PORTS} (Breakout Ports)",
             f"Source: {sources.NVUE_INTERFACE} (link breakout)",
         ],

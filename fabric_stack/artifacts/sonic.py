@@ -110,8 +110,8 @@ def sonic_interfaces(ctx: RenderContext, cfg: SwitchConfig) -> dict[str, tuple[s
     rail gateway ``vlan<id>`` → ``Vlan<id>`` (sonic-vlan.yang: ``Vlan`` + id), ``lo`` →
     ``Loopback0`` (where LOOPBACK_INTERFACE puts the router address). Lanes and alias are
     empty for the non-ports."""
-    sonic, ppc = require_sonic(ctx), cfg.ports_per_cage
-    out = {p.name: sonic_port(sonic.lanes_per_cage, p.number, ppc) for p in cfg.ports}
+    sonic = require_sonic(ctx)
+    out = {p.name: sonic_port(sonic.lanes_per_cage, *cfg.port_layout(p)[:2]) for p in cfg.ports}
     for g in cfg.routing.gateways if cfg.routing else ():
         out[g.interface] = ("Vlan" + str(g.vlan), "", "")
     out["lo"] = ("Loopback0", "", "")
@@ -161,7 +161,7 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
         db["PORT"][name] = {
             "alias": alias,
             "lanes": lanes,
-            "speed": str(sw.port_gbps * 1000),
+            "speed": str(cfg.port_layout(p)[2] * 1000),
             "mtu": str(cfg.qos.mtu),
             "fec": "rs",
             "admin_status": "up",

@@ -68,13 +68,26 @@ def spec_options(fn: F) -> F:
             metavar="MODEL",
             help="Switch model: " + ", ".join(known_switch_names()) + ". [default: qm9700]",
         ),
+        *(
+            click.option(
+                f"--{role}-switch",
+                metavar="MODEL",
+                help=f"{role.capitalize()} switch model. [default: --switch]",
+            )
+            for role in ("leaf", "spine", "core")
+        ),
+        click.option(
+            "--uplink-gbps",
+            type=int,
+            help="Leaf-spine and spine-core link speed, Gb/s. [default: host link speed]",
+        ),
         click.option(
             "--oversubscription", metavar="A:B", help="Leaf down:up ratio. [default: 1:1]"
         ),
         click.option(
             "--su-nodes", type=int, help="Servers per scalable unit. [default: leaf downlinks]"
         ),
-        click.option("--planes", type=int, help="Fabric planes, 1 or 2. [default: 1]"),
+        click.option("--planes", type=int, help="Fabric planes, 1-4. [default: 1]"),
         click.option(
             "--spine-grouping",
             type=click.Choice(["full", "rail"], case_sensitive=False),
@@ -118,6 +131,10 @@ SPEC_FLAG_NAMES = (
     "rails",
     "fabric",
     "switch",
+    "leaf_switch",
+    "spine_switch",
+    "core_switch",
+    "uplink_gbps",
     "oversubscription",
     "su_nodes",
     "planes",

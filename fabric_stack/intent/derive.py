@@ -106,13 +106,13 @@ def _switch_records(topo: FabricTopology) -> tuple[SwitchIntent, ...]:
     budgets = {
         "leaf": (plan.leaf_down, plan.leaf_up),
         "spine": (plan.spine_down, plan.spine_up),
-        "core": (plan.radix, 0),
+        "core": (plan.core_radix, 0),
     }
     switches: list[SwitchIntent] = []
     for d in topo.switches():
         compute = d.role in budgets
         qos = spec.roce.for_role(d.role) if compute and fabric == "roce" else {}
-        model = plan.switch_model if compute else None
+        model = plan.tier_model(d.role) if compute else None
         if compute and fabric == "infiniband":
             mtu = spec.infiniband.mtu
         else:
@@ -129,7 +129,7 @@ def _switch_records(topo: FabricTopology) -> tuple[SwitchIntent, ...]:
                 model_name=model.name if model else d.model,
                 fabric=fabric if compute else "ethernet",
                 radix=d.radix,
-                port_gbps=plan.link_gbps if compute else usage.speed_down.get(d.name, 0),
+                port_gbps=plan.tier_speed(d.role) if compute else usage.speed_down.get(d.name, 0),
                 ports_down=usage.down.get(d.name, 0),
                 ports_up=usage.up.get(d.name, 0),
                 ports_down_budget=db,
@@ -145,6 +145,7 @@ def _switch_records(topo: FabricTopology) -> tuple[SwitchIntent, ...]:
                 ecn=qos.get("ecn", False),
                 dscp_trust=qos.get("dscp_trust", False),
                 subnet_manager=d.name in sm_hosts,
+                up_gbps=plan.uplink_gbps if d.role == "leaf" and plan.mixed_leaf else 0,
             )
         )
     return tuple(switches)

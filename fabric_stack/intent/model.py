@@ -20,7 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from fabric_stack.compat.pydantic_internals import trusted_instance
 from fabric_stack.intent.wire import decode_cables, decode_nics
@@ -74,6 +80,24 @@ class SwitchIntent(_Record):
     ecn: bool = Field(default=False, description="RoCE: ECN marking enabled.")
     dscp_trust: bool = Field(default=False, description="RoCE: DSCP trust enabled.")
     subnet_manager: bool = Field(default=False, description="InfiniBand: runs a subnet manager.")
+    up_gbps: int = Field(
+        default=0,
+        description="Speed of the ports toward the tier above, Gb/s, when it differs from "
+        "port_gbps (a leaf with faster uplinks); 0: port_gbps.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_same_speed(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A switch whose ports all run at one speed keeps its record (and stack state).
+        data = handler(self)
+        if isinstance(data, dict) and not self.up_gbps:
+            data.pop("up_gbps", None)
+        return data
+
+    @property
+    def uplink_gbps(self) -> int:
+        """Speed of the ports toward the tier above, Gb/s."""
+        return self.up_gbps or self.port_gbps
 
 
 class RailIntent(_Record):

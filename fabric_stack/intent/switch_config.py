@@ -37,6 +37,8 @@ class PortConfig:
     """The link's role: ``node_leaf``, ``leaf_spine`` or ``spine_core``."""
     medium: str
     """The cable's medium class (``copper``, ``mmf``, ``smf``)."""
+    speed_gbps: int = 0
+    """The link's speed (a mixed leaf's uplinks run faster than its downlinks)."""
 
     @property
     def peer(self) -> str:
@@ -188,6 +190,20 @@ class SwitchConfig:
     """Lossless RoCE settings."""
     routing: RoutingConfig | None
     """The routed underlay; None on InfiniBand, or when not asked for."""
+    up_ports_per_cage: int = 0
+    """Logical ports per uplink cage of a mixed leaf (uplinks faster than downlinks); 0
+    when every port runs at ``speed_gbps``."""
+
+    def port_layout(self, port: PortConfig) -> tuple[int, int, int]:
+        """(number in its cage layout, ports per cage, speed) of ``port``: a mixed leaf's
+        uplink is numbered in the uplink layout (a whole 800G cage is port ``cage``), every
+        other port as planned (:mod:`fabric_stack.sizing.tiers`)."""
+        speed = port.speed_gbps or self.speed_gbps
+        if not self.up_ports_per_cage or speed == self.speed_gbps:
+            return port.number, self.ports_per_cage, speed
+        ppc, up = self.ports_per_cage, self.up_ports_per_cage
+        cage, lane = divmod(port.number - 1, ppc)
+        return cage * up + lane // (ppc // up) + 1, up, speed
 
     @property
     def name(self) -> str:
@@ -231,7 +247,9 @@ def build_ports(name: str, links: Sequence[tuple[Link, str, int]]) -> tuple[Port
     for link, label, number in links:
         mine_a = link.a_device == name and link.role != "node_leaf"
         peer, peer_port = (link.b_device, link.b_port) if mine_a else (link.a_device, link.a_port)
-        out.append(PortConfig(number, label, peer, peer_port, link.role, link.medium))
+        out.append(
+            PortConfig(number, label, peer, peer_port, link.role, link.medium, link.speed_gbps)
+        )
     return tuple(out)
 
 
@@ -286,6 +304,7 @@ def build_switch_config(
     ports_per_cage: int,
     links: Sequence[tuple[Link, str, int]],
     underlay: UnderlayPlan | None,
+    up_ports_per_cage: int = 0,
 ) -> SwitchConfig:
     """The configuration of one switch, built once per render (steps in order: its compute
     ports, its QoS, then its routing when ``underlay`` is given)."""
@@ -295,4 +314,5 @@ def build_switch_config(
         ports=build_ports(sw.name, links),
         qos=build_qos(spec, sw),
         routing=build_routing(spec, underlay, sw.name) if underlay is not None else None,
+        up_ports_per_cage=up_ports_per_cage,
     )

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from fabric_stack.hardware.switches import SwitchModel
 from fabric_stack.spec.model import FabricSpec
@@ -71,6 +77,37 @@ class TierPlan(_Frozen):
     ports_used_max: int = Field(description="Most ports in use on any switch of this tier.")
     radix: int = Field(description="Logical ports per switch at the fabric speed.")
     oversubscription: str = Field(description="down:up capacity ratio of this tier.")
+    model: str = Field(default="", description="Catalog key of this tier's switch model.")
+    down_gbps: int = Field(default=0, description="Speed of the ports toward the tier below.")
+    up_gbps: int = Field(
+        default=0, description="Speed of the ports toward the tier above (0: none)."
+    )
+
+    @property
+    def capacity_down_gbps(self) -> int:
+        """Budgeted downward capacity of one switch, Gb/s."""
+        return self.ports_down * self.down_gbps
+
+    @property
+    def capacity_up_gbps(self) -> int:
+        """Budgeted upward capacity of one switch, Gb/s."""
+        return self.ports_up * self.up_gbps
+
+
+TIER_FIELDS = ("model", "down_gbps", "up_gbps")
+"""TierPlan fields a plan without per-tier keys leaves out of its dump (goldens unchanged)."""
+
+PLAN_TIER_FIELDS = (
+    "uplink_gbps",
+    "spine_model",
+    "core_model",
+    "spine_radix",
+    "core_radix",
+    "leaf_up_ports_per_cage",
+    "spine_ports_per_cage",
+    "core_ports_per_cage",
+)
+"""SizingPlan fields of the per-tier models and speeds (dumped only when the spec sets one)."""
 
 
 class BuildOut(_Frozen):
@@ -148,6 +185,17 @@ class SizingPlan(_Frozen):
     bandwidth: Bandwidth = Field(description="Bandwidth figures.")
     oversubscription: str = Field(description="Requested leaf oversubscription, e.g. '1:1'.")
     tier_plans: tuple[TierPlan, ...] = Field(description="Per-tier detail, leaf first.")
+    uplink_gbps: int = Field(description="Leaf-spine and spine-core link speed, Gb/s.")
+    spine_model: SwitchModel = Field(description="Catalog entry of the spine switch.")
+    core_model: SwitchModel = Field(description="Catalog entry of the core switch.")
+    spine_radix: int = Field(description="Logical ports per spine at uplink_gbps.")
+    core_radix: int = Field(description="Logical ports per core at uplink_gbps.")
+    leaf_up_ports_per_cage: int = Field(
+        description="Logical ports per leaf cage at uplink_gbps (a mixed leaf's uplink cages)."
+    )
+    spine_ports_per_cage: int = Field(description="Logical ports per spine cage.")
+    core_ports_per_cage: int = Field(description="Logical ports per core cage.")
+
     leaves_per_rail: int = Field(
         default=1, description="Leaves of each rail in one SU (su_nodes over a leaf's downlinks)."
     )
@@ -163,18 +211,59 @@ class SizingPlan(_Frozen):
     )
 
     @model_serializer(mode="wrap")
-    def _omit_default_shape(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # A plan with none of the #43 shape keys dumps as before (card JSON, goldens).
+    def _omit_defaults(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A plan without per-tier keys or #43 shape keys dumps as before (card JSON,
+        # goldens); with per-tier keys, the tiers' models dump as their catalog keys.
         data = handler(self)
-        if isinstance(data, dict) and self.leaves_per_rail == 1:
+        if not isinstance(data, dict):
+            return data
+        if not self.spec.per_tier:
+            for key in PLAN_TIER_FIELDS:
+                data.pop(key, None)
+            for tier in data.get("tier_plans", ()):
+                for key in TIER_FIELDS:
+                    tier.pop(key, None)
+        else:
+            data["spine_model"] = self.spine_model.key
+            data["core_model"] = self.core_model.key
+        if self.leaves_per_rail == 1:
             data.pop("leaves_per_rail", None)
             data.pop("servers_per_leaf", None)
-        if isinstance(data, dict) and self.spine_grouping == "full":
+        if self.spine_grouping == "full":
             data.pop("spine_grouping", None)
             data.pop("spine_groups", None)
-        if isinstance(data, dict) and self.build_out is None:
+        if self.build_out is None:
             data.pop("build_out", None)
         return data
+        if not self.spec.per_tier:
+            for key in PLAN_TIER_FIELDS:
+                data.pop(key, None)
+            for tier in data.get("tier_plans", ()):
+                for key in TIER_FIELDS:
+                    tier.pop(key, None)
+        else:
+            data["spine_model"] = self.spine_model.key
+            data["core_model"] = self.core_model.key
+        return data
+
+    @property
+    def mixed_leaf(self) -> bool:
+        """True when the leaf's uplinks run at another speed than its downlinks."""
+        return self.uplink_gbps != self.link_gbps
+
+    def tier_model(self, role: str) -> SwitchModel:
+        """The switch model of tier ``role`` (leaf, spine or core)."""
+        return {"spine": self.spine_model, "core": self.core_model}.get(role, self.switch_model)
+
+    def tier_ports_per_cage(self, role: str) -> int:
+        """Logical ports per cage of tier ``role`` (a leaf: at the host link speed)."""
+        return {"spine": self.spine_ports_per_cage, "core": self.core_ports_per_cage}.get(
+            role, self.ports_per_cage
+        )
+
+    def tier_speed(self, role: str) -> int:
+        """Port speed of tier ``role`` toward the tier below (a leaf: the host link speed)."""
+        return self.link_gbps if role == "leaf" else self.uplink_gbps
 
     @property
     def leaves_per_su(self) -> int:

@@ -67,6 +67,7 @@ from fabric_stack.sizing.rail_groups import (
     servers_on_leaves,
     servers_per_leaf,
 )
+from fabric_stack.sizing.tiers import Tiers, resolve_tiers, split_leaf_cages
 from fabric_stack.spec.model import FabricSpec
 
 __all__ = [
@@ -241,6 +242,8 @@ class _Shape:
     ports_per_cage: int
     down: int
     up: int
+    tiers_of: Tiers
+    """Each tier's model and port layout (:mod:`fabric_stack.sizing.tiers`)."""
     su_nodes: int = 0
     sus: int = 0
     last: int = 0
@@ -278,6 +281,22 @@ class _Shape:
     build_out: BuildOut | None = None
 
     @property
+    def spine_radix(self) -> int:
+        """Logical ports of a spine at the uplink speed."""
+        return self.tiers_of.spine.radix
+
+    @property
+    def core_radix(self) -> int:
+        """Logical ports of a core at the uplink speed."""
+        return self.tiers_of.core.radix
+
+    @property
+    def up_capacity(self) -> int:
+        """A leaf's uplink capacity in host links (an 800G uplink over 400G links is two)."""
+        t = self.tiers_of.leaf
+        return self.up * t.up_gbps // t.down_gbps
+
+    @property
     def cores_per_plane(self) -> int:
         """Core switches per plane (0 in two tiers)."""
         return self.groups * self.cores_per_group
@@ -306,7 +325,9 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     6. :func:`_plan_of` — counts (:func:`_count_cables`, :func:`_count_switches`,
        :func:`_count_optics`), :func:`_bandwidth` and :func:`_tier_plans`.
     """
-    shape = _split_leaf_ports(spec, _check_switch(spec))
+    model = _check_switch(spec) if spec.leaf_switch is None else None
+    tiers = resolve_tiers(spec)
+    shape = _split_leaf_ports(spec, model or tiers.leaf.model, tiers)
     _form_sus(shape)
     _place_spines(shape)
     _spread_links(shape)
@@ -315,25 +336,29 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     return _plan_of(shape)
 
 
-def _split_leaf_ports(spec: FabricSpec, model: SwitchModel) -> _Shape:
-    """Rules 1–2: the radix at the link speed and the leaf's down:up port split."""
+def _split_leaf_ports(spec: FabricSpec, model: SwitchModel, tiers: Tiers) -> _Shape:
+    """Rules 1–2: the radix at the link speed and the leaf's down:up port split (in
+    capacity, over cages, when the uplinks run faster: :func:`split_leaf_cages`)."""
     mode = port_mode(model, spec.link_gbps)
     radix = radix_at(model, spec.link_gbps)
     a, b = spec.ratio
-    if a + b > radix:
+    if tiers.leaf.mixed:
+        down, up = split_leaf_cages(tiers.leaf, a, b)
+    else:
+        down, up = split_ports(radix, a, b) if a + b <= radix else (0, 0)
+    if not up:
         raise SpecError(
             "oversubscription",
             f"{spec.oversubscription} does not fit a {radix}-port leaf",
             f"A:B with A ≥ B ≥ 1 and A + B ≤ {radix}, e.g. 1:1, 2:1 or 3:1",
         )
-    down, up = split_ports(radix, a, b)
-    return _Shape(spec, model, radix, mode.ports_per_cage, down, up)
+    return _Shape(spec, model, radix, mode.ports_per_cage, down, up, tiers)
 
 
 def _form_sus(s: _Shape) -> None:
     """Rule 3: servers per SU, leaves per rail (several past a leaf's downlinks), SUs,
     leaves; tier capacities."""
-    spec, down, radix = s.spec, s.down, s.radix
+    spec, down, radix = s.spec, s.down, s.spine_radix
     s.su_nodes = spec.su_nodes or down
     s.lpr = leaves_per_rail(s.su_nodes, down)
     s.per_leaf = servers_per_leaf(s.su_nodes, s.lpr) if s.lpr > 1 else s.su_nodes
@@ -350,7 +375,7 @@ def _form_sus(s: _Shape) -> None:
     s.leaves = s.sus * rails
     two_tier_sus = radix // rails if spine_count(radix // rails * rails, s.up, radix) else 0
     s.two_max = two_tier_sus * s.su_nodes * spec.gpus_per_node
-    s.three_max = radix * (radix // 2 // rails) * s.su_nodes * spec.gpus_per_node
+    s.three_max = s.core_radix * (radix // 2 // rails) * s.su_nodes * spec.gpus_per_node
 
 
 def _place_spines(s: _Shape) -> None:
@@ -358,22 +383,22 @@ def _place_spines(s: _Shape) -> None:
     if s.spec.spine_grouping == "rail":
         _place_rail_spines(s)
         return
-    spines = spine_count(s.leaves, s.up, s.radix)
+    spines = spine_count(s.leaves, s.up, s.spine_radix)
     if spines is None:
         _form_pods(s)
         return
-    s.tiers, s.pods, s.per_pod, s.spine_downlinks, s.spine_uplinks = 2, 1, s.sus, s.radix, 0
+    s.tiers, s.pods, s.per_pod, s.spine_downlinks, s.spine_uplinks = 2, 1, s.sus, s.spine_radix, 0
     s.sp_per_pod = s.spine_total = spines
 
 
 def _place_rail_spines(s: _Shape) -> None:
     """Rail grouping: each rail's leaves and their own spine group, two tiers per rail."""
     rail_leaves = s.sus * s.lpr
-    spines = spine_count(rail_leaves, s.up, s.radix)
-    gpus_max = s.radix // s.lpr * s.su_nodes * s.spec.gpus_per_node
+    spines = spine_count(rail_leaves, s.up, s.spine_radix)
+    gpus_max = s.spine_radix // s.lpr * s.su_nodes * s.spec.gpus_per_node
     if spines is None:
-        raise rail_needs_core(rail_leaves, s.radix, gpus_max)
-    s.tiers, s.pods, s.per_pod, s.spine_downlinks, s.spine_uplinks = 2, 1, s.sus, s.radix, 0
+        raise rail_needs_core(rail_leaves, s.spine_radix, gpus_max)
+    s.tiers, s.pods, s.per_pod, s.spine_downlinks, s.spine_uplinks = 2, 1, s.sus, s.spine_radix, 0
     s.spine_groups = s.spec.rails
     s.sp_per_pod = spines
     s.spine_total = spines * s.spine_groups
@@ -406,7 +431,7 @@ def _reserve_build_out(s: _Shape) -> None:
 
 def _form_pods(s: _Shape) -> None:
     """Rule 5, three tiers: pods of SUs, spines half down/half up, core groups per spine."""
-    spec, radix, rails = s.spec, s.radix, s.per_su
+    spec, radix, rails = s.spec, s.spine_radix, s.per_su
     spine_ds = radix // 2
     spine_us = radix - spine_ds
     sus_per_pod = spine_ds // rails
@@ -422,21 +447,21 @@ def _form_pods(s: _Shape) -> None:
     sp = spine_count(sus_per_pod * rails, s.up, spine_ds)
     assert sp is not None  # sus_per_pod was chosen so one pod always fits
     s.sp_per_pod = sp
-    cpg = spine_count(s.pods, spine_us, radix)
+    cpg = spine_count(s.pods, spine_us, s.core_radix)
     if cpg is None:
-        binding = binding_su_nodes(spec, spec.nodes, s.su_nodes, s.down, radix * sus_per_pod)
+        binding = binding_su_nodes(spec, spec.nodes, s.su_nodes, s.down, s.core_radix * sus_per_pod)
         if binding is not None:
             raise binding
         raise CapacityError(
             "gpus",
-            f"{spec.gpus:,} GPUs need {s.pods} pods but three tiers of {radix}-port "
-            f"{s.model.key.upper()} switches at {spec.link_gbps}G carry {radix} pods "
-            f"({s.three_max:,} GPUs per plane)",
-            larger_switch_hint(s.model, spec.link_gbps),
+            f"{spec.gpus:,} GPUs need {s.pods} pods but three tiers of {s.core_radix}-port "
+            f"{s.tiers_of.core.model.key.upper()} switches at {spec.uplink_speed}G carry "
+            f"{s.core_radix} pods ({s.three_max:,} GPUs per plane)",
+            larger_switch_hint(s.tiers_of.core.model, spec.uplink_speed),
         )
     s.groups, s.cores_per_group = sp, cpg
     s.spine_core_links = spine_us // cpg
-    s.core_stride = port_stride(radix, s.spine_core_links)
+    s.core_stride = port_stride(s.core_radix, s.spine_core_links)
     s.spine_total = s.pods * sp
 
 
@@ -476,28 +501,31 @@ def _count_optics(s: _Shape, nic_modules: int) -> Transceivers:
     Ports of a partially filled spine are not contiguous, so cages are counted from
     the port ranges in use rather than from a port total.
     """
-    rails, ppc = s.spec.rails, s.ports_per_cage
+    rails, ppc, t = s.spec.rails, s.ports_per_cage, s.tiers_of
+    # A mixed leaf's uplinks fill cages of their own (tiers.leaf_uplink_port).
+    up_cages = -(-s.up // t.leaf.up_ports_per_cage) if t.leaf.mixed else 0
+    leaf_up = [] if t.leaf.mixed else [(s.down + 1, s.down + s.up)]
     sw_optics = 0
     for su in range(1, s.sus + 1):
         on_leaves = s.leaf_servers(su)
         for rail in range(1, rails + 1):
             mgr = manager_ports_on_rail(s.mgr, rail, rails, s.down) if su == s.mgr.attach_su else []
             for k, n in enumerate(on_leaves, start=1):
-                ranges = [(1, n), (s.down + 1, s.down + s.up)]
+                ranges = [(1, n), *leaf_up]
                 if k == s.lpr:  # the managers take the top ports of each rail's last leaf
                     ranges += [(q, q) for q in mgr]
-                sw_optics += cages_used(ranges, ppc)
+                sw_optics += cages_used(ranges, ppc) + up_cages
     for pod in range(1, s.pods + 1):
         lp = (min(s.per_pod, s.sus - (pod - 1) * s.per_pod)) * s.per_su // s.spine_groups
         ranges = [(t * s.stride + 1, t * s.stride + lp) for t in range(s.leaf_spine_links)]
         if s.tiers == 3:
             ranges.append((s.spine_downlinks + 1, s.spine_downlinks + s.spine_uplinks))
-        sw_optics += s.sp_per_pod * s.spine_groups * cages_used(ranges, ppc)
+        sw_optics += s.sp_per_pod * s.spine_groups * cages_used(ranges, t.spine.ports_per_cage)
     if s.tiers == 3:
         core_ranges = [
             (t * s.core_stride + 1, t * s.core_stride + s.pods) for t in range(s.spine_core_links)
         ]
-        sw_optics += s.cores_per_plane * cages_used(core_ranges, ppc)
+        sw_optics += s.cores_per_plane * cages_used(core_ranges, t.core.ports_per_cage)
     p = s.spec.planes
     nic_modules += s.mgr.ports_per_plane * p  # one module in each manager HCA port
     return Transceivers(nic=nic_modules, switch=sw_optics * p, total=nic_modules + sw_optics * p)
@@ -508,7 +536,7 @@ def _bandwidth(s: _Shape) -> Bandwidth:
     spec, rails, link = s.spec, s.spec.rails, s.spec.link_gbps
     bis = bisection_gbps(
         [n for su in range(1, s.sus + 1) for _ in range(rails) for n in s.leaf_servers(su)],
-        s.up,
+        s.up_capacity,
         link,
     )
     if spec.ratio == (1, 1):
@@ -533,7 +561,7 @@ def _leaf_ports_used_max(s: _Shape) -> int:
 def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
     """Per-tier port budgets, leaf first."""
     a, b = s.spec.ratio
-    p = s.spec.planes
+    p, t = s.spec.planes, s.tiers_of
     tier_plans = [
         TierPlan(
             role="leaf",
@@ -544,6 +572,9 @@ def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
             ports_used_max=_leaf_ports_used_max(s),
             radix=s.radix,
             oversubscription=f"{a}:{b}",
+            model=t.leaf.model.key,
+            down_gbps=t.leaf.down_gbps,
+            up_gbps=t.leaf.up_gbps,
         ),
         TierPlan(
             role="spine",
@@ -553,8 +584,11 @@ def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
             ports_up=s.spine_uplinks,
             ports_used_max=min(s.per_pod, s.sus) * s.per_su // s.spine_groups * s.leaf_spine_links
             + s.spine_uplinks,
-            radix=s.radix,
+            radix=s.spine_radix,
             oversubscription="1:1" if s.tiers == 3 else "-",
+            model=t.spine.model.key,
+            down_gbps=t.spine.down_gbps,
+            up_gbps=t.spine.up_gbps if s.tiers == 3 else 0,
         ),
     ]
     if s.tiers == 3:
@@ -563,11 +597,14 @@ def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
                 role="core",
                 count=s.cores_per_plane * p,
                 per_plane=s.cores_per_plane,
-                ports_down=s.radix,
+                ports_down=s.core_radix,
                 ports_up=0,
                 ports_used_max=s.pods * s.spine_core_links,
-                radix=s.radix,
+                radix=s.core_radix,
                 oversubscription="-",
+                model=t.core.model.key,
+                down_gbps=t.core.down_gbps,
+                up_gbps=0,
             )
         )
     return tuple(tier_plans)
@@ -624,4 +661,12 @@ def _plan_of(s: _Shape) -> SizingPlan:
         spine_grouping=spec.spine_grouping,
         spine_groups=s.spine_groups,
         build_out=s.build_out,
+        uplink_gbps=spec.uplink_speed,
+        spine_model=s.tiers_of.spine.model,
+        core_model=s.tiers_of.core.model,
+        spine_radix=s.spine_radix,
+        core_radix=s.core_radix,
+        leaf_up_ports_per_cage=s.tiers_of.leaf.up_ports_per_cage,
+        spine_ports_per_cage=s.tiers_of.spine.ports_per_cage,
+        core_ports_per_cage=s.tiers_of.core.ports_per_cage,
     )

@@ -39,6 +39,17 @@ from fabric_stack.spec.underlay import UnderlaySettings, pool_overlaps
 
 _RATIO = re.compile(r"^\s*(\d{1,9})\s*(?::\s*(\d{1,9})\s*)?$")
 
+MAX_PLANES = 4
+"""Most planes a NIC's line rate is split over (ConnectX-8 800G as 4 × 200G, Spectrum-X
+multiplane; see :mod:`fabric_stack.sizing.tiers` for the source)."""
+
+NIC_LANES = 8
+"""SerDes lanes of a NIC's OSFP port (8 × 100G on an 800G ConnectX-8): a plane takes a whole
+number of them, so the planes must divide it (1, 2 or 4)."""
+
+TIER_SWITCH_KEYS = ("leaf_switch", "spine_switch", "core_switch")
+"""Spec keys naming one tier's switch model (each defaults to ``switch``)."""
+
 MAX_GPUS = 262_144
 """Largest cluster one machine plans: bench/ measures 131,072 GPUs at 10 s and 0.9 GB, so
 this bound keeps a run under a minute and ~2 GB; it is checked before any sizing work."""
@@ -52,6 +63,7 @@ INT_FIELDS = (
     "rails",
     "su_nodes",
     "planes",
+    "uplink_gbps",
     "build_out_gpus",
 )
 """Integer spec fields that may arrive as strings (Pulumi stack config always does)."""
@@ -107,7 +119,7 @@ class FabricSpec(BaseModel):
         default=400,
         ge=1,
         le=3200,
-        description="Line rate of each GPU's RDMA NIC, Gb/s (split across planes when planes = 2).",
+        description="Line rate of each GPU's RDMA NIC, Gb/s (split evenly across the planes).",
     )
     rails: int = Field(
         default=0,
@@ -123,6 +135,18 @@ class FabricSpec(BaseModel):
         default="qm9700",
         description="Leaf, spine and core switch model (catalog key or generic-<radix>x<speed>).",
     )
+    leaf_switch: str | None = Field(default=None, description="Leaf switch model; unset: `switch`.")
+    spine_switch: str | None = Field(
+        default=None, description="Spine switch model; unset: `switch`."
+    )
+    core_switch: str | None = Field(default=None, description="Core switch model; unset: `switch`.")
+    uplink_gbps: int | None = Field(
+        default=None,
+        ge=1,
+        le=3200,
+        description="Leaf-to-spine and spine-to-core link speed, Gb/s; unset: the host link "
+        "speed (NIC line rate / planes).",
+    )
     oversubscription: str = Field(
         default="1:1",
         description="Leaf downlink:uplink capacity ratio; '1:1' is non-blocking.",
@@ -133,7 +157,13 @@ class FabricSpec(BaseModel):
         le=MAX_GPUS,
         description="Servers per scalable unit; 0 or unset means the leaf's downlink port count.",
     )
-    planes: int = Field(default=1, ge=1, le=2, description="Independent fabric planes (1 or 2).")
+    planes: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_PLANES,
+        description=f"Independent fabric planes (1-{MAX_PLANES}); the NIC line rate is split "
+        "evenly over them.",
+    )
     spine_grouping: SpineGrouping = Field(
         default="full",
         description=(
@@ -195,6 +225,10 @@ class FabricSpec(BaseModel):
             # Likewise a plan on the default data hall (SuperPOD-style layout).
             if self.layout == LayoutSettings():
                 data.pop("layout", None)
+            # Per-tier keys appear only when set, so a plan without them dumps as before.
+            for key in (*TIER_SWITCH_KEYS, "uplink_gbps"):
+                if data.get(key) is None:
+                    data.pop(key, None)
             # And a plan without the #43 shape keys (today's fat tree, no build-out).
             if self.spine_grouping == "full":
                 data.pop("spine_grouping", None)
@@ -248,6 +282,11 @@ class FabricSpec(BaseModel):
     def _norm_switch(cls, v: Any) -> str:
         return str(v).strip().lower()
 
+    @field_validator(*TIER_SWITCH_KEYS, mode="before")
+    @classmethod
+    def _norm_tier_switch(cls, v: Any) -> str | None:
+        return None if v is None or str(v).strip() == "" else str(v).strip().lower()
+
     @field_validator("oversubscription", mode="before")
     @classmethod
     def _norm_ratio(cls, v: Any) -> str:
@@ -279,8 +318,17 @@ class FabricSpec(BaseModel):
         if build_out:
             raise ValueError(build_out)
         if self.nic_gbps % self.planes:
+            even = [p for p in range(1, MAX_PLANES + 1) if self.nic_gbps % p == 0]
             raise ValueError(
-                f"nic_gbps: {self.nic_gbps} Gb/s does not split evenly over {self.planes} planes"
+                f"planes: {self.nic_gbps} Gb/s NICs do not split evenly over {self.planes} "
+                f"planes (use planes {', '.join(map(str, even))}, or a NIC rate divisible "
+                f"by {self.planes})"
+            )
+        if NIC_LANES % self.planes:
+            fits = [p for p in range(1, MAX_PLANES + 1) if NIC_LANES % p == 0]
+            raise ValueError(
+                f"planes: {self.planes} planes cannot split a NIC's {NIC_LANES} SerDes lanes "
+                f"(its ports) evenly (use planes {', '.join(map(str, fits))})"
             )
         prof = self.node_profile
         if prof.gpus != self.gpus_per_node:
@@ -330,6 +378,22 @@ class FabricSpec(BaseModel):
     def link_gbps(self) -> int:
         """Speed of one NIC-to-leaf link: the NIC line rate split over the planes."""
         return self.nic_gbps // self.planes
+
+    @property
+    def uplink_speed(self) -> int:
+        """Speed of a leaf-spine and spine-core link: ``uplink_gbps``, else the host link's."""
+        return self.uplink_gbps or self.link_gbps
+
+    @property
+    def per_tier(self) -> bool:
+        """True when the spec sets a per-tier key (a tier's switch or ``uplink_gbps``)."""
+        return self.uplink_gbps is not None or any(
+            getattr(self, k) is not None for k in TIER_SWITCH_KEYS
+        )
+
+    def tier_switch(self, role: str) -> str:
+        """The switch model key of tier ``role`` (leaf, spine or core): its key or ``switch``."""
+        return getattr(self, f"{role}_switch", None) or self.switch
 
     def rail_vlan(self, rail: int) -> int:
         """VLAN id of rail ``rail`` (1-based) on Ethernet fabrics."""

@@ -45,6 +45,7 @@ from fabric_stack.naming.devices import (
 from fabric_stack.sizing.managers import manager_name, manager_slot
 from fabric_stack.sizing.rail_groups import leaf_of_server
 from fabric_stack.sizing.size import SizingPlan
+from fabric_stack.sizing.tiers import leaf_uplink_port
 from fabric_stack.spec.networks import (
     NETWORK_TITLES,
     AccessSwitch,
@@ -329,15 +330,15 @@ def _add_spines(b: _Build, p: int, pod: int, group: int = 1) -> list[str]:
             Device(
                 name=sname,
                 role="spine",
-                model=plan.switch_model.key,
+                model=plan.spine_model.key,
                 network="compute",
                 plane=p,
                 pod=pod_tag,
                 rail=rail,
                 index=s + 1,
-                radix=plan.radix,
+                radix=plan.spine_radix,
                 rack=_tier_rack(p, plan.planes, "spine", idx),
-                position=1 + (idx % 16) * plan.switch_model.rack_units,
+                position=1 + (idx % 16) * plan.spine_model.rack_units,
             )
         )
     return spines
@@ -351,29 +352,53 @@ def _wire_spines(b: _Build, p: int, pod: int, group: int, spines: list[str]) -> 
     rails = range(1, plan.rails + 1) if plan.spine_groups == 1 else range(group, group + 1)
     per_su = len(rails) * lpr
     pod_tag = pod if plan.tiers == 3 else 0
+    ups = _leaf_uplinks(b)
     first_su = (pod - 1) * plan.sus_per_pod + 1
     for su in range(first_su, first_su + plan.sus_in_pod(pod)):
         for ri, r in enumerate(rails):
             for k in range(1, lpr + 1):
                 lname = b.leaf_names[(p, su, r, k)]
                 ell = (su - first_su) * per_su + ri * lpr + k - 1
-                _wire_leaf_up(b, p, su, r, pod_tag, lname, ell, spines)
+                _wire_leaf_up(b, p, su, r, pod_tag, lname, ell, spines, ups)
+
+
+def _leaf_uplinks(b: _Build) -> list[tuple[int, str]]:
+    """Leaf uplink *u*: (port number, port label), the same on every leaf (a mixed leaf's
+    uplinks fill cages of their own: :func:`~fabric_stack.sizing.tiers.leaf_uplink_port`)."""
+    plan = b.plan
+    mixed, leaf_family, up_ppc = (
+        plan.mixed_leaf,
+        plan.switch_model.os_family,
+        plan.leaf_up_ports_per_cage,
+    )
+    ups = []
+    for u in range(plan.leaf_up):
+        number, at = leaf_uplink_port(plan.leaf_down, plan.ports_per_cage, up_ppc, mixed, u)
+        ups.append((number, b.label_at(leaf_family, up_ppc, at) if mixed else b.label(at)))
+    return ups
 
 
 def _wire_leaf_up(
-    b: _Build, p: int, su: int, r: int, pod_tag: int, lname: str, ell: int, spines: list[str]
+    b: _Build,
+    p: int,
+    su: int,
+    r: int,
+    pod_tag: int,
+    lname: str,
+    ell: int,
+    spines: list[str],
+    ups: list[tuple[int, str]],
 ) -> None:
     """The uplinks of one leaf (index ``ell`` among its spines' leaves): uplink *u* to spine
     ``u mod S``, port ``(u div S) × stride + ℓ + 1``."""
     plan = b.plan
     S, stride = plan.spines_per_pod, plan.spine_stride
-    optic = b.compute_optic("SR")
-    label, mmf = b.label, _cable("mmf")
+    a_optic, optic = b.leaf_uplink_optic("SR"), b.compute_optic("SR", "spine")
+    mmf, speed = _cable("mmf"), plan.uplink_gbps
     for u in range(plan.leaf_up):
         s, t = u % S, u // S
-        lp = plan.leaf_down + 1 + u
+        lp, a_port = ups[u]
         sp = t * stride + ell + 1
-        a_port = label(lp)
         b.links.append(
             Link(
                 id=f"{lname}:{a_port}",
@@ -383,15 +408,15 @@ def _wire_leaf_up(
                 a_port=a_port,
                 a_port_number=lp,
                 b_device=spines[s],
-                b_port=label(sp),
+                b_port=b.tier_label("spine", sp),
                 b_port_number=sp,
-                speed_gbps=plan.link_gbps,
+                speed_gbps=speed,
                 plane=p,
                 rail=r,
                 su=su,
                 pod=pod_tag,
                 medium="mmf",
-                a_optic=optic,
+                a_optic=a_optic,
                 b_optic=optic,
                 cable_type=mmf,
             )
@@ -402,15 +427,15 @@ def _wire_cores(b: _Build, p: int, pod: int, spines: list[str]) -> None:
     """Spine-to-core cables of ``pod``: spine *j* of every pod reaches core group *j*."""
     plan = b.plan
     G, cstride = plan.cores_per_group, plan.core_stride
-    optic = b.compute_optic("DR")
-    label, smf = b.label, _cable("smf")
+    optic, core_optic = b.compute_optic("DR", "spine"), b.compute_optic("DR", "core")
+    smf = _cable("smf")
     cores = b.core_names(p)
     for s, sname in enumerate(spines):
         for u in range(plan.spine_up):
             m, t = u % G, u // G
             spp = plan.spine_down + 1 + u
             cp = t * cstride + pod
-            a_port = label(spp)
+            a_port = b.tier_label("spine", spp)
             b.links.append(
                 Link(
                     id=f"{sname}:{a_port}",
@@ -420,14 +445,14 @@ def _wire_cores(b: _Build, p: int, pod: int, spines: list[str]) -> None:
                     a_port=a_port,
                     a_port_number=spp,
                     b_device=cores[s][m],
-                    b_port=label(cp),
+                    b_port=b.tier_label("core", cp),
                     b_port_number=cp,
-                    speed_gbps=plan.link_gbps,
+                    speed_gbps=plan.uplink_gbps,
                     plane=p,
                     pod=pod,
                     medium="smf",
                     a_optic=optic,
-                    b_optic=optic,
+                    b_optic=core_optic,
                     cable_type=smf,
                 )
             )
@@ -443,13 +468,13 @@ def _add_cores(b: _Build, p: int) -> None:
                 Device(
                     name=core_name(g, m, plan.core_groups, plan.cores_per_group, p, plan.planes),
                     role="core",
-                    model=plan.switch_model.key,
+                    model=plan.core_model.key,
                     network="compute",
                     plane=p,
                     index=idx + 1,
-                    radix=plan.radix,
+                    radix=plan.core_radix,
                     rack=_tier_rack(p, plan.planes, "core", idx),
-                    position=1 + (idx % 16) * plan.switch_model.rack_units,
+                    position=1 + (idx % 16) * plan.core_model.rack_units,
                 )
             )
 

@@ -68,6 +68,8 @@ class Build:
     """Core names per plane, made by :meth:`core_names`."""
     labels: dict[int, str] = field(default_factory=dict)
     """Port labels computed so far, by logical port (a 32k-GPU plan asks ~230k times)."""
+    tier_labels: dict[tuple[str, int, int], str] = field(default_factory=dict)
+    """Port labels of the other tier layouts, by (OS family, ports per cage, number)."""
 
     def label(self, n: int) -> str:
         """Port label of logical port ``n`` on the compute switch model."""
@@ -77,6 +79,23 @@ class Build:
             got = switch_port_label(plan.switch_model.os_family, n, plan.ports_per_cage)
             self.labels[n] = got
         return got
+
+    def label_at(self, family: str, ports_per_cage: int, n: int) -> str:
+        """Port label of logical port ``n`` in a layout of ``ports_per_cage`` (a spine, a
+        core, or a mixed leaf's uplink cages); the leaf's own layout is :meth:`label`."""
+        plan = self.plan
+        if family == plan.switch_model.os_family and ports_per_cage == plan.ports_per_cage:
+            return self.label(n)
+        key = (family, ports_per_cage, n)
+        got = self.tier_labels.get(key)
+        if got is None:
+            got = self.tier_labels[key] = switch_port_label(family, n, ports_per_cage)
+        return got
+
+    def tier_label(self, role: str, n: int) -> str:
+        """Port label of logical port ``n`` on a switch of tier ``role``."""
+        plan = self.plan
+        return self.label_at(plan.tier_model(role).os_family, plan.tier_ports_per_cage(role), n)
 
     def core_names(self, p: int) -> list[list[str]]:
         """Core names of plane ``p`` by (group, member), both 0-based (every pod's spines
@@ -92,6 +111,15 @@ class Build:
             self.cores[p] = got
         return got
 
-    def compute_optic(self, reach: str) -> str:
-        """The optic of a compute switch port (``SR`` multimode, ``DR`` single-mode)."""
-        return optic(self.plan.link_gbps, self.plan.ports_per_cage, reach, True)
+    def compute_optic(self, reach: str, role: str = "leaf") -> str:
+        """The optic of a compute switch port of tier ``role`` toward the tier below
+        (``SR`` multimode, ``DR`` single-mode)."""
+        plan = self.plan
+        return optic(plan.tier_speed(role), plan.tier_ports_per_cage(role), reach, True)
+
+    def leaf_uplink_optic(self, reach: str) -> str:
+        """The optic of a leaf's uplink cage (at the uplink speed on a mixed leaf)."""
+        plan = self.plan
+        if not plan.mixed_leaf:
+            return self.compute_optic(reach)
+        return optic(plan.uplink_gbps, plan.leaf_up_ports_per_cage, reach, True)

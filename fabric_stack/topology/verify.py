@@ -194,17 +194,19 @@ def audit_leaf_split(topo: FabricTopology) -> CheckResult:
     budgets = {
         "leaf": (plan.leaf_down, plan.leaf_up),
         "spine": (plan.spine_down, plan.spine_up),
-        "core": (plan.radix, 0),
+        "core": (plan.core_radix, 0),
     }
     problems: list[str] = []
     a, b = plan.spec.ratio
-    g = math.gcd(plan.leaf_down, plan.leaf_up)
-    if (plan.leaf_down // g, plan.leaf_up // g) != (a, b):
+    # Capacities, not port counts: an 800G uplink over 400G downlinks counts double.
+    cap_down, cap_up = plan.leaf_down * plan.link_gbps, plan.leaf_up * plan.uplink_gbps
+    g = math.gcd(cap_down, cap_up)
+    if (cap_down // g, cap_up // g) != (a, b):
         problems.append(
             f"leaf budget {plan.leaf_down} down : {plan.leaf_up} up is not the spec's "
             f"{plan.spec.oversubscription}"
         )
-    link_gb = plan.link_gbps
+    link_gb, up_gb_each = plan.link_gbps, plan.uplink_gbps
     counted = 0
     for d in topo.switches("leaf", "spine", "core"):
         counted += 1
@@ -214,9 +216,9 @@ def audit_leaf_split(topo: FabricTopology) -> CheckResult:
             problems.append(f"{d.name}: {n_up} uplinks cabled, plan budgets {bu}")
         if n_down > bd:
             problems.append(f"{d.name}: {n_down} downlinks cabled, over the budget of {bd}")
-        if up_gb[d.name] != bu * link_gb:
+        if up_gb[d.name] != bu * up_gb_each:
             problems.append(
-                f"{d.name}: uplink capacity {up_gb[d.name]} Gb/s, plan {bu * link_gb} Gb/s"
+                f"{d.name}: uplink capacity {up_gb[d.name]} Gb/s, plan {bu * up_gb_each} Gb/s"
             )
         if d.role == "leaf" and n_down == 0:
             problems.append(f"{d.name}: no server is cabled to this leaf")
@@ -227,6 +229,7 @@ def audit_leaf_split(topo: FabricTopology) -> CheckResult:
         problems,
         f"{counted:,} compute switches; leaves {plan.leaf_down} down : {plan.leaf_up} up "
         f"({ratio}) at {link_gb}G"
+        + (f", uplinks at {up_gb_each}G" if up_gb_each != link_gb else "")
         + (f", spines {plan.spine_down} : {plan.spine_up}" if plan.tiers == 3 else ""),
     )
 

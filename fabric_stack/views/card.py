@@ -50,7 +50,7 @@ def fabric_line(plan: SizingPlan) -> str:
     if plan.spec.fabric == "roce":
         fab = "RoCEv2"
     nb = "non-blocking" if plan.non_blocking else f"{plan.oversubscription} oversubscribed"
-    planes = ", dual-plane" if plan.planes == 2 else ""
+    planes = {1: "", 2: ", dual-plane"}.get(plan.planes, f", {plan.planes} planes")
     return f"{fab} (rail-optimized, {nb}{planes})"
 
 
@@ -105,6 +105,26 @@ def shape_rows(plan: SizingPlan) -> list[tuple[str, str]]:
     return rows
 
 
+def tiers_line(plan: SizingPlan) -> str | None:
+    """Each tier's switch model, ports and speeds; None when the spec sets no per-tier key
+    (the card of a one-model, one-speed fabric is unchanged)."""
+    if not plan.spec.per_tier:
+        return None
+    parts = []
+    for t in plan.tier_plans:
+        m = plan.tier_model(t.role)
+        ppc = plan.tier_ports_per_cage(t.role)
+        text = f"{t.role} {m.key.upper()}: {t.ports_down} × {t.down_gbps}G down ({ppc} per cage)"
+        if t.ports_up:
+            up_ppc = plan.leaf_up_ports_per_cage if t.role == "leaf" else ppc
+            text += f", {t.ports_up} × {t.up_gbps}G up ({up_ppc} per cage)"
+            text += (
+                f" ({t.capacity_down_gbps / 1000:g} Tb/s down, {t.capacity_up_gbps / 1000:g} up)"
+            )
+        parts.append(text)
+    return "; ".join(parts)
+
+
 def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
     """Rich renderable of the card; ``explain`` adds comparison, CNI and practices."""
     g = guidance_for(plan)
@@ -117,6 +137,9 @@ def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
     details.add_column()
     details.add_row("Fabric", fabric_line(plan))
     details.add_row("", oversub_line(plan))
+    tiers = tiers_line(plan)
+    if tiers:
+        details.add_row("Tiers", tiers)
     details.add_row("Cables", _cable_text(plan))
     for name, text in shape_rows(plan):
         details.add_row(name, text)
@@ -219,6 +242,9 @@ def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
     if server:
         data["server_profile"] = server
     data["switch_model"] = plan.switch_model.key
+    tiers = tiers_line(plan)
+    if tiers:
+        data["tiers_line"] = tiers
     data["headline"] = [{"value": v, "caption": c, "what": w} for v, c, w in headline(plan)]
     g = guidance_for(plan)
     data["guidance"] = {"essentials": list(g.essentials), "warnings": list(g.warnings)}
@@ -238,6 +264,9 @@ def card_markdown(plan: SizingPlan, explain: bool = False) -> str:
     lines.append("|" + "---|" * len(headline(plan)))
     lines.append("| " + " | ".join(f"**{v}** {c}" for v, c, _ in headline(plan)) + " |")
     lines += ["", f"**{fabric_line(plan)}**", "", oversub_line(plan), ""]
+    tiers = tiers_line(plan)
+    if tiers:
+        lines += [f"Tiers: {tiers}.", ""]
     lines.append(f"Cables: {_cable_text(plan)}. Optics: {plan.transceivers.total:,}.")
     lines += [line for name, text in shape_rows(plan) for line in ("", f"{name}: {text}.")]
     if plan.managers:

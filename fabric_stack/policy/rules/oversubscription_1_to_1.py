@@ -142,12 +142,13 @@ def check_oversubscription(
             continue
         down = max(sw.ports_down, sw.ports_down_budget)
         up = sw.ports_up
-        if down * b <= up * a:
+        # Capacities, not port counts: an 800G uplink over 400G downlinks counts double.
+        g, gu = sw.port_gbps, sw.uplink_gbps
+        if down * g * b <= up * gu * a:
             continue
-        need_up = -(-down * b // a)
+        need_up = -(-down * g * b // (a * gu))
         add = need_up - up
-        g = sw.port_gbps
-        measured = f"{down}×{g}G down, {up}×{g}G up ({ratio_text(down, up)})"
+        measured = f"{down}×{g}G down, {up}×{gu}G up ({ratio_text(down * g, up * gu)})"
         above = ("spine", "core") if sw.role == "leaf" else ("core",)
         spec_ratio = parse_ratio(s.oversubscription)
         within = spec_ratio[0] * b <= spec_ratio[1] * a
@@ -164,7 +165,7 @@ def check_oversubscription(
             kind="Switch",
             resource=sw.name,
             measured=measured,
-            allowed=f"{allowed} (≥ {need_up}×{g}G up)",
+            allowed=f"{allowed} (≥ {need_up}×{gu}G up)",
             message=f"{sw.name}: {measured}; {allowed} required — {advice}",
             fix=fix,
         )
