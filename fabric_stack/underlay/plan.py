@@ -354,7 +354,8 @@ def _prefix_for(addresses: int) -> int:
 def address_hosts(
     topo: FabricTopology, st: UnderlaySettings
 ) -> tuple[tuple[RailBlock, ...], tuple[HostPort, ...]]:
-    """Cut each rail subnet into one block per SU; address the leaf and its servers.
+    """Cut each rail subnet into one block per SU (per leaf of the rail in the SU, when an
+    SU has several); address the leaf and its servers.
 
     A block is sized for a full leaf (every downlink in ``leaf_down``) from the
     first SU on, block *n* of a rail belongs to SU *n*, and a host's address
@@ -372,9 +373,14 @@ def address_hosts(
     nic_index = {n: i + 1 for i, n in enumerate(sorted({n.name for n in topo.nics}))}
     blocks: list[RailBlock] = []
     hosts: list[HostPort] = []
+    # An SU larger than one leaf has several leaves per rail (topology order: leaf k of
+    # each (plane, SU, rail) in turn): leaf k of SU n takes block (n-1)·leaves_per_rail + k-1.
+    kth: dict[tuple[int, int, int], int] = defaultdict(int)
     for leaf in topo.switches("leaf"):
         idx = (leaf.plane - 1) * plan.rails + leaf.rail - 1 if leaf.plane else leaf.rail - 1
-        block = _nth_block(IPv4Network(compute.subnets[idx]), prefix, leaf.su - 1)
+        kth[(leaf.plane, leaf.su, leaf.rail)] += 1
+        n = (leaf.su - 1) * plan.leaves_per_rail + kth[(leaf.plane, leaf.su, leaf.rail)] - 1
+        block = _nth_block(IPv4Network(compute.subnets[idx]), prefix, n)
         gw = str(block.network_address + (0 if st.host_addressing == "p2p31" else 1))
         blocks.append(RailBlock(leaf.name, leaf.rail, leaf.plane, leaf.su, str(block), gw))
         for link in sorted(per_leaf.get(leaf.name, []), key=lambda lk: lk.b_port_number):

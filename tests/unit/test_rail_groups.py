@@ -262,3 +262,17 @@ def test_whatif_and_estimate_say_what_rail_grouping_means() -> None:
     assert full.traffic == "" and "traffic" not in full.model_dump()
     est = estimate_collective(rail, "all_reduce", [1 << 30])
     assert any("no network path joins two rails" in a for a in est.assumptions)
+
+
+def test_two_leaves_per_rail_get_their_own_address_blocks() -> None:
+    from fabric_stack.artifacts import RenderContext
+
+    topo = _topo(gpus=1024, su_nodes=64, fabric="roce", switch="sn5600", nic_gbps=800)
+    assert topo.plan.leaves_per_rail == 2
+    under = RenderContext.from_topology(topo).underlay
+    subnets = [b.subnet for b in under.blocks]
+    assert len(subnets) == len(set(subnets)) == topo.plan.switches.leaf
+    addresses = [h.address for h in under.hosts]
+    assert len(addresses) == len(set(addresses)) == topo.plan.cables.node_leaf
+    gateway = {b.leaf: b.gateway for b in under.blocks}
+    assert all(h.gateway == gateway[h.leaf] for h in under.hosts)
