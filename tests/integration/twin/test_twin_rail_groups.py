@@ -2,7 +2,8 @@
 the plan, and the real drift over what it collected finds nothing.
 
 4 servers of one SN5600 SU with one spine group per rail: 8 leaves, 8 spines (one per
-rail, 64 links to its rail's leaf), 32 node-leaf and 512 leaf-spine cables. Needs root.
+rail, 64 links to its rail's leaf), 32 node-leaf and 512 leaf-spine cables; BGP routes
+converge per rail (no route joins two rails). Needs root.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ def test_roce_rail_grouped_twin_converges(twin_dir: Path, tmp_path: Path) -> Non
     said = ok(twin("up", "--fabric", "roce", "--switch", "sn5600", "--gpus", "32",
                    "--spine-grouping", "rail", "--dir", str(twin_dir)))  # fmt: skip
     assert "LLDP converged" in said
-    assert len(state_of(twin_dir)["namespaces"]) == 4 + 8 + 8  # servers, leaves, spines
+    spines = sorted(ns.split("-", 2)[2] for ns in state_of(twin_dir)["namespaces"] if "spine" in ns)
+    assert spines == [f"r{r}-spine-01" for r in range(1, 9)]  # one spine per rail group
     report = json.loads(ok(twin("check", "--dir", str(twin_dir), "--format", "json")))
-    assert report["lldp"]["ports"] == report["lldp"]["agree"] == 2 * (32 + 512)
+    # 32 node-leaf + 512 leaf-spine + 16 access cables, both ends (as the 32-GPU full twin)
+    assert report["lldp"]["ports"] == report["lldp"]["agree"] == 2 * 560
     out = tmp_path / "seen"
     assert collect_and_drift(twin_dir, out)["summary"]["total"] == 0
     # Each spine's LLDP neighbours are leaves of its own rail only.
