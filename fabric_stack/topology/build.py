@@ -204,7 +204,7 @@ def _wire_rails(b: _Build) -> None:
                             su=su,
                             pod=pod,
                             rail=r,
-                            index=r,
+                            index=(r - 1) * lpr + k,  # the rail itself with one leaf per rail
                             radix=plan.radix,
                             rack=f"su{su}-net",
                             position=1 + slot * plan.switch_model.rack_units,

@@ -276,3 +276,22 @@ def test_two_leaves_per_rail_get_their_own_address_blocks() -> None:
     assert len(addresses) == len(set(addresses)) == topo.plan.cables.node_leaf
     gateway = {b.leaf: b.gateway for b in under.blocks}
     assert all(h.gateway == gateway[h.leaf] for h in under.hosts)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"su_nodes": 256},
+        {"su_nodes": 256, "spine_grouping": "rail"},
+        {"su_nodes": 256, "spine_grouping": "rail", "build_out_gpus": 16384},
+        {"spine_grouping": "rail", "planes": 2, "nic_gbps": 400},
+    ],
+)
+def test_every_policy_passes_on_the_new_shapes(shape: dict[str, Any]) -> None:
+    # The underlay gives every leaf of a rail and every rail group's spines their own
+    # loopback, ASN slot and link /31s (two leaves per rail once shared them).
+    from fabric_stack.policy import evaluate
+
+    spec = {"gpus": 4096, "fabric": "roce", "switch": "sn5600", "nic_gbps": 200} | shape
+    report = evaluate(_intent(**spec))
+    assert report.status == "pass", [v.message for v in report.violations[:3]]
