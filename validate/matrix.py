@@ -21,6 +21,10 @@ class Scenario:
 
 
 ROCE = {"fabric": "roce", "switch": "sn5600"}
+TRAY4 = {"gpus_per_node": 4}
+"""A four-GPU compute tray with one NIC per GPU (GB300 class): four planes of its four rails
+fit an SU's network rack (four planes of eight rails need 64 U of leaves there)."""
+Q3400_SPINES = {"spine_switch": "q3400", "uplink_gbps": 400}
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("ib-seed", {}),
@@ -36,6 +40,12 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("roce-p2p31", {**ROCE, "underlay": {"host_addressing": "p2p31"}}),
     Scenario("roce-host-device", dict(ROCE), k8s_rdma="host-device", targets=("kubernetes",)),
     Scenario("ib-ipoib", {}, k8s_rdma="ipoib", targets=("kubernetes",)),
+    Scenario("roce-800g-uplinks", {**ROCE, "gpus": 1024, "uplink_gbps": 800}),
+    Scenario("roce-4planes", {**ROCE, **TRAY4, "gpus": 256, "nic_gbps": 800, "planes": 4}),
+    Scenario(
+        "ib-4planes-q3400-spines",
+        {**TRAY4, "gpus": 256, "nic_gbps": 800, "planes": 4, **Q3400_SPINES},
+    ),
     Scenario(
         "roce-rail-grouped",
         {**ROCE, "gpus": 1024, "nic_gbps": 800, "su_nodes": 64, "spine_grouping": "rail"},
@@ -43,8 +53,12 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 """The matrix of issue #26: IB seed, IB 2 planes on upstream OpenSM, DGX H100 on IB and
 RoCE, RoCE SN5600 at 128 and 1,024 GPUs, plain Ethernet, RoCE with ``p2p31`` hosts, and
-the host-device and IPoIB Kubernetes variants; and issue #43's rail-grouped RoCE fabric
-(the DGX B300 SuperPOD shape: 64-server SUs, two leaves per rail, one spine group per rail)."""
+the host-device and IPoIB Kubernetes variants; and issue #43's per-tier cases: RoCE leaves
+with 400G downlinks and 800G uplinks (no SONiC: no stock HwSKU splits cages that way), and
+an 800G NIC as four 200G planes on four-GPU trays (RoCE at 200G on the V256 HwSKU, and
+InfiniBand with NDR200 QM9700 leaves and NDR Q3400 spines); and issue #43's
+rail-grouped RoCE fabric (the DGX B300 SuperPOD shape: 64-server SUs, two leaves per rail,
+one spine group per rail)."""
 
 
 def scenario_named(name: str) -> Scenario:

@@ -254,7 +254,7 @@ def measure_job_resources(
     pod_of = {su: (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 1 for su in sus}
     pods = sorted(set(pod_of.values()))
     vectors = leaf_vectors_after(index, dead)
-    leaf_up = {leaf: sum(v) * plan.link_gbps for leaf, v in vectors.items()}
+    leaf_up = {leaf: sum(v) * plan.uplink_gbps for leaf, v in vectors.items()}
     node_gbps = []
     for d in nodes:
         live = 0

@@ -86,21 +86,37 @@ __all__ = ["README", "TARGET", "files", "render"]
 def no_lane_table(ctx: RenderContext) -> str | None:
     """Why the plan's switch model has no SONiC port table (None: it has one, from its record's
     SONiC platform; what the target's applicability and :func:`require_sonic` check)."""
-    model = ctx.plan.switch_model
-    return None if model.sonic is not None else f"no SONiC lane table for {model.name}"
+    plan = ctx.plan
+    model = plan.switch_model
+    if model.sonic is None:
+        return f"no SONiC lane table for {model.name}"
+    for role in ("spine", "core"):
+        if plan.tier_model(role).sonic is None:
+            return f"no SONiC lane table for the {role}s' {plan.tier_model(role).name}"
+    if plan.mixed_leaf:
+        # The real SONiC buffer templates judge ports against the HwSKU's port_config.ini,
+        # and every stock SN5600 HwSKU splits all 64 cages alike (O128: 128 × 400G).
+        return (
+            f"the leaves run {plan.link_gbps}G downlinks and {plan.uplink_gbps}G uplinks but "
+            f"no stock {model.key.upper()} HwSKU splits its cages that way (dynamic port "
+            "breakout not planned: UNVERIFIED)"
+        )
+    return None
 
 
 def require_sonic(ctx: RenderContext) -> SonicPlatform:
     """The SONiC platform of a routed plan's switch model, else TargetMismatchError."""
     require_routed(ctx)
     sonic = ctx.plan.switch_model.sonic
-    if sonic is None:
+    reason = no_lane_table(ctx)
+    if sonic is None or reason is not None:
         known = sorted(key for key, m in CATALOG.items() if m.sonic is not None)
-        raise TargetMismatchError(
-            TARGET,
-            str(no_lane_table(ctx)),
-            "SONiC port names need the platform's port_config.ini; known: " + ", ".join(known),
+        valid = (
+            "SONiC port names need the platform's port_config.ini; known: " + ", ".join(known)
+            if not ctx.plan.mixed_leaf
+            else "render nvue or frr, or leave uplink_gbps unset"
         )
+        raise TargetMismatchError(TARGET, str(reason), valid)
     return sonic
 
 

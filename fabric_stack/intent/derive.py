@@ -108,6 +108,8 @@ def _switch_records(topo: FabricTopology) -> tuple[SwitchIntent, ...]:
         "spine": (plan.spine_down, plan.spine_up),
         "core": (plan.core_radix, 0),
     }
+    mixed = plan.mixed_leaf
+    up_lanes = plan.ports_per_cage // plan.leaf_up_ports_per_cage
     switches: list[SwitchIntent] = []
     for d in topo.switches():
         compute = d.role in budgets
@@ -145,7 +147,8 @@ def _switch_records(topo: FabricTopology) -> tuple[SwitchIntent, ...]:
                 ecn=qos.get("ecn", False),
                 dscp_trust=qos.get("dscp_trust", False),
                 subnet_manager=d.name in sm_hosts,
-                up_gbps=plan.uplink_gbps if d.role == "leaf" and plan.mixed_leaf else 0,
+                up_gbps=plan.uplink_gbps if mixed and d.role == "leaf" else 0,
+                up_port_lanes=up_lanes if mixed and d.role == "leaf" else 0,
             )
         )
     return tuple(switches)

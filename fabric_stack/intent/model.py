@@ -85,13 +85,20 @@ class SwitchIntent(_Record):
         description="Speed of the ports toward the tier above, Gb/s, when it differs from "
         "port_gbps (a leaf with faster uplinks); 0: port_gbps.",
     )
+    up_port_lanes: int = Field(
+        default=0,
+        description="Logical ports at port_gbps one uplink takes (an unsplit 800G cage of a "
+        "leaf split 2 × 400G takes 2); 0: 1.",
+    )
 
     @model_serializer(mode="wrap")
     def _omit_same_speed(self, handler: SerializerFunctionWrapHandler) -> Any:
         # A switch whose ports all run at one speed keeps its record (and stack state).
         data = handler(self)
-        if isinstance(data, dict) and not self.up_gbps:
-            data.pop("up_gbps", None)
+        if isinstance(data, dict):
+            for key in ("up_gbps", "up_port_lanes"):
+                if not data.get(key):
+                    data.pop(key, None)
         return data
 
     @property

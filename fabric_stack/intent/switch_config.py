@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from fabric_stack.intent.model import SwitchIntent
 from fabric_stack.nos.cumulus import vlan_interface
+from fabric_stack.sizing.tiers import uplink_layout_number
 from fabric_stack.spec.model import FabricSpec
 from fabric_stack.topology.build import Link
 from fabric_stack.underlay.plan import UnderlayPlan
@@ -201,9 +202,8 @@ class SwitchConfig:
         speed = port.speed_gbps or self.speed_gbps
         if not self.up_ports_per_cage or speed == self.speed_gbps:
             return port.number, self.ports_per_cage, speed
-        ppc, up = self.ports_per_cage, self.up_ports_per_cage
-        cage, lane = divmod(port.number - 1, ppc)
-        return cage * up + lane // (ppc // up) + 1, up, speed
+        up = self.up_ports_per_cage
+        return uplink_layout_number(port.number, self.ports_per_cage, up), up, speed
 
     @property
     def name(self) -> str:

@@ -39,7 +39,14 @@ from fabric_stack.hardware.switches import (
 )
 from fabric_stack.spec.model import FabricSpec
 
-__all__ = ["TierPorts", "Tiers", "leaf_uplink_port", "resolve_tiers", "split_leaf_cages"]
+__all__ = [
+    "TierPorts",
+    "Tiers",
+    "leaf_uplink_port",
+    "resolve_tiers",
+    "split_leaf_cages",
+    "uplink_layout_number",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +195,13 @@ def leaf_uplink_port(
     cage, lane = first_cage + u // up_ports_per_cage, u % up_ports_per_cage
     number = cage * ports_per_cage + lane * (ports_per_cage // up_ports_per_cage) + 1
     return number, cage * up_ports_per_cage + lane + 1
+
+
+def uplink_layout_number(number: int, ports_per_cage: int, up_ports_per_cage: int) -> int:
+    """The number of a mixed leaf's uplink port ``number`` (downlink layout) in the uplink
+    layout: what its label, its SONiC lanes and its UFM ``cage/lane`` are made from."""
+    cage, lane = divmod(number - 1, ports_per_cage)
+    return cage * up_ports_per_cage + lane // (ports_per_cage // up_ports_per_cage) + 1
 
 
 def tier_radix(tier: TierPorts) -> int:

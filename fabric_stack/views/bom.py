@@ -285,8 +285,8 @@ def _count_links(topo: FabricTopology) -> _LinkCounts:
 
     def ports_per_cage(dev_name: str, speed: int) -> int:
         d = by_name[dev_name]
-        if d.network == "compute":
-            return plan.ports_per_cage
+        if d.network == "compute":  # each tier's model at its speed (a leaf: its downlinks')
+            return plan.tier_ports_per_cage(d.role)
         key = (d.model, speed)
         if key not in ppc_cache:
             ppc_cache[key] = port_mode(_model_of(d.model), speed).ports_per_cage

@@ -111,11 +111,13 @@ def test_bad_combinations_get_one_line_naming_the_key(
     assert says in err.value.message and "\n" not in err.value.message
 
 
+UP_FLAGS = ("--uplink-gbps", "800", "--spine-switch", "sn5600", "--format", "json")
+
+
 def test_cli_flags_and_exit_2() -> None:
     r = CliRunner().invoke(
         main,
-        ["size", "--gpus", "1024", "--fabric", "roce", "--switch", "sn5600"]
-        + ["--uplink-gbps", "800", "--spine-switch", "sn5600", "--format", "json"],
+        [*("size", "--gpus", "1024", "--fabric", "roce", "--switch", "sn5600"), *UP_FLAGS],
     )
     assert r.exit_code == 0, r.output
     assert '"leaf_spine": 512' in r.output
@@ -205,3 +207,79 @@ def test_capacity_at_each_tier_honours_the_oversubscription(key: Spec) -> None:
             assert down[spine.name] <= up[spine.name], spine.name
     report = verify_topology(t, mincut_max_nodes=0)
     assert not [c.name for c in report.checks if c.status == "fail"]
+
+
+# ----------------------------------------------------------------- renderers and exports
+
+IB_TIERS = {
+    "gpus_per_node": 4,
+    "gpus": 256,
+    "nic_gbps": 800,
+    "planes": 4,
+    "spine_switch": "q3400",
+    "uplink_gbps": 400,
+}
+"""NDR200 QM9700 leaves (an 800G NIC as four 200G planes) with NDR uplinks to Q3400 spines."""
+
+
+def test_topo_file_names_each_tier_and_each_links_width() -> None:
+    from fabric_stack.views.exports import topo_file
+
+    lines = topo_file(topo_for(spec_key(**IB_TIERS))).splitlines()
+    assert "MQM9700 p1-su1-r1-leaf" in lines and "Q3400 p1-spine-01" in lines
+    host = next(x for x in lines if "-> HCA_" in x)
+    assert "-2x-100G->" in host  # NDR200 to the NIC
+    up = next(x for x in lines if "-> Q3400 p1-spine-01" in x)
+    assert "-4x-100G->" in up  # NDR to the spine
+    assert "uplinks 400G, spines NVIDIA Quantum-X800 Q3400-RA" in lines[0]
+
+
+def test_ufm_p2p_names_a_mixed_leafs_uplinks_in_the_uplink_layout() -> None:
+    from fabric_stack.views.exports import ufm_p2p
+
+    rows = [r.split(",") for r in ufm_p2p(topo_for(spec_key(**IB_TIERS))).splitlines()]
+    ups = [r for r in rows if r[0] == "p1-su1-r1-leaf" and "spine" in r[3]]
+    # 64 NDR200 downlinks fill cages 1-16 (4 per cage); NDR uplinks are 2 per cage from 17
+    assert [r[2] for r in ups[:3]] == ["17/1", "17/2", "18/1"]
+
+
+def test_nvue_breaks_out_only_the_split_cages() -> None:
+    from fabric_stack.artifacts import RenderContext
+    from fabric_stack.artifacts.cumulus import render_switch
+
+    ctx = RenderContext.from_topology(topo_for(spec_key(**ROCE_800)))
+    leaf = next(s for s in ctx.compute_switches() if s.role == "leaf")
+    text = render_switch(ctx, leaf)
+    assert "nv set interface swp32 link breakout 2x" in text
+    assert "nv set interface swp33 link breakout" not in text  # an 800G uplink cage
+    assert "nv set interface swp33 description" in text
+
+
+def test_sonic_refuses_a_mixed_leaf_with_one_line() -> None:
+    r = CliRunner().invoke(
+        main,
+        [
+            *("render", "sonic", "--gpus", "1024", "--fabric", "roce", "--switch", "sn5600"),
+            *("--uplink-gbps", "800", "--out-dir", "unused"),
+        ],
+    )
+    assert r.exit_code == 2
+    assert "no stock SN5600 HwSKU" in r.output and "Traceback" not in r.output
+
+
+def test_stack_config_spells_the_keys_in_camel_case() -> None:
+    from fabric_stack.files.config import spec_from_stack_config
+
+    spec = spec_from_stack_config(
+        {
+            "fabric:gpus": "1024",
+            "fabric:fabric": "roce",
+            "fabric:switch": "sn5600",
+            "fabric:spineSwitch": "sn5600",
+            "fabric:uplinkGbps": "800",
+        }
+    )
+    assert (spec.spine_switch, spec.uplink_gbps, spec.uplink_speed) == ("sn5600", 800, 800)
+    with pytest.raises(SpecError) as err:
+        spec_from_stack_config({"fabric:planes": "3"})
+    assert err.value.field == "fabric:planes"

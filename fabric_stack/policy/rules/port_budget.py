@@ -48,9 +48,9 @@ def _port_budget(
     sw: SwitchIntent, cfg: PortBudgetConfig, lvl: ViolationLevel
 ) -> Iterator[Violation]:
     rid = RULE_ID
-    # A faster uplink takes the lanes of several ports at port_gbps (an 800G uplink on a
-    # leaf numbered at 400G takes two): the radix counts ports at port_gbps.
-    used = sw.ports_down + sw.ports_up * max(1, sw.uplink_gbps // max(1, sw.port_gbps))
+    # A faster uplink may take the lanes of several ports at port_gbps (an unsplit 800G
+    # cage of an SN5600 split 2 × 400G takes two): the radix counts ports at port_gbps.
+    used = sw.ports_down + sw.ports_up * (sw.up_port_lanes or 1)
     if sw.radix and used > sw.radix:
         over = used - sw.radix
         yield Violation(
