@@ -45,7 +45,6 @@ from fabric_stack.naming.devices import (
 from fabric_stack.sizing.managers import manager_name, manager_slot
 from fabric_stack.sizing.rail_groups import leaf_of_server
 from fabric_stack.sizing.size import SizingPlan
-from fabric_stack.sizing.tiers import leaf_uplink_port
 from fabric_stack.spec.networks import (
     NETWORK_TITLES,
     AccessSwitch,
@@ -352,7 +351,7 @@ def _wire_spines(b: _Build, p: int, pod: int, group: int, spines: list[str]) -> 
     rails = range(1, plan.rails + 1) if plan.spine_groups == 1 else range(group, group + 1)
     per_su = len(rails) * lpr
     pod_tag = pod if plan.tiers == 3 else 0
-    ups = _leaf_uplinks(b)
+    ups = b.leaf_uplinks()
     first_su = (pod - 1) * plan.sus_per_pod + 1
     for su in range(first_su, first_su + plan.sus_in_pod(pod)):
         for ri, r in enumerate(rails):
@@ -360,22 +359,6 @@ def _wire_spines(b: _Build, p: int, pod: int, group: int, spines: list[str]) -> 
                 lname = b.leaf_names[(p, su, r, k)]
                 ell = (su - first_su) * per_su + ri * lpr + k - 1
                 _wire_leaf_up(b, p, su, r, pod_tag, lname, ell, spines, ups)
-
-
-def _leaf_uplinks(b: _Build) -> list[tuple[int, str]]:
-    """Leaf uplink *u*: (port number, port label), the same on every leaf (a mixed leaf's
-    uplinks fill cages of their own: :func:`~fabric_stack.sizing.tiers.leaf_uplink_port`)."""
-    plan = b.plan
-    mixed, leaf_family, up_ppc = (
-        plan.mixed_leaf,
-        plan.switch_model.os_family,
-        plan.leaf_up_ports_per_cage,
-    )
-    ups = []
-    for u in range(plan.leaf_up):
-        number, at = leaf_uplink_port(plan.leaf_down, plan.ports_per_cage, up_ppc, mixed, u)
-        ups.append((number, b.label_at(leaf_family, up_ppc, at) if mixed else b.label(at)))
-    return ups
 
 
 def _wire_leaf_up(
