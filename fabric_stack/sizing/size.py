@@ -12,7 +12,10 @@ The rules, in the order they are applied
    has 32 twin-port cages: 64 ports at NDR 400G, 128 at NDR200).
 2. **Leaf split.** A leaf's ports are divided down:up in the requested ratio,
    as many as fit: ``k = radix // (A + B)``, ``down = A·k``, ``up = B·k``
-   (1:1 on 64 ports → 32 down, 32 up).
+   (1:1 on 64 ports → 32 down, 32 up). Per-tier models and ``uplink_gbps``
+   (:mod:`fabric_stack.sizing.tiers`): spines and cores count their own model's ports at
+   the uplink speed, and a leaf whose uplinks run faster splits its *cages* in capacity
+   (SN5600, 400G down / 800G up at 1:1 → 64 × 400G down, 32 × 800G up).
 3. **Scalable unit (SU).** An SU holds ``su_nodes`` servers (default: one per
    leaf downlink) and one leaf per rail per plane; NIC *i* of every server
    lands on the rail-*i* leaf. A partial last SU still gets all its leaves and
@@ -92,9 +95,6 @@ __all__ = [
     "spine_count",
     "split_ports",
 ]
-
-# The rules as pure functions of numbers are in fabric_stack.sizing.rules (re-exported).
-
 
 # --------------------------------------------------------------------------- the stage
 

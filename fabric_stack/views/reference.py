@@ -20,7 +20,7 @@ from fabric_stack.intent.model import RESOURCE_KINDS
 from fabric_stack.intent.wire import CABLE_SHARED, NIC_SHARED, cable_line, nic_line
 from fabric_stack.naming.site import NamingTemplates, SiteName
 from fabric_stack.spec.layout import LAYOUT_SOURCES, LayoutSettings
-from fabric_stack.spec.model import FabricSpec
+from fabric_stack.spec.model import TIER_SWITCH_KEYS, FabricSpec
 from fabric_stack.spec.networks import AccessNetwork, ComputeNetwork, Networks
 from fabric_stack.spec.sections import InfinibandSettings, RoceQos
 
@@ -36,7 +36,8 @@ def _default(model: type[BaseModel], name: str) -> str:
     value: Any = field.get_default(call_default_factory=True)
     if isinstance(value, BaseModel):
         return "see below" if not isinstance(value, NodeProfile) else f"`{value.name}`"
-    if value in (0, None) and name in ("rails", "su_nodes", "rail_vlans", "mtu"):
+    derived = ("rails", "su_nodes", "rail_vlans", "mtu", *TIER_SWITCH_KEYS, "uplink_gbps")
+    if value in (0, None) and name in derived:
         return "derived (see description)"
     return f"`{value}`"
 

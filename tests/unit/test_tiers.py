@@ -255,13 +255,13 @@ def test_nvue_breaks_out_only_the_split_cages() -> None:
     assert "nv set interface swp33 description" in text
 
 
+ROCE_FLAGS = ("--gpus", "1024", "--fabric", "roce", "--switch", "sn5600")
+
+
 def test_sonic_refuses_a_mixed_leaf_with_one_line() -> None:
     r = CliRunner().invoke(
         main,
-        [
-            *("render", "sonic", "--gpus", "1024", "--fabric", "roce", "--switch", "sn5600"),
-            *("--uplink-gbps", "800", "--out-dir", "unused"),
-        ],
+        ["render", "sonic", *ROCE_FLAGS, "--uplink-gbps", "800", "--out-dir", "unused"],
     )
     assert r.exit_code == 2
     assert "no stock SN5600 HwSKU" in r.output and "Traceback" not in r.output
