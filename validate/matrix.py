@@ -46,13 +46,19 @@ SCENARIOS: tuple[Scenario, ...] = (
         "ib-4planes-q3400-spines",
         {**TRAY4, "gpus": 256, "nic_gbps": 800, "planes": 4, **Q3400_SPINES},
     ),
+    Scenario(
+        "roce-rail-grouped",
+        {**ROCE, "gpus": 1024, "nic_gbps": 800, "su_nodes": 64, "spine_grouping": "rail"},
+    ),
 )
 """The matrix of issue #26: IB seed, IB 2 planes on upstream OpenSM, DGX H100 on IB and
 RoCE, RoCE SN5600 at 128 and 1,024 GPUs, plain Ethernet, RoCE with ``p2p31`` hosts, and
 the host-device and IPoIB Kubernetes variants; and issue #43's per-tier cases: RoCE leaves
 with 400G downlinks and 800G uplinks (no SONiC: no stock HwSKU splits cages that way), and
 an 800G NIC as four 200G planes on four-GPU trays (RoCE at 200G on the V256 HwSKU, and
-InfiniBand with NDR200 QM9700 leaves and NDR Q3400 spines)."""
+InfiniBand with NDR200 QM9700 leaves and NDR Q3400 spines); and issue #43's
+rail-grouped RoCE fabric (the DGX B300 SuperPOD shape: 64-server SUs, two leaves per rail,
+one spine group per rail)."""
 
 
 def scenario_named(name: str) -> Scenario:

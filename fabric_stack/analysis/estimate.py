@@ -387,6 +387,18 @@ def busbw_factor(collective: str, n: int) -> float:
     return (n - 1) / n
 
 
+def _rail_line(grouping: str) -> str:
+    """How traffic between rails travels: PXN keeps rails aligned; rail-grouped spines
+    leave it no other way (no network path joins two rails)."""
+    if grouping == "rail":
+        return (
+            "rails kept aligned by NCCL's PXN, which rail-grouped spines require: no network "
+            "path joins two rails, every cross-rail byte crosses NVLink first "
+            "(NCCL_PXN_DISABLE must stay 0)"
+        )
+    return "rails kept aligned by NCCL's PXN"
+
+
 def _assumptions(r: Resources, p: ModelParams, topo: FabricTopology, failed: int) -> list[str]:
     fig = nvlink_for(topo.plan.spec.node_profile)
     nvl = (
@@ -407,7 +419,7 @@ def _assumptions(r: Resources, p: ModelParams, topo: FabricTopology, failed: int
         ),
         "NVLink SHARP (NVLS/NVLSTree) "
         + ("available on this GPU" if r.nvls else "not available (or not known) on this GPU"),
-        "rails kept aligned by NCCL's PXN; the job alone on the fabric; "
+        _rail_line(topo.plan.spine_grouping) + "; the job alone on the fabric; "
         "NCCL picks the fastest algorithm per size unless one is forced",
         f"latency: launch {p.launch_us:g} µs, NVLink step {p.nvlink_hop_us:g} µs, "
         f"network step {p.net_hop_us:g} µs + {p.switch_hop_us:g} µs per switch "

@@ -41,6 +41,7 @@ from fabric_stack.analysis.whatif_results import (
     WhatIfResult,
 )
 from fabric_stack.errors import SpecError
+from fabric_stack.sizing.rail_groups import GROUPING_MEANING
 from fabric_stack.topology.build import COMPUTE_ROLES, FabricTopology, Link
 
 
@@ -355,6 +356,16 @@ def _applied(index: FabricIndex, failures: Sequence[Failure]) -> list[FailedItem
     return out
 
 
+def grouping_traffic(grouping: str) -> str:
+    """What a rail grouping means for the failures measured here ('' for a full grouping)."""
+    if grouping != "rail":
+        return ""
+    return (
+        GROUPING_MEANING["rail"] + "; a spine failure narrows only its own rail, and "
+        "bisection and ECMP are measured per rail (same-rail leaf pairs)"
+    )
+
+
 def analyze_failures(
     topo: FabricTopology,
     failures: Sequence[Failure],
@@ -382,6 +393,7 @@ def analyze_failures(
         capacity_lost_pct=measure_capacity_lost(index, dead),
         n_minus_1=rows,
         n_minus_1_scope=n_minus_1_scope,
+        traffic=grouping_traffic(topo.plan.spine_grouping),
     )
 
 

@@ -7,9 +7,9 @@ names here are the stable keys (``failed``, ``bisection_tbps``, ``isolated``,
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 FailureKind = Literal["fail", "drain"]
 """fail: broken; drain: taken out of service on purpose (same effect on capacity)."""
@@ -116,6 +116,21 @@ class WhatIfResult(_Frozen):
     capacity_lost_pct: CapacityLost = Field(description="Cables out per tier, %.")
     n_minus_1: list[NMinus1Row] = Field(description="Ranked single failures (when asked).")
     n_minus_1_scope: str = Field(default="", description="switch, link or all; '' = not run.")
+    traffic: str = Field(
+        default="",
+        description=(
+            "What the spine grouping means for traffic, when the spines are rail-grouped "
+            "('' for a full grouping, which the JSON then leaves out)."
+        ),
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_full_grouping(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A fully grouped fabric's result dumps as before (docs, goldens).
+        data = handler(self)
+        if isinstance(data, dict) and not self.traffic:
+            data.pop("traffic", None)
+        return data
 
 
 __all__ = [

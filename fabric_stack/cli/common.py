@@ -91,6 +91,20 @@ def spec_options(fn: F) -> F:
         ),
         click.option("--planes", type=int, help="Fabric planes, 1-4. [default: 1]"),
         click.option(
+            "--spine-grouping",
+            type=click.Choice(["full", "rail"], case_sensitive=False),
+            help="full: every leaf reaches every spine of its pod; rail: one spine group per "
+            "rail, cross-rail traffic over NVLink/PXN, no core while a rail fits two tiers. "
+            "[default: full]",
+        ),
+        click.option(
+            "--build-out-gpus",
+            type=int,
+            metavar="GPUS",
+            help="Final size of a build-out: cable this phase as the final fabric does, so "
+            "growing only adds. [default: none]",
+        ),
+        click.option(
             "--node-profile",
             "node_profile",
             metavar="NAME",
@@ -126,6 +140,8 @@ SPEC_FLAG_NAMES = (
     "oversubscription",
     "su_nodes",
     "planes",
+    "spine_grouping",
+    "build_out_gpus",
     "node_profile",
 )
 
@@ -138,8 +154,9 @@ def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
     names_file = kwargs.pop("names_file", None)
     if names_file is not None:
         flags["names"] = load_names(names_file)
-    if flags.get("fabric"):
-        flags["fabric"] = str(flags["fabric"]).lower()
+    for key in ("fabric", "spine_grouping"):
+        if flags.get(key):
+            flags[key] = str(flags[key]).lower()
     if config and stack:
         raise SpecError("--config/--stack", "give one of them, not both")
     if stack:

@@ -5,7 +5,9 @@ Devices (planes > 1 add a ``p<N>-`` prefix to fabric switches):
 ========================  ==============================================
 ``su1-node07``            server 7 of scalable unit 1
 ``su1-r3-leaf``           rail-3 leaf of SU 1
+``su1-r3-leaf2``          second rail-3 leaf of SU 1 (SUs larger than one leaf)
 ``spine-05``              spine 5 (two tiers)
+``r3-spine-05``           spine 5 of rail 3's spine group (rail-grouped spines)
 ``pod2-spine-05``         spine 5 of pod 2 (three tiers)
 ``core-g05-02``           core 2 of group 5 (group *j* serves spine *j* of every pod)
 ``su1-storage-a1``        storage access switch 1 of side A in SU 1
@@ -59,15 +61,20 @@ def node_name(su: int, index: int, su_nodes: int) -> str:
     return f"su{su}-node{index:0{_w(su_nodes)}d}"
 
 
-def leaf_name(su: int, rail: int, plane: int = 1, planes: int = 1) -> str:
-    """Rail leaf of an SU: ``su1-r3-leaf`` (``p2-su1-r3-leaf`` on plane 2)."""
-    return f"{plane_prefix(plane, planes)}su{su}-r{rail}-leaf"
+def leaf_name(su: int, rail: int, plane: int = 1, planes: int = 1, leaf: int = 0) -> str:
+    """Rail leaf of an SU: ``su1-r3-leaf`` (``p2-su1-r3-leaf`` on plane 2); ``leaf`` k ≥ 1
+    numbers the leaves of a rail when an SU has several (``su1-r3-leaf2``)."""
+    return f"{plane_prefix(plane, planes)}su{su}-r{rail}-leaf{leaf or ''}"
 
 
-def spine_name(index: int, count: int, pod: int = 0, plane: int = 1, planes: int = 1) -> str:
-    """Spine ``index`` (1-based): ``spine-05``, or ``pod2-spine-05`` in three tiers."""
+def spine_name(
+    index: int, count: int, pod: int = 0, plane: int = 1, planes: int = 1, rail: int = 0
+) -> str:
+    """Spine ``index`` (1-based): ``spine-05``, ``pod2-spine-05`` in three tiers, or
+    ``r3-spine-05`` in rail 3's spine group (rail-grouped spines)."""
     pod_part = f"pod{pod}-" if pod else ""
-    return f"{plane_prefix(plane, planes)}{pod_part}spine-{index:0{_w(count)}d}"
+    rail_part = f"r{rail}-" if rail else ""
+    return f"{plane_prefix(plane, planes)}{pod_part}{rail_part}spine-{index:0{_w(count)}d}"
 
 
 def core_name(

@@ -26,6 +26,7 @@ from fabric_stack.policy.rules.network_separation import check_network_separatio
 from fabric_stack.policy.rules.oversubscription_1_to_1 import check_oversubscription
 from fabric_stack.policy.rules.port_budget import check_port_budget
 from fabric_stack.policy.rules.rail_alignment import check_rail_alignment
+from fabric_stack.policy.rules.rail_grouped_nvlink import check_rail_grouped_nvlink
 from fabric_stack.policy.rules.roce_host_consistency import check_roce_host
 from fabric_stack.policy.rules.roce_lossless_consistency import check_roce_lossless
 
@@ -45,6 +46,7 @@ __all__ = [
     "check_pcie_locality",
     "check_port_budget",
     "check_rail_alignment",
+    "check_rail_grouped_nvlink",
     "check_roce_host",
     "check_roce_lossless",
     "evaluate",

@@ -54,12 +54,13 @@ def is_compute_switch(sw: SwitchIntent) -> bool:
     return sw.network == "compute" or sw.role in COMPUTE_SWITCH_ROLES
 
 
-_LEAF_NAME = re.compile(r"^(?:p(\d+)-)?su(\d+)-r(\d+)-leaf$")
+_LEAF_NAME = re.compile(r"^(?:p(\d+)-)?su(\d+)-r(\d+)-leaf(?:\d+)?$")
 
 
 @lru_cache(maxsize=65536)
 def parse_leaf_name(name: str) -> tuple[int, int, int] | None:
-    """(plane, su, rail) of a standard leaf name (``su1-r3-leaf``, ``p2-su1-r3-leaf``).
+    """(plane, su, rail) of a standard leaf name (``su1-r3-leaf``, ``p2-su1-r3-leaf``,
+    ``su1-r3-leaf2`` for the second rail-3 leaf of an SU larger than one leaf).
 
     Names come from :func:`fabric_stack.naming.devices.leaf_name`, so a single resource
     tells its rail; ``None`` for any other name.

@@ -25,6 +25,7 @@ from fabric_stack.policy.rules import (
     oversubscription_1_to_1,
     port_budget,
     rail_alignment,
+    rail_grouped_nvlink,
     roce_host_consistency,
     roce_lossless_consistency,
     underlay_consistency,
@@ -41,6 +42,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     roce_host_consistency,
     ib_subnet_manager_redundancy,
     underlay_consistency,
+    rail_grouped_nvlink,
 )
 """One module per rule, in report order."""
 

@@ -110,6 +110,26 @@ PLAN_TIER_FIELDS = (
 """SizingPlan fields of the per-tier models and speeds (dumped only when the spec sets one)."""
 
 
+class BuildOut(_Frozen):
+    """What planning this phase as part of a larger build-out costs now (all planes)."""
+
+    final_gpus: int = Field(description="GPUs of the final fabric (the spec's build_out_gpus).")
+    final_sus: int = Field(description="Scalable units of the final fabric.")
+    spines: int = Field(description="Spines this phase provisions (the final fabric's, per pod).")
+    cores: int = Field(description="Cores this phase provisions (all of the final fabric's).")
+    standalone_spines: int = Field(description="Spines a plan of this size alone would need.")
+    standalone_cores: int = Field(description="Cores a plan of this size alone would need.")
+    free_spine_ports: int = Field(
+        description="Spine ports toward leaves left uncabled for the leaves still to come."
+    )
+    standalone_optics: int = Field(description="Switch optics a plan of this size alone needs.")
+
+    @property
+    def extra_switches(self) -> int:
+        """Switches bought now only so that growing never moves a cable."""
+        return self.spines + self.cores - self.standalone_spines - self.standalone_cores
+
+
 class SizingPlan(_Frozen):
     """Everything the sizing rules decided for one spec."""
 
@@ -176,13 +196,45 @@ class SizingPlan(_Frozen):
     spine_ports_per_cage: int = Field(description="Logical ports per spine cage.")
     core_ports_per_cage: int = Field(description="Logical ports per core cage.")
 
+    leaves_per_rail: int = Field(
+        default=1, description="Leaves of each rail in one SU (su_nodes over a leaf's downlinks)."
+    )
+    servers_per_leaf: int = Field(
+        default=0, description="Server positions of each rail leaf (0: su_nodes, one leaf)."
+    )
+    spine_grouping: str = Field(default="full", description="'full' or 'rail' (see the spec).")
+    spine_groups: int = Field(
+        default=1, description="Spine groups per plane and pod: 1, or the rails when rail-grouped."
+    )
+    build_out: BuildOut | None = Field(
+        default=None, description="The build-out this phase belongs to, and its cost now."
+    )
+
     @model_serializer(mode="wrap")
-    def _omit_uniform_tiers(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # A plan without per-tier keys dumps as before (card JSON, goldens); with them,
-        # the tiers' models dump as their catalog keys.
+    def _omit_defaults(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A plan without per-tier keys or #43 shape keys dumps as before (card JSON,
+        # goldens); with per-tier keys, the tiers' models dump as their catalog keys.
         data = handler(self)
         if not isinstance(data, dict):
             return data
+        if not self.spec.per_tier:
+            for key in PLAN_TIER_FIELDS:
+                data.pop(key, None)
+            for tier in data.get("tier_plans", ()):
+                for key in TIER_FIELDS:
+                    tier.pop(key, None)
+        else:
+            data["spine_model"] = self.spine_model.key
+            data["core_model"] = self.core_model.key
+        if self.leaves_per_rail == 1:
+            data.pop("leaves_per_rail", None)
+            data.pop("servers_per_leaf", None)
+        if self.spine_grouping == "full":
+            data.pop("spine_grouping", None)
+            data.pop("spine_groups", None)
+        if self.build_out is None:
+            data.pop("build_out", None)
+        return data
         if not self.spec.per_tier:
             for key in PLAN_TIER_FIELDS:
                 data.pop(key, None)
@@ -212,6 +264,16 @@ class SizingPlan(_Frozen):
     def tier_speed(self, role: str) -> int:
         """Port speed of tier ``role`` toward the tier below (a leaf: the host link speed)."""
         return self.link_gbps if role == "leaf" else self.uplink_gbps
+
+    @property
+    def leaves_per_su(self) -> int:
+        """Leaves of one SU in one plane: rails × leaves per rail."""
+        return self.rails * self.leaves_per_rail
+
+    @property
+    def per_leaf(self) -> int:
+        """Server positions of each rail leaf."""
+        return self.servers_per_leaf or self.su_nodes
 
     @property
     def non_blocking(self) -> bool:

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cache
 
 from fabric_stack.errors import CapacityError, CatalogError, SpecError
 from fabric_stack.hardware.switches import (
@@ -53,14 +52,30 @@ from fabric_stack.hardware.switches import (
     port_mode,
     radix_at,
 )
+from fabric_stack.sizing.build_out import final_spec, upper_tiers
 from fabric_stack.sizing.managers import ManagerShape, manager_ports_on_rail, place_managers
 from fabric_stack.sizing.model import (
     Bandwidth,
+    BuildOut,
     CableCounts,
     SizingPlan,
     SwitchCounts,
     TierPlan,
     Transceivers,
+)
+from fabric_stack.sizing.rail_groups import (
+    leaves_per_rail,
+    rail_needs_core,
+    servers_on_leaves,
+    servers_per_leaf,
+)
+from fabric_stack.sizing.rules import (
+    bisection_gbps,
+    cages_used,
+    divisors,
+    port_stride,
+    spine_count,
+    split_ports,
 )
 from fabric_stack.sizing.tiers import Tiers, resolve_tiers, split_leaf_cages
 from fabric_stack.spec.model import FabricSpec
@@ -80,90 +95,6 @@ __all__ = [
     "spine_count",
     "split_ports",
 ]
-
-# --------------------------------------------------------------------------- rules
-
-
-@cache
-def divisors(n: int) -> tuple[int, ...]:
-    """All positive divisors of ``n`` in increasing order."""
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return tuple(sorted(set(small + [n // d for d in small])))
-
-
-def split_ports(radix: int, down: int, up: int) -> tuple[int, int]:
-    """Leaf ports (down, up) for a reduced ratio ``down:up`` on a ``radix``-port switch."""
-    k = radix // (down + up)
-    return down * k, up * k
-
-
-def spine_count(switches_below: int, uplinks_each: int, ports_per_spine: int) -> int | None:
-    """The even-spreading rule: smallest divisor ``s`` of ``uplinks_each`` with enough ports.
-
-    Each of ``switches_below`` switches sends ``uplinks_each / s`` links to each
-    of ``s`` switches above, which takes ``switches_below × uplinks_each / s``
-    ports on each of them. Returns ``None`` when even ``s = uplinks_each`` (one
-    link to every switch above) does not fit: the tier is full.
-    """
-    need = switches_below * uplinks_each
-    for s in divisors(uplinks_each):
-        if s * ports_per_spine >= need:
-            return s
-    return None
-
-
-def port_stride(ports: int, slots: int) -> int:
-    """Port distance between consecutive link slots of one downstream switch.
-
-    Links land on an upper switch slot-major: slot *t* of downstream switch *ℓ*
-    uses port ``t × stride + ℓ + 1``. When the upper tier doubles (growth), the
-    links in even slots keep both ends; those in odd slots move to spine
-    ``s + S_old`` (port ``t' × stride + ℓ + 1``), and the new SU's leaves take
-    the spine ports they vacate. Re-patching is one move per moved cable.
-    """
-    return ports // slots
-
-
-def bisection_gbps(leaf_nodes: list[int], uplinks: int, link_gbps: int) -> int:
-    """Full-duplex bisection of one plane, in Gb/s.
-
-    The cut halves the NIC ports in (SU, rail, server) order, so whole leaves
-    fall on each side (the worst case for an oversubscribed leaf layer). Traffic
-    across it is limited by the ports that stay inside a split leaf plus the
-    smaller side's usable uplinks (each leaf forwards at most min(its servers on
-    that side, its uplinks)). ``fabric_stack.topology.verify`` computes the same cut with
-    networkx max-flow; the tests check the two agree.
-    """
-    half = sum(leaf_nodes) // 2
-    seen = shared = src_up = snk_up = 0
-    for n in leaf_nodes:
-        s = min(n, max(0, half - seen))
-        t = n - s
-        seen += n
-        here = min(s, t)
-        shared += here
-        src_up += min(s - here, uplinks)
-        snk_up += min(t - here, uplinks)
-    return 2 * (shared + min(src_up, snk_up)) * link_gbps
-
-
-def cages_used(port_ranges: list[tuple[int, int]], ports_per_cage: int) -> int:
-    """Distinct cages touched by inclusive 1-based port ranges (one optic per cage)."""
-    spans = sorted(
-        ((lo - 1) // ports_per_cage, (hi - 1) // ports_per_cage)
-        for lo, hi in port_ranges
-        if hi >= lo
-    )
-    total, cur_lo, cur_hi = 0, -1, -2
-    for lo, hi in spans:
-        if lo > cur_hi:
-            total += cur_hi - cur_lo + 1 if cur_hi >= cur_lo else 0
-            cur_lo, cur_hi = lo, hi
-        else:
-            cur_hi = max(cur_hi, hi)
-    total += cur_hi - cur_lo + 1 if cur_hi >= cur_lo else 0
-    return total
-
 
 # --------------------------------------------------------------------------- the stage
 
@@ -267,6 +198,13 @@ class _Shape:
     leaf_spine_links: int = 0
     """Links from one leaf to each spine of its pod."""
     stride: int = 0
+    lpr: int = 1
+    """Leaves of each rail in one SU (fabric_stack.sizing.rail_groups)."""
+    per_leaf: int = 0
+    """Server positions of each rail leaf."""
+    spine_groups: int = 1
+    """Spine groups per plane and pod: 1, or the rails when rail-grouped."""
+    build_out: BuildOut | None = None
 
     @property
     def spine_radix(self) -> int:
@@ -289,6 +227,15 @@ class _Shape:
         """Core switches per plane (0 in two tiers)."""
         return self.groups * self.cores_per_group
 
+    @property
+    def per_su(self) -> int:
+        """Leaves of one SU in one plane."""
+        return self.spec.rails * self.lpr
+
+    def leaf_servers(self, su: int) -> list[int]:
+        """Servers on each leaf of one rail of SU ``su`` (1-based), leaf by leaf."""
+        return servers_on_leaves(self.sizes[su - 1], self.per_leaf, self.lpr)
+
 
 def size_fabric(spec: FabricSpec) -> SizingPlan:
     """Apply the sizing rules (module docstring) to ``spec``. Pure; raises SpecError.
@@ -310,6 +257,8 @@ def size_fabric(spec: FabricSpec) -> SizingPlan:
     _form_sus(shape)
     _place_spines(shape)
     _spread_links(shape)
+    if spec.build_out_gpus:
+        _reserve_build_out(shape)
     return _plan_of(shape)
 
 
@@ -333,22 +282,21 @@ def _split_leaf_ports(spec: FabricSpec, model: SwitchModel, tiers: Tiers) -> _Sh
 
 
 def _form_sus(s: _Shape) -> None:
-    """Rule 3: servers per SU (at most a leaf's downlinks), SUs, leaves; tier capacities."""
+    """Rule 3: servers per SU, leaves per rail (several past a leaf's downlinks), SUs,
+    leaves; tier capacities."""
     spec, down, radix = s.spec, s.down, s.spine_radix
     s.su_nodes = spec.su_nodes or down
-    if s.su_nodes > down:
-        raise SpecError(
-            "su_nodes",
-            f"{s.su_nodes} servers per SU need {s.su_nodes} downlinks on each rail leaf, "
-            f"but a {s.model.key.upper()} leaf at {spec.oversubscription} has {down}",
-            f"use at most {down}",
-        )
-    rails = spec.rails
+    s.lpr = leaves_per_rail(s.su_nodes, down)
+    s.per_leaf = servers_per_leaf(s.su_nodes, s.lpr) if s.lpr > 1 else s.su_nodes
+    rails = s.per_su
     s.sus = math.ceil(spec.nodes / s.su_nodes)
     s.last = spec.nodes - (s.sus - 1) * s.su_nodes
     # The fabric managers take leaf ports of one SU (fabric_stack.sizing.managers, the RA's rule).
     sizes = [s.su_nodes] * (s.sus - 1) + [s.last]
-    s.sizes, s.mgr = place_managers(spec, sizes, s.su_nodes, down)
+    # The managers take the top ports of each rail's last leaf: the SU's room is the
+    # positions of its other leaves plus that leaf's downlinks.
+    room = (s.lpr - 1) * s.per_leaf + down
+    s.sizes, s.mgr = place_managers(spec, sizes, s.su_nodes, room)
     s.last, s.nodes = s.sizes[-1], sum(s.sizes)
     s.leaves = s.sus * rails
     two_tier_sus = radix // rails if spine_count(radix // rails * rails, s.up, radix) else 0
@@ -358,6 +306,9 @@ def _form_sus(s: _Shape) -> None:
 
 def _place_spines(s: _Shape) -> None:
     """Rules 4–5: two tiers when some spine count spreads every leaf evenly, else pods."""
+    if s.spec.spine_grouping == "rail":
+        _place_rail_spines(s)
+        return
     spines = spine_count(s.leaves, s.up, s.spine_radix)
     if spines is None:
         _form_pods(s)
@@ -366,9 +317,47 @@ def _place_spines(s: _Shape) -> None:
     s.sp_per_pod = s.spine_total = spines
 
 
+def _place_rail_spines(s: _Shape) -> None:
+    """Rail grouping: each rail's leaves and their own spine group, two tiers per rail."""
+    rail_leaves = s.sus * s.lpr
+    spines = spine_count(rail_leaves, s.up, s.spine_radix)
+    gpus_max = s.spine_radix // s.lpr * s.su_nodes * s.spec.gpus_per_node
+    if spines is None:
+        raise rail_needs_core(rail_leaves, s.spine_radix, gpus_max)
+    s.tiers, s.pods, s.per_pod, s.spine_downlinks, s.spine_uplinks = 2, 1, s.sus, s.spine_radix, 0
+    s.spine_groups = s.spec.rails
+    s.sp_per_pod = spines
+    s.spine_total = spines * s.spine_groups
+    s.two_max = gpus_max
+
+
+def _reserve_build_out(s: _Shape) -> None:
+    """Build-out: the upper tiers of the final fabric, so this phase's cables never move."""
+    final = size_fabric(final_spec(s.spec))
+    p = s.spec.planes
+    alone = (s.spine_total * p, s.cores_per_plane * p, _count_optics(s, 0).switch)
+    t = upper_tiers(final, s.sus)
+    s.tiers, s.pods, s.per_pod, s.spine_groups = t.tiers, t.pods, t.per_pod, t.spine_groups
+    s.spine_downlinks, s.spine_uplinks, s.sp_per_pod = t.spine_down, t.spine_up, t.sp_per_pod
+    s.groups, s.cores_per_group = t.core_groups, t.cores_per_group
+    s.spine_core_links, s.core_stride = t.spine_core_links, t.core_stride
+    s.leaf_spine_links, s.stride = t.leaf_spine_links, t.stride
+    s.spine_total = s.pods * s.sp_per_pod * s.spine_groups
+    s.build_out = BuildOut(
+        final_gpus=s.spec.build_out_gpus,
+        final_sus=final.sus,
+        spines=s.spine_total * p,
+        cores=s.cores_per_plane * p,
+        standalone_spines=alone[0],
+        standalone_cores=alone[1],
+        free_spine_ports=(s.spine_total * s.spine_downlinks - s.leaves * s.up) * p,
+        standalone_optics=alone[2],
+    )
+
+
 def _form_pods(s: _Shape) -> None:
     """Rule 5, three tiers: pods of SUs, spines half down/half up, core groups per spine."""
-    spec, radix, rails = s.spec, s.spine_radix, s.spec.rails
+    spec, radix, rails = s.spec, s.spine_radix, s.per_su
     spine_ds = radix // 2
     spine_us = radix - spine_ds
     sus_per_pod = spine_ds // rails
@@ -444,17 +433,20 @@ def _count_optics(s: _Shape, nic_modules: int) -> Transceivers:
     leaf_up = [] if t.leaf.mixed else [(s.down + 1, s.down + s.up)]
     sw_optics = 0
     for su in range(1, s.sus + 1):
-        n = s.sizes[su - 1]
+        on_leaves = s.leaf_servers(su)
         for rail in range(1, rails + 1):
             mgr = manager_ports_on_rail(s.mgr, rail, rails, s.down) if su == s.mgr.attach_su else []
-            ranges = [(1, n), *leaf_up, *((q, q) for q in mgr)]
-            sw_optics += cages_used(ranges, ppc) + up_cages
+            for k, n in enumerate(on_leaves, start=1):
+                ranges = [(1, n), *leaf_up]
+                if k == s.lpr:  # the managers take the top ports of each rail's last leaf
+                    ranges += [(q, q) for q in mgr]
+                sw_optics += cages_used(ranges, ppc) + up_cages
     for pod in range(1, s.pods + 1):
-        lp = (min(s.per_pod, s.sus - (pod - 1) * s.per_pod)) * rails
+        lp = (min(s.per_pod, s.sus - (pod - 1) * s.per_pod)) * s.per_su // s.spine_groups
         ranges = [(t * s.stride + 1, t * s.stride + lp) for t in range(s.leaf_spine_links)]
         if s.tiers == 3:
             ranges.append((s.spine_downlinks + 1, s.spine_downlinks + s.spine_uplinks))
-        sw_optics += s.sp_per_pod * cages_used(ranges, t.spine.ports_per_cage)
+        sw_optics += s.sp_per_pod * s.spine_groups * cages_used(ranges, t.spine.ports_per_cage)
     if s.tiers == 3:
         core_ranges = [
             (t * s.core_stride + 1, t * s.core_stride + s.pods) for t in range(s.spine_core_links)
@@ -469,7 +461,7 @@ def _bandwidth(s: _Shape) -> Bandwidth:
     """Rule 6: per-GPU, per-node, injection and bisection bandwidth."""
     spec, rails, link = s.spec, s.spec.rails, s.spec.link_gbps
     bis = bisection_gbps(
-        [s.sizes[su - 1] for su in range(1, s.sus + 1) for _ in range(rails)],
+        [n for su in range(1, s.sus + 1) for _ in range(rails) for n in s.leaf_servers(su)],
         s.up_capacity,
         link,
     )
@@ -486,16 +478,16 @@ def _bandwidth(s: _Shape) -> Bandwidth:
 
 def _leaf_ports_used_max(s: _Shape) -> int:
     """Most ports cabled on one leaf: servers and uplinks, plus the managers on their SU."""
-    most = max(s.sizes) + s.up
+    most = max(max(s.leaf_servers(su)) for su in range(1, s.sus + 1)) + s.up
     if s.mgr.hosts:
-        most = max(most, s.sizes[s.mgr.attach_su - 1] + s.up + s.mgr.positions)
+        most = max(most, s.leaf_servers(s.mgr.attach_su)[-1] + s.up + s.mgr.positions)
     return most
 
 
 def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
     """Per-tier port budgets, leaf first."""
     a, b = s.spec.ratio
-    p, rails, t = s.spec.planes, s.spec.rails, s.tiers_of
+    p, t = s.spec.planes, s.tiers_of
     tier_plans = [
         TierPlan(
             role="leaf",
@@ -516,7 +508,8 @@ def _tier_plans(s: _Shape) -> tuple[TierPlan, ...]:
             per_plane=s.spine_total,
             ports_down=s.spine_downlinks,
             ports_up=s.spine_uplinks,
-            ports_used_max=min(s.per_pod, s.sus) * rails * s.leaf_spine_links + s.spine_uplinks,
+            ports_used_max=min(s.per_pod, s.sus) * s.per_su // s.spine_groups * s.leaf_spine_links
+            + s.spine_uplinks,
             radix=s.spine_radix,
             oversubscription="1:1" if s.tiers == 3 else "-",
             model=t.spine.model.key,
@@ -589,6 +582,11 @@ def _plan_of(s: _Shape) -> SizingPlan:
         bandwidth=_bandwidth(s),
         oversubscription=f"{a}:{b}",
         tier_plans=_tier_plans(s),
+        leaves_per_rail=s.lpr,
+        servers_per_leaf=s.per_leaf if s.lpr > 1 else 0,
+        spine_grouping=spec.spine_grouping,
+        spine_groups=s.spine_groups,
+        build_out=s.build_out,
         uplink_gbps=spec.uplink_speed,
         spine_model=s.tiers_of.spine.model,
         core_model=s.tiers_of.core.model,

@@ -31,6 +31,7 @@ from fabric_stack.hardware.nodes import NodeProfile, check_nic_speed, check_plan
 from fabric_stack.hardware.server_profiles import PROFILES, default_profile
 from fabric_stack.hardware.switches import FabricKind
 from fabric_stack.naming.site import NamingTemplates, SiteNames
+from fabric_stack.spec.growth import SpineGrouping, check_build_out
 from fabric_stack.spec.layout import LayoutSettings
 from fabric_stack.spec.networks import Networks, check_networks
 from fabric_stack.spec.sections import InfinibandSettings, RoceQos
@@ -55,7 +56,16 @@ this bound keeps a run under a minute and ~2 GB; it is checked before any sizing
 
 _NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$")
 
-INT_FIELDS = ("gpus", "gpus_per_node", "nic_gbps", "rails", "su_nodes", "planes", "uplink_gbps")
+INT_FIELDS = (
+    "gpus",
+    "gpus_per_node",
+    "nic_gbps",
+    "rails",
+    "su_nodes",
+    "planes",
+    "uplink_gbps",
+    "build_out_gpus",
+)
 """Integer spec fields that may arrive as strings (Pulumi stack config always does)."""
 
 _INT_TEXT = re.compile(r"^\s*[+-]?\d{1,40}\s*$")
@@ -154,6 +164,23 @@ class FabricSpec(BaseModel):
         description=f"Independent fabric planes (1-{MAX_PLANES}); the NIC line rate is split "
         "evenly over them.",
     )
+    spine_grouping: SpineGrouping = Field(
+        default="full",
+        description=(
+            "'full': every leaf reaches every spine of its pod; 'rail': each rail (per plane) "
+            "has its own spine group, cross-rail traffic only through NVLink/PXN, no core "
+            "while a rail fits in two tiers."
+        ),
+    )
+    build_out_gpus: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_GPUS,
+        description=(
+            "Final size of a build-out (0 or unset: none): this phase is cabled as the final "
+            "fabric places those cables, so growing up to it only adds switches and cables."
+        ),
+    )
     node_profile: NodeProfile = Field(
         default_factory=lambda: PROFILES["hgx-8gpu"],
         description=(
@@ -202,6 +229,11 @@ class FabricSpec(BaseModel):
             for key in (*TIER_SWITCH_KEYS, "uplink_gbps"):
                 if data.get(key) is None:
                     data.pop(key, None)
+            # And a plan without the #43 shape keys (today's fat tree, no build-out).
+            if self.spine_grouping == "full":
+                data.pop("spine_grouping", None)
+            if not self.build_out_gpus:
+                data.pop("build_out_gpus", None)
         return data
 
     @field_validator("name")
@@ -282,6 +314,9 @@ class FabricSpec(BaseModel):
                 f"rails: {self.rails} rails cannot serve {self.gpus_per_node} GPUs per node "
                 f"(rails must divide gpus_per_node, e.g. {self.gpus_per_node})"
             )
+        build_out = check_build_out(self.gpus, self.gpus_per_node, self.build_out_gpus)
+        if build_out:
+            raise ValueError(build_out)
         if self.nic_gbps % self.planes:
             even = [p for p in range(1, MAX_PLANES + 1) if self.nic_gbps % p == 0]
             raise ValueError(

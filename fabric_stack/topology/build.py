@@ -8,7 +8,13 @@ it (:attr:`FabricTopology.graph`) answers reachability and min-cut questions.
 Wiring rules (see :mod:`fabric_stack.sizing.size` for why):
 
 * **Rail-optimized.** Server *j* of an SU uses downlink port *j* of every rail
-  leaf of that SU; NIC ``mlx5_(r-1)`` goes to the rail-*r* leaf.
+  leaf of that SU; NIC ``mlx5_(r-1)`` goes to the rail-*r* leaf. An SU larger than
+  one leaf has several leaves per rail: server *j* lands on leaf
+  ``(j - 1) div per_leaf + 1`` of each rail at port ``(j - 1) mod per_leaf + 1``
+  (:mod:`fabric_stack.sizing.rail_groups`).
+* **Rail-grouped spines.** With ``spine_grouping: rail`` each rail has its own spine
+  group (``r3-spine-05``); a rail-*r* leaf reaches only group *r*, and ℓ below counts
+  the leaves of that rail only.
 * **Even spreading.** Leaf uplink *u* (0-based, port ``down + 1 + u``) goes to
   spine ``u mod S`` in link slot ``u div S``; on the spine it lands on port
   ``slot × stride + ℓ + 1`` where ℓ is the leaf's index in its pod. Spines
@@ -37,8 +43,8 @@ from fabric_stack.naming.devices import (
     switch_port_label,
 )
 from fabric_stack.sizing.managers import manager_name, manager_slot
+from fabric_stack.sizing.rail_groups import leaf_of_server
 from fabric_stack.sizing.size import SizingPlan
-from fabric_stack.sizing.tiers import leaf_uplink_port
 from fabric_stack.spec.networks import (
     NETWORK_TITLES,
     AccessSwitch,
@@ -169,9 +175,11 @@ def _place_servers(b: _Build) -> None:
 
 
 def _wire_rails(b: _Build) -> None:
-    """One leaf per (plane, SU, rail); server *j* of the SU on downlink port *j* of each."""
+    """Leaves per (plane, SU, rail); server *j* of the SU on downlink port *j* of each
+    (on its leaf of the rail, when an SU has several)."""
     plan = b.plan
     planes, rails, speed = plan.planes, plan.rails, plan.link_gbps
+    lpr, per_leaf = plan.leaves_per_rail, plan.per_leaf
     prof = plan.spec.node_profile
     leaf_opt = b.compute_optic("SR")
     label, mmf = b.label, _cable("mmf")
@@ -179,29 +187,34 @@ def _wire_rails(b: _Build) -> None:
         for su in range(1, plan.sus + 1):
             pod = (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 0
             for r in range(1, rails + 1):
-                lname = leaf_name(su, r, p, planes)
-                b.leaf_names[(p, su, r)] = lname
-                b.devices.append(
-                    Device(
-                        name=lname,
-                        role="leaf",
-                        model=plan.switch_model.key,
-                        network="compute",
-                        plane=p,
-                        su=su,
-                        pod=pod,
-                        rail=r,
-                        index=r,
-                        radix=plan.radix,
-                        rack=f"su{su}-net",
-                        position=1 + ((p - 1) * rails + r - 1) * plan.switch_model.rack_units,
+                leaves = []
+                for k in range(1, lpr + 1):
+                    lname = leaf_name(su, r, p, planes, k if lpr > 1 else 0)
+                    b.leaf_names[(p, su, r, k)] = lname
+                    leaves.append(lname)
+                    slot = ((p - 1) * rails + r - 1) * lpr + k - 1
+                    b.devices.append(
+                        Device(
+                            name=lname,
+                            role="leaf",
+                            model=plan.switch_model.key,
+                            network="compute",
+                            plane=p,
+                            su=su,
+                            pod=pod,
+                            rail=r,
+                            index=(r - 1) * lpr + k,  # the rail itself with one leaf per rail
+                            radix=plan.radix,
+                            rack=f"su{su}-net",
+                            position=1 + slot * plan.switch_model.rack_units,
+                        )
                     )
-                )
                 nic = prof.rdma_name(r, p)
                 # A twin-port server cage (DGX OSFP) takes one 2-port module for its two rails.
                 per_cage = prof.ports_per_cage(nic)
                 nic_opt = _optic(speed, per_cage, "SR", per_cage > 1)
                 for j, node in enumerate(b.node_names[su - 1], start=1):
+                    k, port = leaf_of_server(j, per_leaf)
                     b.links.append(
                         Link(
                             id=f"{node}:{nic}",
@@ -210,9 +223,9 @@ def _wire_rails(b: _Build) -> None:
                             a_device=node,
                             a_port=nic,
                             a_port_number=1,
-                            b_device=lname,
-                            b_port=label(j),
-                            b_port_number=j,
+                            b_device=leaves[k - 1],
+                            b_port=label(port),
+                            b_port_number=port,
                             speed_gbps=speed,
                             plane=p,
                             rail=r,
@@ -267,7 +280,7 @@ def _wire_managers(b: _Build) -> None:
                         a_device=name,
                         a_port=hca,
                         a_port_number=1,
-                        b_device=b.leaf_names[(p, su, rail)],
+                        b_device=b.leaf_names[(p, su, rail, plan.leaves_per_rail)],
                         b_port=b.label(port),
                         b_port_number=port,
                         speed_gbps=plan.link_gbps,
@@ -284,11 +297,13 @@ def _wire_managers(b: _Build) -> None:
 
 
 def _wire_plane(b: _Build, p: int) -> None:
-    """The upper tiers of plane ``p``: each pod's spines and their cables, then the cores."""
+    """The upper tiers of plane ``p``: each pod's spines (per rail group when rail-grouped)
+    and their cables, then the cores (never rail-grouped: a rail group has two tiers)."""
     plan = b.plan
     for pod in range(1, plan.pods + 1):
-        spines = _add_spines(b, p, pod)
-        _wire_spines(b, p, pod, spines)
+        for group in range(1, plan.spine_groups + 1):
+            spines = _add_spines(b, p, pod, group)
+            _wire_spines(b, p, pod, group, spines)
         if plan.tiers == 3:
             _wire_cores(b, p, pod, spines)
     if plan.tiers == 3:
@@ -300,14 +315,16 @@ def _tier_rack(plane: int, planes: int, tier: str, idx: int) -> str:
     return f"{f'p{plane}-' if planes > 1 else ''}{tier}-rack{idx // 16 + 1:02d}"
 
 
-def _add_spines(b: _Build, p: int, pod: int) -> list[str]:
-    """The spines of ``pod`` in plane ``p`` (pod 0 in their names on a two-tier fabric)."""
+def _add_spines(b: _Build, p: int, pod: int, group: int = 1) -> list[str]:
+    """The spines of ``pod`` in plane ``p`` (pod 0 in their names on a two-tier fabric);
+    of rail ``group``'s spine group when the spines are rail-grouped."""
     plan = b.plan
     S = plan.spines_per_pod
     pod_tag = pod if plan.tiers == 3 else 0
-    spines = [spine_name(s + 1, S, pod_tag, p, plan.planes) for s in range(S)]
+    rail = group if plan.spine_groups > 1 else 0
+    spines = [spine_name(s + 1, S, pod_tag, p, plan.planes, rail) for s in range(S)]
     for s, sname in enumerate(spines):
-        idx = (pod - 1) * S + s
+        idx = ((pod - 1) * plan.spine_groups + group - 1) * S + s
         b.devices.append(
             Device(
                 name=sname,
@@ -316,6 +333,7 @@ def _add_spines(b: _Build, p: int, pod: int) -> list[str]:
                 network="compute",
                 plane=p,
                 pod=pod_tag,
+                rail=rail,
                 index=s + 1,
                 radix=plan.spine_radix,
                 rack=_tier_rack(p, plan.planes, "spine", idx),
@@ -325,50 +343,67 @@ def _add_spines(b: _Build, p: int, pod: int) -> list[str]:
     return spines
 
 
-def _wire_spines(b: _Build, p: int, pod: int, spines: list[str]) -> None:
-    """Leaf-to-spine cables of ``pod`` with even spreading (module docstring, rule 2)."""
+def _wire_spines(b: _Build, p: int, pod: int, group: int, spines: list[str]) -> None:
+    """Leaf-to-spine cables of ``pod`` with even spreading (module docstring, rule 2): every
+    leaf of the pod, or only rail ``group``'s leaves when the spines are rail-grouped."""
     plan = b.plan
-    S, stride, rails = plan.spines_per_pod, plan.spine_stride, plan.rails
+    lpr = plan.leaves_per_rail
+    rails = range(1, plan.rails + 1) if plan.spine_groups == 1 else range(group, group + 1)
+    per_su = len(rails) * lpr
     pod_tag = pod if plan.tiers == 3 else 0
-    a_optic, optic = b.leaf_uplink_optic("SR"), b.compute_optic("SR", "spine")
-    mmf, speed, mixed = _cable("mmf"), plan.uplink_gbps, plan.mixed_leaf
-    leaf_family, up_ppc = plan.switch_model.os_family, plan.leaf_up_ports_per_cage
-    # Leaf uplink u: (port number, port label), the same on every leaf.
-    ups = []
-    for u in range(plan.leaf_up):
-        number, at = leaf_uplink_port(plan.leaf_down, plan.ports_per_cage, up_ppc, mixed, u)
-        ups.append((number, b.label_at(leaf_family, up_ppc, at) if mixed else b.label(at)))
+    ups = b.leaf_uplinks()
     first_su = (pod - 1) * plan.sus_per_pod + 1
     for su in range(first_su, first_su + plan.sus_in_pod(pod)):
-        for r in range(1, rails + 1):
-            lname = b.leaf_names[(p, su, r)]
-            ell = (su - first_su) * rails + (r - 1)
-            for u in range(plan.leaf_up):
-                s, t = u % S, u // S
-                lp, a_port = ups[u]
-                sp = t * stride + ell + 1
-                b.links.append(
-                    Link(
-                        id=f"{lname}:{a_port}",
-                        role="leaf_spine",
-                        network="compute",
-                        a_device=lname,
-                        a_port=a_port,
-                        a_port_number=lp,
-                        b_device=spines[s],
-                        b_port=b.tier_label("spine", sp),
-                        b_port_number=sp,
-                        speed_gbps=speed,
-                        plane=p,
-                        rail=r,
-                        su=su,
-                        pod=pod_tag,
-                        medium="mmf",
-                        a_optic=a_optic,
-                        b_optic=optic,
-                        cable_type=mmf,
-                    )
-                )
+        for ri, r in enumerate(rails):
+            for k in range(1, lpr + 1):
+                lname = b.leaf_names[(p, su, r, k)]
+                ell = (su - first_su) * per_su + ri * lpr + k - 1
+                _wire_leaf_up(b, p, su, r, pod_tag, lname, ell, spines, ups)
+
+
+def _wire_leaf_up(
+    b: _Build,
+    p: int,
+    su: int,
+    r: int,
+    pod_tag: int,
+    lname: str,
+    ell: int,
+    spines: list[str],
+    ups: list[tuple[int, str]],
+) -> None:
+    """The uplinks of one leaf (index ``ell`` among its spines' leaves): uplink *u* to spine
+    ``u mod S``, port ``(u div S) × stride + ℓ + 1``."""
+    plan = b.plan
+    S, stride = plan.spines_per_pod, plan.spine_stride
+    a_optic, optic = b.leaf_uplink_optic("SR"), b.compute_optic("SR", "spine")
+    mmf, speed = _cable("mmf"), plan.uplink_gbps
+    for u in range(plan.leaf_up):
+        s, t = u % S, u // S
+        lp, a_port = ups[u]
+        sp = t * stride + ell + 1
+        b.links.append(
+            Link(
+                id=f"{lname}:{a_port}",
+                role="leaf_spine",
+                network="compute",
+                a_device=lname,
+                a_port=a_port,
+                a_port_number=lp,
+                b_device=spines[s],
+                b_port=b.tier_label("spine", sp),
+                b_port_number=sp,
+                speed_gbps=speed,
+                plane=p,
+                rail=r,
+                su=su,
+                pod=pod_tag,
+                medium="mmf",
+                a_optic=a_optic,
+                b_optic=optic,
+                cable_type=mmf,
+            )
+        )
 
 
 def _wire_cores(b: _Build, p: int, pod: int, spines: list[str]) -> None:

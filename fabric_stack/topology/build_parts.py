@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from fabric_stack.naming.devices import core_name, switch_port_label
 from fabric_stack.sizing.size import SizingPlan
+from fabric_stack.sizing.tiers import leaf_uplink_port
 from fabric_stack.topology.model import SERVERS_PER_RACK, Device, Link, Nic
 
 
@@ -56,8 +57,8 @@ class Build:
     links: list[Link] = field(default_factory=list)
     node_names: list[list[str]] = field(default_factory=list)
     """Server names per SU (index ``su - 1``)."""
-    leaf_names: dict[tuple[int, int, int], str] = field(default_factory=dict)
-    """Leaf name by (plane, SU, rail)."""
+    leaf_names: dict[tuple[int, int, int, int], str] = field(default_factory=dict)
+    """Leaf name by (plane, SU, rail, leaf of the rail)."""
     carriers: dict[str, list[str]] = field(default_factory=dict)
     """Switch names per network that has switches (compute and dedicated access networks)."""
     access_top: dict[int, int] = field(default_factory=dict)
@@ -66,6 +67,8 @@ class Build:
 
     cores: dict[int, list[list[str]]] = field(default_factory=dict)
     """Core names per plane, made by :meth:`core_names`."""
+    uplinks: list[tuple[int, str]] | None = None
+    """Leaf uplink ports, made once by :meth:`leaf_uplinks` (#43: every leaf wires them)."""
     labels: dict[int, str] = field(default_factory=dict)
     """Port labels computed so far, by logical port (a 32k-GPU plan asks ~230k times)."""
     tier_labels: dict[tuple[str, int, int], str] = field(default_factory=dict)
@@ -96,6 +99,21 @@ class Build:
         """Port label of logical port ``n`` on a switch of tier ``role``."""
         plan = self.plan
         return self.label_at(plan.tier_model(role).os_family, plan.tier_ports_per_cage(role), n)
+
+    def leaf_uplinks(self) -> list[tuple[int, str]]:
+        """Leaf uplink *u*: (port number, port label), the same on every leaf (a mixed
+        leaf's uplinks fill cages of their own:
+        :func:`~fabric_stack.sizing.tiers.leaf_uplink_port`)."""
+        if self.uplinks is None:
+            plan = self.plan
+            mixed, up_ppc = plan.mixed_leaf, plan.leaf_up_ports_per_cage
+            family = plan.switch_model.os_family
+            self.uplinks = []
+            for u in range(plan.leaf_up):
+                number, at = leaf_uplink_port(plan.leaf_down, plan.ports_per_cage, up_ppc, mixed, u)
+                label = self.label_at(family, up_ppc, at) if mixed else self.label(at)
+                self.uplinks.append((number, label))
+        return self.uplinks
 
     def core_names(self, p: int) -> list[list[str]]:
         """Core names of plane ``p`` by (group, member), both 0-based (every pod's spines

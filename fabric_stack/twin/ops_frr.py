@@ -327,7 +327,8 @@ def wait_bgp(ctx: RenderContext, state: TwinState, timeout: float) -> float:
 def wait_routes(
     ctx: RenderContext, state: TwinState, timeout: float, down: tuple[str, ...] = ()
 ) -> float:
-    """Wait until every leaf's kernel holds a route to every other same-plane rail block.
+    """Wait until every leaf's kernel holds a route to every other same-plane rail block
+    (same-rail only when the spines are rail-grouped).
 
     Leaves in ``down`` (a fault stopped their routing) are neither polled nor expected
     to be reachable.
@@ -338,9 +339,15 @@ def wait_routes(
     """
     want: dict[str, set[str]] = {}
     blocks = [b for b in ctx.underlay.blocks if b.leaf not in down]
+    # Rail-grouped spines join no two rails: a leaf learns only its own rail's blocks.
+    by_rail = ctx.topo.plan.spine_grouping == "rail"
     for leaf in {b.leaf for b in blocks}:
-        plane = next(b.plane for b in blocks if b.leaf == leaf)
-        want[leaf] = {b.subnet for b in blocks if b.plane == plane and b.leaf != leaf}
+        mine = next(b for b in blocks if b.leaf == leaf)
+        want[leaf] = {
+            b.subnet
+            for b in blocks
+            if b.plane == mine.plane and b.leaf != leaf and (not by_rail or b.rail == mine.rail)
+        }
     pending = {leaf for leaf, nets in want.items() if nets}
 
     def done() -> bool:

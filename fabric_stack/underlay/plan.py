@@ -198,6 +198,10 @@ class SlotLayout:
     cores_per_group: int
     sus_per_pod: int
     tiers: int
+    leaves_per_rail: int = 1
+    """Leaves of each rail in one SU (#43): a leaf's slot follows its place in the rail."""
+    spine_groups: int = 1
+    """Spine groups per plane and pod (#43): the rails when the spines are rail-grouped."""
 
     @property
     def core_slots(self) -> int:
@@ -207,7 +211,18 @@ class SlotLayout:
     @property
     def pod_leaves(self) -> int:
         """Leaf slots per pod (three tiers; the one pod of two tiers is open-ended)."""
-        return self.sus_per_pod * self.planes * self.rails
+        return self.sus_per_pod * self.planes * self.rails * self.leaves_per_rail
+
+    @property
+    def pod_spines(self) -> int:
+        """Spine slots per pod: ``leaf_up`` per plane and spine group (a leaf reaches at
+        most that many spines of its group)."""
+        return self.planes * self.spine_groups * self.leaf_up
+
+    def spine_ordinal(self, d: Device) -> int:
+        """A spine's rank in its pod: plane-major, then its rail group, then its index."""
+        group = max(d.rail, 1) - 1 if self.spine_groups > 1 else 0
+        return ((max(d.plane, 1) - 1) * self.spine_groups + group) * self.leaf_up + d.index - 1
 
     def pod_of(self, d: Device) -> int:
         """0-based pod chunk of a switch (always 0 in two tiers)."""
@@ -216,7 +231,11 @@ class SlotLayout:
     def leaf_ordinal(self, d: Device) -> int:
         """A leaf's rank inside its pod, SU-major, so a new SU appends."""
         su = d.su - 1 - self.pod_of(d) * self.sus_per_pod
-        return (su * self.planes + max(d.plane, 1) - 1) * self.rails + d.rail - 1
+        per_su = self.rails * self.leaves_per_rail
+        # A leaf's index is its place among its SU's leaves of the plane, (rail, leaf k) in
+        # order; with one leaf per rail that is the rail.
+        at = d.index - 1 if self.leaves_per_rail > 1 else d.rail - 1
+        return (su * self.planes + max(d.plane, 1) - 1) * per_su + at
 
     def switch_slot(self, d: Device) -> int:
         """The switch's fixed offset in the loopback pool (see the class docstring)."""
@@ -226,10 +245,10 @@ class SlotLayout:
             # pods: recover (group, member), the identity the core's name carries.
             g, m = divmod(d.index - 1, max(self.cores_per_group, 1))
             return (plane * self.core_groups + g) * self.spine_up + m
-        base = self.core_slots + self.pod_of(d) * (self.planes * self.leaf_up + self.pod_leaves)
+        base = self.core_slots + self.pod_of(d) * (self.pod_spines + self.pod_leaves)
         if d.role == "spine":
-            return base + plane * self.leaf_up + d.index - 1
-        return base + self.planes * self.leaf_up + self.leaf_ordinal(d)
+            return base + self.spine_ordinal(d)
+        return base + self.pod_spines + self.leaf_ordinal(d)
 
     def asn_slot(self, d: Device) -> int:
         """Offset from ``asn_base``: one per plane for the cores (reserved in two
@@ -248,11 +267,11 @@ class SlotLayout:
         Per pod: its leaves' uplinks (``leaf_up`` pairs each), then its spines'
         (``spine_up`` each), so a link's pair depends only on its a-end port.
         """
-        chunk = (self.pod_leaves + self.planes * self.spine_up) * self.leaf_up
+        chunk = (self.pod_leaves + self.planes * self.spine_groups * self.spine_up) * self.leaf_up
         base = self.pod_of(a) * chunk
         if a.role == "leaf":
             return base + self.leaf_ordinal(a) * self.leaf_up + a_port_number - self.leaf_down - 1
-        spine = (max(a.plane, 1) - 1) * self.leaf_up + a.index - 1
+        spine = self.spine_ordinal(a)
         base += self.pod_leaves * self.leaf_up
         return base + spine * self.spine_up + a_port_number - self.spine_down - 1
 
@@ -270,6 +289,8 @@ def layout_of(plan: SizingPlan) -> SlotLayout:
         cores_per_group=plan.cores_per_group,
         sus_per_pod=plan.sus_per_pod,
         tiers=plan.tiers,
+        leaves_per_rail=plan.leaves_per_rail,
+        spine_groups=plan.spine_groups,
     )
 
 
@@ -354,7 +375,8 @@ def _prefix_for(addresses: int) -> int:
 def address_hosts(
     topo: FabricTopology, st: UnderlaySettings
 ) -> tuple[tuple[RailBlock, ...], tuple[HostPort, ...]]:
-    """Cut each rail subnet into one block per SU; address the leaf and its servers.
+    """Cut each rail subnet into one block per SU (per leaf of the rail in the SU, when an
+    SU has several); address the leaf and its servers.
 
     A block is sized for a full leaf (every downlink in ``leaf_down``) from the
     first SU on, block *n* of a rail belongs to SU *n*, and a host's address
@@ -372,9 +394,14 @@ def address_hosts(
     nic_index = {n: i + 1 for i, n in enumerate(sorted({n.name for n in topo.nics}))}
     blocks: list[RailBlock] = []
     hosts: list[HostPort] = []
+    # An SU larger than one leaf has several leaves per rail (topology order: leaf k of
+    # each (plane, SU, rail) in turn): leaf k of SU n takes block (n-1)·leaves_per_rail + k-1.
+    kth: dict[tuple[int, int, int], int] = defaultdict(int)
     for leaf in topo.switches("leaf"):
         idx = (leaf.plane - 1) * plan.rails + leaf.rail - 1 if leaf.plane else leaf.rail - 1
-        block = _nth_block(IPv4Network(compute.subnets[idx]), prefix, leaf.su - 1)
+        kth[(leaf.plane, leaf.su, leaf.rail)] += 1
+        n = (leaf.su - 1) * plan.leaves_per_rail + kth[(leaf.plane, leaf.su, leaf.rail)] - 1
+        block = _nth_block(IPv4Network(compute.subnets[idx]), prefix, n)
         gw = str(block.network_address + (0 if st.host_addressing == "p2p31" else 1))
         blocks.append(RailBlock(leaf.name, leaf.rail, leaf.plane, leaf.su, str(block), gw))
         for link in sorted(per_leaf.get(leaf.name, []), key=lambda lk: lk.b_port_number):

@@ -24,13 +24,15 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from fabric_stack.hardware.switches import CATALOG, SwitchModel, lookup_switch, port_mode
 from fabric_stack.naming.devices import cage_of
+from fabric_stack.sizing.build_out import build_out_line
+from fabric_stack.sizing.model import BuildOut
 from fabric_stack.topology.build import COMPUTE_ROLES, HOST_ROLES, FabricTopology
 from fabric_stack.views.bom_parts import PartsList, parts_list, parts_markdown
 
@@ -141,6 +143,20 @@ class Bom(_Model):
     parts: PartsList = Field(
         description="Cables and optics to order by part number and length (physical plant)."
     )
+    build_out: BuildOut | None = Field(
+        default=None,
+        description="A build-out phase: spines/cores bought now for the final size (#43).",
+    )
+    build_out_note: str = Field(default="", description="The cost of building out, in words.")
+
+    @model_serializer(mode="wrap")
+    def _omit_no_build_out(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Without a build-out the BOM dumps as before (goldens).
+        data = handler(self)
+        if isinstance(data, dict) and self.build_out is None:
+            data.pop("build_out", None)
+            data.pop("build_out_note", None)
+        return data
 
 
 def _model_of(key: str) -> SwitchModel:
@@ -213,6 +229,8 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
         compute=_compute_counts(topo, links),
         totals=_totals(topo, switch_lines, optic_lines),
         parts=parts_list(topo),
+        build_out=plan.build_out,
+        build_out_note=build_out_line(plan),
     )
 
 
@@ -442,6 +460,7 @@ def bom_table(bom: Bom) -> RenderableType:
         srv,
         Text(_totals_line(bom)),
         Text(_match_line(bom), style="dim"),
+        *([Text("Build-out: " + bom.build_out_note)] if bom.build_out_note else []),
         _parts_table(bom.parts),
     )
 
@@ -517,6 +536,8 @@ def bom_markdown(bom: Bom) -> str:
         for s in bom.servers
     ]
     out += ["", _totals_line(bom), "", f"_{_match_line(bom)}_", ""]
+    if bom.build_out_note:
+        out += [f"Build-out: {bom.build_out_note}.", ""]
     out += ["#" + line if line.startswith("## ") else line for line in parts_markdown(bom.parts)]
     return "\n".join(out) + "\n"
 

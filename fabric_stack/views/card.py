@@ -11,7 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from fabric_stack.analysis.guidance import CNI, FABRICS, PRACTICES, Guidance, guidance_for
+from fabric_stack.sizing.build_out import build_out_line
 from fabric_stack.sizing.managers import plan_manager_shape, sizing_note
+from fabric_stack.sizing.rail_groups import GROUPING_MEANING
 from fabric_stack.sizing.size import SizingPlan
 from fabric_stack.text.numbers import fmt_num
 
@@ -71,8 +73,36 @@ def model_line(plan: SizingPlan) -> str:
         f"({m.cages} cages × {plan.ports_per_cage}); {plan.tiers} tiers, "
         f"{plan.sus} SU × {plan.su_nodes} servers"
         + (f" (last SU {plan.last_su_nodes})" if plan.last_su_nodes != plan.su_nodes else "")
+        + (f", {plan.leaves_per_rail} leaves per rail" if plan.leaves_per_rail > 1 else "")
         + ". Port-level plan: `fabric-stack cabling`."
     )
+
+
+def shape_rows(plan: SizingPlan) -> list[tuple[str, str]]:
+    """The card's rows for the #43 shape keys: leaves per rail, spine grouping, build-out.
+
+    Empty for a plan with none of them, so today's card is unchanged.
+    """
+    rows = []
+    if plan.leaves_per_rail > 1:
+        rows.append(
+            (
+                "Leaves",
+                f"{plan.leaves_per_rail} leaves per rail in each SU ({plan.per_leaf} servers "
+                "each): every server's rail-r NIC lands on one of that rail's leaves",
+            )
+        )
+    if plan.spine_grouping != "full":
+        rows.append(
+            (
+                "Spines",
+                f"{plan.spine_groups} spine groups of {plan.spines_per_pod} per plane — "
+                + GROUPING_MEANING[plan.spine_grouping],
+            )
+        )
+    if plan.build_out is not None:
+        rows.append(("Build-out", build_out_line(plan)))
+    return rows
 
 
 def tiers_line(plan: SizingPlan) -> str | None:
@@ -111,6 +141,8 @@ def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
     if tiers:
         details.add_row("Tiers", tiers)
     details.add_row("Cables", _cable_text(plan))
+    for name, text in shape_rows(plan):
+        details.add_row(name, text)
     if plan.managers:
         details.add_row("Managers", managers_line(plan))
     details.add_row(
@@ -236,6 +268,7 @@ def card_markdown(plan: SizingPlan, explain: bool = False) -> str:
     if tiers:
         lines += [f"Tiers: {tiers}.", ""]
     lines.append(f"Cables: {_cable_text(plan)}. Optics: {plan.transceivers.total:,}.")
+    lines += [line for name, text in shape_rows(plan) for line in ("", f"{name}: {text}.")]
     if plan.managers:
         lines += ["", f"Managers: {managers_line(plan)}."]
     server = server_line(plan)

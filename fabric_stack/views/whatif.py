@@ -78,6 +78,8 @@ def _whatif_rows(r: WhatIfResult) -> list[tuple[str, str]]:
             f"spine–core {_pct(c.spine_core)}",
         ),
     ]
+    if r.traffic:
+        rows.append(("spine grouping", r.traffic))
     if e.worst:
         rows.append(
             (

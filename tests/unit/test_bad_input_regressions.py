@@ -370,8 +370,10 @@ def test_17_nul_and_newline_stay_on_one_line(cwd: Path) -> None:
 
 
 def test_17_sizing_errors_name_the_config_file(cwd: Path) -> None:
-    (cwd / "su.yaml").write_text("su_nodes: 1000\n")
-    assert bad(cwd, "size", "--config", "su.yaml").startswith("error: su.yaml: su_nodes: ")
+    # (su_nodes above a leaf's downlinks was the sizing error here; since #43 it gives
+    # several leaves per rail, so a rail grouping that needs a core stands in.)
+    (cwd / "su.yaml").write_text("gpus: 32768\nspine_grouping: rail\n")
+    assert bad(cwd, "size", "--config", "su.yaml").startswith("error: su.yaml: spine_grouping: ")
 
 
 # Found while fuzzing: targets that are not regular files, symlinks, NUL bytes.

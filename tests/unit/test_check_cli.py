@@ -31,7 +31,7 @@ def as_json(r: Result) -> Any:
 def test_clean_seed_exits_0_with_a_pass_verdict() -> None:
     r = run()
     assert r.exit_code == 0, r.output
-    assert "PASS: no violations (7 rules run)" in r.stdout
+    assert "PASS: no violations (8 rules run)" in r.stdout
     assert "ib-subnet-manager-redundancy" in r.stdout
 
 
@@ -65,7 +65,7 @@ def test_table_is_grouped_by_rule_with_columns() -> None:
     for col in ("resource", "measured", "allowed", "fix"):
         assert col in out
     assert "… 6 more" in out
-    assert "FAIL: 8 mandatory violations, 0 advisory (7 rules run)" in out
+    assert "FAIL: 8 mandatory violations, 0 advisory (8 rules run)" in out
     assert max(len(line) for line in out.splitlines()) <= 100
 
 

@@ -40,6 +40,8 @@ _FLAG = {
     "--switch": ("switch", str),
     "--fabric": ("fabric", str),
     "--oversubscription": ("oversubscription", str),
+    "--build-out-gpus": ("build_out_gpus", int),
+    "--spine-grouping": ("spine_grouping", str),
 }
 
 

@@ -39,6 +39,7 @@ from fabric_stack.policy.rules.gpudirect_pcie_locality import PcieLocalityConfig
 from fabric_stack.policy.rules.ib_subnet_manager_redundancy import SubnetManagerConfig
 from fabric_stack.policy.rules.oversubscription_1_to_1 import OversubscriptionConfig
 from fabric_stack.policy.rules.port_budget import PortBudgetConfig
+from fabric_stack.policy.rules.rail_grouped_nvlink import check_rail_grouped_nvlink
 from fabric_stack.policy.rules.roce_lossless_consistency import RoceLosslessConfig
 from fabric_stack.policy.rules.underlay_consistency import check_underlay_consistency
 from tests.policy_fixtures import BAD_PCIE_PROFILE, ROCE, by_name, intent_for, replace
@@ -56,6 +57,7 @@ CHECKS = {
     "roce-host-consistency": check_roce_host,
     "ib-subnet-manager-redundancy": check_ib_subnet_managers,
     "underlay-consistency": check_underlay_consistency,
+    "rail-grouped-nvlink": check_rail_grouped_nvlink,
 }
 
 
