@@ -108,18 +108,29 @@ MODULES: dict[str, Module] = {
 """The modules of record, by SKU."""
 
 
+_GENERIC: dict[str, Module] = {}
+
+
 def generic_module(kind: CageKind, speed_gbps: int, reach: str) -> Module:
     """A module for a speed the catalog has no SKU for: named as such and UNVERIFIED."""
     ff = {"switch": "OSFP", "osfp-twin": "OSFP", "osfp": "OSFP", "qsfp112": "QSFP"}.get(kind, "")
-    watts = 15.0 if kind in ("switch", "osfp-twin") else 9.0
-    return _m(
-        f"GENERIC-{ff}-{speed_gbps}G-{reach}",
-        f"{ff} (generic)",
-        watts,
-        f"no NVIDIA SKU in the catalog for a {speed_gbps}G {reach} {kind} end; power "
-        f"{watts:g} W assumed: UNVERIFIED",
-        False,
-    )
+    part = f"GENERIC-{ff}-{speed_gbps}G-{reach}"
+    if part not in _GENERIC:
+        watts = 15.0 if kind in ("switch", "osfp-twin") else 9.0
+        _GENERIC[part] = _m(
+            part,
+            f"{ff} (generic)",
+            watts,
+            f"no NVIDIA SKU in the catalog for a {speed_gbps}G {reach} {kind} end; power "
+            f"{watts:g} W assumed: UNVERIFIED",
+            False,
+        )
+    return _GENERIC[part]
+
+
+def lookup_module(part: str) -> Module | None:
+    """The module of record or generic module named ``part`` (None: not a module)."""
+    return MODULES.get(part) or _GENERIC.get(part)
 
 
 def module_for(kind: CageKind, medium: str, speed_gbps: int, catalog_part: str) -> Module | None:
@@ -141,4 +152,4 @@ def module_for(kind: CageKind, medium: str, speed_gbps: int, catalog_part: str) 
     return generic_module(kind, speed_gbps, "DR" if single else "SR")
 
 
-__all__ = ["MODULES", "CageKind", "Module", "generic_module", "module_for"]
+__all__ = ["MODULES", "CageKind", "Module", "generic_module", "lookup_module", "module_for"]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from fabric_stack.hardware.optics import MODULES
+from fabric_stack.hardware.optics import lookup_module
 from fabric_stack.plant.ends import host_end, switch_cage
 from fabric_stack.topology.build import HOST_ROLES, FabricTopology
 
@@ -49,7 +49,7 @@ class ModuleCount:
 
 
 def _module_info(part: str) -> tuple[str, str, bool]:
-    m = MODULES.get(part)
+    m = lookup_module(part)
     if m is not None:
         return m.form_factor, m.source, m.verified
     return "generic", "no NVIDIA SKU in the catalog: UNVERIFIED", False

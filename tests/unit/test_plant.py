@@ -264,6 +264,8 @@ def test_a_splitter_is_counted_once_per_cage(seed: FabricTopology) -> None:
     acc = [c for c in bill_of_materials(seed).parts.cables if c.medium == "acc"]
     assert sum(c.count for c in acc) == len(cages)
     assert sum(c.links for c in acc) <= 2 * len(cages)
+    # the seed's node-leaf ACCs are 1:2 splitters: their legs go to two servers
+    assert all(c.part_number.startswith("MCA7J60") for c in acc)
 
 
 def test_cage_of_names_the_physical_cage() -> None:
