@@ -334,8 +334,8 @@ def _bom(ctx: RenderContext) -> str:
     )
     power = (
         f"Power {bom.totals.power_w:,.0f} W: switches {bom.totals.switch_power_w:,} W (catalog "
-        f"figure) + optics {bom.totals.optics_power_w:,.0f} W (one module per lit cage; "
-        "* UNVERIFIED: see open items)"
+        f"figure) + optics {bom.totals.optics_power_w:,.0f} W, one module per lit cage "
+        "(* UNVERIFIED: see open items)"
     )
     if bom.totals.switches_without_power:
         power += f"; {bom.totals.switches_without_power:,} switch(es) have no published figure"

@@ -113,15 +113,17 @@ _GENERIC: dict[str, Module] = {}
 
 def generic_module(kind: CageKind, speed_gbps: int, reach: str) -> Module:
     """A module for a speed the catalog has no SKU for: named as such and UNVERIFIED."""
-    ff = {"switch": "OSFP", "osfp-twin": "OSFP", "osfp": "OSFP", "qsfp112": "QSFP"}.get(kind, "")
+    twin = kind in ("switch", "osfp-twin")
+    ff = "OSFP-TWIN" if twin else "QSFP" if kind == "qsfp112" else "OSFP"
     part = f"GENERIC-{ff}-{speed_gbps}G-{reach}"
     if part not in _GENERIC:
-        watts = 15.0 if kind in ("switch", "osfp-twin") else 9.0
+        watts = 15.0 if twin else 9.0
+        what = {"OSFP-TWIN": "twin-port OSFP", "QSFP": "QSFP", "OSFP": "single-port OSFP"}[ff]
         _GENERIC[part] = _m(
             part,
-            f"{ff} (generic)",
+            f"{what} (generic)",
             watts,
-            f"no NVIDIA SKU in the catalog for a {speed_gbps}G {reach} {kind} end; power "
+            f"no NVIDIA SKU in the catalog for a {speed_gbps}G {reach} {what} module; power "
             f"{watts:g} W assumed: UNVERIFIED",
             False,
         )

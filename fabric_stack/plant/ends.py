@@ -23,13 +23,18 @@ from fabric_stack.topology.build import Device
 from fabric_stack.topology.model import Link
 
 _SWP_SPLIT = re.compile(r"(swp\d+)s\d+")
+_NVOS = re.compile(r"(sw\d+)p\d+")
 
 
 def switch_cage(port: str) -> str:
-    """The cage a switch port sits in: ``1/8`` for the split port ``1/8/2``, ``swp8`` for
-    ``swp8s1``, the port itself when it is not split."""
+    """The cage a switch port sits in (the grammars of :data:`fabric_stack.naming.devices.
+    PORT_LABEL_TEMPLATES`): ``1/8`` for the split port ``1/8/2``, ``swp8`` for ``swp8s1``,
+    ``sw8`` for NVOS's ``sw8p2``, the port itself when it is not split."""
     if port.startswith("swp"):
         m = _SWP_SPLIT.fullmatch(port)
+        return m.group(1) if m else port
+    if port.startswith("sw"):
+        m = _NVOS.fullmatch(port)
         return m.group(1) if m else port
     return port.rsplit("/", 1)[0] if port.count("/") == 2 else port
 

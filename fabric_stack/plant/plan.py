@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -463,11 +464,20 @@ def _check_labels(template: str) -> None:
         ) from None
 
 
+_NET_RACK = re.compile(r"^su\d+-net(\d+)$")
+
+
+def _net_racks(topo: FabricTopology) -> int:
+    """Network racks per SU: 1, or the highest ``suN-netK`` the builder filled."""
+    found = (_NET_RACK.match(d.rack) for d in topo.devices if d.role == "leaf")
+    return max((int(m.group(1)) for m in found if m), default=1)
+
+
 def plan_plant(topo: FabricTopology) -> Plant:
     """Racks and cable runs of ``topo`` (no budget check: see :func:`require_budgets`)."""
     layout = topo.plan.spec.layout
     _check_labels(layout.label)
-    hall: Hall = plan_hall(layout, topo.plan.su_nodes or topo.plan.nodes)
+    hall: Hall = plan_hall(layout, topo.plan.su_nodes or topo.plan.nodes, _net_racks(topo))
     places: dict[str, RackPlace] = {}
     heights: dict[str, float] = {}
     units: dict[str, int] = {}

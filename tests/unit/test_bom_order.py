@@ -205,3 +205,29 @@ def test_a_bad_price_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     code, out = _bom_cli("--prices", str(p))
     assert code == 2
     assert out.strip().count("\n") == 0 and "one currency per file" in out
+
+
+# The sizing scenarios (tests/scenarios/sizing) and the 2,304-GPU B300 SuperPOD.
+PUBLISHED = [
+    ["--gpus", "2304", "--nic-gbps", "800", "--switch", "q3400", "--node-profile", "hgx-b300"],
+    ["--gpus", "8192", "--nic-gbps", "800", "--planes", "2", "--switch", "q3400"]
+    + ["--node-profile", "hgx-b300"],
+    ["--gpus", "8192"],
+    ["--gpus", "4096", "--fabric", "roce", "--switch", "sn5600"],
+    ["--gpus", "2048"],
+    ["--gpus", "512", "--oversubscription", "2:1"],
+    ["--gpus", "136"],
+    [],
+]
+
+
+@pytest.mark.parametrize("args", PUBLISHED, ids=lambda a: "-".join(a[1:2] + a[-1:]) or "seed")
+def test_published_designs_pass_cabling_and_layout_check_on_the_defaults(args: list[str]) -> None:
+    runner = CliRunner()
+    r = runner.invoke(main, ["layout", "--check", *args])
+    assert r.exit_code == 0, r.output
+    if args[:2] == ["--gpus", "2304"]:  # the case: refused before, 110 kW of spines
+        c = runner.invoke(main, ["cabling", "--format", "json", *args])
+        assert c.exit_code == 0, c.output
+        racks = {x["b_rack"] for x in json.loads(c.output)["links"]}
+        assert "spine-rack02" in racks and "su1-net2" in racks

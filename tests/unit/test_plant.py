@@ -272,3 +272,4 @@ def test_cage_of_names_the_physical_cage() -> None:
     assert cage_of("1/8/2") == "1/8" and cage_of("swp33s1") == "swp33"
     assert cage_of("swp33") == "swp33" and cage_of("mlx5_0") == "mlx5_0"
     assert cage_of("Ethernet1/1") == "Ethernet1/1"
+    assert cage_of("sw8p2") == "sw8" and cage_of("sw8") == "sw8"  # NVOS (Q3400)
