@@ -22,9 +22,15 @@ The model, in the order it decides the figure:
    unless ``algorithms`` forces some (``NCCL_ALGO``). On two servers a tree
    sends half the bytes a ring does, so its busbw can exceed the NIC rate (a
    known nccl-tests effect, see docs/calibration.md).
-3. **Latency** per step: NVLink hop, network hop plus switch hops (1 inside an
-   SU, 3 across SUs, 5 across pods) and a launch overhead. Assumed, not
-   measured: they shape small messages only.
+3. **Latency** per step: NVLink hop; network step = host software (assumed) +
+   the NICs' back-to-back latency (:mod:`fabric_stack.hardware.nic_latency`) +
+   each switch's port-to-port latency from the catalog (1 switch inside an SU, 3
+   across SUs, 5 across pods); a launch overhead. The figures carry their source
+   and say UNVERIFIED where not confirmed; they shape small messages only.
+5. **Routing.** Hash ECMP on an Ethernet fabric without adaptive routing delivers
+   ``ecmp_efficiency`` of the cross-SU capacity to all-to-all; InfiniBand's
+   destination routes and adaptive routing (Spectrum-X, OpenSM ``ar_*``) do not
+   pay it. **SHARP** (CollNet) runs only on InfiniBand switches that have it.
 4. **Failures** remove cables: a server that lost a NIC cable (or whose leaf
    lost every uplink, for a job that leaves its SU) runs at its remaining rails
    (NCCL re-routes that rail's share through PXN), and the SU/pod cuts shrink.
@@ -48,7 +54,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fabric_stack.analysis.whatif import FabricIndex, Failure, leaf_vectors_after
 from fabric_stack.errors import SpecError
+from fabric_stack.hardware.nic_latency import nic_latency
 from fabric_stack.hardware.nvlink import nvlink_for
+from fabric_stack.sizing.size import SizingPlan
 from fabric_stack.topology.build import Device, FabricTopology
 
 Collective = Literal["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"]
@@ -91,18 +99,52 @@ class ModelParams(BaseModel):
         "single-node H100 busbw NVIDIA calls expected).",
     )
     sharp_efficiency: float = Field(
-        default=0.90,
+        default=0.80,
         gt=0,
         le=1,
-        description="Share of NIC rate in-network SHARP reduction reaches (unverified).",
+        description="Share of NIC rate in-network SHARP (CollNet) reduction reaches: "
+        "sjeaugey (NVIDIA), NVIDIA/nccl#320: 'My rule of thumb is ~20 GB/s per NIC' on "
+        "HDR 200G (25 GB/s), docs/calibration.md S1.",
+    )
+    sharp: bool | None = Field(
+        default=None,
+        description="Force SHARP in-network reduction on or off; None: the spec's "
+        "infiniband.sharp. Applies only to InfiniBand switches that have it (SHARPv3 on "
+        "Quantum-2).",
     )
     launch_us: float = Field(
         default=5.0, ge=0, description="Per-collective overhead, µs (assumed)."
     )
     nvlink_hop_us: float = Field(default=0.7, ge=0, description="NVLink step, µs (assumed).")
-    net_hop_us: float = Field(default=2.5, ge=0, description="Network step, µs (assumed).")
-    switch_hop_us: float = Field(
-        default=0.2, ge=0, description="Per switch traversed, µs (assumed)."
+    net_hop_us: float = Field(
+        default=1.9,
+        ge=0,
+        description="Host software per network step, µs, NICs and switches excluded "
+        "(assumed: the former 2.5 µs step less the NICs' 0.6 µs).",
+    )
+    nic_us: float | None = Field(
+        default=None,
+        ge=0,
+        description="Back-to-back NIC latency, µs; None: the profile's NIC "
+        "(fabric_stack/hardware/nic_latency.py).",
+    )
+    switch_hop_us: float | None = Field(
+        default=None,
+        ge=0,
+        description="Per switch traversed, µs; None: the switch model's port-to-port "
+        "latency (fabric_stack/hardware/switches.py), or assumed_switch_us when it has none.",
+    )
+    assumed_switch_us: float = Field(
+        default=0.2, ge=0, description="Per switch when the model has no figure (assumed)."
+    )
+    ecmp_efficiency: float = Field(
+        default=0.60,
+        gt=0,
+        le=1,
+        description="Share of cross-SU capacity hash-based ECMP delivers to all-to-all "
+        "without adaptive routing on an Ethernet fabric: NVIDIA's Spectrum-X claim of ~60% "
+        "effective bandwidth for standard Ethernet against ~95% with adaptive routing "
+        "(NVIDIA Spectrum-X product page; not read here: UNVERIFIED).",
     )
     nvlink_gbs: float | None = Field(
         default=None, gt=0, description="Override the profile's bidirectional NVLink GB/s."
@@ -241,6 +283,10 @@ class Resources:
     pod_cut: float
     pod_out_share: float
     switch_hops: int
+    nic_s: float
+    switch_s: float
+    adaptive_routing: bool
+    routing_efficiency: float
 
 
 def measure_job_resources(
@@ -294,13 +340,54 @@ def measure_job_resources(
         node_healthy=plan.rails * plan.planes * plan.link_gbps / 8,
         nvlink=nvl,
         nvls=fig.nvls and params.nvlink_gbs is None,
-        sharp=spec.fabric == "infiniband" and spec.infiniband.sharp,
+        sharp=sharp_active(plan, params),
         su_cut=min(su_cap.values()) if su_cap else math.inf,
         su_out_share=su_share,
         pod_cut=pod_cut,
         pod_out_share=pod_share,
         switch_hops=1 if len(sus) == 1 else (3 if len(pods) == 1 else 5),
+        nic_s=nic_seconds(plan, params),
+        switch_s=switch_seconds(plan, params),
+        adaptive_routing=adaptive_routing_active(plan),
+        routing_efficiency=(
+            1.0
+            if spec.fabric == "infiniband" or adaptive_routing_active(plan)
+            else params.ecmp_efficiency
+        ),
     )
+
+
+def sharp_active(plan: SizingPlan, params: ModelParams) -> bool:
+    """SHARP in-network reduction runs: an InfiniBand fabric, switches that have it, and
+    SHARP asked (``params.sharp``, else the spec's ``infiniband.sharp``)."""
+    spec = plan.spec
+    asked = spec.infiniband.sharp if params.sharp is None else params.sharp
+    return spec.fabric == "infiniband" and asked and bool(plan.switch_model.in_network_reduction)
+
+
+def adaptive_routing_active(plan: SizingPlan) -> bool:
+    """Per-packet adaptive routing is on: the switch has it and the plan turns it on (an
+    ``ar_*`` OpenSM routing engine on InfiniBand; `render cumulus` on RoCE/Ethernet)."""
+    if not plan.switch_model.adaptive_routing:
+        return False
+    if plan.spec.fabric == "infiniband":
+        return plan.spec.infiniband.routing_engine.startswith("ar_")
+    return True
+
+
+def nic_seconds(plan: SizingPlan, params: ModelParams) -> float:
+    """Back-to-back NIC latency of one network step, seconds."""
+    if params.nic_us is not None:
+        return params.nic_us * 1e-6
+    return nic_latency(plan.spec.node_profile.nic_model).latency_ns * 1e-9
+
+
+def switch_seconds(plan: SizingPlan, params: ModelParams) -> float:
+    """One switch's port-to-port latency, seconds (given, catalog, else assumed)."""
+    if params.switch_hop_us is not None:
+        return params.switch_hop_us * 1e-6
+    ns = plan.switch_model.port_latency_ns
+    return ns * 1e-9 if ns is not None else params.assumed_switch_us * 1e-6
 
 
 def _pod_cut(
@@ -329,7 +416,7 @@ def _pod_cut(
 
 def _hop_latencies(r: Resources, p: ModelParams) -> tuple[float, float]:
     """(NVLink step, network step) in seconds."""
-    return p.nvlink_hop_us * 1e-6, (p.net_hop_us + r.switch_hops * p.switch_hop_us) * 1e-6
+    return p.nvlink_hop_us * 1e-6, p.net_hop_us * 1e-6 + r.nic_s + r.switch_hops * r.switch_s
 
 
 def cost_algorithms(
@@ -372,8 +459,11 @@ def cost_algorithms(
         terms = [nvl]
         if multi:
             terms.append(g * (n - g) / n / bn)
-            terms.append(r.su_out_share / (p.net_efficiency * 1e9))
-            terms.append(r.pod_out_share / (p.net_efficiency * 1e9))
+            # Cross-SU and cross-pod traffic rides the uplinks: hash ECMP without adaptive
+            # routing loses a share of them to flow collisions (routing_efficiency).
+            eff = p.net_efficiency * r.routing_efficiency * 1e9
+            terms.append(r.su_out_share / eff)
+            terms.append(r.pod_out_share / eff)
         out["p2p"] = (max(terms), a_net + math.log2(max(n, 2)) * a_nv)
     return out
 
@@ -403,21 +493,57 @@ def _assumptions(r: Resources, p: ModelParams, topo: FabricTopology, failed: int
         f"ring NVLink efficiency {p.nvlink_efficiency:g}, NVLS {p.nvls_efficiency:g} "
         f"(calibrated); SHARP "
         + (
-            f"enabled, efficiency {p.sharp_efficiency:g} (unverified)" if r.sharp else "not enabled"
+            f"enabled ({topo.plan.switch_model.in_network_reduction}), efficiency "
+            f"{p.sharp_efficiency:g} (NVIDIA/nccl#320, docs/calibration.md S1)"
+            if r.sharp
+            else "not enabled"
         ),
         "NVLink SHARP (NVLS/NVLSTree) "
         + ("available on this GPU" if r.nvls else "not available (or not known) on this GPU"),
         "rails kept aligned by NCCL's PXN; the job alone on the fabric; "
         "NCCL picks the fastest algorithm per size unless one is forced",
         f"latency: launch {p.launch_us:g} µs, NVLink step {p.nvlink_hop_us:g} µs, "
-        f"network step {p.net_hop_us:g} µs + {p.switch_hop_us:g} µs per switch "
-        f"({r.switch_hops} switches on the longest path) — assumed, unverified",
+        f"network step {p.net_hop_us:g} µs host software (assumed) + NICs "
+        f"{r.nic_s * 1e6:.2f} µs + {r.switch_s * 1e6:.3g} µs per switch × {r.switch_hops} "
+        f"on the longest path ({_latency_note(topo, p)})",
+        "routing: "
+        + (
+            "adaptive routing on"
+            if r.adaptive_routing
+            else (
+                "static destination routes (OpenSM), no adaptive routing"
+                if topo.plan.spec.fabric == "infiniband"
+                else f"hash ECMP without adaptive routing: {p.ecmp_efficiency:g} of the "
+                "cross-SU capacity for all-to-all (UNVERIFIED)"
+            )
+        ),
         f"{failed} compute cable(s) out of service" if failed else "healthy fabric",
     ] + (
         ["a server of the job has no live rail out of its SU: the collective cannot run"]
         if r.nodes > 1 and r.node_min <= 0
         else []
     )
+
+
+def _latency_note(topo: FabricTopology, p: ModelParams) -> str:
+    """Where the NIC and switch latencies come from, UNVERIFIED when not confirmed."""
+    plan = topo.plan
+    card = nic_latency(plan.spec.node_profile.nic_model)
+    nic = (
+        "NIC given"
+        if p.nic_us is not None
+        else card.nic_model + ("" if card.verified else " UNVERIFIED")
+    )
+    m = plan.switch_model
+    if p.switch_hop_us is not None:
+        sw = "switch given"
+    elif m.port_latency_ns is None:
+        sw = f"{m.name}: no figure, assumed — UNVERIFIED"
+    else:
+        sw = f"{m.name} {m.port_latency_ns} ns" + (
+            " UNVERIFIED" if "UNVERIFIED" in m.latency_basis else ""
+        )
+    return f"{nic}; {sw}"
 
 
 def estimate_collective(

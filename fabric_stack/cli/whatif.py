@@ -207,8 +207,24 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
             spec.gpus_per_node, spec.rails, spec.nic_gbps
         ):
             data.pop("node_profile", None)
+        if key == "fabric":
+            data["switch"] = switch_following(spec, v)
         out.append((f"{key}={v}", validate_spec(data), "given"))
     return out
+
+
+def switch_following(spec: FabricSpec, fabric: str) -> str:
+    """The switch a scenario on ``fabric`` runs: the spec's when it speaks that fabric's
+    protocol, else the catalog default for the fabric at the link speed (the switch follows
+    the fabric: QM9700 for InfiniBand at 400G, SN5600 for RoCEv2)."""
+    from fabric_stack.hardware.switches import FABRIC_KINDS, default_switch_for, lookup_switch
+
+    if fabric not in FABRIC_KINDS:
+        return spec.switch  # validation names the bad fabric
+    proto = "infiniband" if fabric == "infiniband" else "ethernet"
+    if lookup_switch(spec.switch, proto).protocol == proto:
+        return spec.switch
+    return default_switch_for(fabric, spec.link_gbps).key  # type: ignore[arg-type]
 
 
 @click.command("estimate")
