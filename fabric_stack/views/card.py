@@ -75,9 +75,13 @@ def model_line(plan: SizingPlan) -> str:
     )
 
 
-def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
-    """Rich renderable of the card; ``explain`` adds comparison, CNI and practices."""
-    g = guidance_for(plan)
+def render_card(
+    plan: SizingPlan, explain: bool = False, recommendation: str | None = None
+) -> RenderableType:
+    """Rich renderable of the card; ``explain`` adds comparison, CNI and practices.
+    ``recommendation`` replaces the fixed paragraph (`guide` passes the one
+    :func:`fabric_stack.analysis.compare.compare_fabrics` derives)."""
+    g = guidance_for(plan, recommendation)
     tiles = []
     for value, caption, what in headline(plan):
         body = Text.assemble((value, "bold cyan"), "\n", (caption, "dim"))
@@ -176,7 +180,9 @@ def _explain(plan: SizingPlan, g: Guidance) -> list[RenderableType]:
     return [cmp, Text("Recommendation: " + g.recommendation), cni, prac]
 
 
-def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
+def card_json(
+    plan: SizingPlan, explain: bool = False, recommendation: str | None = None
+) -> dict[str, Any]:
     """The plan as JSON: stable keys tiers, switches.*, cables.*, bandwidth.*, oversubscription."""
     data = plan.model_dump(mode="json")
     data["spec"] = plan.spec.model_dump(
@@ -188,7 +194,7 @@ def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
         data["server_profile"] = server
     data["switch_model"] = plan.switch_model.key
     data["headline"] = [{"value": v, "caption": c, "what": w} for v, c, w in headline(plan)]
-    g = guidance_for(plan)
+    g = guidance_for(plan, recommendation)
     data["guidance"] = {"essentials": list(g.essentials), "warnings": list(g.warnings)}
     if explain:
         data["guidance"]["recommendation"] = g.recommendation
@@ -198,9 +204,11 @@ def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
     return data
 
 
-def card_markdown(plan: SizingPlan, explain: bool = False) -> str:
+def card_markdown(
+    plan: SizingPlan, explain: bool = False, recommendation: str | None = None
+) -> str:
     """The card as Markdown (for a pull request or a design document)."""
-    g = guidance_for(plan)
+    g = guidance_for(plan, recommendation)
     lines = [f"### Networking architecture — {plan.spec.name}", ""]
     lines.append("| " + " | ".join(w for _, _, w in headline(plan)) + " |")
     lines.append("|" + "---|" * len(headline(plan)))
