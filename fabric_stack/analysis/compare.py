@@ -14,8 +14,8 @@ best ÷ value), the weighted sum decides, and the reasons quote the figures that
 
 * **performance** — mean of all-reduce and all-to-all busbw at the largest size and the
   inverse of the end-to-end latency;
-* **cost** — the priced BOM total (lower is better); left out, and said so, when any
-  candidate is unpriced;
+* **cost** — the priced BOM total (lower is better); left out, and said so, when no
+  prices are given or a candidate has unpriced parts (a partial total would mislead);
 * **operations** — how many things must be run or kept identical: control-plane services
   plus the settings every hop and every host must agree on (lower is better);
 * **headroom** — the largest cluster two tiers of the switch carry (growth without a
@@ -54,6 +54,7 @@ from fabric_stack.sizing.size import SizingPlan, size_fabric
 from fabric_stack.spec.model import FabricSpec, validate_spec
 from fabric_stack.topology.build import FabricTopology, build_topology
 from fabric_stack.views.bom import Bom, bill_of_materials
+from fabric_stack.views.costs import Cost
 
 CRITERIA: tuple[str, ...] = ("performance", "cost", "operations", "headroom")
 """The criteria a recommendation weighs, in the order they are printed."""
@@ -118,14 +119,6 @@ class Operations(_Model):
     def burden(self) -> int:
         """Things to run or keep identical: services + per-hop + per-host settings."""
         return len(self.control_plane) + len(self.every_hop) + len(self.every_host)
-
-
-class Cost(_Model):
-    """A candidate's priced BOM (from the same price file as `bom --prices`)."""
-
-    total: float | None = Field(description="Sum over priced lines; None when nothing priced.")
-    currency: str = Field(default="", description="Currency of the price file.")
-    unpriced: list[str] = Field(default_factory=list, description="Parts without a price.")
 
 
 class CandidateResult(_Model):
@@ -392,6 +385,16 @@ def _estimates(topo: FabricTopology, sizes: Sequence[int]) -> tuple[Estimate, Es
     )
 
 
+def order_parts(bom: Bom) -> list[tuple[str, int]]:
+    """(part number, count) of the fabric order a price file prices: switches by catalog
+    key, cables and optics by part number (servers are the same on every candidate)."""
+    return (
+        [(line.model, line.count) for line in bom.switches]
+        + [(c.part_number, c.count) for c in bom.parts.cables]
+        + [(o.part_number, o.count) for o in bom.parts.optics]
+    )
+
+
 def _power(bom: Bom) -> tuple[int, str]:
     """(W, what it includes): the BOM's total when it counts optics, else its switches."""
     total = getattr(bom.totals, "power_w", None)
@@ -419,7 +422,7 @@ def score_criteria(cands: Sequence[CandidateResult]) -> dict[str, list[float] | 
         _ratio([c.alltoall_busbw_gbs for c in cands], True),
         _ratio([c.latency_us for c in cands], False),
     ]
-    costs = [c.cost.total if c.cost else None for c in cands]
+    costs = [c.cost.total if c.cost and not c.cost.unpriced else None for c in cands]
     priced = all(t is not None and t > 0 for t in costs)
     return {
         "performance": [sum(p[i] for p in perf_parts) / 3 for i in range(len(cands))],
@@ -446,7 +449,7 @@ def _figures(criterion: str, cands: Sequence[CandidateResult], size: str) -> str
         )
     if criterion == "cost":
         return "priced BOM: " + each(
-            lambda c: f"{c.cost.total:,.0f} {c.cost.currency}".strip() if c.cost else "—"
+            lambda c: f"{c.cost.total:,.2f} {c.cost.currency}" if c.cost else "—"
         )
     if criterion == "operations":
         return "things to run or keep identical: " + each(
@@ -482,7 +485,16 @@ def recommend(
     if scores["cost"] is None and w["cost"] > 0:
         reasons.append(
             f"cost (weight {w['cost']:.2f}) not scored: "
-            + ("no --prices given" if all(c.cost is None for c in cands) else "a candidate is unpriced")
+            + (
+                "no --prices given"
+                if all(c.cost is None for c in cands)
+                else "unpriced parts: "
+                + "; ".join(
+                    f"{c.label} {', '.join(c.cost.unpriced[:4])}"
+                    for c in cands
+                    if c.cost and c.cost.unpriced
+                )
+            )
             + "; the other weights were rescaled"
         )
     reasons.append(
@@ -573,5 +585,6 @@ __all__ = [
     "parse_weights",
     "path_latency",
     "plan_candidate",
+    "order_parts",
     "recommend",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from fabric_stack.cli.params import NonEmptyPath
 from fabric_stack.cli.common import (
     console,
     handle_errors,
@@ -29,6 +30,12 @@ from fabric_stack.cli.common import (
     "--sharp",
     is_flag=True,
     help="SHARP in-network reduction on InfiniBand candidates whose switch has it.",
+)
+@click.option(
+    "--prices",
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="CSV part_number,unit_price,currency (as `bom --prices`): cost per candidate.",
 )
 @click.option(
     "--weights",
@@ -55,6 +62,7 @@ from fabric_stack.cli.common import (
 def compare_cmd(
     candidates: str | None,
     sharp: bool,
+    prices: Path | None,
     weights: str | None,
     sizes: str | None,
     fmt: str,
@@ -83,9 +91,12 @@ def compare_cmd(
     from fabric_stack.analysis.compare import (
         DEFAULT_WEIGHTS,
         compare_fabrics,
+        order_parts,
         parse_candidates,
         parse_weights,
     )
+    from fabric_stack.files.prices import read_prices
+    from fabric_stack.views.costs import cost_of
     from fabric_stack.analysis.estimate import DEFAULT_SIZES, parse_sizes
     from fabric_stack.pipeline import paused_gc
     from fabric_stack.views.compare import (
@@ -99,8 +110,12 @@ def compare_cmd(
     cands = parse_candidates(candidates, spec) if candidates else None
     w = parse_weights(weights or DEFAULT_WEIGHTS)
     byte_sizes = parse_sizes(sizes or DEFAULT_SIZES)
+    price_list = read_prices(prices) if prices else None
+    pricer = (lambda bom: cost_of(order_parts(bom), price_list)) if price_list else None
     with paused_gc():
-        cmp = compare_fabrics(spec, cands, sharp=sharp, weights=w, sizes=byte_sizes)
+        cmp = compare_fabrics(
+            spec, cands, sharp=sharp, weights=w, sizes=byte_sizes, pricer=pricer
+        )
     if fmt == "table" and out is None:
         console().print(compare_table(cmp))
         return

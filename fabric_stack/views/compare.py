@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fabric_stack.analysis.compare import CandidateResult, Comparison, size_label
+from fabric_stack.views.costs import money
 from fabric_stack.views.whatif import estimate_svg
 
 Row = tuple[str, Callable[[CandidateResult], str]]
@@ -28,8 +29,9 @@ def _counts(d: dict[str, int]) -> str:
 def _cost(c: CandidateResult) -> str:
     if c.cost is None:
         return "— (no --prices)"
-    total = "—" if c.cost.total is None else f"{c.cost.total:,.0f} {c.cost.currency}".strip()
-    return total + (f" ({len(c.cost.unpriced)} parts unpriced)" if c.cost.unpriced else "")
+    return money(c.cost.total, c.cost.currency) + (
+        f" ({len(c.cost.unpriced)} parts unpriced)" if c.cost.unpriced else ""
+    )
 
 
 def _rows(cmp: Comparison) -> list[Row]:
