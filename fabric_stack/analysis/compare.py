@@ -47,6 +47,7 @@ from fabric_stack.hardware.nic_latency import nic_latency
 from fabric_stack.hardware.switches import (
     FABRIC_KINDS,
     FabricKind,
+    Protocol,
     default_switch_for,
     lookup_switch,
 )
@@ -97,7 +98,9 @@ class Weights(_Model):
 class Latency(_Model):
     """End-to-end latency of the longest path: NICs plus every switch on it."""
 
-    switch_hops: int = Field(description="Switches on the longest path (3 in two tiers, 5 in three).")
+    switch_hops: int = Field(
+        description="Switches on the longest path (3 in two tiers, 5 in three)."
+    )
     nic_ns: int = Field(description="Back-to-back latency of the two NICs, ns.")
     switch_ns: int = Field(description="Port-to-port latency of one switch, ns.")
     total_us: float = Field(description="NICs + switches, µs (cable propagation excluded).")
@@ -200,14 +203,14 @@ def parse_candidates(text: str, spec: FabricSpec) -> list[Candidate]:
                 f"{raw.strip()[:40]!r} is not a candidate",
                 "FABRIC[:SWITCH] with FABRIC one of " + ", ".join(FABRIC_KINDS),
             )
-        out.append(_candidate(fabric, switch, spec))  # type: ignore[arg-type]
+        out.append(_candidate(fabric, switch, spec))
     if len({c.label for c in out}) != len(out):
         raise SpecError("--candidates", f"{text[:60]!r} names a candidate twice")
     return out
 
 
 def _candidate(fabric: FabricKind, switch: str, spec: FabricSpec) -> Candidate:
-    proto = "infiniband" if fabric == "infiniband" else "ethernet"
+    proto: Protocol = "infiniband" if fabric == "infiniband" else "ethernet"
     if not switch:
         return Candidate(fabric=fabric, switch=default_switch_for(fabric, spec.link_gbps).key)
     model = lookup_switch(switch, proto)
@@ -317,8 +320,12 @@ def operations_of(plan: SizingPlan) -> Operations:
             f"DSCP trust (RoCE {q.roce_dscp}, CNP {q.cnp_dscp})",
             *hop,
         ]
-        host = ["DCQCN on the NIC", f"traffic class DSCP {q.roce_dscp} (NCCL_IB_TC)",
-                "RoCEv2 GID index (NCCL_IB_GID_INDEX)", *host]
+        host = [
+            "DCQCN on the NIC",
+            f"traffic class DSCP {q.roce_dscp} (NCCL_IB_TC)",
+            "RoCEv2 GID index (NCCL_IB_GID_INDEX)",
+            *host,
+        ]
     return Operations(
         control_plane=["BGP underlay (one ASN per switch)"],
         every_hop=hop,
@@ -453,9 +460,11 @@ def _figures(criterion: str, cands: Sequence[CandidateResult], size: str) -> str
         )
     if criterion == "operations":
         return "things to run or keep identical: " + each(
-            lambda c: f"{c.operations.burden} ({len(c.operations.every_hop)} per switch × "
-            f"{c.operations.switches:,}, {len(c.operations.every_host)} per host × "
-            f"{c.operations.hosts:,})"
+            lambda c: (
+                f"{c.operations.burden} ({len(c.operations.every_hop)} per switch × "
+                f"{c.operations.switches:,}, {len(c.operations.every_host)} per host × "
+                f"{c.operations.hosts:,})"
+            )
         )
     return "two-tier ceiling: " + each(lambda c: f"{c.two_tier_max_gpus:,} GPUs")
 
@@ -468,9 +477,7 @@ def recommend(
     w = weights.model_dump()
     used = {k: w[k] for k in CRITERIA if scores[k] is not None and w[k] > 0}
     norm = sum(used.values()) or 1.0
-    totals = [
-        sum(used[k] / norm * (scores[k] or [])[i] for k in used) for i in range(len(cands))
-    ]
+    totals = [sum(used[k] / norm * (scores[k] or [])[i] for k in used) for i in range(len(cands))]
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
     win = cands[best]
     ranked = sorted(
@@ -498,7 +505,8 @@ def recommend(
             + "; the other weights were rescaled"
         )
     reasons.append(
-        "weighted score: " + "; ".join(f"{c.label} {t:.3f}" for c, t in zip(cands, totals, strict=True))
+        "weighted score: "
+        + "; ".join(f"{c.label} {t:.3f}" for c, t in zip(cands, totals, strict=True))
     )
     table = {
         c.label: {k: round((scores[k] or [0.0] * len(cands))[i], 4) for k in CRITERIA if scores[k]}
@@ -533,7 +541,11 @@ def _paragraph(
         f"{top} decided most. It gives {win.allreduce_busbw_gbs:,.1f} GB/s all-reduce busbw, "
         f"{win.latency_us:.2f} µs on the longest path and {win.two_tier_max_gpus:,} GPUs in "
         f"two tiers, and needs {', '.join(win.operations.control_plane)}"
-        + (f" plus {len(win.operations.every_hop)} settings on every hop" if win.operations.every_hop else "")
+        + (
+            f" plus {len(win.operations.every_hop)} settings on every hop"
+            if win.operations.every_hop
+            else ""
+        )
         + ". `fabric-stack compare` shows the figures side by side."
     )
 
@@ -581,10 +593,10 @@ __all__ = [
     "Weights",
     "compare_fabrics",
     "default_candidates",
+    "order_parts",
     "parse_candidates",
     "parse_weights",
     "path_latency",
     "plan_candidate",
-    "order_parts",
     "recommend",
 ]

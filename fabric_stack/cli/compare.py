@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from fabric_stack.cli.params import NonEmptyPath
 from fabric_stack.cli.common import (
     console,
     handle_errors,
@@ -15,6 +14,7 @@ from fabric_stack.cli.common import (
     out_file_option,
     spec_options,
 )
+from fabric_stack.cli.params import NonEmptyPath
 
 
 @click.command("compare")
@@ -95,9 +95,8 @@ def compare_cmd(
         parse_candidates,
         parse_weights,
     )
-    from fabric_stack.files.prices import read_prices
-    from fabric_stack.views.costs import cost_of
     from fabric_stack.analysis.estimate import DEFAULT_SIZES, parse_sizes
+    from fabric_stack.files.prices import read_prices
     from fabric_stack.pipeline import paused_gc
     from fabric_stack.views.compare import (
         compare_json,
@@ -105,6 +104,7 @@ def compare_cmd(
         compare_svg,
         compare_table,
     )
+    from fabric_stack.views.costs import cost_of
 
     spec = load_spec(kwargs)
     cands = parse_candidates(candidates, spec) if candidates else None
@@ -113,9 +113,7 @@ def compare_cmd(
     price_list = read_prices(prices) if prices else None
     pricer = (lambda bom: cost_of(order_parts(bom), price_list)) if price_list else None
     with paused_gc():
-        cmp = compare_fabrics(
-            spec, cands, sharp=sharp, weights=w, sizes=byte_sizes, pricer=pricer
-        )
+        cmp = compare_fabrics(spec, cands, sharp=sharp, weights=w, sizes=byte_sizes, pricer=pricer)
     if fmt == "table" and out is None:
         console().print(compare_table(cmp))
         return

@@ -217,14 +217,19 @@ def switch_following(spec: FabricSpec, fabric: str) -> str:
     """The switch a scenario on ``fabric`` runs: the spec's when it speaks that fabric's
     protocol, else the catalog default for the fabric at the link speed (the switch follows
     the fabric: QM9700 for InfiniBand at 400G, SN5600 for RoCEv2)."""
-    from fabric_stack.hardware.switches import FABRIC_KINDS, default_switch_for, lookup_switch
+    from fabric_stack.hardware.switches import (
+        FABRIC_KINDS,
+        Protocol,
+        default_switch_for,
+        lookup_switch,
+    )
 
     if fabric not in FABRIC_KINDS:
         return spec.switch  # validation names the bad fabric
-    proto = "infiniband" if fabric == "infiniband" else "ethernet"
+    proto: Protocol = "infiniband" if fabric == "infiniband" else "ethernet"
     if lookup_switch(spec.switch, proto).protocol == proto:
         return spec.switch
-    return default_switch_for(fabric, spec.link_gbps).key  # type: ignore[arg-type]
+    return default_switch_for(fabric, spec.link_gbps).key
 
 
 @click.command("estimate")
@@ -265,6 +270,13 @@ def switch_following(spec: FabricSpec, fabric: str) -> str:
     metavar="GB/S",
     help=NVLINK_GBS_HELP,
 )
+@click.option(
+    "--sharp/--no-sharp",
+    "sharp",
+    default=None,
+    help="SHARP in-network reduction on an InfiniBand switch that has it (Quantum-2: "
+    "SHARPv3). [default: the spec's infiniband.sharp]",
+)
 @failure_options
 @click.option(
     "--with-failures",
@@ -293,6 +305,7 @@ def estimate_cmd(
     sizes: str | None,
     algorithms: tuple[str, ...],
     nvlink_gbs: float | None,
+    sharp: bool | None,
     fail: tuple[str, ...],
     drain: tuple[str, ...],
     fail_random: int,
@@ -366,7 +379,7 @@ def estimate_cmd(
             job_hosts=hosts,
             failures=failures,
             algorithms=list(algorithms) or None,
-            params=ModelParams(nvlink_gbs=nvlink_gbs),
+            params=ModelParams(nvlink_gbs=nvlink_gbs, sharp=sharp),
             index=index,
         )
         results.append((label or "healthy", est))

@@ -50,9 +50,11 @@ def _rows(cmp: Comparison) -> list[Row]:
         ("power", lambda c: f"{c.power_w:,} W"),
         (
             "latency, longest path",
-            lambda c: f"{c.latency_us:.2f} µs ({c.latency.switch_hops} × "
-            f"{c.latency.switch_ns} ns + NICs {c.latency.nic_ns} ns)"
-            + ("" if c.latency.verified else " UNVERIFIED"),
+            lambda c: (
+                f"{c.latency_us:.2f} µs ({c.latency.switch_hops} × "
+                f"{c.latency.switch_ns} ns + NICs {c.latency.nic_ns} ns)"
+                + ("" if c.latency.verified else " UNVERIFIED")
+            ),
         ),
         (
             f"all-reduce busbw {big}",

@@ -63,8 +63,17 @@ CASES: dict[str, tuple[Any, ...]] = {
     "C13": (A100_ROCE, "all_reduce", 10 * G, None, A100, 1, 212, 234, "212–234"),
     # SHARP (CollNet) on 8 × HDR DGX A100s: the model's in-network reduction, checked
     # against the figure it cites (docs/calibration.md S1).
-    "S1": ({"gpus": 64, "nic_gbps": 200}, "all_reduce", 8 * G, None, A100_SHARP, 1, 198, 242,
-           "198–242"),
+    "S1": (
+        {"gpus": 64, "nic_gbps": 200},
+        "all_reduce",
+        8 * G,
+        None,
+        A100_SHARP,
+        1,
+        198,
+        242,
+        "198–242",
+    ),
 }
 
 

@@ -103,9 +103,11 @@ def test_ecmp_without_adaptive_routing_costs_alltoall_across_sus() -> None:
     base = {"gpus": 1024, "fabric": "roce", "switch": "generic-64x400"}
     topo = build_topology(size_fabric(validate_spec(base)))
     hashed = estimate_collective(topo, "alltoall", [16 << 30]).points[0].busbw_gbs
-    ideal = estimate_collective(
-        topo, "alltoall", [16 << 30], params=ModelParams(ecmp_efficiency=1.0)
-    ).points[0].busbw_gbs
+    ideal = (
+        estimate_collective(topo, "alltoall", [16 << 30], params=ModelParams(ecmp_efficiency=1.0))
+        .points[0]
+        .busbw_gbs
+    )
     assert hashed < ideal
 
 
@@ -181,9 +183,20 @@ def test_cli_json_shape_and_svg(tmp_path) -> None:  # type: ignore[no-untyped-de
     )
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
-    keys = {"fabric", "switch", "tiers", "switches", "cables", "optics", "power_w",
-            "latency_us", "allreduce_busbw_gbs", "alltoall_busbw_gbs", "two_tier_max_gpus",
-            "cost"}
+    keys = {
+        "fabric",
+        "switch",
+        "tiers",
+        "switches",
+        "cables",
+        "optics",
+        "power_w",
+        "latency_us",
+        "allreduce_busbw_gbs",
+        "alltoall_busbw_gbs",
+        "two_tier_max_gpus",
+        "cost",
+    }
     assert keys <= set(data["candidates"][0])
     assert {"fabric", "switch", "reasons"} <= set(data["recommendation"])
     assert set(data["weights"]) == {"performance", "cost", "operations", "headroom"}
@@ -198,8 +211,17 @@ def test_cli_json_shape_and_svg(tmp_path) -> None:  # type: ignore[no-untyped-de
 def test_estimate_compare_fabric_lets_the_switch_follow() -> None:
     r = CliRunner().invoke(
         main,
-        ["estimate", "--gpus", "1024", "--compare", "fabric=infiniband,roce",
-         "--sizes", "8K", "--format", "json"],
+        [
+            "estimate",
+            "--gpus",
+            "1024",
+            "--compare",
+            "fabric=infiniband,roce",
+            "--sizes",
+            "8K",
+            "--format",
+            "json",
+        ],
     )
     assert r.exit_code == 0, r.output
     scen = json.loads(r.output)["scenarios"]
@@ -238,3 +260,12 @@ def test_parse_candidates_default_switch_for_a_bare_fabric() -> None:
         Candidate(fabric="roce", switch="sn5600"),
         Candidate(fabric="ethernet", switch="sn5600"),
     ]
+
+
+def test_estimate_sharp_flag_is_the_compare_figure() -> None:
+    r = CliRunner().invoke(
+        main, ["estimate", "--gpus", "1024", "--sizes", "64K,16G", "--sharp", "--format", "json"]
+    )
+    assert r.exit_code == 0, r.output
+    busbw = json.loads(r.output)["points"][-1]["busbw_gbs"]
+    assert busbw == comparison(True).candidates[0].allreduce_busbw_gbs
