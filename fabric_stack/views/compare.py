@@ -34,7 +34,7 @@ def _cost(c: CandidateResult) -> str:
     )
 
 
-def _rows(cmp: Comparison) -> list[Row]:
+def option_rows(cmp: Comparison) -> list[Row]:
     """(criterion, cell per candidate) for the options table, every format alike."""
     big = size_label(cmp.sizes[-1])
     return [
@@ -83,7 +83,7 @@ def compare_table(cmp: Comparison) -> RenderableType:
     for c in cmp.candidates:
         mark = " ✓" if c.fabric == rec.fabric and c.switch == rec.switch else ""
         t.add_column(c.label + mark)
-    for name, cell in _rows(cmp):
+    for name, cell in option_rows(cmp):
         t.add_row(name, *(cell(c) for c in cmp.candidates))
     reasons = Text()
     for r in rec.reasons:
@@ -121,7 +121,7 @@ def compare_markdown(cmp: Comparison) -> str:
     ]
     out += [
         f"| {name} | " + " | ".join(_md_cell(cell(c)) for c in cmp.candidates) + " |"
-        for name, cell in _rows(cmp)
+        for name, cell in option_rows(cmp)
     ]
     out += ["", "## Decision", "", rec.paragraph, ""]
     out += [f"- {_md_cell(r)}" for r in rec.reasons]

@@ -269,3 +269,25 @@ def test_estimate_sharp_flag_is_the_compare_figure() -> None:
     assert r.exit_code == 0, r.output
     busbw = json.loads(r.output)["points"][-1]["busbw_gbs"]
     assert busbw == comparison(True).candidates[0].allreduce_busbw_gbs
+
+
+def test_design_report_has_the_options_considered() -> None:
+    from html import escape
+
+    from fabric_stack.artifacts.report_options import options_comparison, render_options_section
+
+    spec = validate_spec({"gpus": 128})
+    found = options_comparison(spec)
+    assert not isinstance(found, str)
+    html = render_options_section(found)
+    assert escape(found.recommendation.paragraph, quote=True) in html
+    assert (
+        html.count("<tr>") == len(found.candidates)
+        and "<th>roce:sn5600</th>" in html
+        or (html.count("<tr>") > 10)
+    )
+    bad = options_comparison(
+        validate_spec({"gpus": 128, "nic_gbps": 100, "switch": "sn5600", "fabric": "roce"})
+    )
+    assert isinstance(bad, str) and "infiniband" in bad
+    assert "could not be planned" in render_options_section(bad)
