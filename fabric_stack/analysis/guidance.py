@@ -121,7 +121,7 @@ class Guidance(BaseModel):
 def guidance_for(plan: SizingPlan, recommendation: str | None = None) -> Guidance:
     """Select and phrase guidance for ``plan``.
 
-    ``recommendation`` is the paragraph :func:`fabric_stack.analysis.compare.compare_fabrics`
+    ``recommendation`` is the paragraph :func:`fabric_stack.views.options.compare_fabrics`
     derives from weighted, sourced figures (`guide` and `size --explain` pass it); without
     it the paragraph is the fabric's fixed trade-off sentence.
     """

@@ -1,6 +1,6 @@
 """The design report's "Options considered" section: `fabric-stack compare` in HTML.
 
-The same :class:`~fabric_stack.analysis.compare.Comparison` the command prints (default
+The same :class:`~fabric_stack.views.options.Comparison` the command prints (default
 candidates and weights: InfiniBand on the Quantum switch and RoCEv2 on the Spectrum switch
 for the NIC speed), its options table and the recommendation with its reasons, so the
 report and `compare --format markdown` cannot disagree.
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from html import escape
 
-from fabric_stack.analysis.compare import Comparison, compare_fabrics
 from fabric_stack.errors import FabricStackError
 from fabric_stack.spec.model import FabricSpec
 from fabric_stack.views.compare import option_rows
+from fabric_stack.views.options import Comparison, compare_fabrics
 
 
 def _e(x: object) -> str:

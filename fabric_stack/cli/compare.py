@@ -88,13 +88,6 @@ def compare_cmd(
           --weights performance=1,headroom=1
       fabric-stack compare --gpus 1024 --format svg --out options.svg
     """
-    from fabric_stack.analysis.compare import (
-        DEFAULT_WEIGHTS,
-        compare_fabrics,
-        order_parts,
-        parse_candidates,
-        parse_weights,
-    )
     from fabric_stack.analysis.estimate import DEFAULT_SIZES, parse_sizes
     from fabric_stack.files.prices import read_prices
     from fabric_stack.pipeline import paused_gc
@@ -105,6 +98,13 @@ def compare_cmd(
         compare_table,
     )
     from fabric_stack.views.costs import cost_of
+    from fabric_stack.views.options import (
+        DEFAULT_WEIGHTS,
+        compare_fabrics,
+        order_parts,
+        parse_candidates,
+        parse_weights,
+    )
 
     spec = load_spec(kwargs)
     cands = parse_candidates(candidates, spec) if candidates else None

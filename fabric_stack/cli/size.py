@@ -49,9 +49,9 @@ def derived_recommendation(plan: SizingPlan) -> str | None:
     """The paragraph `compare` derives for this cluster (default candidates and weights),
     or None when a candidate cannot be planned (no catalog switch for the NIC speed):
     the card then keeps the fixed sentence."""
-    from fabric_stack.analysis.compare import compare_fabrics
     from fabric_stack.errors import FabricStackError
     from fabric_stack.pipeline import paused_gc
+    from fabric_stack.views.options import compare_fabrics
 
     try:
         with paused_gc():

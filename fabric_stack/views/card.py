@@ -80,7 +80,7 @@ def render_card(
 ) -> RenderableType:
     """Rich renderable of the card; ``explain`` adds comparison, CNI and practices.
     ``recommendation`` replaces the fixed paragraph (`guide` passes the one
-    :func:`fabric_stack.analysis.compare.compare_fabrics` derives)."""
+    :func:`fabric_stack.views.options.compare_fabrics` derives)."""
     g = guidance_for(plan, recommendation)
     tiles = []
     for value, caption, what in headline(plan):

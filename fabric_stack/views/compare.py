@@ -1,6 +1,6 @@
 """`fabric-stack compare` views: a terminal table, JSON, a decision record, an SVG chart.
 
-Each view reads a :class:`~fabric_stack.analysis.compare.Comparison`; none recomputes a
+Each view reads a :class:`~fabric_stack.views.options.Comparison`; none recomputes a
 figure. The Markdown is a decision record for a pull request: context, the options in one
 table, the decision with its reasons, the consequences (what the chosen fabric needs to
 operate), and the sources of the latency figures.
@@ -15,8 +15,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from fabric_stack.analysis.compare import CandidateResult, Comparison, size_label
 from fabric_stack.views.costs import money
+from fabric_stack.views.options import CandidateResult, Comparison, size_label
 from fabric_stack.views.whatif import estimate_svg
 
 Row = tuple[str, Callable[[CandidateResult], str]]

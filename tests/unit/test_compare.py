@@ -8,8 +8,18 @@ from functools import cache
 import pytest
 from click.testing import CliRunner
 
-from fabric_stack.analysis import compare as cmp_mod
-from fabric_stack.analysis.compare import (
+from fabric_stack.analysis.estimate import ModelParams, estimate_collective, parse_sizes
+from fabric_stack.cli import main
+from fabric_stack.files.prices import PriceList
+from fabric_stack.hardware import switches
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.spec.model import validate_spec
+from fabric_stack.topology.build import build_topology
+from fabric_stack.views import options as cmp_mod
+from fabric_stack.views.bom import bill_of_materials
+from fabric_stack.views.compare import compare_markdown
+from fabric_stack.views.costs import cost_of
+from fabric_stack.views.options import (
     Candidate,
     Comparison,
     compare_fabrics,
@@ -18,16 +28,6 @@ from fabric_stack.analysis.compare import (
     parse_weights,
     path_latency,
 )
-from fabric_stack.analysis.estimate import ModelParams, estimate_collective, parse_sizes
-from fabric_stack.cli import main
-from fabric_stack.files.prices import PriceList
-from fabric_stack.hardware import switches
-from fabric_stack.sizing.size import size_fabric
-from fabric_stack.spec.model import validate_spec
-from fabric_stack.topology.build import build_topology
-from fabric_stack.views.bom import bill_of_materials
-from fabric_stack.views.compare import compare_markdown
-from fabric_stack.views.costs import cost_of
 
 SIZES = parse_sizes("64K,16G")
 SPEC = validate_spec({"gpus": 1024})
