@@ -297,16 +297,28 @@ def _bom(ctx: RenderContext) -> str:
         ),
     )
     cables = _table(
-        ("Cable", "Role", "Speed", "Count"),
-        [(_e(c.cable_type), _e(c.role), f"{c.speed_gbps}G", _num(c.count)) for c in bom.cables],
-        numeric=(2, 3),
-        total=("Total", "", "", _num(bom.totals.cables)),
+        ("Cable", "Role", "Speed", "Links", "Cables"),
+        [
+            (_e(c.cable_type), _e(c.role), f"{c.speed_gbps}G", _num(c.links), _num(c.count))
+            for c in bom.cables
+        ],
+        numeric=(2, 3, 4),
+        total=("Total", "", "", _num(bom.totals.links), _num(bom.totals.cables)),
     )
     optics = _table(
-        ("Module", "End", "Network", "Count"),
-        [(_e(o.optic), _e(o.side), _e(o.network), _num(o.count)) for o in bom.optics],
-        numeric=(3,),
-        total=("Total", "", "", _num(bom.totals.optics)),
+        ("Module", "End", "Network", "Count", "W each"),
+        [
+            (
+                _e(o.optic + ("" if o.verified else " *")),
+                _e(o.side),
+                _e(o.network),
+                _num(o.count),
+                f"{o.power_w:g}",
+            )
+            for o in bom.optics
+        ],
+        numeric=(3, 4),
+        total=("Total", "", "", _num(bom.totals.optics), f"{bom.totals.optics_power_w:,.0f}"),
     )
     servers = _table(
         ("Server profile", "Count", "GPUs", "RU total"),
@@ -322,7 +334,11 @@ def _bom(ctx: RenderContext) -> str:
         if comp.matches_sizing
         else "Compute counts DIFFER from the sizing card — review before ordering."
     )
-    power = "Switch power is the catalog figure without optics (* UNVERIFIED: see open items)"
+    power = (
+        f"Power {bom.totals.power_w:,.0f} W: switches {bom.totals.switch_power_w:,} W (catalog "
+        f"figure) + optics {bom.totals.optics_power_w:,.0f} W, one module per lit cage "
+        "(* UNVERIFIED: see open items)"
+    )
     if bom.totals.switches_without_power:
         power += f"; {bom.totals.switches_without_power:,} switch(es) have no published figure"
     return (

@@ -112,7 +112,8 @@ def assumptions(ctx: RenderContext) -> str:
         f"Server profile {spec.node_profile.name}: {spec.gpus_per_node} GPUs, {ctx.plan.rails} "
         "rail NICs, GPU↔NIC PCIe locality as the profile records it.",
         f"Every rail link runs at {ctx.plan.link_gbps}G on {ctx.plan.switch_model.name}.",
-        "Switch power is the catalog figure without optics.",
+        "Power is the switches' catalog figure plus one module per lit cage (the BOM's "
+        "optics power); a server's figure covers the modules in its own cages.",
         *_estimate_assumptions(ctx),
     ]
     if netdevs_are_placeholders(ctx):
@@ -202,9 +203,15 @@ def _models_in_bom(ctx: RenderContext) -> list[SwitchModel]:
 def open_items(ctx: RenderContext) -> list[str]:
     """Every unverified figure and missing input, one line each (also used by the tests)."""
     items = []
+    bom = bill_of_materials(ctx.topo)
     for m in _models_in_bom(ctx):
         for figure, value in unverified_figures(m):
             items.append(f"UNVERIFIED catalog figure: {m.name} {figure} {value} ({m.power_basis})")
+    seen: set[str] = set()
+    for o in bom.optics:
+        if not o.verified and o.optic not in seen:
+            seen.add(o.optic)
+            items.append(f"UNVERIFIED part: {o.optic} ({o.source})")
     nv = nvlink_for(ctx.spec.node_profile)
     if not nv.verified:
         items.append(

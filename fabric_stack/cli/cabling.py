@@ -26,6 +26,7 @@ from fabric_stack.cli.common import (
 )
 from fabric_stack.errors import SpecError
 from fabric_stack.files.outputs import write_file
+from fabric_stack.files.prices import read_prices
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.topology.build import FabricTopology, build_topology
 from fabric_stack.topology.verify import VerifyReport, verify_topology
@@ -117,22 +118,33 @@ def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> 
 @spec_options
 @format_option
 @out_file_option("Write to FILE (atomically) instead of stdout.")
+@click.option(
+    "--prices",
+    "prices_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Price the order: a CSV part_number,unit_price,currency (one currency; switches "
+    "by catalog key, cables and optics by part number). No prices ship with fabric-stack.",
+)
 @handle_errors
-def bom_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
+def bom_cmd(fmt: str, out: Path | None, prices_file: Path | None, **kwargs: Any) -> None:
     """Bill of materials: switches by model (rack units, power), cables and optics by type,
     then what to order: cables by part number and length, optics by part number.
 
-    Counted from the port-level link list and its physical plant. Switch optics
-    are one module per cage with a used port; compute counts are checked against
-    the sizing card.
+    Counted once from the port-level link list and its physical plant: cables as
+    installed (a 1:2 splitter once), one module per lit cage at both ends, of the
+    part that end's hardware takes; power is switches plus optics. Compute counts
+    are checked against the sizing card. With --prices, each line's cost and the
+    total, and the parts the file does not price.
 
     \b
     Examples:
       fabric-stack bom                           # the seed cluster
       fabric-stack bom --gpus 4096 --format markdown
       fabric-stack bom --fabric roce --switch sn5600 --format json --out bom.json
+      fabric-stack bom --node-profile dgx-h100 --prices prices.csv
     """
-    bom = bill_of_materials(_topology(kwargs))
+    prices = read_prices(prices_file) if prices_file is not None else None
+    bom = bill_of_materials(_topology(kwargs), prices)
     if fmt == "json":
         text = json.dumps(bom_json(bom), indent=2, ensure_ascii=False) + "\n"
     elif fmt == "markdown":

@@ -57,6 +57,26 @@ class CableFamily:
     b_optic: Transceiver | None = None
     reach_m: float = 0.0
     """Longest run the medium carries; 0 means the longest length sold."""
+    splitter: bool = False
+    """A 1:2 splitter: one twin-port switch end, two single-port ends that may go to two
+    servers. A two-link cable that is no splitter has one twin-port cage at each end, so
+    both its links join the same two cages."""
+
+    @property
+    def description(self) -> str:
+        """What the cable is, as the BOM lists it (medium, ends, SKU stem)."""
+        what = {
+            "dac": "passive copper DAC",
+            "acc": "active copper ACC",
+            "mmf": "MPO-12/APC OM4 multimode fibre",
+            "smf": "MPO-12/APC OS2 single-mode fibre",
+            "copper": "RJ45 patch cord",
+        }[self.medium]
+        if self.splitter:
+            what = f"1:2 splitter {what}"
+        elif self.links_per_cable == 2:
+            what = f"twin-port {what}"
+        return f"{what} ({self.stem.rstrip('-')})"
 
     @property
     def reach(self) -> float:
@@ -144,6 +164,7 @@ CABLE_FAMILIES: tuple[CableFamily, ...] = (
         f"{_DOCS}/mcp7y00nxxx800pub/ordering+information: 800G twin-port OSFP to 2x400G "
         "OSFP passive DAC splitter, 1/1.5/2/2.5/3 m",
         True,
+        splitter=True,
     ),
     CableFamily(
         "acc-400-switch",
@@ -165,8 +186,10 @@ CABLE_FAMILIES: tuple[CableFamily, ...] = (
         "MCA7J60-N",
         (4.0, 5.0),
         2,
-        f"{_DOCS}/mcp7y00nxxx800pub/use+cases: ACC splitters at 4 and 5 m; SKU MCA7J60 UNVERIFIED",
+        f"{_DOCS}/mca7j60nxxx800pub/overview: 1:2 ACC splitter (2x 400G) MCA7J60 to single-port "
+        "OSFP ends (QSFP112 ends are MCA7J65/MCA7J75); 4 and 5 m steps UNVERIFIED",
         False,
+        splitter=True,
     ),
     CableFamily(
         "mmf-400-switch",
@@ -239,6 +262,7 @@ CABLE_FAMILIES: tuple[CableFamily, ...] = (
         _NS400,
         _NS,
         50,
+        splitter=True,
     ),
 )
 """The catalog, cheapest medium first within each (speed, a-end)."""

@@ -20,6 +20,7 @@ order, one optic each. The built-in profiles, with their sources, are in
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -125,6 +126,22 @@ class NodeProfile(BaseModel):
     oob_ports: int = Field(default=1, ge=0, description="Out-of-band (BMC) ports per server.")
     oob_gbps: int = Field(default=1, ge=1, description="Speed of the BMC port, Gb/s.")
     rack_units: int = Field(default=8, ge=1, description="Server height in rack units.")
+    compute_cage: Literal["osfp", "qsfp112"] = Field(
+        default="osfp",
+        description=(
+            "Form factor of a compute port's cage: 'osfp' (single-port flat-top OSFP, or a "
+            "twin-port flat-top one when two compute ports name the same cage) or 'qsfp112'."
+        ),
+    )
+    access_cage: Literal["osfp", "qsfp112"] = Field(
+        default="osfp",
+        description="Form factor of the storage and in-band ports' cages (QSFP112 on a "
+        "dual-port ConnectX-7 or a BlueField-3).",
+    )
+    cage_source: str = Field(
+        default="assumed: single-port OSFP ConnectX cards for every network (UNVERIFIED)",
+        description="Where the cage form factors come from (UNVERIFIED when assumed).",
+    )
 
     @model_validator(mode="after")
     def _check_layout(self) -> NodeProfile:
@@ -235,6 +252,14 @@ class NodeProfile(BaseModel):
     def cage_of(self, rdma: str) -> str:
         """The cage of compute port ``rdma`` ('' when it has none of record)."""
         return next((p.cage for p in self.compute_ports if p.rdma == rdma), "")
+
+    def rear_panel(self, name: str) -> str:
+        """The chassis cage and port of port ``name`` (RDMA or netdev), e.g. 'OSFP4 P2';
+        '' when the profile does not say."""
+        for port in (*self.compute_ports, *self.storage_ifaces, *self.inband_ifaces):
+            if name in (port.rdma, port.netdev) and port.cage:
+                return f"{port.cage} P{port.cage_port}"
+        return ""
 
     def netdev(self, rdma: str) -> str:
         """Linux netdev of port ``rdma`` from the profile ('' when the profile does not say)."""

@@ -42,6 +42,19 @@ _H100_STORAGE_NOTE = (
     "slot 2 = bus 0xaa), not read from a table"
 )
 
+_H100_CAGES = (
+    "NVIDIA DGX H100/H200 User Guide, 'Network Connections, Cables, and Adaptors': four "
+    "twin-port OSFP cages for the eight compute ports, two dual-port ConnectX-7 QSFP112 cards "
+    "for storage and in-band; NVIDIA cable overview (docs.nvidia.com/networking/display/"
+    "cableovpub/connectors+and+cages): the flat-top twin-port OSFP is the one 'for linking "
+    "DGX H100'. QSFP112 form factor of the storage cards UNVERIFIED (guide not read here)"
+)
+
+_BF3_CAGES = (
+    "BlueField-3 takes QSFP112 only (docs.nvidia.com/networking/display/MMA4Z00NS400T/"
+    "Connectivity+Scenarios, note); compute ports as single-port OSFP ConnectX-7 cards"
+)
+
 _H100_PCIE_NOTE = (
     "which GPU pairs share a PCIe switch is assumed (0-1, 2-3, 4-5, 6-7); the guide's table "
     "gives each GPU's and NIC's CPU / network module, which the NUMA nodes follow"
@@ -162,6 +175,8 @@ DGX_H100 = NodeProfile(
     inband_ports=1,
     inband_gbps=100,
     rack_units=8,
+    access_cage="qsfp112",
+    cage_source=_H100_CAGES,
     source=_H100_GUIDE,
     unverified=_H100_PCIE_NOTE,
 )
@@ -200,6 +215,8 @@ DGX_B200 = NodeProfile(
     storage_ifaces=_dgx_storage("storage/in-band RDMA names assumed as on DGX H100")[0],
     inband_ifaces=_dgx_storage("storage/in-band RDMA names assumed as on DGX H100")[1],
     rack_units=10,
+    access_cage="qsfp112",
+    cage_source=_BF3_CAGES,
     source=(
         "NVIDIA DGX B200 User Guide, 'Introduction to NVIDIA DGX B200 Systems' (component "
         "table: 4 × OSFP for 8 × ConnectX-7 single-port, up to 400 Gb/s; 2 × BlueField-3 "
@@ -255,6 +272,8 @@ GB200_NVL72_TRAY = NodeProfile(
     ),
     inband_ifaces=(ServerPort(rdma="mlx5_3", unverified=_GB200_NOTE),),
     rack_units=1,
+    access_cage="qsfp112",
+    cage_source=_BF3_CAGES,
     source=(
         "NVIDIA Mission Control, North-South Networking deployment guide for DGX GB200/GB300 "
         "NVL72 (2.3.0), 'Compute Tray Network Ports' table (Left/Right Bay OSFP P3/P4 = "

@@ -20,7 +20,7 @@ RU_M = 0.04445
 
 _CORE_RACK = re.compile(r"^(?:p(\d+)-)?(spine|core)-rack(\d+)$")
 _MGMT_RACK = re.compile(r"^mgmt-rack(\d+)$")
-_SU_RACK = re.compile(r"^su(\d+)-(?:rack(\d+)|net)$")
+_SU_RACK = re.compile(r"^su(\d+)-(?:rack(\d+)|net(\d*))$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +45,10 @@ class Hall:
     """Racks of a full SU: its compute racks and its network rack."""
     rows_per_su: int
     net_slot: int
-    """The network rack's slot among the SU's racks."""
+    """The (first) network rack's slot among the SU's racks."""
+    net_racks: int = 1
+    """Network racks per SU: ``suN-net``, then ``suN-net2`` … beside it when one rack cannot
+    hold the SU's leaves (:mod:`fabric_stack.topology.racking`)."""
 
     def place(self, slot_row: int, column: int, name: str, kind: str) -> RackPlace:
         """A rack at (row, column), with its grid name."""
@@ -56,13 +59,14 @@ class Hall:
         return RackPlace(name, kind, slot_row, column, grid)
 
 
-def plan_hall(layout: LayoutSettings, su_nodes: int) -> Hall:
-    """The hall for SUs of ``su_nodes`` servers (the spec's SU size, not the last SU's)."""
+def plan_hall(layout: LayoutSettings, su_nodes: int, net_racks: int = 1) -> Hall:
+    """The hall for SUs of ``su_nodes`` servers (the spec's SU size, not the last SU's) with
+    ``net_racks`` network racks each (side by side)."""
     compute = max(1, math.ceil(su_nodes / layout.servers_per_rack))
-    racks = compute + 1
+    racks = compute + net_racks
     rows = math.ceil(racks / layout.racks_per_row)
     slot = compute // 2 if layout.su_network_rack == "middle" else compute
-    return Hall(layout, racks, rows, slot)
+    return Hall(layout, racks, rows, slot, net_racks)
 
 
 def su_rack_place(hall: Hall, name: str, su: int, slot: int, kind: str) -> RackPlace:
@@ -73,9 +77,9 @@ def su_rack_place(hall: Hall, name: str, su: int, slot: int, kind: str) -> RackP
 
 
 def compute_slot(hall: Hall, rack_index: int) -> int:
-    """Slot of the SU's ``rack_index``-th compute rack (0-based): the network rack's slot
-    is skipped."""
-    return rack_index if rack_index < hall.net_slot else rack_index + 1
+    """Slot of the SU's ``rack_index``-th compute rack (0-based): the network racks' slots
+    are skipped."""
+    return rack_index if rack_index < hall.net_slot else rack_index + hall.net_racks
 
 
 def core_rack_place(hall: Hall, name: str, plane: int, kind: str, number: int) -> RackPlace:
@@ -100,7 +104,8 @@ def place_rack(hall: Hall, device: Device) -> RackPlace:
         )
     m = _SU_RACK.match(device.rack)
     if m and m.group(2) is None:
-        return su_rack_place(hall, device.rack, int(m.group(1)), hall.net_slot, "network")
+        extra = int(m.group(3) or 1) - 1
+        return su_rack_place(hall, device.rack, int(m.group(1)), hall.net_slot + extra, "network")
     if m:
         idx = compute_slot(hall, int(m.group(2)) - 1)
         return su_rack_place(hall, device.rack, int(m.group(1)), idx, "compute")

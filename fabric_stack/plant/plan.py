@@ -15,12 +15,14 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from fabric_stack.errors import SpecError
-from fabric_stack.hardware.cables import CableFamily, EndKind, families_for
+from fabric_stack.hardware.cables import CableFamily, EndKind, families_for, generic_family
+from fabric_stack.hardware.optics import CageKind, module_for
 from fabric_stack.hardware.switches import lookup_switch
+from fabric_stack.plant.ends import end_label_port, host_end, switch_cage
 from fabric_stack.plant.geometry import (
     RU_M,
     Hall,
@@ -30,6 +32,7 @@ from fabric_stack.plant.geometry import (
     port_height_m,
     route_m,
 )
+from fabric_stack.plant.modules import count_modules
 from fabric_stack.plant.power import DevicePower, device_power
 from fabric_stack.spec.layout import LayoutSettings
 from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology
@@ -55,6 +58,14 @@ class RunSpec:
     links_per_cable: int
     verified: bool
     """False when the SKU, its length steps or its reach are UNVERIFIED in the catalog."""
+    description: str = ""
+    """What the cable is (medium, twin-port or splitter, SKU stem): the BOM's cable lines."""
+    splitter: bool = False
+    """A 1:2 splitter (its legs may go to two servers)."""
+    a_power_w: float = 0.0
+    """Power of the a-end module, W (0 without one)."""
+    b_power_w: float = 0.0
+    """Power of the b-end module, W (0 without one)."""
 
 
 class CableRun(NamedTuple):
@@ -239,68 +250,106 @@ def _runs(
     }
     prefix = _label_prefixes(template, space, topo.devices, places)
     runs = [_route_cm(k, ends, xy, layout, direct, slack) for k in topo.links]
-    # A split switch cage (``1/8/1`` and ``1/8/2``, ``swp8s0``/``swp8s1``) takes one module or
-    # one splitter cable: every leg of a cage gets the family its longest leg needs, so a
-    # cage never holds half an ACC splitter and half a transceiver. Port names repeat on
-    # every switch, so each is parsed once.
+    prof = topo.plan.spec.node_profile
+    # Each end's cage (a switch's front-panel cage, a server's profile cage) and its kind;
+    # port names repeat on every switch and server, so each is worked out once.
     cage_names: dict[str, str] = {}
+    host_ends: dict[tuple[str, str, int, str], tuple[CageKind, str]] = {}
+    a_ends: list[tuple[CageKind, str]] = []
     cages: list[tuple[str, str]] = []
     cage_run: dict[tuple[str, str], float] = {}
+    # A switch cage is one module or one two-link cable: its legs get the family its
+    # longest leg needs (never half an ACC and half a transceiver), and a twin-port cable
+    # that is no splitter only where both legs join the same cage at the other end too.
+    cage_peers: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    cage_legs: dict[tuple[str, str], int] = {}
     for k, run in zip(topo.links, runs, strict=True):
         name = cage_names.get(k.b_port)
         if name is None:
-            name = cage_names[k.b_port] = cage_of(k.b_port)
+            name = cage_names[k.b_port] = switch_cage(k.b_port)
         key = (k.b_device, name)
         cages.append(key)
+        d = by_name[k.a_device]
+        end: tuple[CageKind, str]
+        if d.role in HOST_ROLES:
+            hkey = (d.role, k.a_port, k.speed_gbps, k.network)
+            found = host_ends.get(hkey)
+            if found is None:
+                found = host_ends[hkey] = host_end(prof, d, k)
+            end = found
+        else:
+            a_name = cage_names.get(k.a_port)
+            if a_name is None:
+                a_name = cage_names[k.a_port] = switch_cage(k.a_port)
+            end = ("switch", a_name)
+        a_ends.append(end)
+        cage_peers.setdefault(key, set()).add((k.a_device, end[1]))
+        cage_legs[key] = cage_legs.get(key, 0) + 1
         if run > cage_run.get(key, 0.0):
             cage_run[key] = run
     out: list[CableRun] = []
-    # A cage's family depends on its longest leg and the link's kind; a run's spec on the
+    # A cage's family depends on its longest leg and its ends' kinds; a run's spec on the
     # family and the length it orders (whole cm): ~115k cables at 32k GPUs, few specs.
-    fams: dict[tuple[float, int, bool, bool, str], CableFamily] = {}
-    specs: dict[tuple[float, str, bool], RunSpec] = {}
-    for k, run, cage in zip(topo.links, runs, cages, strict=True):
+    fams: dict[tuple[float, int, str, bool, str], CableFamily] = {}
+    specs: dict[tuple[float, str, str], RunSpec] = {}
+    label_ports: dict[str, str] = {}
+    for k, run, cage, (a_kind, _) in zip(topo.links, runs, cages, a_ends, strict=True):
         pa, _, host = ends[k.a_device]
         pb = ends[k.b_device][0]
-        # A server on twin-port cages (a DGX H100) takes the switch-style twin-port cables.
-        twin = "twin-port" in k.a_optic
         longest = cage_run[cage]
-        fkey = (longest, k.speed_gbps, host, twin, k.medium)
+        paired = len(cage_peers[cage]) == 1 and cage_legs[cage] <= 2
+        fkey = (longest, k.speed_gbps, a_kind, paired, k.medium)
         fam = fams.get(fkey)
         if fam is None:
-            kind: EndKind = "host" if host and not twin else "switch"
-            fam = fams[fkey] = _choose(families_for(k.speed_gbps, kind, k.medium), longest)[0]
+            fam = fams[fkey] = _family(k, a_kind, paired, longest)
         # Separate fibres from one module are each ordered at their own length; the legs
         # of one splitter or twin-port cable at the cage's longest.
         ordered = run if fam.links_per_cable == 1 else longest
-        skey = (ordered, fam.key, host and twin)
+        skey = (ordered, fam.key, a_kind)
         spec = specs.get(skey)
         if spec is None:
-            spec = _spec(fam, _choose((fam,), ordered)[1], ordered)
-            if host and twin and fam.medium == "dac":
-                # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10
-                # overview, docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
-                spec = replace(spec, part_number=spec.part_number + "-FLT")
-            specs[skey] = spec
-        if prefix is not None:
-            la, lb = prefix[k.a_device] + k.a_port, prefix[k.b_device] + k.b_port
+            spec = specs[skey] = _spec(fam, _choose((fam,), ordered)[1], ordered, a_kind)
+        if host and by_name[k.a_device].role == "server":
+            port_a = label_ports.get(k.a_port)
+            if port_a is None:
+                port_a = label_ports[k.a_port] = end_label_port(prof, by_name[k.a_device], k.a_port)
         else:
-            la = _label(template, space, pa, by_name[k.a_device], k.a_port)
+            port_a = k.a_port
+        if prefix is not None:
+            la, lb = prefix[k.a_device] + port_a, prefix[k.b_device] + k.b_port
+        else:
+            la = _label(template, space, pa, by_name[k.a_device], port_a)
             lb = _label(template, space, pb, by_name[k.b_device], k.b_port)
         out.append(CableRun(spec, la, lb))
     return tuple(out)
 
 
-_SWP_SPLIT = re.compile(r"(swp\d+)s\d+")
+def _allowed(f: CableFamily, a_kind: CageKind, paired: bool) -> bool:
+    """Whether a cable of family ``f`` can be installed between these ends.
+
+    One-link cables always; a splitter only onto single-port ends (its copper legs end in
+    OSFP plugs, its fibre legs in any single-port module); a twin-port cable that is no
+    splitter only when both its links join the same two cages (``paired``).
+    """
+    if f.links_per_cable == 1:
+        return True
+    if f.splitter:
+        return a_kind == "osfp" or (a_kind == "qsfp112" and f.medium in ("mmf", "smf"))
+    return paired and a_kind in ("switch", "osfp-twin")
 
 
-def cage_of(port: str) -> str:
-    """The cage a switch port sits in: ``1/8`` for the split port ``1/8/2``, ``swp8`` for
-    ``swp8s1``, the port itself when it is not split."""
-    if port.startswith("swp"):
-        m = _SWP_SPLIT.fullmatch(port)
-        return m.group(1) if m else port
-    return port.rsplit("/", 1)[0] if port.count("/") == 2 else port
+def _family(k: Link, a_kind: CageKind, paired: bool, longest: float) -> CableFamily:
+    """The cheapest installable family whose reach covers the cage's longest leg."""
+    kind: EndKind = "host" if a_kind in ("osfp", "qsfp112", "rj45") else "switch"
+    found = families_for(k.speed_gbps, kind, k.medium)
+    usable = tuple(f for f in found if _allowed(f, a_kind, paired))
+    if not usable:
+        usable = (generic_family(k.speed_gbps, kind, k.medium),)
+    return _choose(usable, longest)[0]
+
+
+cage_of = switch_cage
+"""The cage a switch port sits in (kept under its old name for the views that import it)."""
 
 
 def _route_cm(
@@ -326,33 +375,59 @@ def _route_cm(
     return math.ceil((raw + slack) * 100 - 1e-6) / 100
 
 
-def _spec(fam: CableFamily, length: float, run: float) -> RunSpec:
-    """The shared spec of runs of ``run`` metres on ``fam`` at ``length`` (verified only
-    when the family and both its optics are)."""
+def _spec(fam: CableFamily, length: float, run: float, a_kind: CageKind) -> RunSpec:
+    """The shared spec of runs of ``run`` metres on ``fam`` at ``length``, with the module
+    each end's cage takes (verified only when the family and both modules are)."""
+    a_mod = module_for(a_kind, fam.medium, fam.speed_gbps, fam.a_optic.part if fam.a_optic else "")
+    b_mod = module_for(
+        "switch", fam.medium, fam.speed_gbps, fam.b_optic.part if fam.b_optic else ""
+    )
+    part = fam.part(length)
+    if a_kind == "osfp-twin" and fam.medium == "dac":
+        # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10 overview,
+        # docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
+        part += "-FLT"
     return RunSpec(
         length_m=length,
         route_m=run,
         medium=fam.medium,
-        part_number=fam.part(length),
+        part_number=part,
         family=fam.key,
-        a_optic=fam.a_optic.part if fam.a_optic else "",
-        b_optic=fam.b_optic.part if fam.b_optic else "",
+        a_optic=a_mod.part if a_mod else "",
+        b_optic=b_mod.part if b_mod else "",
         reach_m=fam.reach,
         links_per_cable=fam.links_per_cable,
         verified=fam.verified
-        and (fam.a_optic is None or fam.a_optic.verified)
-        and (fam.b_optic is None or fam.b_optic.verified),
+        and (a_mod is None or a_mod.verified)
+        and (b_mod is None or b_mod.verified),
+        description=fam.description,
+        splitter=fam.splitter,
+        a_power_w=a_mod.power_w if a_mod else 0.0,
+        b_power_w=b_mod.power_w if b_mod else 0.0,
     )
 
 
 def _racks(
-    topo: FabricTopology, places: dict[str, RackPlace], units: dict[str, int]
+    topo: FabricTopology,
+    places: dict[str, RackPlace],
+    units: dict[str, int],
+    optics_w: dict[str, float],
 ) -> tuple[RackLoad, ...]:
-    """Every rack with its devices by RU, units used and power, in floor order."""
+    """Every rack with its devices by RU, units used and power, in floor order.
+
+    A switch's power is its catalog figure plus the modules in its cages (``optics_w``);
+    a server's is its system figure, which covers what its own cages hold.
+    """
     layout = topo.plan.spec.layout
     members: dict[str, list[RackDevice]] = {}
     for d in topo.devices:
-        rd = RackDevice(d.name, d.role, d.model, d.position, units[d.name], device_power(topo, d))
+        power = device_power(topo, d)
+        extra = optics_w.get(d.name, 0.0) if d.role not in HOST_ROLES else 0.0
+        if extra:
+            power = DevicePower(
+                power.watts + round(extra), f"{power.basis}; + {extra:g} W of modules"
+            )
+        rd = RackDevice(d.name, d.role, d.model, d.position, units[d.name], power)
         members.setdefault(places[d.name].name, []).append(rd)
     first: dict[str, RackPlace] = {}
     for d in topo.devices:
@@ -389,11 +464,20 @@ def _check_labels(template: str) -> None:
         ) from None
 
 
+_NET_RACK = re.compile(r"^su\d+-net(\d+)$")
+
+
+def _net_racks(topo: FabricTopology) -> int:
+    """Network racks per SU: 1, or the highest ``suN-netK`` the builder filled."""
+    found = (_NET_RACK.match(d.rack) for d in topo.devices if d.role == "leaf")
+    return max((int(m.group(1)) for m in found if m), default=1)
+
+
 def plan_plant(topo: FabricTopology) -> Plant:
     """Racks and cable runs of ``topo`` (no budget check: see :func:`require_budgets`)."""
     layout = topo.plan.spec.layout
     _check_labels(layout.label)
-    hall: Hall = plan_hall(layout, topo.plan.su_nodes or topo.plan.nodes)
+    hall: Hall = plan_hall(layout, topo.plan.su_nodes or topo.plan.nodes, _net_racks(topo))
     places: dict[str, RackPlace] = {}
     heights: dict[str, float] = {}
     units: dict[str, int] = {}
@@ -402,7 +486,9 @@ def plan_plant(topo: FabricTopology) -> Plant:
         places[d.name] = place_rack(hall, d)
         units[d.name] = _height_u(topo, d, cache)
         heights[d.name] = port_height_m(d.position, units[d.name])
-    return Plant(racks=_racks(topo, places, units), runs=_runs(topo, places, heights))
+    runs = _runs(topo, places, heights)
+    optics_w = count_modules(topo, runs)[1]
+    return Plant(racks=_racks(topo, places, units, optics_w), runs=runs)
 
 
 def require_budgets(plant: Plant) -> None:

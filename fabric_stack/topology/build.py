@@ -63,6 +63,7 @@ from fabric_stack.topology.model import (
     NetworkPlan,
     Nic,
 )
+from fabric_stack.topology.racking import fit_network_racks
 from fabric_stack.topology.rename import rename_topology
 
 __all__ = [
@@ -112,6 +113,7 @@ def build_topology(plan: SizingPlan) -> FabricTopology:
     for p in range(1, plan.planes + 1):
         _wire_plane(b, p)
     _add_access_networks(b)
+    fit_network_racks(plan, b.devices)  # more network racks where one cannot hold them
     networks = _plan_networks(b)
     topo = FabricTopology(plan, tuple(b.devices), tuple(b.nics), tuple(b.links), networks)
     return rename_topology(topo)

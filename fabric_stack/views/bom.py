@@ -9,19 +9,22 @@ Counting rules
 --------------
 * **Switches** by model: count, rack units and power (catalog ``power_w``,
   optics excluded; unknown for generic switches).
-* **Cables** by cable type × role (one cable per link).
-* **Optics**: a server end takes one module per cable, or per *cage* when the
-  server profile puts rails on shared cages (a DGX H100's four twin-port OSFPs
-  serve its eight rails); a switch takes one module per *cage* with at least one
-  used port (a twin-port OSFP serves both logical ports of its cage). Compute
-  switches use the plan's ports per cage; access switches their own model's at
-  the port speed. RJ45 copper ends take no module and are not counted.
+* **Cables and optics** are read from :func:`fabric_stack.plant.order.order_of`, the one
+  count the order list, the report and ``layout`` read too: cables as installed (a 1:2
+  splitter or a twin-port cable once, carrying two links), one module per *cage* with a
+  lit port at both ends, of the part that end's hardware takes (see
+  :mod:`fabric_stack.hardware.optics`). DAC, ACC and RJ45 ends take no module.
+* **Power**: ``power_w`` is the switches' catalog power plus every module's.
+* **The sizing card check** (:attr:`Bom.compute`) compares the compute switches, the
+  compute *links* and the compute cages lit (a module or a copper plug each) with the
+  sizing card's formulas.
+* **Cost** (``--prices``): switches by catalog key, cables and optics by part number,
+  priced by :func:`fabric_stack.views.costs.cost_of`.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,10 +32,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from fabric_stack.hardware.switches import CATALOG, SwitchModel, lookup_switch, port_mode
+from fabric_stack.files.prices import PriceList
+from fabric_stack.hardware.switches import CATALOG, SwitchModel, lookup_switch
 from fabric_stack.naming.devices import cage_of
+from fabric_stack.plant.order import Order, order_of
 from fabric_stack.topology.build import COMPUTE_ROLES, HOST_ROLES, FabricTopology
 from fabric_stack.views.bom_parts import PartsList, parts_list, parts_markdown
+from fabric_stack.views.costs import Cost, cost_of, money
 
 NO_OPTIC = "RJ45 (no optic)"
 """Optic name of copper RJ45 ends: no module to order."""
@@ -79,19 +85,27 @@ def power_cell(watts: int | None, unverified: bool) -> str:
 class CableLine(_Model):
     """Cables of one type in one role."""
 
-    cable_type: str = Field(description="Cable type, e.g. 'MPO-12/APC OM4 multimode fiber'.")
+    cable_type: str = Field(
+        description="What the cable is: medium, twin-port or 1:2 splitter, SKU stem, e.g. "
+        "'MPO-12/APC OM4 multimode fibre (MFP7E10-N)'."
+    )
     role: str = Field(description="node_leaf, leaf_spine, spine_core, storage, inband or oob.")
     speed_gbps: int = Field(description="Link speed.")
-    count: int = Field(description="Cables.")
+    count: int = Field(description="Cables (a splitter or twin-port cable once).")
+    links: int = Field(description="Links these cables carry.")
 
 
 class OpticLine(_Model):
-    """Pluggable modules of one type at one kind of end."""
+    """Pluggable modules of one part number at one kind of end."""
 
-    optic: str = Field(description="Module type, e.g. 'OSFP 2×400G SR twin-port'.")
-    side: str = Field(description="'server' (one per cable end) or 'switch' (one per used cage).")
+    optic: str = Field(description="Module part number, e.g. 'MMA4Z00-NS'.")
+    form_factor: str = Field(description="What cage it fits, e.g. 'OSFP twin-port flat-top'.")
+    side: str = Field(description="'server' or 'switch': one module per cage with a lit port.")
     network: str = Field(description="Network the modules serve (compute, storage, ...).")
     count: int = Field(description="Modules.")
+    power_w: float = Field(description="Power of one module, W.")
+    verified: bool = Field(description="False when the SKU or power is UNVERIFIED.")
+    source: str = Field(description="Where the part and its power come from.")
 
 
 class ServerLine(_Model):
@@ -107,8 +121,14 @@ class ComputeCounts(_Model):
     """Compute-fabric counts from the link list, beside the sizing card's (they must agree)."""
 
     switches: dict[str, int] = Field(description="Compute switches per tier (leaf/spine/core).")
-    cables: dict[str, int] = Field(description="Compute cables per role (node_leaf/...).")
-    transceivers: dict[str, int] = Field(description="Compute optics: nic, switch, total.")
+    cables: dict[str, int] = Field(
+        description="Compute links per role (node_leaf/...): one cable each if all were "
+        "single-link, as the sizing card counts them."
+    )
+    transceivers: dict[str, int] = Field(
+        description="Compute cages lit (nic, switch, total): a module or a copper plug each, "
+        "as the sizing card counts transceivers."
+    )
     sizing_switches: dict[str, int] = Field(description="The sizing card's switch counts.")
     sizing_cables: dict[str, int] = Field(description="The sizing card's cable counts.")
     sizing_transceivers: dict[str, int] = Field(description="The sizing card's optics counts.")
@@ -122,8 +142,11 @@ class BomTotals(_Model):
     switch_rack_units: int = Field(description="Rack units of all switches.")
     switch_power_w: int = Field(description="Power of switches with a known figure, W.")
     switches_without_power: int = Field(description="Switches whose model has no power figure.")
-    cables: int = Field(description="All cables.")
+    cables: int = Field(description="All cables (as installed: a splitter once).")
+    links: int = Field(description="All links (a splitter's or twin-port cable's legs each).")
     optics: int = Field(description="All pluggable modules.")
+    optics_power_w: float = Field(description="Power of all modules, W.")
+    power_w: float = Field(description="switch_power_w + optics_power_w, W.")
     servers: int = Field(description="Servers.")
     gpus: int = Field(description="GPUs.")
 
@@ -140,6 +163,9 @@ class Bom(_Model):
     totals: BomTotals = Field(description="Totals.")
     parts: PartsList = Field(
         description="Cables and optics to order by part number and length (physical plant)."
+    )
+    cost: Cost | None = Field(
+        default=None, description="What the order costs at the --prices file's prices."
     )
 
 
@@ -166,23 +192,18 @@ def _role_order(role: str) -> int:
     return order.index(role) if role in order else len(order)
 
 
-def bill_of_materials(topo: FabricTopology) -> Bom:
-    """Count switches, cables, optics and servers of ``topo`` (see the module docstring).
+def bill_of_materials(topo: FabricTopology, prices: PriceList | None = None) -> Bom:
+    """Count switches, cables, optics and servers of ``topo`` (see the module docstring);
+    with ``prices``, what they cost.
 
-    The steps: :func:`_switch_lines` (switches by model), :func:`_count_links` (cables by
-    type × role, optics per server port and per lit switch cage), :func:`_optic_lines`,
-    :func:`_compute_counts` (next to the sizing card's) and :func:`_totals`.
+    The steps: :func:`_switch_lines` (switches by model), the topology's order
+    (:func:`~fabric_stack.plant.order.order_of`: cables and modules, counted once) read into
+    :func:`_cable_lines` and :func:`_optic_lines`, :func:`_compute_counts` (next to the
+    sizing card's), :func:`_totals` and, with prices, :func:`_cost`.
     """
     plan = topo.plan
+    order = order_of(topo)
     switch_lines = _switch_lines(topo)
-    links = _count_links(topo)
-    cable_lines = tuple(
-        CableLine(cable_type=t, role=r, speed_gbps=s, count=n)
-        for (t, r, s), n in sorted(
-            links.cables.items(), key=lambda kv: (_role_order(kv[0][1]), kv[0])
-        )
-    )
-    optic_lines = _optic_lines(links)
     prof = plan.spec.node_profile
     servers: tuple[ServerLine, ...] = (
         ServerLine(
@@ -204,15 +225,40 @@ def bill_of_materials(topo: FabricTopology) -> Bom:
                 rack_units_total=len(managers),
             ),
         )
+    parts = parts_list(order)
     return Bom(
         name=plan.spec.name,
         switches=switch_lines,
-        cables=cable_lines,
-        optics=optic_lines,
+        cables=_cable_lines(order),
+        optics=_optic_lines(order),
         servers=servers,
-        compute=_compute_counts(topo, links),
-        totals=_totals(topo, switch_lines, optic_lines),
-        parts=parts_list(topo),
+        compute=_compute_counts(topo),
+        totals=_totals(topo, switch_lines, order),
+        parts=parts,
+        cost=None if prices is None else _cost(switch_lines, parts, prices),
+    )
+
+
+def _cable_lines(order: Order) -> tuple[CableLine, ...]:
+    """Cables by description × role × speed, compute roles first."""
+    per: dict[tuple[str, str, int], list[int]] = {}
+    for c in order.cables:
+        got = per.setdefault((c.description, c.role, c.speed_gbps), [0, 0])
+        got[0] += c.cables
+        got[1] += c.links
+    return tuple(
+        CableLine(cable_type=t, role=r, speed_gbps=sp, count=n, links=k)
+        for (t, r, sp), (n, k) in sorted(per.items(), key=lambda kv: (_role_order(kv[0][1]), kv[0]))
+    )
+
+
+def _cost(switches: tuple[SwitchLine, ...], parts: PartsList, prices: PriceList) -> Cost:
+    """Switches by catalog key, cables and optics by part number, at ``prices``."""
+    return cost_of(
+        [(s.model, s.count) for s in switches]
+        + [(c.part_number, c.count) for c in parts.cables]
+        + [(o.part_number, o.count) for o in parts.optics],
+        prices,
     )
 
 
@@ -244,95 +290,66 @@ def _switch_lines(topo: FabricTopology) -> tuple[SwitchLine, ...]:
     return tuple(switch_lines)
 
 
-@dataclass
-class _LinkCounts:
-    cables: Counter[tuple[str, str, int]] = field(default_factory=Counter)
-    """Cables by (type, role, speed)."""
-    server_optics: Counter[tuple[str, str]] = field(default_factory=Counter)
-    """Server-side modules by (optic, network)."""
-    switch_optics: Counter[tuple[str, str]] = field(default_factory=Counter)
-    """Switch modules by (optic, network): one per used cage."""
+def _lit_cages(topo: FabricTopology) -> tuple[int, int]:
+    """Compute cages with a lit port: (server side, switch side), whatever plugs in them.
 
-
-def _count_links(topo: FabricTopology) -> _LinkCounts:
-    """Cables by type × role, server optics per port, switch optics per used cage."""
+    What the sizing card counts as transceivers (it assumes a module in every lit cage);
+    the order may plug a DAC instead, so this is the check of the link list, not a count
+    of modules to buy.
+    """
     plan = topo.plan
     by_name = {d.name: d for d in topo.devices}
-    counts = _LinkCounts()
-    # (switch, cage) -> (lowest used port, its optic, network): one module per used cage.
-    cages: dict[tuple[str, int], tuple[int, str, str]] = {}
-    ppc_cache: dict[tuple[str, int], int] = {}
     prof = plan.spec.node_profile
-    server_cages: set[tuple[str, str]] = set()
-
-    def ports_per_cage(dev_name: str, speed: int) -> int:
-        d = by_name[dev_name]
-        if d.network == "compute":
-            return plan.ports_per_cage
-        key = (d.model, speed)
-        if key not in ppc_cache:
-            ppc_cache[key] = port_mode(_model_of(d.model), speed).ports_per_cage
-        return ppc_cache[key]
-
+    server: set[tuple[str, str]] = set()
+    switch: set[tuple[str, int]] = set()
     for k in topo.links:
-        counts.cables[(k.cable_type, k.role, k.speed_gbps)] += 1
-        for dev, port, number, optic in (
-            (k.a_device, k.a_port, k.a_port_number, k.a_optic),
-            (k.b_device, k.b_port, k.b_port_number, k.b_optic),
-        ):
-            if optic == NO_OPTIC or not optic:
-                continue
-            if by_name[dev].role in HOST_ROLES:
-                # One module per server cage: the profile's twin-port OSFP serves two rails.
-                # (A fabric manager's port takes its own module.)
-                scage = prof.cage_of(port) if k.role == "node_leaf" else ""
-                if scage and (dev, scage) in server_cages:
-                    continue
-                server_cages.add((dev, scage))
-                counts.server_optics[(optic, k.network)] += 1
-                continue
-            cage = cage_of(number, ports_per_cage(dev, k.speed_gbps))[0]
-            # A cage whose two ports carry different optics (rare: a down/up boundary inside
-            # a cage) takes the module of its lowest used port.
-            prev = cages.get((dev, cage))
-            if prev is None or number < prev[0]:
-                cages[(dev, cage)] = (number, optic, by_name[dev].network)
-    for _, optic, net in cages.values():
-        counts.switch_optics[(optic, net)] += 1
-    return counts
+        if k.network != "compute":
+            continue
+        a = by_name[k.a_device]
+        if a.role in HOST_ROLES:
+            cage = (prof.cage_of(k.a_port) if a.role == "server" else "") or k.a_port
+            server.add((k.a_device, cage))
+        else:
+            switch.add((k.a_device, cage_of(k.a_port_number, plan.ports_per_cage)[0]))
+        switch.add((k.b_device, cage_of(k.b_port_number, plan.ports_per_cage)[0]))
+    return len(server), len(switch)
 
 
-def _optic_lines(links: _LinkCounts) -> tuple[OpticLine, ...]:
-    """Server optics, then switch optics, each by network then module."""
-    return tuple(
-        [
-            OpticLine(optic=o, side="server", network=net, count=n)
-            for (o, net), n in sorted(
-                links.server_optics.items(), key=lambda kv: (_net_order(kv[0][1]), kv[0][0])
-            )
-        ]
-        + [
-            OpticLine(optic=o, side="switch", network=net, count=n)
-            for (o, net), n in sorted(
-                links.switch_optics.items(), key=lambda kv: (_net_order(kv[0][1]), kv[0][0])
-            )
-        ]
+def _optic_lines(order: Order) -> tuple[OpticLine, ...]:
+    """Server optics, then switch optics, each by network then part number."""
+    lines = sorted(
+        order.modules,
+        key=lambda m: (m.end != "server", _net_order(m.network), m.part_number),
     )
+    per: dict[tuple[str, str, str], OpticLine] = {}
+    for m in lines:
+        key = (m.part_number, m.end, m.network)
+        prev = per.get(key)
+        per[key] = OpticLine(
+            optic=m.part_number,
+            form_factor=m.form_factor,
+            side=m.end,
+            network=m.network,
+            count=m.count + (prev.count if prev else 0),
+            power_w=m.power_w,
+            verified=m.verified,
+            source=m.source,
+        )
+    return tuple(per.values())
 
 
-def _compute_counts(topo: FabricTopology, links: _LinkCounts) -> ComputeCounts:
-    """Compute-fabric switches, cables and optics counted here, next to the sizing card's."""
+def _compute_counts(topo: FabricTopology) -> ComputeCounts:
+    """Compute-fabric switches, links and lit cages counted here, next to the sizing card's."""
     plan = topo.plan
     sw_counts = {r: sum(1 for d in topo.devices if d.role == r) for r in ("leaf", "spine", "core")}
     sw_counts["total"] = sum(sw_counts.values())
     cab_counts = {r: 0 for r in COMPUTE_ROLES}
     cab_counts["manager_leaf"] = 0
-    for (_, r, _), n in links.cables.items():
-        if r in cab_counts:
-            cab_counts[r] += n
+    for k in topo.links:
+        if k.role in cab_counts:
+            cab_counts[k.role] += 1
     cab_counts["total"] = sum(cab_counts.values())
-    nic = sum(n for (_, net), n in links.server_optics.items() if net == "compute")
-    sw = sum(n for (_, net), n in links.switch_optics.items() if net == "compute")
+    nic, sw = _lit_cages(topo)
     tr_counts = {"nic": nic, "switch": sw, "total": nic + sw}
     sizing_sw = plan.switches.model_dump()
     sizing_cab = plan.cables.model_dump()
@@ -350,19 +367,22 @@ def _compute_counts(topo: FabricTopology, links: _LinkCounts) -> ComputeCounts:
     )
 
 
-def _totals(
-    topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], optic_lines: tuple[OpticLine, ...]
-) -> BomTotals:
-    """Grand totals (power only over the models whose power is published)."""
+def _totals(topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], order: Order) -> BomTotals:
+    """Grand totals (switch power only over the models whose power is published)."""
     plan = topo.plan
     known = [s for s in switch_lines if s.power_w_total is not None]
+    switch_w = sum(s.power_w_total or 0 for s in known)
+    optics_w = order.optics_power_w
     return BomTotals(
         switches=sum(s.count for s in switch_lines),
         switch_rack_units=sum(s.rack_units_total for s in switch_lines),
-        switch_power_w=sum(s.power_w_total or 0 for s in known),
+        switch_power_w=switch_w,
         switches_without_power=sum(s.count for s in switch_lines if s.power_w is None),
-        cables=len(topo.links),
-        optics=sum(o.count for o in optic_lines),
+        cables=order.cables_total,
+        links=len(topo.links),
+        optics=order.modules_total,
+        optics_power_w=optics_w,
+        power_w=round(switch_w + optics_w, 1),
         servers=plan.nodes,
         gpus=plan.gpus,
     )
@@ -413,15 +433,35 @@ def bom_table(bom: Bom) -> RenderableType:
             power_cell(s.power_w_total, s.power_unverified),
         )
     cab = Table(title="Cables", title_justify="left")
-    for col, just in (("Type", "left"), ("Role", "left"), ("Speed", "right"), ("Count", "right")):
+    for col, just in (
+        ("Type", "left"),
+        ("Role", "left"),
+        ("Speed", "right"),
+        ("Links", "right"),
+        ("Cables", "right"),
+    ):
         cab.add_column(col, justify=just)  # type: ignore[arg-type]
     for c in bom.cables:
-        cab.add_row(c.cable_type, c.role, f"{c.speed_gbps}G", _num(c.count))
-    opt = Table(title="Optics", title_justify="left")
-    for col, just in (("Module", "left"), ("End", "left"), ("Network", "left"), ("Count", "right")):
+        cab.add_row(c.cable_type, c.role, f"{c.speed_gbps}G", _num(c.links), _num(c.count))
+    opt = Table(title="Optics (one per lit cage)", title_justify="left")
+    for col, just in (
+        ("Module", "left"),
+        ("Fits", "left"),
+        ("End", "left"),
+        ("Network", "left"),
+        ("Count", "right"),
+        ("W each", "right"),
+    ):
         opt.add_column(col, justify=just)  # type: ignore[arg-type]
     for o in bom.optics:
-        opt.add_row(o.optic, o.side, o.network, _num(o.count))
+        opt.add_row(
+            o.optic + _mark(o.verified),
+            o.form_factor,
+            o.side,
+            o.network,
+            _num(o.count),
+            f"{o.power_w:g}",
+        )
     srv = Table(title="Servers", title_justify="left")
     for col, just in (
         ("Profile", "left"),
@@ -442,35 +482,81 @@ def bom_table(bom: Bom) -> RenderableType:
         srv,
         Text(_totals_line(bom)),
         Text(_match_line(bom), style="dim"),
-        _parts_table(bom.parts),
+        _parts_table(bom),
+        *([Text(_cost_line(bom.cost))] if bom.cost else []),
     )
 
 
-def _parts_table(parts: PartsList) -> RenderableType:
-    """The order list (cables by part and length, optics by part) as one rich table."""
+def _mark(verified: bool) -> str:
+    return "" if verified else UNVERIFIED_MARK
+
+
+def _cost_line(cost: Cost) -> str:
+    """The cost total, and what it leaves out."""
+    line = f"Cost: {money(cost.total, cost.currency)} at the prices of {cost.source}"
+    if cost.unpriced:
+        line += f"; not priced there (left out): {', '.join(cost.unpriced)}"
+    return line + "."
+
+
+def _parts_table(bom: Bom) -> RenderableType:
+    """The order list (switches by model, cables by part and length, optics by part) as one
+    rich table, with each line's cost when priced."""
+    parts, cost = bom.parts, bom.cost
+    priced = {c.part_number: c for c in cost.lines} if cost else {}
     t = Table(title="To order (by part number and length)", title_justify="left")
-    for col, just in (("Part", "left"), ("Medium", "left"), ("Length", "right"), ("Qty", "right")):
+    cols = [("Part", "left"), ("Medium", "left"), ("Length", "right"), ("Qty", "right")]
+    if cost:
+        cols += [("Unit price", "right"), ("Amount", "right")]
+    for col, just in cols:
         t.add_column(col, justify=just)  # type: ignore[arg-type]
+
+    def money_cells(part: str) -> list[str]:
+        if not cost:
+            return []
+        c = priced.get(part)
+        if c is None:
+            return ["unpriced", ""]
+        return [money(c.unit_price, cost.currency), money(c.amount, cost.currency)]
+
+    if cost:
+        for s in bom.switches:
+            t.add_row(s.model, "switch", "", _num(s.count), *money_cells(s.model))
     for c in parts.cables:
-        mark = "" if c.verified else UNVERIFIED_MARK
-        t.add_row(c.part_number + mark, c.medium, f"{c.length_m:g} m", _num(c.count))
+        t.add_row(
+            c.part_number + _mark(c.verified),
+            c.medium,
+            f"{c.length_m:g} m",
+            _num(c.count),
+            *money_cells(c.part_number),
+        )
     for o in parts.optics:
         t.add_row(
-            o.part_number + ("" if o.verified else UNVERIFIED_MARK), "optic", "", _num(o.count)
+            o.part_number + _mark(o.verified),
+            "optic",
+            "",
+            _num(o.count),
+            *money_cells(o.part_number),
         )
     return t
 
 
 def _totals_line(bom: Bom) -> str:
     t = bom.totals
-    unverified = any(s.power_unverified for s in bom.switches)
-    power = f"{t.switch_power_w:,} W switch power (optics excluded"
+    unverified = any(s.power_unverified for s in bom.switches) or any(
+        not o.verified for o in bom.optics
+    )
+    power = (
+        f"{t.power_w:,.0f} W power ({t.switch_power_w:,} W switches + "
+        f"{t.optics_power_w:,.0f} W optics"
+    )
     power += "; UNVERIFIED *)" if unverified else ")"
     if t.switches_without_power:
         power += f", {t.switches_without_power:,} switches without a published figure"
     return (
-        f"Totals: {t.switches:,} switches ({t.switch_rack_units:,} RU), {t.cables:,} cables, "
-        f"{t.optics:,} optics, {t.servers:,} servers ({t.gpus:,} GPUs); {power}."
+        f"Totals: {t.switches:,} switches ({t.switch_rack_units:,} RU), {t.cables:,} cables "
+        f"({t.links:,} links), {t.optics:,} optics, {t.servers:,} servers ({t.gpus:,} GPUs); "
+        f"{power}."
     )
 
 
@@ -479,8 +565,8 @@ def _match_line(bom: Bom) -> str:
     if c.matches_sizing:
         return (
             "Compute counts match the sizing card: "
-            f"{c.switches['total']:,} switches, {c.cables['total']:,} cables, "
-            f"{c.transceivers['total']:,} transceivers."
+            f"{c.switches['total']:,} switches, {c.cables['total']:,} links, "
+            f"{c.transceivers['total']:,} cages lit."
         )
     return (
         f"Compute counts DIFFER from the sizing card: link list {c.switches}, {c.cables}, "
@@ -505,12 +591,17 @@ def bom_markdown(bom: Bom) -> str:
     ]
     if any(s.power_unverified for s in bom.switches):
         out += ["", f"\\{UNVERIFIED_NOTE}"]  # escaped: a leading * is a Markdown list
-    out += ["", "| Cable | Role | Speed | Count |", "|---|---|--:|--:|"]
+    out += ["", "| Cable | Role | Speed | Links | Cables |", "|---|---|--:|--:|--:|"]
     out += [
-        f"| {c.cable_type} | {c.role} | {c.speed_gbps}G | {_num(c.count)} |" for c in bom.cables
+        f"| {c.cable_type} | {c.role} | {c.speed_gbps}G | {_num(c.links)} | {_num(c.count)} |"
+        for c in bom.cables
     ]
-    out += ["", "| Optic | End | Network | Count |", "|---|---|---|--:|"]
-    out += [f"| {o.optic} | {o.side} | {o.network} | {_num(o.count)} |" for o in bom.optics]
+    out += ["", "| Optic | Fits | End | Network | Count | W each |", "|---|---|---|---|--:|--:|"]
+    out += [
+        f"| {o.optic}{_mark(o.verified)} | {o.form_factor} | {o.side} | {o.network} | "
+        f"{_num(o.count)} | {o.power_w:g} |"
+        for o in bom.optics
+    ]
     out += ["", "| Server profile | Count | GPUs | RU total |", "|---|--:|--:|--:|"]
     out += [
         f"| {s.profile} | {_num(s.count)} | {_num(s.gpus)} | {_num(s.rack_units_total)} |"
@@ -518,7 +609,25 @@ def bom_markdown(bom: Bom) -> str:
     ]
     out += ["", _totals_line(bom), "", f"_{_match_line(bom)}_", ""]
     out += ["#" + line if line.startswith("## ") else line for line in parts_markdown(bom.parts)]
+    if bom.cost:
+        out += ["", *_cost_markdown(bom.cost)]
     return "\n".join(out) + "\n"
+
+
+def _cost_markdown(cost: Cost) -> list[str]:
+    """The priced lines and the total as Markdown."""
+    lines = [
+        f"### Cost ({cost.currency})",
+        "",
+        "| Part number | Count | Unit price | Amount |",
+        "|---|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {c.part_number} | {c.count:,} | {c.unit_price:,.2f} | {c.amount:,.2f} |"
+        for c in cost.lines
+    ]
+    lines += [f"| **Total** | | | **{cost.total:,.2f}** |", "", _cost_line(cost)]
+    return lines
 
 
 __all__ = [

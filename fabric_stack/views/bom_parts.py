@@ -1,41 +1,26 @@
 """The order list of the BOM: cables and optics by part number and length, with totals.
 
-Read from the physical plant (:func:`fabric_stack.plant.plant_of`), never recomputed:
+Read from :func:`fabric_stack.plant.order.order_of`, the one count of cables and modules
+that the BOM summary, the report and ``layout`` read too, so the order list cannot
+disagree with them:
 
-* **Cables** by (part number, length). A family that carries two links per cable (a
-  twin-port DAC, a 1:2 splitter) is counted once per switch cage at the b-end: the two
-  legs of a split cage (``1/8/1`` and ``1/8/2``) share the cable, and the plant gives every
-  leg of a cage the family its longest leg needs (:func:`fabric_stack.plant.plan.cage_of`),
-  so a cage never holds half a splitter.
-* **Optics** by part number: a module per ``links`` legs of one device cage (a twin-port
-  OSFP serves the two legs of its switch cage, a single-port OSFP one server port). DAC and
-  ACC ends take no module.
-* Parts the catalog marks UNVERIFIED (SKU, length step or reach not confirmed against
-  NVIDIA's documentation) carry ``verified: false`` and a ``*`` in the tables.
+* **Cables** by (part number, length): a one-link cable per link, a two-link cable (a 1:2
+  splitter, or a twin-port cable whose links join the same two cages) per switch cage.
+* **Optics** by part number: one module per cage with a lit port, at both ends, of the
+  part that end's hardware takes (finned twin-port OSFP in a switch, flat-top twin-port
+  in a DGX H100's compute cage, QSFP112 on a dual-port storage card). DAC, ACC and RJ45
+  ends take no module.
+* Parts the catalog marks UNVERIFIED (SKU, length step, reach or power not confirmed
+  against NVIDIA's documentation) carry ``verified: false`` and a ``*`` in the tables.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fabric_stack.hardware.cables import CABLE_FAMILIES, Transceiver
-from fabric_stack.plant import plant_of
-from fabric_stack.plant.plan import cage_of
-from fabric_stack.topology.build import FabricTopology
-
-_LINKS_PER_MODULE: dict[str, int] = {}
-for _f in CABLE_FAMILIES:
-    for _t in (_f.a_optic, _f.b_optic):
-        if isinstance(_t, Transceiver):
-            _LINKS_PER_MODULE[_t.part] = _t.links
-_VERIFIED_OPTIC = {
-    t.part: t.verified
-    for f in CABLE_FAMILIES
-    for t in (f.a_optic, f.b_optic)
-    if isinstance(t, Transceiver)
-}
+from fabric_stack.plant.order import Order
 
 
 class _Model(BaseModel):
@@ -71,20 +56,14 @@ class PartsList(_Model):
     optics_total: int = Field(description="All modules to order.")
 
 
-def _cables(topo: FabricTopology) -> tuple[PartCable, ...]:
-    plant = plant_of(topo)
-    # (part, b-end switch, cage) → links: the legs of a two-link cable (a twin-port DAC, a
-    # 1:2 splitter) share one switch cage, which the plant gives one family (plan.cage_of).
-    per_cage: Counter[tuple[str, str, str]] = Counter()
-    info: dict[str, tuple[str, float, int, bool]] = {}
-    for k, run in zip(topo.links, plant.runs, strict=True):
-        per_cage[(run.part_number, k.b_device, cage_of(k.b_port))] += 1
-        info[run.part_number] = (run.medium, run.length_m, run.links_per_cable, run.verified)
+def _cables(order: Order) -> tuple[PartCable, ...]:
     links: Counter[str] = Counter()
     count: Counter[str] = Counter()
-    for (part, _, _), n in per_cage.items():
-        links[part] += n
-        count[part] += -(-n // info[part][2])
+    info: dict[str, tuple[str, float, bool]] = {}
+    for c in order.cables:
+        links[c.part_number] += c.links
+        count[c.part_number] += c.cables
+        info[c.part_number] = (c.medium, c.length_m, c.verified)
     out = [
         PartCable(
             part_number=p,
@@ -92,36 +71,30 @@ def _cables(topo: FabricTopology) -> tuple[PartCable, ...]:
             length_m=info[p][1],
             links=links[p],
             count=count[p],
-            verified=info[p][3],
+            verified=info[p][2],
         )
         for p in links
     ]
-    order = ("dac", "acc", "mmf", "smf", "copper")
-    out.sort(key=lambda c: (order.index(c.medium), c.part_number.rsplit("-", 1)[0], c.length_m))
+    media = ("dac", "acc", "mmf", "smf", "copper")
+    out.sort(key=lambda c: (media.index(c.medium), c.part_number.rsplit("-", 1)[0], c.length_m))
     return tuple(out)
 
 
-def _optics(topo: FabricTopology) -> tuple[PartOptic, ...]:
-    plant = plant_of(topo)
-    per_cage: dict[tuple[str, str, str], int] = defaultdict(int)
-    for k, run in zip(topo.links, plant.runs, strict=True):
-        if run.a_optic:
-            per_cage[(run.a_optic, k.a_device, cage_of(k.a_port))] += 1
-        if run.b_optic:
-            per_cage[(run.b_optic, k.b_device, cage_of(k.b_port))] += 1
+def _optics(order: Order) -> tuple[PartOptic, ...]:
     count: Counter[str] = Counter()
-    for (part, _, _), n in per_cage.items():
-        count[part] += -(-n // _LINKS_PER_MODULE.get(part, 1))
+    verified: dict[str, bool] = {}
+    for m in order.modules:
+        count[m.part_number] += m.count
+        verified[m.part_number] = m.verified
     return tuple(
-        PartOptic(part_number=p, count=n, verified=_VERIFIED_OPTIC.get(p, False))
-        for p, n in sorted(count.items())
+        PartOptic(part_number=p, count=n, verified=verified[p]) for p, n in sorted(count.items())
     )
 
 
-def parts_list(topo: FabricTopology) -> PartsList:
-    """What to order for the cabling of ``topo`` (see the module docstring)."""
-    cables = _cables(topo)
-    optics = _optics(topo)
+def parts_list(order: Order) -> PartsList:
+    """What to order for the cabling of a topology (see the module docstring)."""
+    cables = _cables(order)
+    optics = _optics(order)
     return PartsList(
         cables=cables,
         optics=optics,
@@ -164,8 +137,8 @@ def parts_markdown(parts: PartsList) -> list[str]:
     if any(not c.verified for c in parts.cables) or any(not o.verified for o in parts.optics):
         lines += [
             "",
-            "\\* UNVERIFIED: SKU, length step or reach not confirmed against NVIDIA's "
-            "documentation (fabric_stack/hardware/cables.py gives each source).",
+            "\\* UNVERIFIED: SKU, length step, reach or power not confirmed against NVIDIA's "
+            "documentation (fabric_stack/hardware/cables.py and optics.py give each source).",
         ]
     return lines
 

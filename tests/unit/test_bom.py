@@ -51,14 +51,17 @@ def test_link_list_counts_equal_the_sizing_counts(key: Spec) -> None:
 
 
 def test_switch_optics_are_one_per_used_cage() -> None:
-    # seed: 8 leaves × (16 servers on 8 cages + 32 uplinks on 16 cages) + 4 spines × 64 ports,
-    # plus cage 16 lit on the rail-1 and rail-2 leaves by the two UFMs (port 32)
-    bom = bill_of_materials(topo())
+    # DGX H100 on IB, 1,024 GPUs: every compute run is fibre, so the switch modules are the
+    # sizing card's lit switch cages (its formula, independent of the order count) and the
+    # server modules four per DGX (its OSFP cages) plus one per UFM port
+    t = topo(gpus=1024, node_profile="dgx-h100")
+    bom = bill_of_materials(t)
     lines = {(o.optic, o.side, o.network): o.count for o in bom.optics}
-    assert lines[("OSFP 2×400G SR twin-port", "switch", "compute")] == 8 * (8 + 16) + 4 * 32 + 2
-    assert lines[("OSFP 400G SR", "server", "compute")] == 128 + 2
+    assert lines[("MMA4Z00-NS", "switch", "compute")] == t.plan.transceivers.switch == 1536
+    assert lines[("MMA4Z00-NS-FLT", "server", "compute")] == 4 * t.plan.nodes == 508
+    assert lines[("MMA4Z00-NS400", "server", "compute")] == 2
     # RJ45 OOB ends take no module
-    assert not any("RJ45" in o.optic for o in bom.optics)
+    assert not any(o.network == "oob" for o in bom.optics)
 
 
 def test_switches_power_and_rack_units_come_from_the_catalog() -> None:
@@ -85,10 +88,11 @@ def test_generic_switches_have_unknown_power() -> None:
 def test_cables_by_type_and_role_add_up() -> None:
     t = topo(gpus=1024, planes=2)
     bom = bill_of_materials(t)
-    assert sum(c.count for c in bom.cables) == len(t.links) == bom.totals.cables
+    assert sum(c.links for c in bom.cables) == len(t.links) == bom.totals.links
+    assert sum(c.count for c in bom.cables) == bom.totals.cables <= len(t.links)
     by_role: dict[str, int] = {}
     for c in bom.cables:
-        by_role[c.role] = by_role.get(c.role, 0) + c.count
+        by_role[c.role] = by_role.get(c.role, 0) + c.links
     assert by_role == t.count_links()
 
 
@@ -99,11 +103,11 @@ def test_renderings() -> None:
     assert data["totals"]["switches"] == 16
     md = bom_markdown(bom)
     assert "| NVIDIA Quantum-2 QM9700 | 8 leaf, 4 spine | 12 | 1 | 12 | 747 * | 8,964 * |" in md
-    assert "Compute counts match the sizing card: 12 switches, 386 cables, 452 transceivers." in md
-    console = Console(width=100, record=True, color_system=None)
+    assert "Compute counts match the sizing card: 12 switches, 386 links, 452 cages lit." in md
+    console = Console(width=140, record=True, color_system=None)
     console.print(bom_table(bom))
     text = console.export_text()
-    assert "Bill of materials — gpu-cluster" in text and "OSFP 2×400G SR twin-port" in text
+    assert "Bill of materials — gpu-cluster" in text and "MMA4Z00-NS" in text
 
 
 def test_bom_reads_the_plan_not_a_formula() -> None:

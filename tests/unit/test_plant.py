@@ -264,9 +264,12 @@ def test_a_splitter_is_counted_once_per_cage(seed: FabricTopology) -> None:
     acc = [c for c in bill_of_materials(seed).parts.cables if c.medium == "acc"]
     assert sum(c.count for c in acc) == len(cages)
     assert sum(c.links for c in acc) <= 2 * len(cages)
+    # the seed's node-leaf ACCs are 1:2 splitters: their legs go to two servers
+    assert all(c.part_number.startswith("MCA7J60") for c in acc)
 
 
 def test_cage_of_names_the_physical_cage() -> None:
     assert cage_of("1/8/2") == "1/8" and cage_of("swp33s1") == "swp33"
     assert cage_of("swp33") == "swp33" and cage_of("mlx5_0") == "mlx5_0"
     assert cage_of("Ethernet1/1") == "Ethernet1/1"
+    assert cage_of("sw8p2") == "sw8" and cage_of("sw8") == "sw8"  # NVOS (Q3400)

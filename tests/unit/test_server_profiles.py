@@ -32,6 +32,7 @@ from fabric_stack.drift import PlanIndex, compute_drift
 from fabric_stack.errors import SpecError
 from fabric_stack.files.config import spec_from_stack_config
 from fabric_stack.hardware.server_profiles import PROFILES
+from fabric_stack.plant import plant_of
 from fabric_stack.policy.evaluate import evaluate
 from fabric_stack.policy.rules.link_speed_match import check_link_speed
 from fabric_stack.topology.build import FabricTopology
@@ -133,16 +134,25 @@ def test_dgx_h100_orders_four_twin_port_optics_per_server() -> None:
     bom = bill_of_materials(t)
     server = [o for o in bom.optics if o.side == "server" and o.network == "compute"]
     assert [(o.optic, o.count) for o in server] == [
-        ("OSFP 2×400G SR twin-port", 4 * 16),
-        ("OSFP 400G SR", 2),  # the two UFM hosts' HCA ports
+        ("MMA4Z00-NS-FLT", 4 * 16),  # flat-top twin-port: one per OSFP cage, two rails each
+        ("MMA4Z00-NS400", 2),  # the two UFM hosts' HCA ports
     ]
     assert bom.compute.matches_sizing and t.plan.transceivers.nic == 64 + 2  # + the UFM ports
 
 
 def test_a_server_without_cages_of_record_takes_one_optic_per_port() -> None:
-    bom = bill_of_materials(topo(node_profile="hgx-b300", nic_gbps=800, switch="q3400"))
-    (server,) = [o for o in bom.optics if o.side == "server" and o.network == "compute"]
-    assert server.count == 16 * 8 + 2 and bom.compute.matches_sizing  # + 2 UFM ports
+    t = topo(node_profile="hgx-b300", nic_gbps=800, switch="q3400")
+    bom = bill_of_materials(t)
+    server = [o for o in bom.optics if o.side == "server" and o.network == "compute"]
+    # one cage per port; a short run takes a DAC splitter (no module), the rest a module each
+    lit = sum(1 for k in t.links if k.role in ("node_leaf", "manager_leaf"))
+    dac = sum(
+        1
+        for k, run in zip(t.links, plant_of(t).runs, strict=True)
+        if k.role in ("node_leaf", "manager_leaf") and not run.a_optic
+    )
+    assert sum(o.count for o in server) == lit - dac == 16 * 8 + 2 - dac
+    assert bom.compute.matches_sizing
 
 
 # --------------------------------------------------------------------------- NIC speed

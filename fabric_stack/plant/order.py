@@ -1,0 +1,126 @@
+"""What to order for a topology's cabling, counted once: the one computation every view reads.
+
+:func:`order_of` walks the link list and its physical plant (:func:`plant_of`) once and
+counts what a buyer orders and an installer fits:
+
+* **cables**: a one-link cable per link; a two-link cable (a 1:2 splitter, or a twin-port
+  cable whose two links join the same two cages) per switch cage its legs share;
+* **modules**: one per *cage* with a lit port, at both ends (a twin-port OSFP serves both
+  ports of its switch cage, a DGX H100's flat-top twin-port OSFP the two rails of its
+  cage), of the part that cage's hardware takes (:mod:`fabric_stack.plant.ends`); DAC, ACC
+  and RJ45 ends take none;
+* **module power** per device, for the rack budgets and the BOM's power total.
+
+The BOM's summary and order list, its JSON/CSV/Markdown, the report and ``layout`` all
+read this result (cached on the topology), so their totals cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from fabric_stack.plant.ends import switch_cage
+from fabric_stack.plant.modules import ModuleCount, count_modules
+from fabric_stack.plant.plan import CableRun, plant_of
+from fabric_stack.topology.build import FabricTopology
+
+_MEMO_KEY = "order"
+
+
+@dataclass(frozen=True, slots=True)
+class CableCount:
+    """Cables of one part number (one length) in one role."""
+
+    part_number: str
+    description: str
+    medium: str
+    length_m: float
+    role: str
+    network: str
+    speed_gbps: int
+    links: int
+    cables: int
+    splitter: bool
+    verified: bool
+
+
+@dataclass(frozen=True)
+class Order:
+    """Cables and modules of one topology, and the module power each device holds."""
+
+    cables: tuple[CableCount, ...]
+    modules: tuple[ModuleCount, ...]
+    device_optics_w: dict[str, float]
+    """Module power per device name, W."""
+
+    @property
+    def cables_total(self) -> int:
+        """All cables."""
+        return sum(c.cables for c in self.cables)
+
+    @property
+    def modules_total(self) -> int:
+        """All modules."""
+        return sum(m.count for m in self.modules)
+
+    @property
+    def optics_power_w(self) -> float:
+        """Power of all modules, W."""
+        return round(sum(m.count * m.power_w for m in self.modules), 1)
+
+
+def _count_cables(topo: FabricTopology, runs: tuple[CableRun, ...]) -> tuple[CableCount, ...]:
+    """Cables by (part, role, network, speed); a two-link cable once per shared switch cage,
+    counted in the role of its first leg."""
+    legs: Counter[tuple[str, str, str]] = Counter()
+    first: dict[tuple[str, str, str], tuple[str, str, int]] = {}
+    links: Counter[tuple[str, str, str, int]] = Counter()
+    cables: Counter[tuple[str, str, str, int]] = Counter()
+    spec_of: dict[str, CableRun] = {}
+    for k, run in zip(topo.links, runs, strict=True):
+        key = (run.part_number, k.role, k.network, k.speed_gbps)
+        links[key] += 1
+        spec_of.setdefault(run.part_number, run)
+        if run.links_per_cable == 1:
+            cables[key] += 1
+            continue
+        ckey = (run.part_number, k.b_device, switch_cage(k.b_port))
+        legs[ckey] += 1
+        first.setdefault(ckey, (k.role, k.network, k.speed_gbps))
+    for ckey, n in legs.items():
+        part = ckey[0]
+        cables[(part, *first[ckey])] += -(-n // spec_of[part].links_per_cable)
+    out = [
+        CableCount(
+            part_number=part,
+            description=spec_of[part].spec.description,
+            medium=spec_of[part].medium,
+            length_m=spec_of[part].length_m,
+            role=role,
+            network=net,
+            speed_gbps=speed,
+            links=n,
+            cables=cables[(part, role, net, speed)],
+            splitter=spec_of[part].spec.splitter,
+            verified=spec_of[part].verified,
+        )
+        for (part, role, net, speed), n in links.items()
+    ]
+    return tuple(out)
+
+
+def order_of(topo: FabricTopology) -> Order:
+    """What to order for ``topo`` (see the module docstring), derived once and cached."""
+    cached = topo.memo.get(_MEMO_KEY)
+    if isinstance(cached, tuple) and cached[0] is topo.links and cached[1] is topo.devices:
+        order: Order = cached[2]
+        return order
+    runs = plant_of(topo, strict=False).runs
+    modules, power = count_modules(topo, runs)
+    order = Order(cables=_count_cables(topo, runs), modules=modules, device_optics_w=power)
+    topo.memo[_MEMO_KEY] = (topo.links, topo.devices, order)
+    return order
+
+
+__all__ = ["CableCount", "ModuleCount", "Order", "order_of"]
