@@ -97,11 +97,9 @@ def compare_cmd(
         compare_svg,
         compare_table,
     )
-    from fabric_stack.views.costs import cost_of
     from fabric_stack.views.options import (
         DEFAULT_WEIGHTS,
         compare_fabrics,
-        order_parts,
         parse_candidates,
         parse_weights,
     )
@@ -111,9 +109,10 @@ def compare_cmd(
     w = parse_weights(weights or DEFAULT_WEIGHTS)
     byte_sizes = parse_sizes(sizes or DEFAULT_SIZES)
     price_list = read_prices(prices) if prices else None
-    pricer = (lambda bom: cost_of(order_parts(bom), price_list)) if price_list else None
     with paused_gc():
-        cmp = compare_fabrics(spec, cands, sharp=sharp, weights=w, sizes=byte_sizes, pricer=pricer)
+        cmp = compare_fabrics(
+            spec, cands, sharp=sharp, weights=w, sizes=byte_sizes, prices=price_list
+        )
     if fmt == "table" and out is None:
         console().print(compare_table(cmp))
         return

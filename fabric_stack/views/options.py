@@ -45,6 +45,7 @@ from fabric_stack.analysis.estimate_params import (
 )
 from fabric_stack.analysis.whatif import FabricIndex
 from fabric_stack.errors import SpecError
+from fabric_stack.files.prices import PriceList
 from fabric_stack.hardware.nic_latency import nic_latency
 from fabric_stack.hardware.switches import (
     FABRIC_KINDS,
@@ -67,7 +68,6 @@ from fabric_stack.views.options_model import (
     Comparison,
     Latency,
     Operations,
-    Pricer,
     Recommendation,
     Weights,
 )
@@ -230,13 +230,13 @@ def plan_candidate(
     sizes: Sequence[int],
     *,
     sharp: bool = False,
-    pricer: Pricer | None = None,
+    prices: PriceList | None = None,
 ) -> CandidateResult:
     """Plan ``spec`` on ``cand`` (size → build → BOM → estimates) and read the figures."""
     cspec = candidate_spec(spec, cand, sharp)
     plan = size_fabric(cspec)
     topo = build_topology(plan)
-    bom = bill_of_materials(topo)
+    bom = bill_of_materials(topo, prices)
     ar, a2a = _estimates(topo, sizes)
     return CandidateResult(
         fabric=cand.fabric,
@@ -264,7 +264,7 @@ def plan_candidate(
         allreduce=ar,
         alltoall=a2a,
         operations=operations_of(plan),
-        cost=pricer(bom) if pricer else None,
+        cost=bom.cost,
     )
 
 
@@ -276,22 +276,9 @@ def _estimates(topo: FabricTopology, sizes: Sequence[int]) -> tuple[Estimate, Es
     )
 
 
-def order_parts(bom: Bom) -> list[tuple[str, int]]:
-    """(part number, count) of the fabric order a price file prices: switches by catalog
-    key, cables and optics by part number (servers are the same on every candidate)."""
-    return (
-        [(line.model, line.count) for line in bom.switches]
-        + [(c.part_number, c.count) for c in bom.parts.cables]
-        + [(o.part_number, o.count) for o in bom.parts.optics]
-    )
-
-
 def _power(bom: Bom) -> tuple[int, str]:
-    """(W, what it includes): the BOM's total when it counts optics, else its switches."""
-    total = getattr(bom.totals, "power_w", None)
-    if isinstance(total, int):
-        return total, "switches + optics (BOM totals.power_w)"
-    return bom.totals.switch_power_w, "switches only (BOM totals.switch_power_w; optics excluded)"
+    """(W, what it includes): the BOM's switches plus optics."""
+    return round(bom.totals.power_w), "switches + optics (BOM totals.power_w)"
 
 
 def compare_fabrics(
@@ -301,12 +288,12 @@ def compare_fabrics(
     sharp: bool = False,
     weights: Weights | None = None,
     sizes: Sequence[int] | None = None,
-    pricer: Pricer | None = None,
+    prices: PriceList | None = None,
 ) -> Comparison:
     """Plan ``spec`` on each candidate and recommend one (module docstring)."""
     cands = list(candidates or default_candidates(spec))
     byte_sizes = list(sizes or parse_sizes(DEFAULT_SIZES))
-    results = [plan_candidate(spec, c, byte_sizes, sharp=sharp, pricer=pricer) for c in cands]
+    results = [plan_candidate(spec, c, byte_sizes, sharp=sharp, prices=prices) for c in cands]
     w = weights or parse_weights(DEFAULT_WEIGHTS)
     return Comparison(
         name=spec.name,
@@ -335,12 +322,10 @@ __all__ = [
     "Comparison",
     "Latency",
     "Operations",
-    "Pricer",
     "Recommendation",
     "Weights",
     "compare_fabrics",
     "default_candidates",
-    "order_parts",
     "parse_candidates",
     "parse_weights",
     "path_latency",

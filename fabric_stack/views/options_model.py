@@ -7,13 +7,10 @@ Filled by :func:`fabric_stack.views.options.compare_fabrics` (planning) and
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from fabric_stack.analysis.estimate import Estimate
 from fabric_stack.hardware.switches import FabricKind
-from fabric_stack.views.bom import Bom
 from fabric_stack.views.costs import Cost
 
 CRITERIA: tuple[str, ...] = ("performance", "cost", "operations", "headroom")
@@ -96,7 +93,7 @@ class CandidateResult(_Model):
     two_tier_max_gpus: int = Field(description="Largest cluster two tiers of this switch carry.")
     cables: dict[str, int] = Field(description="Cables to order by part number (BOM).")
     optics: dict[str, int] = Field(description="Optics to order by part number (BOM).")
-    power_w: int = Field(description="Power of the BOM (switches, and optics where counted), W.")
+    power_w: int = Field(description="Power of the BOM: switches + optics, W.")
     power_basis: str = Field(description="What power_w includes.")
     latency_us: float = Field(description="End-to-end latency of the longest path, µs.")
     latency: Latency = Field(description="How latency_us is made up, with sources.")
@@ -141,7 +138,3 @@ class Comparison(_Model):
     candidates: list[CandidateResult] = Field(description="One per candidate, in order.")
     weights: Weights = Field(description="Normalised weights.")
     recommendation: Recommendation = Field(description="What the weights pick, and why.")
-
-
-Pricer = Callable[[Bom], Cost]
-"""Prices one BOM (the CLI builds it from `--prices`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from functools import cache
 
 import pytest
@@ -18,12 +19,10 @@ from fabric_stack.topology.build import build_topology
 from fabric_stack.views import options as cmp_mod
 from fabric_stack.views.bom import bill_of_materials
 from fabric_stack.views.compare import compare_markdown
-from fabric_stack.views.costs import cost_of
 from fabric_stack.views.options import (
     Candidate,
     Comparison,
     compare_fabrics,
-    order_parts,
     parse_candidates,
     parse_weights,
     path_latency,
@@ -58,6 +57,7 @@ def test_candidate_figures_equal_size_bom_and_estimate_alone(i: int) -> None:
     assert c.switches == {line.model: line.count for line in bom.switches}
     assert sum(c.cables.values()) == bom.parts.cables_total
     assert sum(c.optics.values()) == bom.parts.optics_total
+    assert c.power_w == round(bom.totals.power_w)  # switches + optics
     assert c.switches_by_tier["leaf"] == plan.switches.leaf
     alone = estimate_collective(topo, "all_reduce", SIZES)
     assert c.allreduce == alone and c.allreduce_busbw_gbs == alone.points[-1].busbw_gbs
@@ -111,25 +111,23 @@ def test_ecmp_without_adaptive_routing_costs_alltoall_across_sus() -> None:
     assert hashed < ideal
 
 
-def _pricer(qm: int, sn: int):  # type: ignore[no-untyped-def]
-    """Every part priced (1 each) except the two fabric switches."""
-
-    def price(bom):  # type: ignore[no-untyped-def]
-        parts = order_parts(bom)
-        prices = {p: 1 for p, _ in parts} | {"qm9700": qm, "sn5600": sn}
-        return cost_of(parts, PriceList(source="t", currency="USD", prices=prices))
-
-    return price
+def _prices(qm: int, sn: int) -> PriceList:
+    """Every part of both candidates' orders priced (1 each) but the two fabric switches."""
+    parts: set[str] = set()
+    for c in comparison().candidates:
+        parts |= set(c.switches) | set(c.cables) | set(c.optics)
+    prices = dict.fromkeys(parts, Decimal(1)) | {"qm9700": Decimal(qm), "sn5600": Decimal(sn)}
+    return PriceList(source="t", currency="USD", prices=prices)
 
 
 def test_recommendation_flips_when_the_weights_flip() -> None:
     # InfiniBand with SHARP is faster; RoCE on SN5600 is cheaper here (and grows further).
-    pricer = _pricer(qm=40_000, sn=20_000)
+    prices = _prices(qm=40_000, sn=20_000)
     perf = compare_fabrics(
-        SPEC, sharp=True, sizes=SIZES, pricer=pricer, weights=parse_weights("performance=1")
+        SPEC, sharp=True, sizes=SIZES, prices=prices, weights=parse_weights("performance=1")
     )
     cost = compare_fabrics(
-        SPEC, sharp=True, sizes=SIZES, pricer=pricer, weights=parse_weights("cost=1")
+        SPEC, sharp=True, sizes=SIZES, prices=prices, weights=parse_weights("cost=1")
     )
     assert perf.recommendation.fabric == "infiniband"
     assert cost.recommendation.fabric == "roce"
@@ -138,16 +136,14 @@ def test_recommendation_flips_when_the_weights_flip() -> None:
     assert ib.cost is not None and roce.cost is not None and roce.cost.total < ib.cost.total
     # the input changes the decision too: make the Spectrum switch dear
     dear = compare_fabrics(
-        SPEC, sizes=SIZES, pricer=_pricer(qm=1, sn=10**7), weights=parse_weights("cost=1")
+        SPEC, sizes=SIZES, prices=_prices(qm=1, sn=10**7), weights=parse_weights("cost=1")
     )
     assert dear.recommendation.fabric == "infiniband"
 
 
 def test_unpriced_parts_keep_cost_out_and_say_so() -> None:
-    def partial(bom):  # type: ignore[no-untyped-def]
-        return cost_of(order_parts(bom), PriceList(source="t", currency="USD", prices={}))
-
-    c = compare_fabrics(SPEC, sizes=SIZES, pricer=partial)
+    empty = PriceList(source="t", currency="USD", prices={})
+    c = compare_fabrics(SPEC, sizes=SIZES, prices=empty)
     assert "cost" not in c.recommendation.scores["roce:sn5600"]
     assert any("not scored: unpriced parts" in r for r in c.recommendation.reasons)
 
@@ -290,3 +286,24 @@ def test_design_report_has_the_options_considered() -> None:
     )
     assert isinstance(bad, str) and "infiniband" in bad
     assert "could not be planned" in render_options_section(bad)
+
+
+def test_cli_prices_the_same_file_as_bom(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good = tmp_path / "p.csv"
+    good.write_text("part_number,unit_price,currency\nqm9700,30000,USD\nsn5600,25000,USD\n")
+    r = CliRunner().invoke(
+        main,
+        ["compare", "--gpus", "256", "--sizes", "1G", "--prices", str(good), "--format", "json"],
+    )
+    assert r.exit_code == 0, r.output
+    cands = json.loads(r.output)["candidates"]
+    b = CliRunner().invoke(
+        main, ["bom", "--gpus", "256", "--prices", str(good), "--format", "json"]
+    )
+    assert b.exit_code == 0, b.output
+    assert cands[0]["cost"]["total"] == json.loads(b.output)["cost"]["total"]
+    assert cands[0]["cost"]["unpriced"]  # cables and optics are not in this file
+    bad = tmp_path / "bad.csv"
+    bad.write_text("part,price\nqm9700,1\n")
+    r = CliRunner().invoke(main, ["compare", "--gpus", "128", "--prices", str(bad)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
