@@ -85,8 +85,9 @@ MODULES: dict[str, Module] = {
             "OSFP single-port flat-top",
             9.0,
             f"{_DOCS}/MMA4Z00NS400T/Connectivity+Scenarios: 400G SR4 flat-top OSFP for "
-            "ConnectX-7, 9 W max (6.5 W at 200G); read for the -T (Ethernet) SKU",
-            True,
+            "ConnectX-7, 9 W max (6.5 W at 200G); read for the -T (Ethernet) SKU, the "
+            "InfiniBand SKU name is UNVERIFIED",
+            False,
         ),
         _m(
             "MMS4X00-NS400",
@@ -100,8 +101,9 @@ MODULES: dict[str, Module] = {
             "QSFP112",
             9.0,
             f"{_DOCS}/MMA1Z00NS400T/Overview: 400G SR4 QSFP112 for ConnectX-7/QSFP112 and "
-            "BlueField-3, 9 W max at 400G (5 W at 200G on a 1:2 splitter); read for -T",
-            True,
+            "BlueField-3, 9 W max at 400G (5 W at 200G on a 1:2 splitter); read for the -T "
+            "(Ethernet) SKU, the InfiniBand SKU name is UNVERIFIED",
+            False,
         ),
     )
 }

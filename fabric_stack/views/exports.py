@@ -147,11 +147,13 @@ _COPPER_TYPE = {"dac": "passive copper DAC", "acc": "active copper cable (ACC)"}
 
 
 def physical(k: Link, run: CableRun) -> tuple[str, str, str, str]:
-    """(medium, a_optic, b_optic, cable_type) of a cable as the plant chose it: a copper
-    cable has no optics; a fibre names its transceiver SKUs where the catalog has them."""
+    """(medium, a_optic, b_optic, cable_type) of a cable as the plant chose it (the BOM's
+    cable line, :attr:`RunSpec.description`): a copper cable has no optics; a fibre names the
+    module each end's cage takes."""
+    kind = run.spec.description or k.cable_type
     if run.medium in _COPPER_TYPE:
-        return run.medium, "", "", _COPPER_TYPE[run.medium]
-    return run.medium, run.a_optic or k.a_optic, run.b_optic or k.b_optic, k.cable_type
+        return run.medium, "", "", kind
+    return run.medium, run.a_optic or k.a_optic, run.b_optic or k.b_optic, kind
 
 
 def _with_runs(topo: FabricTopology, role: str) -> Iterator[tuple[Link, CableRun]]:

@@ -210,8 +210,18 @@ def test_a_bad_price_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
 # The sizing scenarios (tests/scenarios/sizing) and the 2,304-GPU B300 SuperPOD.
 PUBLISHED = [
     ["--gpus", "2304", "--nic-gbps", "800", "--switch", "q3400", "--node-profile", "hgx-b300"],
-    ["--gpus", "8192", "--nic-gbps", "800", "--planes", "2", "--switch", "q3400"]
-    + ["--node-profile", "hgx-b300"],
+    [
+        "--gpus",
+        "8192",
+        "--nic-gbps",
+        "800",
+        "--planes",
+        "2",
+        "--switch",
+        "q3400",
+        "--node-profile",
+        "hgx-b300",
+    ],
     ["--gpus", "8192"],
     ["--gpus", "4096", "--fabric", "roce", "--switch", "sn5600"],
     ["--gpus", "2048"],
