@@ -8,13 +8,14 @@ from typing import Any
 import click
 
 from fabric_stack.cli.common import (
+    SIZES_HELP,
     console,
     handle_errors,
     load_spec,
     out_file_option,
+    sharp_option,
     spec_options,
 )
-from fabric_stack.cli.params import NonEmptyPath
 
 
 @click.command("compare")
@@ -26,16 +27,13 @@ from fabric_stack.cli.params import NonEmptyPath
     "[default: InfiniBand on the Quantum switch and RoCEv2 on the Spectrum switch for the "
     "NIC speed]",
 )
-@click.option(
-    "--sharp",
-    is_flag=True,
-    help="SHARP in-network reduction on InfiniBand candidates whose switch has it.",
-)
+@sharp_option
 @click.option(
     "--prices",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="CSV part_number,unit_price,currency (as `bom --prices`): cost per candidate.",
+    "prices",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Price the order: a CSV part_number,unit_price,currency (one currency; switches "
+    "by catalog key, cables and optics by part number). No prices ship with fabric-stack.",
 )
 @click.option(
     "--weights",
@@ -43,12 +41,7 @@ from fabric_stack.cli.params import NonEmptyPath
     help="CRITERION=W,… over performance, cost, operations, headroom (normalised). "
     "[default: performance=0.4,cost=0.3,operations=0.2,headroom=0.1]",
 )
-@click.option(
-    "--sizes",
-    default=None,
-    metavar="LIST",
-    help="Message sizes of the estimates. [default: 8K,64K,1M,16M,256M,1G,8G,16G]",
-)
+@click.option("--sizes", default=None, metavar="LIST", help=SIZES_HELP)
 @click.option(
     "--format",
     "fmt",
@@ -61,7 +54,7 @@ from fabric_stack.cli.params import NonEmptyPath
 @handle_errors
 def compare_cmd(
     candidates: str | None,
-    sharp: bool,
+    sharp: bool | None,
     prices: Path | None,
     weights: str | None,
     sizes: str | None,

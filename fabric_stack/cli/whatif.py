@@ -11,6 +11,7 @@ import click
 from fabric_stack.cli import progress
 from fabric_stack.cli.common import (
     NVLINK_GBS_HELP,
+    SIZES_HELP,
     SPEC_FLAG_NAMES,
     console,
     echo_json,
@@ -18,6 +19,7 @@ from fabric_stack.cli.common import (
     handle_errors,
     load_spec,
     out_file_option,
+    sharp_option,
     spec_options,
 )
 from fabric_stack.cli.params import NonEmptyPath
@@ -251,12 +253,7 @@ def switch_following(spec: FabricSpec, fabric: str) -> str:
     show_default=True,
     help="The collective, as nccl-tests names it.",
 )
-@click.option(
-    "--sizes",
-    default=None,
-    metavar="LIST",
-    help="Message sizes, binary units. [default: 8K,64K,1M,16M,256M,1G,8G,16G]",
-)
+@click.option("--sizes", default=None, metavar="LIST", help=SIZES_HELP)
 @click.option(
     "--algorithm",
     "algorithms",
@@ -270,13 +267,7 @@ def switch_following(spec: FabricSpec, fabric: str) -> str:
     metavar="GB/S",
     help=NVLINK_GBS_HELP,
 )
-@click.option(
-    "--sharp/--no-sharp",
-    "sharp",
-    default=None,
-    help="SHARP in-network reduction on an InfiniBand switch that has it (Quantum-2: "
-    "SHARPv3). [default: the spec's infiniband.sharp]",
-)
+@sharp_option
 @failure_options
 @click.option(
     "--with-failures",

@@ -140,13 +140,14 @@ def parse_weights(text: str) -> Weights:
 # --------------------------------------------------------------------------- one candidate
 
 
-def candidate_spec(spec: FabricSpec, cand: Candidate, sharp: bool) -> FabricSpec:
-    """The spec with the candidate's fabric and switch (and SHARP asked on InfiniBand)."""
+def candidate_spec(spec: FabricSpec, cand: Candidate, sharp: bool | None) -> FabricSpec:
+    """The spec with the candidate's fabric and switch, and SHARP as asked on InfiniBand
+    (None: the spec's own ``infiniband.sharp``)."""
     data = spec.model_dump(mode="json")
     data["fabric"] = cand.fabric
     data["switch"] = cand.switch
-    if sharp and cand.fabric == "infiniband":
-        data.setdefault("infiniband", {})["sharp"] = True
+    if sharp is not None and cand.fabric == "infiniband":
+        data.setdefault("infiniband", {})["sharp"] = sharp
     return validate_spec(data)
 
 
@@ -229,7 +230,7 @@ def plan_candidate(
     cand: Candidate,
     sizes: Sequence[int],
     *,
-    sharp: bool = False,
+    sharp: bool | None = None,
     prices: PriceList | None = None,
 ) -> CandidateResult:
     """Plan ``spec`` on ``cand`` (size → build → BOM → estimates) and read the figures."""
@@ -285,7 +286,7 @@ def compare_fabrics(
     spec: FabricSpec,
     candidates: Sequence[Candidate] | None = None,
     *,
-    sharp: bool = False,
+    sharp: bool | None = None,
     weights: Weights | None = None,
     sizes: Sequence[int] | None = None,
     prices: PriceList | None = None,
