@@ -120,7 +120,7 @@ def generic_module(kind: CageKind, speed_gbps: int, reach: str) -> Module:
     part = f"GENERIC-{ff}-{speed_gbps}G-{reach}"
     if part not in _GENERIC:
         watts = 15.0 if twin else 9.0
-        what = {"OSFP-TWIN": "twin-port OSFP", "QSFP": "QSFP", "OSFP": "single-port OSFP"}[ff]
+        what = {"OSFP-TWIN": "OSFP twin-port", "QSFP": "QSFP", "OSFP": "OSFP single-port"}[ff]
         _GENERIC[part] = _m(
             part,
             f"{what} (generic)",

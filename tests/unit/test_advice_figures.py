@@ -45,8 +45,8 @@ def test_bom_power_is_marked_unverified_in_every_format(spec: list[str]) -> None
         assert f'<td class="n">{each}</td><td class="n">{total}</td>' in html, s["model"]
     assert "* UNVERIFIED: catalog power figure not confirmed against the datasheet" in table
     assert "\\* UNVERIFIED: catalog power figure" in markdown
-    assert "switch power (optics excluded; UNVERIFIED *)" in " ".join(table.split())
-    assert "switch power (optics excluded; UNVERIFIED *)" in markdown
+    assert "W optics; UNVERIFIED *)" in " ".join(table.split())
+    assert "W optics; UNVERIFIED *)" in markdown
 
 
 @pytest.mark.parametrize(
