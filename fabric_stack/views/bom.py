@@ -37,8 +37,8 @@ from fabric_stack.hardware.switches import CATALOG, SwitchModel, lookup_switch
 from fabric_stack.naming.devices import cage_of
 from fabric_stack.plant.order import Order, order_of
 from fabric_stack.topology.build import COMPUTE_ROLES, HOST_ROLES, FabricTopology
-from fabric_stack.views.bom_parts import PartsList, parts_list, parts_markdown
-from fabric_stack.views.costs import Cost, cost_of, money
+from fabric_stack.views.bom_parts import PartsList, parts_list, parts_markdown, parts_table
+from fabric_stack.views.costs import Cost, cost_line, cost_markdown, cost_of
 
 NO_OPTIC = "RJ45 (no optic)"
 """Optic name of copper RJ45 ends: no module to order."""
@@ -482,63 +482,13 @@ def bom_table(bom: Bom) -> RenderableType:
         srv,
         Text(_totals_line(bom)),
         Text(_match_line(bom), style="dim"),
-        _parts_table(bom),
-        *([Text(_cost_line(bom.cost))] if bom.cost else []),
+        parts_table(bom.parts, [(x.model, x.count) for x in bom.switches], bom.cost),
+        *([Text(cost_line(bom.cost))] if bom.cost else []),
     )
 
 
 def _mark(verified: bool) -> str:
     return "" if verified else UNVERIFIED_MARK
-
-
-def _cost_line(cost: Cost) -> str:
-    """The cost total, and what it leaves out."""
-    line = f"Cost: {money(cost.total, cost.currency)} at the prices of {cost.source}"
-    if cost.unpriced:
-        line += f"; not priced there (left out): {', '.join(cost.unpriced)}"
-    return line + "."
-
-
-def _parts_table(bom: Bom) -> RenderableType:
-    """The order list (switches by model, cables by part and length, optics by part) as one
-    rich table, with each line's cost when priced."""
-    parts, cost = bom.parts, bom.cost
-    priced = {c.part_number: c for c in cost.lines} if cost else {}
-    t = Table(title="To order (by part number and length)", title_justify="left")
-    cols = [("Part", "left"), ("Medium", "left"), ("Length", "right"), ("Qty", "right")]
-    if cost:
-        cols += [("Unit price", "right"), ("Amount", "right")]
-    for col, just in cols:
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
-
-    def money_cells(part: str) -> list[str]:
-        if not cost:
-            return []
-        c = priced.get(part)
-        if c is None:
-            return ["unpriced", ""]
-        return [money(c.unit_price, cost.currency), money(c.amount, cost.currency)]
-
-    if cost:
-        for s in bom.switches:
-            t.add_row(s.model, "switch", "", _num(s.count), *money_cells(s.model))
-    for c in parts.cables:
-        t.add_row(
-            c.part_number + _mark(c.verified),
-            c.medium,
-            f"{c.length_m:g} m",
-            _num(c.count),
-            *money_cells(c.part_number),
-        )
-    for o in parts.optics:
-        t.add_row(
-            o.part_number + _mark(o.verified),
-            "optic",
-            "",
-            _num(o.count),
-            *money_cells(o.part_number),
-        )
-    return t
 
 
 def _totals_line(bom: Bom) -> str:
@@ -610,24 +560,8 @@ def bom_markdown(bom: Bom) -> str:
     out += ["", _totals_line(bom), "", f"_{_match_line(bom)}_", ""]
     out += ["#" + line if line.startswith("## ") else line for line in parts_markdown(bom.parts)]
     if bom.cost:
-        out += ["", *_cost_markdown(bom.cost)]
+        out += ["", *cost_markdown(bom.cost)]
     return "\n".join(out) + "\n"
-
-
-def _cost_markdown(cost: Cost) -> list[str]:
-    """The priced lines and the total as Markdown."""
-    lines = [
-        f"### Cost ({cost.currency})",
-        "",
-        "| Part number | Count | Unit price | Amount |",
-        "|---|--:|--:|--:|",
-    ]
-    lines += [
-        f"| {c.part_number} | {c.count:,} | {c.unit_price:,.2f} | {c.amount:,.2f} |"
-        for c in cost.lines
-    ]
-    lines += [f"| **Total** | | | **{cost.total:,.2f}** |", "", _cost_line(cost)]
-    return lines
 
 
 __all__ = [

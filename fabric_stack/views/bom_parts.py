@@ -19,8 +19,11 @@ from __future__ import annotations
 from collections import Counter
 
 from pydantic import BaseModel, ConfigDict, Field
+from rich.console import RenderableType
+from rich.table import Table
 
 from fabric_stack.plant.order import Order
+from fabric_stack.views.costs import Cost, money
 
 
 class _Model(BaseModel):
@@ -104,6 +107,44 @@ def parts_list(order: Order) -> PartsList:
     )
 
 
+def parts_table(
+    parts: PartsList, switches: list[tuple[str, int]], cost: Cost | None
+) -> RenderableType:
+    """The order list (cables by part and length, optics by part; with ``cost``, switches by
+    catalog key first and each line's unit price and amount) as one rich table."""
+    priced = {c.part_number: c for c in cost.lines} if cost else {}
+    t = Table(title="To order (by part number and length)", title_justify="left")
+    cols = [("Part", "left"), ("Medium", "left"), ("Length", "right"), ("Qty", "right")]
+    if cost:
+        cols += [("Unit price", "right"), ("Amount", "right")]
+    for col, just in cols:
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+
+    def money_cells(part: str) -> list[str]:
+        if not cost:
+            return []
+        c = priced.get(part)
+        if c is None:
+            return ["unpriced", ""]
+        return [money(c.unit_price, cost.currency), money(c.amount, cost.currency)]
+
+    if cost:
+        for key, n in switches:
+            t.add_row(key, "switch", "", f"{n:,}", *money_cells(key))
+    for c in parts.cables:
+        t.add_row(
+            c.part_number + _mark(c.verified),
+            c.medium,
+            f"{c.length_m:g} m",
+            f"{c.count:,}",
+            *money_cells(c.part_number),
+        )
+    for o in parts.optics:
+        cells = money_cells(o.part_number)
+        t.add_row(o.part_number + _mark(o.verified), "optic", "", f"{o.count:,}", *cells)
+    return t
+
+
 def _mark(verified: bool) -> str:
     return "" if verified else " *"
 
@@ -143,4 +184,4 @@ def parts_markdown(parts: PartsList) -> list[str]:
     return lines
 
 
-__all__ = ["PartCable", "PartOptic", "PartsList", "parts_list", "parts_markdown"]
+__all__ = ["PartCable", "PartOptic", "PartsList", "parts_list", "parts_markdown", "parts_table"]

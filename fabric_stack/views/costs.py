@@ -79,4 +79,28 @@ def money(amount: float, currency: str) -> str:
     return f"{amount:,.2f} {currency}"
 
 
-__all__ = ["Cost", "CostLine", "cost_of", "money"]
+def cost_line(cost: Cost) -> str:
+    """The cost total, and what it leaves out, as one sentence."""
+    line = f"Cost: {money(cost.total, cost.currency)} at the prices of {cost.source}"
+    if cost.unpriced:
+        line += f"; not priced there (left out): {', '.join(cost.unpriced)}"
+    return line + "."
+
+
+def cost_markdown(cost: Cost) -> list[str]:
+    """The priced lines and the total as Markdown lines."""
+    lines = [
+        f"### Cost ({cost.currency})",
+        "",
+        "| Part number | Count | Unit price | Amount |",
+        "|---|--:|--:|--:|",
+    ]
+    lines += [
+        f"| {c.part_number} | {c.count:,} | {c.unit_price:,.2f} | {c.amount:,.2f} |"
+        for c in cost.lines
+    ]
+    lines += [f"| **Total** | | | **{cost.total:,.2f}** |", "", cost_line(cost)]
+    return lines
+
+
+__all__ = ["Cost", "CostLine", "cost_line", "cost_markdown", "cost_of", "money"]
