@@ -7,6 +7,8 @@ subprocess (so its peak RSS is its own) and prints its stages and a verdict:
   ranked): < 20 s.
 * a single ``whatif`` (one spine failed) at 32,768 GPUs: < 5 s.
 * ``estimate`` of all-reduce for a 32,768-GPU job (8 message sizes): < 1 s.
+* ``compare`` at 32,768 GPUs (InfiniBand on QM9700 and RoCEv2 on SN5600, each sized,
+  built, counted and estimated at 8 sizes; issue 45): < 10 s.
 
 "Total" includes sizing and building the port-level topology, as the CLI does.
 """
@@ -28,6 +30,7 @@ CASES: dict[str, tuple[int, float]] = {
     "n-minus-1-all-32768": (32768, 120.0),
     "whatif-32768": (32768, 5.0),
     "estimate-32768": (32768, 1.0),
+    "compare-32768": (32768, 10.0),
 }
 """Case → (GPUs, target seconds)."""
 
@@ -44,6 +47,8 @@ def run_one(name: str) -> dict[str, Any]:
     gpus, _ = CASES[name]
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
+    if name.startswith("compare"):
+        return _run_compare(name, gpus, t0)
     with paused_gc():
         topo = build_topology(size_fabric(validate_spec(gpus=gpus)))
     stages["build"] = time.perf_counter() - t0
@@ -67,6 +72,25 @@ def run_one(name: str) -> dict[str, Any]:
     total = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
     return {"case": name, "stages": stages, "total": total, "peak_gb": peak, **extra}
+
+
+def _run_compare(name: str, gpus: int, t0: float) -> dict[str, Any]:
+    """``compare``: both default candidates through the whole pipeline, as the CLI does."""
+    from fabric_stack.pipeline import paused_gc
+    from fabric_stack.spec.model import validate_spec
+    from fabric_stack.views.options import compare_fabrics
+
+    with paused_gc():
+        cmp = compare_fabrics(validate_spec(gpus=gpus))
+    total = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
+    return {
+        "case": name,
+        "stages": {"compare": total},
+        "total": total,
+        "peak_gb": peak,
+        "recommended": cmp.recommendation.fabric,
+    }
 
 
 def main() -> int:

@@ -22,9 +22,15 @@ The model, in the order it decides the figure:
    unless ``algorithms`` forces some (``NCCL_ALGO``). On two servers a tree
    sends half the bytes a ring does, so its busbw can exceed the NIC rate (a
    known nccl-tests effect, see docs/calibration.md).
-3. **Latency** per step: NVLink hop, network hop plus switch hops (1 inside an
-   SU, 3 across SUs, 5 across pods) and a launch overhead. Assumed, not
-   measured: they shape small messages only.
+3. **Latency** per step: NVLink hop; network step = host software (assumed) +
+   the NICs' back-to-back latency (:mod:`fabric_stack.hardware.nic_latency`) +
+   each switch's port-to-port latency from the catalog (1 switch inside an SU, 3
+   across SUs, 5 across pods); a launch overhead. The figures carry their source
+   and say UNVERIFIED where not confirmed; they shape small messages only.
+5. **Routing.** Hash ECMP on an Ethernet fabric without adaptive routing delivers
+   ``ecmp_efficiency`` of the cross-SU capacity to all-to-all; InfiniBand's
+   destination routes and adaptive routing (Spectrum-X, OpenSM ``ar_*``) do not
+   pay it. **SHARP** (CollNet) runs only on InfiniBand switches that have it.
 4. **Failures** remove cables: a server that lost a NIC cable (or whose leaf
    lost every uplink, for a job that leaves its SU) runs at its remaining rails
    (NCCL re-routes that rail's share through PXN), and the SU/pod cuts shrink.
@@ -46,6 +52,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fabric_stack.analysis.estimate_params import (
+    ModelParams,
+    adaptive_routing_active,
+    latency_note,
+    nic_seconds,
+    sharp_active,
+    switch_seconds,
+)
 from fabric_stack.analysis.whatif import FabricIndex, Failure, leaf_vectors_after
 from fabric_stack.errors import SpecError
 from fabric_stack.hardware.nvlink import nvlink_for
@@ -62,51 +76,6 @@ COLLECTIVES: tuple[str, ...] = (
 ALGORITHMS: tuple[str, ...] = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
 DEFAULT_SIZES = "8K,64K,1M,16M,256M,1G,8G,16G"
 """Message sizes when none are given (binary units, as nccl-tests' -b/-e)."""
-
-
-class ModelParams(BaseModel):
-    """Efficiencies and latencies of the model, with where each number comes from."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    net_efficiency: float = Field(
-        default=0.94,
-        gt=0,
-        le=1,
-        description="Share of NIC line rate NCCL reaches (46-48 GB/s per 400G NIC and "
-        "192 GB/s on 8×200G DGX A100, both quoted by NVIDIA engineers: docs/calibration.md).",
-    )
-    nvlink_efficiency: float = Field(
-        default=0.80,
-        gt=0,
-        le=1,
-        description="Share of per-direction NVLink a ring reaches (NCCL's own topology "
-        "figure: 360 of 450 GB/s on H100, docs/calibration.md).",
-    )
-    nvls_efficiency: float = Field(
-        default=0.60,
-        gt=0,
-        le=1,
-        description="NVLS algbw as a share of per-direction NVLink (fitted to the 476 GB/s "
-        "single-node H100 busbw NVIDIA calls expected).",
-    )
-    sharp_efficiency: float = Field(
-        default=0.90,
-        gt=0,
-        le=1,
-        description="Share of NIC rate in-network SHARP reduction reaches (unverified).",
-    )
-    launch_us: float = Field(
-        default=5.0, ge=0, description="Per-collective overhead, µs (assumed)."
-    )
-    nvlink_hop_us: float = Field(default=0.7, ge=0, description="NVLink step, µs (assumed).")
-    net_hop_us: float = Field(default=2.5, ge=0, description="Network step, µs (assumed).")
-    switch_hop_us: float = Field(
-        default=0.2, ge=0, description="Per switch traversed, µs (assumed)."
-    )
-    nvlink_gbs: float | None = Field(
-        default=None, gt=0, description="Override the profile's bidirectional NVLink GB/s."
-    )
 
 
 class JobInfo(BaseModel):
@@ -241,6 +210,10 @@ class Resources:
     pod_cut: float
     pod_out_share: float
     switch_hops: int
+    nic_s: float
+    switch_s: float
+    adaptive_routing: bool
+    routing_efficiency: float
 
 
 def measure_job_resources(
@@ -294,12 +267,20 @@ def measure_job_resources(
         node_healthy=plan.rails * plan.planes * plan.link_gbps / 8,
         nvlink=nvl,
         nvls=fig.nvls and params.nvlink_gbs is None,
-        sharp=spec.fabric == "infiniband" and spec.infiniband.sharp,
+        sharp=sharp_active(plan, params),
         su_cut=min(su_cap.values()) if su_cap else math.inf,
         su_out_share=su_share,
         pod_cut=pod_cut,
         pod_out_share=pod_share,
         switch_hops=1 if len(sus) == 1 else (3 if len(pods) == 1 else 5),
+        nic_s=nic_seconds(plan, params),
+        switch_s=switch_seconds(plan, params),
+        adaptive_routing=adaptive_routing_active(plan),
+        routing_efficiency=(
+            1.0
+            if spec.fabric == "infiniband" or adaptive_routing_active(plan)
+            else params.ecmp_efficiency
+        ),
     )
 
 
@@ -329,7 +310,7 @@ def _pod_cut(
 
 def _hop_latencies(r: Resources, p: ModelParams) -> tuple[float, float]:
     """(NVLink step, network step) in seconds."""
-    return p.nvlink_hop_us * 1e-6, (p.net_hop_us + r.switch_hops * p.switch_hop_us) * 1e-6
+    return p.nvlink_hop_us * 1e-6, p.net_hop_us * 1e-6 + r.nic_s + r.switch_hops * r.switch_s
 
 
 def cost_algorithms(
@@ -372,8 +353,11 @@ def cost_algorithms(
         terms = [nvl]
         if multi:
             terms.append(g * (n - g) / n / bn)
-            terms.append(r.su_out_share / (p.net_efficiency * 1e9))
-            terms.append(r.pod_out_share / (p.net_efficiency * 1e9))
+            # Cross-SU and cross-pod traffic rides the uplinks: hash ECMP without adaptive
+            # routing loses a share of them to flow collisions (routing_efficiency).
+            eff = p.net_efficiency * r.routing_efficiency * 1e9
+            terms.append(r.su_out_share / eff)
+            terms.append(r.pod_out_share / eff)
         out["p2p"] = (max(terms), a_net + math.log2(max(n, 2)) * a_nv)
     return out
 
@@ -415,15 +399,30 @@ def _assumptions(r: Resources, p: ModelParams, topo: FabricTopology, failed: int
         f"ring NVLink efficiency {p.nvlink_efficiency:g}, NVLS {p.nvls_efficiency:g} "
         f"(calibrated); SHARP "
         + (
-            f"enabled, efficiency {p.sharp_efficiency:g} (unverified)" if r.sharp else "not enabled"
+            f"enabled ({topo.plan.switch_model.in_network_reduction}), efficiency "
+            f"{p.sharp_efficiency:g} (NVIDIA/nccl#320, docs/calibration.md S1)"
+            if r.sharp
+            else "not enabled"
         ),
         "NVLink SHARP (NVLS/NVLSTree) "
         + ("available on this GPU" if r.nvls else "not available (or not known) on this GPU"),
         _rail_line(topo.plan.spine_grouping) + "; the job alone on the fabric; "
         "NCCL picks the fastest algorithm per size unless one is forced",
         f"latency: launch {p.launch_us:g} µs, NVLink step {p.nvlink_hop_us:g} µs, "
-        f"network step {p.net_hop_us:g} µs + {p.switch_hop_us:g} µs per switch "
-        f"({r.switch_hops} switches on the longest path) — assumed, unverified",
+        f"network step {p.net_hop_us:g} µs host software (assumed) + NICs "
+        f"{r.nic_s * 1e6:.2f} µs + {r.switch_s * 1e6:.3g} µs per switch × {r.switch_hops} "
+        f"on the longest path ({latency_note(topo.plan, p)})",
+        "routing: "
+        + (
+            "adaptive routing on"
+            if r.adaptive_routing
+            else (
+                "static destination routes (OpenSM), no adaptive routing"
+                if topo.plan.spec.fabric == "infiniband"
+                else f"hash ECMP without adaptive routing: {p.ecmp_efficiency:g} of the "
+                "cross-SU capacity for all-to-all (UNVERIFIED)"
+            )
+        ),
         f"{failed} compute cable(s) out of service" if failed else "healthy fabric",
     ] + (
         ["a server of the job has no live rail out of its SU: the collective cannot run"]

@@ -118,12 +118,19 @@ class Guidance(BaseModel):
     warnings: tuple[str, ...] = Field(description="Things in this spec worth a second look.")
 
 
-def guidance_for(plan: SizingPlan) -> Guidance:
-    """Select and phrase guidance for ``plan``."""
+def guidance_for(plan: SizingPlan, recommendation: str | None = None) -> Guidance:
+    """Select and phrase guidance for ``plan``.
+
+    ``recommendation`` is the paragraph :func:`fabric_stack.views.options.compare_fabrics`
+    derives from weighted, sourced figures (`guide` and `size --explain` pass it); without
+    it the paragraph is the fabric's fixed trade-off sentence.
+    """
     spec = plan.spec
     fab = next(f for f in FABRICS if f.key == spec.fabric)
     ratio = plan.oversubscription
-    if spec.fabric == "infiniband":
+    if recommendation:
+        rec = recommendation
+    elif spec.fabric == "infiniband":
         rec = (
             "InfiniBand suits this cluster when collective performance dominates: credit-based "
             "flow control is lossless without tuning. Budget for the subnet manager and the "

@@ -29,6 +29,7 @@ from fabric_stack.artifacts.infiniband import IB_MTU_CODES
 from fabric_stack.artifacts.nccl import traffic_class
 from fabric_stack.artifacts.opensm import sm_instances
 from fabric_stack.artifacts.report_estimate import render_collectives_section
+from fabric_stack.artifacts.report_options import options_comparison, render_options_section
 from fabric_stack.artifacts.report_plant import render_plant_section
 from fabric_stack.artifacts.report_style import CSS, page_css
 from fabric_stack.policy import evaluate
@@ -163,6 +164,7 @@ _SECTIONS: tuple[tuple[str, str], ...] = tuple(
             ("artifacts", "Deployment artifacts"),
             ("collectives", "Collectives and failures"),
             ("plant", "Physical plant: rack elevations"),
+            ("options", "Options considered"),
         ),
         start=1,
     )
@@ -497,8 +499,8 @@ def _lossless(ctx: RenderContext) -> str:
     )
 
 
-def _essentials(ctx: RenderContext) -> str:
-    g = guidance_for(ctx.plan)
+def _essentials(ctx: RenderContext, recommendation: str | None = None) -> str:
+    g = guidance_for(ctx.plan, recommendation)
     body = '<ul class="ess">' + "".join(f"<li>{_e(e)}</li>" for e in g.essentials) + "</ul>"
     body += "".join(f'<div class="warnbox">{_e(w)}</div>' for w in g.warnings)
     body += f'<p class="note">{_e(g.recommendation)}</p>'
@@ -535,6 +537,8 @@ def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
     so this module does not import the registry that imports it.
     """
     report = evaluate(ctx.intent)
+    options = options_comparison(ctx.spec)
+    derived = None if isinstance(options, str) else options.recommendation.paragraph
     bodies = {
         "sizing": _sizing(ctx),
         "topology": _diagram(ctx),
@@ -542,7 +546,7 @@ def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
         "bom": _bom(ctx),
         "networks": _networks(ctx),
         "lossless": _lossless(ctx),
-        "essentials": _essentials(ctx),
+        "essentials": _essentials(ctx, derived),
         "artifacts": _artifacts(listing),
         "collectives": render_collectives_section(ctx.topo),
         "plant": render_plant_section(ctx.topo),
@@ -553,6 +557,7 @@ def render_html(ctx: RenderContext, listing: Sequence[ArtifactRow]) -> str:
         "acceptance": doc.acceptance_tests(ctx),
         "risks": doc.risks(ctx),
         "overbuild": doc.overbuild(ctx),
+        "options": render_options_section(options),
     }
     sections = "".join(_section(title, bodies[anchor], anchor) for anchor, title in _SECTIONS)
     # printed, not collapsed: the footer cites it and a PDF has no <details> to open

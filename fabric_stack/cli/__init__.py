@@ -36,6 +36,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "What failures or drains do: bisection, isolation, ECMP, N−1.",
     ),
     "estimate": ("whatif", "estimate_cmd", "Estimate NCCL collective bandwidth on the fabric."),
+    "compare": (
+        "compare",
+        "compare_cmd",
+        "InfiniBand or RoCEv2: the same cluster on each, side by side, and a recommendation.",
+    ),
     "accept": (
         "accept",
         "accept_cmd",

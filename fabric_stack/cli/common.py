@@ -219,6 +219,18 @@ def out_file_option(help: str, required: bool = False) -> Callable[[F], F]:
     )
 
 
+SIZES_HELP = "Message sizes, binary units. [default: 8K,64K,1M,16M,256M,1G,8G,16G]"
+"""`--sizes` of `estimate` and `compare` (the same message sizes, the same text)."""
+
+sharp_option = click.option(
+    "--sharp/--no-sharp",
+    "sharp",
+    default=None,
+    help="SHARP in-network reduction on an InfiniBand switch that has it (Quantum-2: "
+    "SHARPv3). [default: the spec's infiniband.sharp]",
+)
+"""`--sharp/--no-sharp` of `estimate` and `compare`: None keeps the spec's setting."""
+
 NVLINK_GBS_HELP = (
     "NVLink per GPU, bidirectional GB/s, for a server without a published figure "
     "(e.g. 600 for A100; disables NVLS). [default: from the node profile]"

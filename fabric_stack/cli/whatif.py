@@ -12,6 +12,7 @@ from fabric_stack.cli import progress
 from fabric_stack.cli.common import (
     MAX_NVLINK_GBS,
     NVLINK_GBS_HELP,
+    SIZES_HELP,
     SPEC_FLAG_NAMES,
     console,
     echo_json,
@@ -19,6 +20,7 @@ from fabric_stack.cli.common import (
     handle_errors,
     load_spec,
     out_file_option,
+    sharp_option,
     spec_options,
 )
 from fabric_stack.cli.params import FiniteFloat, NonEmptyPath
@@ -212,8 +214,29 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
             spec.gpus_per_node, spec.rails, spec.nic_gbps
         ):
             data.pop("node_profile", None)
+        if key == "fabric":
+            data["switch"] = switch_following(spec, v)
         out.append((f"{key}={v}", validate_spec(data), "given"))
     return out
+
+
+def switch_following(spec: FabricSpec, fabric: str) -> str:
+    """The switch a scenario on ``fabric`` runs: the spec's when it speaks that fabric's
+    protocol, else the catalog default for the fabric at the link speed (the switch follows
+    the fabric: QM9700 for InfiniBand at 400G, SN5600 for RoCEv2)."""
+    from fabric_stack.hardware.switches import (
+        FABRIC_KINDS,
+        Protocol,
+        default_switch_for,
+        lookup_switch,
+    )
+
+    if fabric not in FABRIC_KINDS:
+        return spec.switch  # validation names the bad fabric
+    proto: Protocol = "infiniband" if fabric == "infiniband" else "ethernet"
+    if lookup_switch(spec.switch, proto).protocol == proto:
+        return spec.switch
+    return default_switch_for(fabric, spec.link_gbps).key
 
 
 @click.command("estimate")
@@ -235,12 +258,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
     show_default=True,
     help="The collective, as nccl-tests names it.",
 )
-@click.option(
-    "--sizes",
-    default=None,
-    metavar="LIST",
-    help="Message sizes, binary units. [default: 8K,64K,1M,16M,256M,1G,8G,16G]",
-)
+@click.option("--sizes", default=None, metavar="LIST", help=SIZES_HELP)
 @click.option(
     "--algorithm",
     "algorithms",
@@ -254,6 +272,7 @@ def _scenarios(spec: FabricSpec, compare: str | None) -> list[tuple[str, FabricS
     metavar="GB/S",
     help=NVLINK_GBS_HELP,
 )
+@sharp_option
 @failure_options
 @click.option(
     "--with-failures",
@@ -282,6 +301,7 @@ def estimate_cmd(
     sizes: str | None,
     algorithms: tuple[str, ...],
     nvlink_gbs: float | None,
+    sharp: bool | None,
     fail: tuple[str, ...],
     drain: tuple[str, ...],
     fail_random: int,
@@ -355,7 +375,7 @@ def estimate_cmd(
             job_hosts=hosts,
             failures=failures,
             algorithms=list(algorithms) or None,
-            params=ModelParams(nvlink_gbs=nvlink_gbs),
+            params=ModelParams(nvlink_gbs=nvlink_gbs, sharp=sharp),
             index=index,
         )
         results.append((label or "healthy", est))

@@ -140,6 +140,24 @@ class SwitchModel(BaseModel):
         "None for Ethernet switches and generic ones (the export then writes SW_<radix>)."
     )
     source: str = Field(description="Where the figures come from.")
+    port_latency_ns: int | None = Field(
+        default=None,
+        description="Port-to-port (cut-through) latency of one switch, ns; None: no figure "
+        "found (the collective model then uses its assumed per-switch step).",
+    )
+    latency_basis: str = Field(
+        default="no published figure found: UNVERIFIED",
+        description="Where port_latency_ns comes from, and whether it was confirmed.",
+    )
+    adaptive_routing: bool = Field(
+        default=False,
+        description="The ASIC can route per packet by queue depth (InfiniBand AR, "
+        "Spectrum-X adaptive routing); whether it is on depends on the plan.",
+    )
+    in_network_reduction: str = Field(
+        default="",
+        description="In-network reduction engine the switch has (e.g. 'SHARPv3'); empty: none.",
+    )
 
     @model_validator(mode="after")
     def _declared(self) -> SwitchModel:
@@ -185,6 +203,18 @@ _NETBOX_LIBRARY = "github.com/netbox-community/devicetype-library, device-types/
 
 _SN5600_DIR = "sonic-net/sonic-buildimage device/mellanox/x86_64-nvidia_sn5600-r0/"
 _BY_NAME = "HwSKU directory name only (its port_config.ini not read): UNVERIFIED"
+
+_QUANTUM2_LATENCY = (
+    "'a port-to-port latency of under 150 nanoseconds' for the Quantum-2 ASIC "
+    "(router-switch.com, 'NVIDIA Quantum-2 QM9700 vs Spectrum-4 SN5400'); other third-party "
+    "pages give ~330 ns (yobitel.com, 'NVIDIA Quantum-2') and the QM9700 user manual read here "
+    "states none: UNVERIFIED"
+)
+_SPECTRUM4_LATENCY = (
+    "no Spectrum-4 port-to-port figure found in NVIDIA's SN5000 documentation or public "
+    "pages searched (NVIDIA says only 'true, port-to-port, cut-through latency'): the model's "
+    "assumed per-switch step applies, UNVERIFIED"
+)
 
 SN5600_SONIC = SonicPlatform(
     platform="x86_64-nvidia_sn5600-r0",
@@ -232,6 +262,10 @@ CATALOG: dict[str, SwitchModel] = {
             # The system type MLNX-OS puts in its NodeDescription ("MF0;<name>:MQM9700/U1").
             ib_system_type="MQM9700",
             source="NVIDIA QM9700/QM9790 1U NDR 400Gb/s InfiniBand Switch Systems User Manual",
+            port_latency_ns=150,
+            latency_basis=_QUANTUM2_LATENCY,
+            adaptive_routing=True,
+            in_network_reduction="SHARPv3",
         ),
         SwitchModel(
             key="q3400",
@@ -256,6 +290,8 @@ CATALOG: dict[str, SwitchModel] = {
             # (../shared/realdata/ibnetdiscover), so the .topo name may need to be Q3400_RA.
             ib_system_type="Q3400",
             source="NVIDIA Quantum-X800 Q3400 InfiniBand Switch datasheet",
+            adaptive_routing=True,
+            in_network_reduction="SHARPv4",
         ),
         SwitchModel(
             key="sn5600",
@@ -283,6 +319,10 @@ CATALOG: dict[str, SwitchModel] = {
             netbox_device_type=_library("SN5600", "nvidia-sn5600"),
             ib_system_type=None,
             source="NVIDIA Spectrum-4 SN5000 2U Switch Systems Hardware User Manual",
+            latency_basis=_SPECTRUM4_LATENCY,
+            # Spectrum-X adaptive routing: `render cumulus` enables it on Spectrum ASICs
+            # (fabric_stack/artifacts/cumulus.py, NVUE `nv set router adaptive-routing`).
+            adaptive_routing=True,
         ),
         SwitchModel(
             key="sn2201",
@@ -334,6 +374,28 @@ def generic_switch(radix: int, speed_gbps: int, protocol: Protocol = "ethernet")
         ib_system_type=None,
         source="user supplied radix × speed",
     )
+
+
+def default_switch_for(fabric: FabricKind, speed_gbps: int) -> SwitchModel:
+    """The catalog switch a fabric is planned on at ``speed_gbps`` when none is named.
+
+    InfiniBand runs on the NVIDIA Quantum switch whose native speed is the link speed
+    (QM9700 at 400G, Q3400 at 800G), else the slowest-native one that serves it; RoCEv2 and
+    Ethernet on the Spectrum switch that serves the speed. A clear error when none does.
+    """
+    proto: Protocol = "infiniband" if fabric == "infiniband" else "ethernet"
+    fits = [
+        m
+        for m in CATALOG.values()
+        if m.protocol == proto and speed_gbps in m.speeds() and m.cages >= 32
+    ]
+    if not fits:
+        raise CatalogError(
+            "switch",
+            f"no catalog {fabric} switch serves {speed_gbps}G",
+            f"name one: generic-<radix>x{speed_gbps}",
+        )
+    return min(fits, key=lambda m: (m.native_speed_gbps != speed_gbps, m.native_speed_gbps))
 
 
 def known_switch_names() -> list[str]:

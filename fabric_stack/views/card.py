@@ -125,9 +125,13 @@ def tiers_line(plan: SizingPlan) -> str | None:
     return "; ".join(parts)
 
 
-def render_card(plan: SizingPlan, explain: bool = False) -> RenderableType:
-    """Rich renderable of the card; ``explain`` adds comparison, CNI and practices."""
-    g = guidance_for(plan)
+def render_card(
+    plan: SizingPlan, explain: bool = False, recommendation: str | None = None
+) -> RenderableType:
+    """Rich renderable of the card; ``explain`` adds comparison, CNI and practices.
+    ``recommendation`` replaces the fixed paragraph (`guide` passes the one
+    :func:`fabric_stack.views.options.compare_fabrics` derives)."""
+    g = guidance_for(plan, recommendation)
     tiles = []
     for value, caption, what in headline(plan):
         body = Text.assemble((value, "bold cyan"), "\n", (caption, "dim"))
@@ -231,7 +235,9 @@ def _explain(plan: SizingPlan, g: Guidance) -> list[RenderableType]:
     return [cmp, Text("Recommendation: " + g.recommendation), cni, prac]
 
 
-def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
+def card_json(
+    plan: SizingPlan, explain: bool = False, recommendation: str | None = None
+) -> dict[str, Any]:
     """The plan as JSON: stable keys tiers, switches.*, cables.*, bandwidth.*, oversubscription."""
     data = plan.model_dump(mode="json")
     data["spec"] = plan.spec.model_dump(
@@ -246,7 +252,7 @@ def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
     if tiers:
         data["tiers_line"] = tiers
     data["headline"] = [{"value": v, "caption": c, "what": w} for v, c, w in headline(plan)]
-    g = guidance_for(plan)
+    g = guidance_for(plan, recommendation)
     data["guidance"] = {"essentials": list(g.essentials), "warnings": list(g.warnings)}
     if explain:
         data["guidance"]["recommendation"] = g.recommendation
@@ -256,9 +262,11 @@ def card_json(plan: SizingPlan, explain: bool = False) -> dict[str, Any]:
     return data
 
 
-def card_markdown(plan: SizingPlan, explain: bool = False) -> str:
+def card_markdown(
+    plan: SizingPlan, explain: bool = False, recommendation: str | None = None
+) -> str:
     """The card as Markdown (for a pull request or a design document)."""
-    g = guidance_for(plan)
+    g = guidance_for(plan, recommendation)
     lines = [f"### Networking architecture — {plan.spec.name}", ""]
     lines.append("| " + " | ".join(w for _, _, w in headline(plan)) + " |")
     lines.append("|" + "---|" * len(headline(plan)))

@@ -20,6 +20,7 @@ from fabric_stack.topology.build import build_topology
 DOC = Path(__file__).resolve().parents[2] / "docs" / "calibration.md"
 G = 1 << 30
 A100 = ModelParams(nvlink_gbs=600)  # NVLink 3, no NVLS
+A100_SHARP = ModelParams(nvlink_gbs=600, sharp=True)
 ROCE1024 = {"gpus": 1024, "fabric": "roce", "switch": "sn5600"}
 H200_ROCE = {"gpus": 16, "fabric": "roce", "switch": "sn5600", "node_profile": "dgx-h200"}
 A100_ROCE = {"gpus": 16, "nic_gbps": 200, "fabric": "roce", "switch": "sn5600"}
@@ -60,6 +61,19 @@ CASES: dict[str, tuple[Any, ...]] = {
     "C11": ({"gpus": 16}, "all_reduce", 16 * G, None, None, 1, 422, 516, "422–516"),
     "C12": (H200_ROCE, "all_reduce", 16 * G, None, None, 1, 462, 511, "462–511"),
     "C13": (A100_ROCE, "all_reduce", 10 * G, None, A100, 1, 212, 234, "212–234"),
+    # SHARP (CollNet) on 8 × HDR DGX A100s: the model's in-network reduction, checked
+    # against the figure it cites (docs/calibration.md S1).
+    "S1": (
+        {"gpus": 64, "nic_gbps": 200},
+        "all_reduce",
+        8 * G,
+        None,
+        A100_SHARP,
+        1,
+        198,
+        242,
+        "198–242",
+    ),
 }
 
 
@@ -162,3 +176,14 @@ def test_accepted_rows_are_what_the_acceptance_reader_reads(cid: str) -> None:
     assert f"| {busbw:.1f} |" in doc_row and f"line {line}" in doc_row
     lo, hi = CASES[cid][6], CASES[cid][7]
     assert lo <= busbw <= hi  # the band holds the measurement as well as the model
+
+
+def test_sharp_is_what_wins_s1_and_what_it_adds() -> None:
+    """S1 is the CollNet figure (not a ring that happens to land in the band), and
+    turning SHARP off drops the same job back to the ring/tree figure of C1."""
+    spec, coll, size, _, params, *_ = CASES["S1"]
+    topo = build_topology(size_fabric(validate_spec(spec)))
+    on = estimate_collective(topo, coll, [size], params=params).points[0]
+    off = estimate_collective(topo, coll, [size], params=A100).points[0]
+    assert on.algorithm == "collnet"
+    assert off.algorithm != "collnet" and off.busbw_gbs < 202 < on.busbw_gbs
