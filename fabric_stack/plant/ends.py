@@ -19,7 +19,8 @@ import re
 
 from fabric_stack.hardware.nodes import NodeProfile
 from fabric_stack.hardware.optics import CageKind
-from fabric_stack.topology.build import Device
+from fabric_stack.naming.devices import cage_of
+from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology
 from fabric_stack.topology.model import Link
 
 _SWP_SPLIT = re.compile(r"(swp\d+)s\d+")
@@ -62,4 +63,31 @@ def end_label_port(prof: NodeProfile, d: Device, port: str) -> str:
     return f"{port} ({rear})" if rear else port
 
 
-__all__ = ["end_label_port", "host_end", "switch_cage"]
+def lit_compute_cages(topo: FabricTopology) -> tuple[int, int]:
+    """Compute cages with a lit port: (server side, switch side), whatever plugs in them.
+
+    What the sizing card counts as transceivers (it assumes a module in every lit cage);
+    the order may plug a DAC instead, so this is the check of the link list, not a count
+    of modules to buy.
+    """
+    plan = topo.plan
+    by_name = {d.name: d for d in topo.devices}
+    prof = plan.spec.node_profile
+    server: set[tuple[str, str]] = set()
+    switch: set[tuple[str, int]] = set()
+    for k in topo.links:
+        if k.network != "compute":
+            continue
+        a = by_name[k.a_device]
+        if a.role in HOST_ROLES:
+            cage = (prof.cage_of(k.a_port) if a.role == "server" else "") or k.a_port
+            server.add((k.a_device, cage))
+        else:
+            ppc = plan.tier_ports_per_cage(a.role)  # each tier's model at its speed
+            switch.add((k.a_device, cage_of(k.a_port_number, ppc)[0]))
+        ppc = plan.tier_ports_per_cage(by_name[k.b_device].role)
+        switch.add((k.b_device, cage_of(k.b_port_number, ppc)[0]))
+    return len(server), len(switch)
+
+
+__all__ = ["end_label_port", "host_end", "lit_compute_cages", "switch_cage"]

@@ -34,7 +34,7 @@ from rich.text import Text
 
 from fabric_stack.files.prices import PriceList
 from fabric_stack.hardware.switches import CATALOG, SwitchModel, lookup_switch
-from fabric_stack.naming.devices import cage_of
+from fabric_stack.plant.ends import lit_compute_cages
 from fabric_stack.plant.order import Order, order_of
 from fabric_stack.sizing.build_out import build_out_line
 from fabric_stack.sizing.model import BuildOut
@@ -308,33 +308,6 @@ def _switch_lines(topo: FabricTopology) -> tuple[SwitchLine, ...]:
     return tuple(switch_lines)
 
 
-def _lit_cages(topo: FabricTopology) -> tuple[int, int]:
-    """Compute cages with a lit port: (server side, switch side), whatever plugs in them.
-
-    What the sizing card counts as transceivers (it assumes a module in every lit cage);
-    the order may plug a DAC instead, so this is the check of the link list, not a count
-    of modules to buy.
-    """
-    plan = topo.plan
-    by_name = {d.name: d for d in topo.devices}
-    prof = plan.spec.node_profile
-    server: set[tuple[str, str]] = set()
-    switch: set[tuple[str, int]] = set()
-    for k in topo.links:
-        if k.network != "compute":
-            continue
-        a = by_name[k.a_device]
-        if a.role in HOST_ROLES:
-            cage = (prof.cage_of(k.a_port) if a.role == "server" else "") or k.a_port
-            server.add((k.a_device, cage))
-        else:
-            ppc = plan.tier_ports_per_cage(a.role)  # each tier's model at its speed
-            switch.add((k.a_device, cage_of(k.a_port_number, ppc)[0]))
-        ppc = plan.tier_ports_per_cage(by_name[k.b_device].role)
-        switch.add((k.b_device, cage_of(k.b_port_number, ppc)[0]))
-    return len(server), len(switch)
-
-
 def _optic_lines(order: Order) -> tuple[OpticLine, ...]:
     """Server optics, then switch optics, each by network then part number."""
     lines = sorted(
@@ -369,7 +342,7 @@ def _compute_counts(topo: FabricTopology) -> ComputeCounts:
         if k.role in cab_counts:
             cab_counts[k.role] += 1
     cab_counts["total"] = sum(cab_counts.values())
-    nic, sw = _lit_cages(topo)
+    nic, sw = lit_compute_cages(topo)
     tr_counts = {"nic": nic, "switch": sw, "total": nic + sw}
     sizing_sw = plan.switches.model_dump()
     sizing_cab = plan.cables.model_dump()
