@@ -177,10 +177,13 @@ def _open_dir(directory: Path) -> int:
     Staging and renaming then go through this descriptor (``dir_fd``), so a directory
     swapped for a link after this point cannot redirect a single byte.
     """
+    # The resolved path: a link of ours (or root's) on the way was checked and is followed
+    # as usual; a link swapped in after that point fails O_NOFOLLOW.
+    real = os.path.realpath(directory)
     try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and directory.is_symlink():
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and Path(real).is_symlink():
             raise OutputFileError(
                 str(directory), "is a symbolic link; fabric-stack does not write through links"
             ) from None

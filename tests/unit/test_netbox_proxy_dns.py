@@ -5,7 +5,8 @@ A loopback proxy (:func:`tests.fault_servers.loopback_proxy`) forwards to loopba
 recorders: HTTPS through a ``CONNECT`` tunnel (plain HTTP through a proxy is refused:
 the proxy would read the token; a throw-away certificate the test trusts), and the token
 only ever reaches the NetBox: the proxy is given the credentials of its own URL and
-nothing else. A resolver that never answers (``socket.getaddrinfo`` patched to block) ends at the deadline with one
+nothing else. A resolver that never answers (``socket.getaddrinfo`` patched to block)
+ends at the deadline with one
 line, for NetBox and for a PostgreSQL URL.
 """
 

@@ -40,7 +40,7 @@ from urllib.parse import unquote, urlsplit
 import fabric_stack.adapters.inventory.resolve as resolve
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
-from fabric_stack.text.redact import mask_url
+from fabric_stack.text.redact import echo_env, mask_url
 
 CONNECT_TIMEOUT_S = 10.0
 """Seconds to open the TCP (and TLS) connection."""
@@ -90,7 +90,7 @@ def env_seconds(name: str, default: float) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value < 1e7:  # NaN fails this too
-        raise InventoryError(f"{name}={raw[:40]!r}: expected a number of seconds > 0")
+        raise InventoryError(f"{echo_env(name, raw)}: expected a number of seconds > 0")
     return value
 
 
