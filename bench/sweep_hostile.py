@@ -339,7 +339,9 @@ def _litter(cwd: Path, stdout: str, stderr: str) -> list[str]:
 
 
 def _no_escape(cwd: Path, stdout: str, stderr: str) -> list[str]:
-    return ["printed a raw escape"] if "\x1b" in stdout + stderr else []
+    # The payloads of IB_ESCAPE that do harm: a window title (OSC), BEL, clearing the screen.
+    bad = ("\x1b]", "\x07", "\x1b[2J")
+    return ["printed a raw escape"] if any(b in stdout + stderr for b in bad) else []
 
 
 IB_ESCAPE = """vendid=0x2c9

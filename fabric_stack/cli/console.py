@@ -4,7 +4,8 @@ Around every command (:meth:`fabric_stack.cli.LazyGroup.invoke`), :func:`sane_ou
 
 * shows control characters in printed text as ``\\xNN`` (device names from servers and
   files can carry terminal escapes; see :mod:`fabric_stack.text.printable`), keeping only
-  the colour and progress sequences fabric-stack itself sends a terminal;
+  the colour and progress sequences fabric-stack itself sends (cursor moves only to a
+  terminal); a colour sequence inside a name passes too (it can only recolour);
 * makes a stream that cannot encode a character (``PYTHONIOENCODING=ascii``, a C locale)
   print ``?`` for it instead of ending in a ``UnicodeEncodeError`` traceback;
 * bounds ``COLUMNS`` and ``LINES``: a width of 10**12 made rich pad lines until
@@ -35,7 +36,7 @@ class _Printable:
         self._tty = _isatty(stream)
 
     def write(self, text: str) -> int:
-        self._stream.write(escape_controls(text, keep_styles=self._tty))
+        self._stream.write(escape_controls(text, keep_styles=True, terminal=self._tty))
         return len(text)
 
     def __getattr__(self, name: str) -> Any:

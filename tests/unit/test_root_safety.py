@@ -302,6 +302,13 @@ def test_a_terminal_keeps_our_colours_but_not_other_escapes() -> None:
     )
 
 
+def test_a_stream_that_is_not_a_terminal_gets_no_cursor_moves() -> None:
+    text = "\x1b[31mred\x1b[0m\r\x1b[K \x1b[1A\x1b[2K"
+    assert escape_controls(text, keep_styles=True, terminal=False) == (
+        "\x1b[31mred\x1b[0m\r\x1b[K \\x1b[1A\x1b[2K"
+    )
+
+
 def test_escape_controls_is_linear() -> None:
     start = time.process_time()
     escape_controls("\x1b[" * 200_000, keep_styles=True)
@@ -361,7 +368,7 @@ def test_escapes_in_a_discovered_name_are_shown_not_sent(
     (tmp_path / "ib.txt").write_text(IB_ESCAPE)
     run = run_checked(["adopt", "--ibnetdiscover", "ib.txt"], tmp_path)
     printed = run.stdout + run.stderr
-    assert "\x1b" not in printed and "\x07" not in printed
+    assert "\x1b]" not in printed and "\x07" not in printed and "\x1b[2J" not in printed
     assert "leaf\\x1b]2;pwned\\x07" in printed
 
 
