@@ -291,17 +291,17 @@ def _file_cases() -> list[Case]:
 
 
 def _proxy_cases() -> list[Case]:
-    seen: list[tuple[str, dict[str, str]]] = []
+    seen: list[list[tuple[str, dict[str, str]]]] = []
 
     @contextlib.contextmanager
     def server() -> Iterator[str]:
         with faulty_netbox("html-200") as (base, _), loopback_proxy() as (port, log):
+            seen[:] = [log]  # the proxy's own list: the check reads it while it runs
             os.environ["http_proxy"] = f"http://127.0.0.1:{port}"
             try:
                 yield base
             finally:
                 del os.environ["http_proxy"]
-                seen[:] = log
 
     def check(cwd: Path, stdout: str, stderr: str) -> list[str]:
         return ["token sent to a plain-HTTP proxy"] if SECRET in repr(seen) else []
