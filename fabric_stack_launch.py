@@ -17,7 +17,7 @@ import signal
 import sys
 from types import FrameType
 
-EARLY_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+EARLY_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 """Caught from the first line of the process (the command then installs its own)."""
 
 

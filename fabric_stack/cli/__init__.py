@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from fabric_stack import __version__
-from fabric_stack.cli import signals
+from fabric_stack.cli import console, signals
 from fabric_stack.cli.params import OneLineUsageError, one_line_usage
 from fabric_stack.files import outputs
 
@@ -104,7 +104,7 @@ class LazyGroup(click.Group):
         """Run the command; usage errors of every subcommand are one line, and SIGINT or
         SIGTERM ends it with one line and exit 130/143 (see cli/signals.py)."""
         since = len(outputs.WRITTEN)
-        with signals.handled():
+        with signals.handled(), console.sane_output():
             try:
                 return super().invoke(ctx)
             except OneLineUsageError:

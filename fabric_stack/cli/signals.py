@@ -1,4 +1,5 @@
-"""SIGINT and SIGTERM end every command the same way: one line, exit 130 or 143, no litter.
+"""Every signal that ends a process (INT, TERM, HUP, QUIT) ends a command the same way:
+one line, exit 128 + the signal (130, 143, 129, 131), no litter.
 
 The handlers are installed once, around the command the group runs (see
 :meth:`fabric_stack.cli.LazyGroup.invoke`). A signal becomes :class:`Interrupted`
@@ -21,8 +22,9 @@ from typing import Any
 
 from fabric_stack.files import outputs
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
-"""The signals a command turns into one line and a clean exit."""
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+"""The signals a command turns into one line and a clean exit (HUP: the terminal closed;
+QUIT: Ctrl-\\ — by default both end the process at once, leaving staging files behind)."""
 
 
 class Interrupted(KeyboardInterrupt):

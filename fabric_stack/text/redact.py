@@ -79,3 +79,24 @@ def _mask_match(m: re.Match[str]) -> str:
     url = text[start:]  # a scheme starts with a letter: "1postgresql://…" is "1" and a URL
     core = url.rstrip(":,;.)")
     return text[:start] + mask_url(core) + url[len(core) :]
+
+
+_SECRET_NAME = re.compile(r"(?i)TOKEN|PASSW|SECRET|CREDENTIAL|(?<![A-Z])KEY|APIKEY|AUTH")
+"""Environment variable names whose value is a secret (NETBOX_TOKEN, PGPASSWORD, …)."""
+
+_TOKEN_LIKE = re.compile(r"nbt_|[0-9a-fA-F]{32}|[A-Za-z0-9+/_=-]{40}")
+"""A value that looks like an API token (NetBox v2 ``nbt_…``, 32+ hex, 40 base64)."""
+
+
+def echo_env(name: str, value: str, limit: int = 40) -> str:
+    """``NAME='value'`` for an error line, the value masked when it may be a secret.
+
+    A value read from the environment is echoed back so the user sees which setting was
+    wrong; a secret pasted into the wrong variable (a token in
+    ``FABRIC_STACK_NETBOX_TIMEOUT``) must not be. The value is ``***`` when the name is a
+    secret's (``*TOKEN*``, ``*PASSWORD*``, …) or the value looks like a token; URLs in it
+    have their passwords masked (:func:`mask_urls`); at most ``limit`` characters.
+    """
+    if _SECRET_NAME.search(name) or _TOKEN_LIKE.search(value):
+        return f"{name}=***"
+    return f"{name}={mask_urls(value[:limit])!r}"

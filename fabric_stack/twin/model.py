@@ -119,6 +119,12 @@ class TwinState(_Frozen):
 
     version: int = Field(default=STATE_VERSION, description="State file layout version.")
     tag: str = Field(description="Short id of this twin, part of every name it creates.")
+    token: str = Field(
+        default="",
+        description="Random secret of this twin (32 hex digits), made by `up`: in the "
+        "environment of every process it starts and in RUNTIME_DIR/token; `down` stops and "
+        "deletes only what carries it (the tag is a hash prefix anyone can collide with).",
+    )
     fabric: Literal["infiniband", "ethernet"] = Field(description="Which twin this is.")
     spec: dict[str, Any] = Field(description="The FabricSpec (JSON) the twin was built from.")
     guids: dict[str, str] = Field(

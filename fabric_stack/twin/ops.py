@@ -25,12 +25,16 @@ from fabric_stack.twin.model import PREFIX, Fault, TwinState, Wiring
 from fabric_stack.twin.runtime import (
     RUN_ROOT,
     add_namespaces,
+    claim_runtime_dir,
     delete_namespaces,
+    existing_namespaces,
     load_state,
     need_state,
     netns_name,
+    new_token,
     remove_paths,
     require_root,
+    runtime_token_matches,
     save_state,
     stop_processes,
     twin_tag,
@@ -80,7 +84,7 @@ def up(
         f"{len(wiring.cables)} links → {directory}"
     )
     save_state(directory, state)  # write-ahead: everything below is recorded already
-    Path(state.runtime_dir).mkdir(mode=0o755, exist_ok=True)
+    claim_runtime_dir(state)  # RUNTIME_DIR/token: a twin whose tag collides stops here
     (directory / "logs").mkdir(exist_ok=True)
     if state.fabric == "infiniband":
         state = _up_ib(directory, state, topo, wiring, say)
@@ -109,6 +113,7 @@ def _initial_state(
     names = [netns_name(tag, "ib")] if ib else [netns_name(tag, d.name) for d in wiring.devices]
     state = TwinState(
         tag=tag,
+        token=new_token(),
         fabric=wiring.fabric,
         spec=spec.model_dump(mode="json"),
         created_dir=created,
@@ -267,9 +272,19 @@ def down(directory: Path, say: Say) -> dict[str, int]:
     if state is None:
         say(f"{directory}: no twin state; nothing to do")
         return {"processes": 0, "namespaces": 0}
-    stopped = stop_processes(state.processes, state.namespaces)
-    deleted = delete_namespaces(state.namespaces)
-    remove_paths(directory, state.paths, state.runtime_dir)
+    # Namespaces and the runtime directory only when RUNTIME_DIR/token is this state's
+    # token: a twin whose tag collides (6 hex digits) must not take another's down.
+    ours = runtime_token_matches(Path(state.runtime_dir), state.token)
+    if not ours and any(n in existing_namespaces() for n in state.namespaces):
+        say(
+            f"{state.runtime_dir}/token is not this twin's: its namespaces "
+            f"({state.namespaces[0]}, …) are left alone (delete them with `ip netns delete` "
+            "if they are yours)"
+        )
+    namespaces = state.namespaces if ours else ()
+    stopped = stop_processes(state.processes, namespaces, token=state.token)
+    deleted = delete_namespaces(namespaces)
+    remove_paths(directory, state.paths, state.runtime_dir if ours else "")
     (directory / "twin.json").unlink(missing_ok=True)
     (directory / "twin.json.tmp").unlink(missing_ok=True)
     if state.created_dir:

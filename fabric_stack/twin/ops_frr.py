@@ -175,7 +175,8 @@ def spawn_daemons(state: TwinState, name: str) -> list[Process]:
             wait_until(f"zebra {name}", (d / "zserv.api").exists, 20, 0.05)
         log = d / f"{daemon}.log"
         argv = frr_argv(daemon, d, name)
-        procs.append(spawn(f"{daemon} {name}", argv, netns=_ns(state, name), log=log))
+        ns = _ns(state, name)
+        procs.append(spawn(f"{daemon} {name}", argv, netns=ns, log=log, token=state.token))
     return procs
 
 

@@ -162,7 +162,14 @@ def start_fabric(
     log = d["logs"] / "ibsim.log"
     offset = _size(log)
     argv = ["ibsim", "-s", "-n", *ibnet.ibsim_limits(wiring), str(d["ib"] / "net")]
-    sim = spawn("ibsim", argv, netns=ns, log=log, env={"IBSIM_SOCKNAME": f"fst-{state.tag}"})
+    sim = spawn(
+        "ibsim",
+        argv,
+        netns=ns,
+        log=log,
+        env={"IBSIM_SOCKNAME": f"fst-{state.tag}"},
+        token=state.token,
+    )
     state = state.model_copy(update={"processes": (*state.processes, sim)})
     save_state(directory, state)
     wait_until(
@@ -236,7 +243,7 @@ def _start_sm(
         offset = _size(where)
         out = d["logs"] / f"opensm-{name}.out"
         out_offset = _size(out)
-        proc = spawn(f"opensm {name}", argv, netns=ns, log=out, env=env)
+        proc = spawn(f"opensm {name}", argv, netns=ns, log=out, env=env, token=state.token)
         state = state.model_copy(update={"processes": (*state.processes, proc)})
         save_state(directory, state)
         try:

@@ -12,6 +12,15 @@ not steer it): :func:`load_state` reads it through the input layer (size, UTF-8,
 depth) and :func:`check_state` refuses, in one line naming the file and the field,
 any path that resolves outside the twin directory, a namespace or runtime directory
 not of this twin, and a process without a real start time, before anything runs.
+
+The tag (6 hex digits of a path hash) and a start time (readable by anyone from /proc)
+prove nothing, so a twin is bound to what it made by a random token (#49): `up` records
+it in the state file, in ``RUNTIME_DIR/token`` (root's, 0600) and in the environment of
+every process it starts (``FABRIC_STACK_TWIN_TOKEN``, readable only by the process's
+owner). `down` signals a recorded PID only when ``/proc/PID/environ`` carries the token,
+and deletes namespaces and the runtime directory only when ``RUNTIME_DIR/token`` is the
+token. The state file itself must be a regular file owned by the user running the
+command and writable by no one else, in a directory likewise; it is written 0600.
 """
 
 from __future__ import annotations
@@ -20,8 +29,10 @@ import contextlib
 import hashlib
 import os
 import re
+import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -50,6 +61,17 @@ def require_root() -> None:
         )
 
 
+TOKEN_ENV = "FABRIC_STACK_TWIN_TOKEN"
+"""The variable carrying the twin's token in the environment of every process it starts."""
+
+_TOKEN = re.compile(r"[0-9a-f]{32}")
+
+
+def new_token() -> str:
+    """A fresh random token for a twin (128 bits, hex)."""
+    return secrets.token_hex(16)
+
+
 def twin_tag(directory: Path) -> str:
     """Short id of the twin in ``directory``: part of every namespace and runtime path."""
     return hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:6]
@@ -73,6 +95,7 @@ def load_state(directory: Path) -> TwinState | None:
     path = state_path(directory)
     if not path.exists() and not path.is_symlink():
         return None
+    check_owned(path)
     text = read_text(path, MAX_CONFIG_BYTES)  # the input layer: bounded, UTF-8, one-line errors
     try:
         doc = parse_json(text, path)  # bounded depth and integer length, one-line errors
@@ -86,6 +109,33 @@ def load_state(directory: Path) -> TwinState | None:
         raise TwinError(f"{path}: not a twin state file ({where}: {err['msg']})") from None
     check_state(directory, state)
     return state
+
+
+def check_owned(path: Path) -> None:
+    """Refuse a state file (or its directory) that is a link, not ours, or writable by others.
+
+    The twin runs as root: a ``twin.json`` another user could write (or plant, in a
+    directory they own or can write) would steer what root stops and deletes.
+    """
+    euid = os.geteuid()
+    for p, what in ((path.parent, "directory"), (path, "state file")):
+        try:
+            st = os.lstat(p)
+        except OSError as exc:
+            raise TwinError(f"{p}: cannot read the twin {what}: {exc.strerror}") from None
+        if stat.S_ISLNK(st.st_mode):
+            raise TwinError(f"{p}: the twin {what} is a symbolic link; nothing was done")
+        if st.st_uid != euid:
+            raise TwinError(
+                f"{p}: the twin {what} is owned by uid {st.st_uid}, not by you (uid {euid}); "
+                "nothing was done"
+            )
+        writable = stat.S_IMODE(st.st_mode) & (stat.S_IWGRP | stat.S_IWOTH)
+        if writable:
+            raise TwinError(
+                f"{p}: the twin {what} is writable by others (mode "
+                f"{stat.S_IMODE(st.st_mode):04o}); `chmod go-w` it; nothing was done"
+            )
 
 
 _TAG = re.compile(r"[0-9a-f]{6}")
@@ -111,6 +161,8 @@ def check_state(directory: Path, state: TwinState) -> None:
     root = directory.resolve()
     if not _TAG.fullmatch(state.tag) or state.tag != twin_tag(root):
         raise _refuse(directory, "tag", f"{state.tag!r} is not the tag of {root}")
+    if not _TOKEN.fullmatch(state.token):
+        raise _refuse(directory, "token", "missing or not 32 hex digits (made by `twin up`)")
     prefix = f"{PREFIX}{state.tag}-"
     for i, ns in enumerate(state.namespaces):
         if not (_NAME.fullmatch(ns) and ns.startswith(prefix)):
@@ -157,7 +209,55 @@ def need_state(directory: Path) -> TwinState:
 def save_state(directory: Path, state: TwinState) -> None:
     """Write the state file atomically (a crash leaves the old or the new one, never half)."""
     # The output layer: staged beside it and renamed, never written through a symlink.
-    write_file(state_path(directory), state.model_dump_json(indent=2) + "\n")
+    write_file(state_path(directory), state.model_dump_json(indent=2) + "\n", mode=0o600)
+
+
+def claim_runtime_dir(state: TwinState) -> None:
+    """Make the runtime directory and record the token in it (``token``, 0600, O_EXCL).
+
+    A directory that holds another token belongs to a running twin whose tag collides
+    with this one: refused in one line, before any namespace is made.
+    """
+    rt = Path(state.runtime_dir)
+    rt.mkdir(mode=0o755, exist_ok=True)
+    if runtime_token_matches(rt, state.token):
+        return
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(rt / "token", flags, 0o600)
+    except FileExistsError:
+        raise TwinError(
+            f"{rt}: belongs to another twin (its tag {state.tag} collides with this "
+            "directory's); take that twin down or use another --dir"
+        ) from None
+    with os.fdopen(fd, "w") as fh:
+        fh.write(state.token + "\n")
+
+
+def runtime_token_matches(runtime_dir: Path, token: str) -> bool:
+    """Whether ``runtime_dir/token`` is a regular file of ours (or root's) holding ``token``."""
+    if not _TOKEN.fullmatch(token):
+        return False
+    try:
+        fd = os.open(runtime_dir / "token", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_uid not in (os.geteuid(), 0):
+            return False
+        return secrets.compare_digest(fh.read(64).strip(), token.encode())
+
+
+def carries_token(pid: int, token: str) -> bool:
+    """Whether ``pid``'s environment (``/proc/PID/environ``) has this twin's token."""
+    if not _TOKEN.fullmatch(token):
+        return False
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return f"{TOKEN_ENV}={token}".encode() in environ.split(b"\0")
 
 
 # --------------------------------------------------------------------------- commands
@@ -217,8 +317,10 @@ def spawn(
     netns: str,
     log: Path,
     env: Mapping[str, str] | None = None,
+    token: str,
 ) -> Process:
-    """Start a long-running process inside ``netns`` (stdin closed, output to ``log``)."""
+    """Start a long-running process inside ``netns`` (stdin closed, output to ``log``),
+    with the twin's ``token`` in its environment (what `down` checks before killing)."""
     with log.open("ab") as out:
         try:
             proc = subprocess.Popen(
@@ -226,7 +328,7 @@ def spawn(
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, **(env or {})},
+                env={**os.environ, **(env or {}), TOKEN_ENV: token},
                 start_new_session=True,
             )
         except FileNotFoundError:
@@ -334,17 +436,24 @@ def _signal(pids: Iterable[int], sig: int) -> None:
             os.kill(pid, sig)
 
 
-def stop_processes(procs: Sequence[Process], namespaces: Sequence[str], grace: float = 5.0) -> int:
+def stop_processes(
+    procs: Sequence[Process],
+    namespaces: Sequence[str],
+    grace: float = 5.0,
+    *,
+    token: str | None = None,
+) -> int:
     """Stop the recorded processes and everything inside the twin's namespaces.
 
-    SIGTERM first, SIGKILL what is left after ``grace`` seconds. Returns how many
-    processes were signalled.
+    SIGTERM first, SIGKILL what is left after ``grace`` seconds. With ``token`` (what
+    `down` gives), a recorded PID is signalled only if its environment carries it.
+    Returns how many processes were signalled.
     """
-    have = existing_namespaces()
+    have = existing_namespaces() if namespaces else set()
     ns_list = [n for n in namespaces if n in have and n.startswith(PREFIX)]
 
     def targets() -> set[int]:
-        pids = {p.pid for p in procs if alive(p)}
+        pids = {p.pid for p in procs if alive(p) and (token is None or carries_token(p.pid, token))}
         for n in ns_list:
             pids.update(netns_pids(n))
         pids.discard(os.getpid())
@@ -394,5 +503,5 @@ def remove_paths(directory: Path, paths: Iterable[str], runtime_dir: str) -> Non
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
     rt = Path(runtime_dir)
-    if rt.parent == RUN_ROOT and rt.name.startswith(PREFIX):
+    if runtime_dir and rt.parent == RUN_ROOT and rt.name.startswith(PREFIX):
         shutil.rmtree(rt, ignore_errors=True)

@@ -2,16 +2,16 @@
 deadline (issue #35).
 
 A loopback proxy (:func:`tests.fault_servers.loopback_proxy`) forwards to loopback
-recorders: plain HTTP goes to it as an absolute-URI request, HTTPS through a ``CONNECT``
-tunnel (a throw-away certificate the test trusts), and the token only ever reaches the
-NetBox: the proxy is given the credentials of its own URL and nothing else. A resolver
-that never answers (``socket.getaddrinfo`` patched to block) ends at the deadline with one
+recorders: HTTPS through a ``CONNECT`` tunnel (plain HTTP through a proxy is refused:
+the proxy would read the token; a throw-away certificate the test trusts), and the token
+only ever reaches the NetBox: the proxy is given the credentials of its own URL and
+nothing else. A resolver that never answers (``socket.getaddrinfo`` patched to block)
+ends at the deadline with one
 line, for NetBox and for a PostgreSQL URL.
 """
 
 from __future__ import annotations
 
-import base64
 import socket
 import ssl
 import threading
@@ -45,16 +45,21 @@ def _recorder() -> type[Recorder]:
     return type("Recorder", (Recorder,), {"seen": []})
 
 
-def test_http_goes_to_the_proxy_as_an_absolute_uri(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_http_through_a_proxy_is_refused_and_the_proxy_sees_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Deliberately changed in #49: plain HTTP through a proxy was sent as an absolute-URI
+    # request, so the proxy read the token. Now it is one line and nothing is sent.
     rec = _recorder()
     with serve(rec) as base, loopback_proxy() as (port, seen):
         monkeypatch.setenv("http_proxy", f"http://alice:p%40ss@127.0.0.1:{port}")
-        assert NetBoxClient(base, TOKEN).select("dcim/sites") == []
-    assert rec.seen == [f"Bearer {TOKEN}"]  # the NetBox got the token, through the proxy
-    [(line, headers)] = seen
-    assert line.startswith(f"GET {base}/api/dcim/sites/") and line.endswith(" HTTP/1.1")
-    assert headers["Proxy-Authorization"] == "Basic " + base64.b64encode(b"alice:p@ss").decode()
-    assert "SECRET" not in headers["Proxy-Authorization"]
+        with pytest.raises(InventoryError) as err:
+            NetBoxClient(base, TOKEN).select("dcim/sites")
+    msg = str(err.value)
+    assert "refusing to send the NetBox token through proxy http://alice:***@" in msg, msg
+    assert "https://" in msg and "no_proxy" in msg and "\n" not in msg
+    assert "p%40ss" not in msg and TOKEN not in msg
+    assert seen == [] and rec.seen == []
 
 
 def test_no_proxy_bypasses_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,9 +92,9 @@ def test_an_unreachable_proxy_is_one_line_without_its_password(
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]  # closed again: nothing listens there
-    monkeypatch.setenv("http_proxy", f"http://bob:hunter2@127.0.0.1:{port}")
+    monkeypatch.setenv("https_proxy", f"http://bob:hunter2@127.0.0.1:{port}")
     with pytest.raises(InventoryError) as err:
-        NetBoxClient("http://netbox.example:8000", TOKEN).select("dcim/sites")
+        NetBoxClient("https://netbox.example:8000", TOKEN).select("dcim/sites")
     msg = str(err.value)
     assert "via proxy http://bob:" in msg and "unreachable" in msg, msg
     assert "hunter2" not in msg and "SECRET" not in msg and "\n" not in msg
@@ -143,10 +148,10 @@ def test_a_stalled_proxy_lookup_ends_at_the_deadline_too(
     stalled_dns: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(netbox_http.DEADLINE_ENV, "1")
-    monkeypatch.setenv("http_proxy", "http://proxy.example:3128")
+    monkeypatch.setenv("https_proxy", "http://proxy.example:3128")
     start = time.monotonic()
     with pytest.raises(InventoryError, match=r"via proxy http://proxy\.example:3128"):
-        NetBoxClient("http://netbox.example:8000", TOKEN).select("dcim/sites")
+        NetBoxClient("https://netbox.example:8000", TOKEN).select("dcim/sites")
     assert time.monotonic() - start < 3 and stalled_dns == ["proxy.example"]
 
 

@@ -31,6 +31,7 @@ def _valid(directory: Path) -> dict[str, Any]:
     ns = f"{PREFIX}{tag}-ib"
     state = TwinState(
         tag=tag,
+        token="5" * 32,
         fabric="infiniband",
         spec={},
         created_dir=True,

@@ -201,9 +201,15 @@ def _leftovers(root: Path) -> list[str]:
     return [str(p) for p in root.rglob("*") if p.name.endswith(".tmp") or p.name.startswith(".")]
 
 
+ENDING = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT]
+"""Every signal whose default ends the process (#49: HUP and QUIT exited silently and left
+staging files): each ends a command with the one line and 128 + its number."""
+ENDING_IDS = ["INT", "TERM", "HUP", "QUIT"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("args", SIGNALLED, ids=lambda a: a[0])
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+@pytest.mark.parametrize("sig", ENDING, ids=ENDING_IDS)
 def test_signal_while_working_writes_nothing(cwd: Path, args: tuple[str, ...], sig: int) -> None:
     proc = _start(cwd, [*args, *BIG])
     _wait_handlers(proc)
@@ -219,7 +225,7 @@ def test_signal_while_working_writes_nothing(cwd: Path, args: tuple[str, ...], s
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+@pytest.mark.parametrize("sig", ENDING, ids=ENDING_IDS)
 def test_signal_while_staging_completes_or_removes(cwd: Path, sig: int) -> None:
     """The signal lands while the 23 MB plan is being staged: the file is whole, no .tmp."""
     proc = _start(cwd, ["cabling", "--out", "plan.csv", *BIG])
@@ -278,7 +284,7 @@ def _wait_launcher(proc: subprocess.Popen[str]) -> None:
     pytest.fail("the launcher never installed its signal handlers")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+@pytest.mark.parametrize("sig", ENDING, ids=ENDING_IDS)
 def test_a_signal_during_start_up_is_one_line(cwd: Path, sig: int) -> None:
     # The package's imports take about a second after the launcher's first line: before
     # the launcher, SIGINT here printed a KeyboardInterrupt traceback, SIGTERM nothing.

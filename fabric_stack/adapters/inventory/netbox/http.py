@@ -35,12 +35,12 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 import fabric_stack.adapters.inventory.resolve as resolve
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
-from fabric_stack.text.redact import mask_url
+from fabric_stack.text.redact import echo_env, mask_url
 
 CONNECT_TIMEOUT_S = 10.0
 """Seconds to open the TCP (and TLS) connection."""
@@ -90,7 +90,7 @@ def env_seconds(name: str, default: float) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value < 1e7:  # NaN fails this too
-        raise InventoryError(f"{name}={raw[:40]!r}: expected a number of seconds > 0")
+        raise InventoryError(f"{echo_env(name, raw)}: expected a number of seconds > 0")
     return value
 
 
@@ -244,8 +244,9 @@ def _connection(
     url: str, budget: Budget, where: str
 ) -> tuple[http.client.HTTPConnection, str, dict[str, str]]:
     """(connection, request target, extra headers) for ``url``, through the environment's
-    proxy when it names one: plain HTTP as an absolute-URI request to the proxy, HTTPS
-    through a ``CONNECT`` tunnel. Name lookups (NetBox's, the proxy's) run under ``budget``."""
+    proxy when it names one: HTTPS through a ``CONNECT`` tunnel; plain HTTP through a proxy
+    is refused (the proxy would read the token). Name lookups (NetBox's, the proxy's) run
+    under ``budget``."""
     parts = urlsplit(url)
     target = parts.path or "/"
     if parts.query:
@@ -274,9 +275,13 @@ def _connection(
     elif proxy is None:
         conn = http.client.HTTPConnection(host, port, timeout=CONNECT_TIMEOUT_S)
     else:
-        conn = http.client.HTTPConnection(p_host, p_port, timeout=CONNECT_TIMEOUT_S)
-        target = urlunsplit((parts.scheme, parts.netloc, parts.path or "/", parts.query, ""))
-        extra = p_headers
+        # A plain-HTTP request through a proxy hands the proxy the whole request, token
+        # included (#49): only a CONNECT tunnel (https://) keeps the token end to end.
+        raise InventoryError(
+            f"{where}: refusing to send the NetBox token through proxy {mask_url(proxy)} "
+            f"over plain HTTP (the proxy would read it); give NetBox's https:// URL (tunnelled "
+            f"end to end) or add {host} to no_proxy"
+        )
     conn._create_connection = functools.partial(_connect, budget=budget, where=where)  # type: ignore[attr-defined]
     conn.response_class = _BoundedResponse
     return conn, target, extra

@@ -38,7 +38,7 @@ from fabric_stack.adapters.inventory.protocol import InventoryStore
 from fabric_stack.adapters.inventory.sql.schema import migrate
 from fabric_stack.errors import InputFileError, InventoryError
 from fabric_stack.files.inputs import parse_json
-from fabric_stack.text.redact import mask_url, mask_urls
+from fabric_stack.text.redact import echo_env, mask_url, mask_urls
 
 COLUMNS = (
     "stack",
@@ -86,7 +86,7 @@ def env_seconds(name: str, default: int) -> int:
     if not raw:
         return default
     if not raw.isdigit() or not 1 <= int(raw) <= 86400:
-        raise InventoryError(f"{name}={raw!r}: expected whole seconds from 1 to 86400")
+        raise InventoryError(f"{echo_env(name, raw)}: expected whole seconds from 1 to 86400")
     return int(raw)
 
 
