@@ -23,7 +23,11 @@ HCAS = [f"mlx5_{i}" for i in range(8)]
 
 @cache
 def roce_2su() -> FabricTopology:
-    return build_topology(size_fabric(validate_spec({"fabric": "roce", "switch": "sn5600", "gpus": 256, "su_nodes": 16})))
+    return build_topology(
+        size_fabric(
+            validate_spec({"fabric": "roce", "switch": "sn5600", "gpus": 256, "su_nodes": 16})
+        )
+    )
 
 
 def servers(topo: FabricTopology, su: int | None = None) -> list[str]:
@@ -50,9 +54,13 @@ def runs(cross_share: float, su_share: float = 1.0) -> list[tuple[str, str]]:
     files = []
     for su in (1, 2):
         job = tuple(servers(topo, su))
-        files.append((f"su{su}_allreduce.log", nccl_log(topo, HCAS, expected(job) * su_share, list(job))))
+        files.append(
+            (f"su{su}_allreduce.log", nccl_log(topo, HCAS, expected(job) * su_share, list(job)))
+        )
     every = tuple(servers(topo))
-    files.append(("all-sus_allreduce.log", nccl_log(topo, HCAS, expected(every) * cross_share, list(every))))
+    files.append(
+        ("all-sus_allreduce.log", nccl_log(topo, HCAS, expected(every) * cross_share, list(every)))
+    )
     return files
 
 
