@@ -89,9 +89,9 @@ def judge_results(
     scopes: list[JobScope] = []
     for source, text in files:
         nccl, perf, ip3 = read_results(text, source)
-        for run in nccl:
-            tests.append(judge_nccl(run, ctx))
-            scopes.append(job_scope(len(tests) - 1, run, tests[-1], ctx))
+        for job in nccl:
+            tests.append(judge_nccl(job, ctx))
+            scopes.append(job_scope(len(tests) - 1, job, tests[-1], ctx))
         iperf += ip3
         for run in perf:
             result, cell = judge_perftest(run, ctx, len(tests))
