@@ -10,7 +10,8 @@ those SUs (or the spines/cores between them).
 
 Narrowing, in the plan's words: the rails are those of the HCAs the slow job opened
 (``NET/IB : Using``; every planned rail when the log does not say), the SUs those of its
-servers. No nccl-tests log says which uplink a flow hashed onto (no per-flow path data),
+servers; a per-rail job (``NCCL_IB_HCA`` = one rail HCA, judged against that rail's
+figure by :mod:`.judge_nccl`) narrows it to that rail's leaves. No nccl-tests log says which uplink a flow hashed onto (no per-flow path data),
 so the suspect names the runs that pin it: the same job per rail HCA
 (``NCCL_IB_HCA==mlx5_N:1``) for the rail, then ``ib_write_bw`` pairs across the two
 rail leaves, one queue pair per run so each run's flow takes one uplink, repeated until
@@ -110,8 +111,13 @@ def _uplink_suspect(ctx: AcceptContext, t: TestResult, job: JobScope) -> Suspect
         f"({t.file}:{t.line}) while the job inside each of these SUs reaches its floor: "
         f"the tier only the cross-SU job uses is the slow one; NCCL opened {rail_label(nics)}"
         + "; nccl-tests logs carry no per-flow path, so the single uplink is not known",
-        check=f"per rail, a job across SUs {su_text} with NCCL_IB_HCA=={nics[0].name}:1 "
-        "(one rail HCA) names the rail; then `ib_write_bw -d "
+        check=(
+            f"per rail, a job across SUs {su_text} with NCCL_IB_HCA=={nics[0].name}:1 "
+            "(one rail HCA) names the rail; then "
+            if len(nics) > 1
+            else ""
+        )
+        + "`ib_write_bw -d "
         f"{nics[0].name} -q 1 --report_gbits {b}` on {a} (rail leaf "
         f"{_rail_leaf(ctx, sus[0], nics[0])}) against {b}, repeated with new queue "
         f"pairs until the runs cover the leaf's {per_leaf} uplinks (ECMP hashes each flow "

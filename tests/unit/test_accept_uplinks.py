@@ -99,3 +99,38 @@ def test_a_slow_su_is_not_blamed_on_the_uplinks() -> None:
 def test_healthy_jobs_have_no_uplink_suspect() -> None:
     rep = judge(roce_2su(), runs(cross_share=1.0))
     assert all(t.passed for t in rep.tests) and not any(t.suspects for t in rep.tests)
+
+
+@cache
+def rail_expected(hca: str) -> float:
+    """What accept expects of a per-rail all-reduce (NCCL_IB_HCA = one HCA) over every server."""
+    topo = roce_2su()
+    log = nccl_log(topo, [hca], 50.0, servers(topo))
+    (t,) = judge(topo, [("probe_allreduce.log", log)]).tests
+    assert t.expected is not None and t.suspects == []
+    return t.expected
+
+
+def test_a_per_rail_job_is_held_to_one_rails_figure() -> None:
+    whole = expected(tuple(servers(roce_2su())))
+    one = rail_expected("mlx5_2")
+    # one rail of eight carries at most an eighth of the inter-server bandwidth
+    assert 0 < one < whole / 4
+
+
+def test_a_slow_rail_across_sus_names_that_rails_uplinks() -> None:
+    topo = roce_2su()
+    files = runs(cross_share=1.0)[:2]  # the per-SU jobs, at their figures
+    for hca in HCAS:
+        share = 0.6 if hca == "mlx5_2" else 1.0
+        log = nccl_log(topo, [hca], rail_expected(hca) * share, servers(topo))
+        files.append((f"all-sus-{hca}_allreduce.log", log))
+    rep = judge(topo, files)
+    (t,) = [t for t in rep.tests if t.passed is False]
+    assert t.file == "all-sus-mlx5_2_allreduce.log"
+    (s,) = t.suspects
+    assert s.what == "the leaf–spine uplinks of rail 3 between SUs 1, 2"
+    ctx = AcceptContext(topo)
+    want = [cable_text(lk) for leaf in ("su1-r3-leaf", "su2-r3-leaf") for lk in uplinks(ctx, leaf)]
+    assert s.cables == want
+    assert "ib_write_bw -d mlx5_2 -q 1" in s.check
