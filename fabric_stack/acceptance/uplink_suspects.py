@@ -11,8 +11,9 @@ those SUs (or the spines/cores between them).
 Narrowing, in the plan's words: the rails are those of the HCAs the slow job opened
 (``NET/IB : Using``; every planned rail when the log does not say), the SUs those of its
 servers; a per-rail job (``NCCL_IB_HCA`` = one rail HCA, judged against that rail's
-figure by :mod:`.judge_nccl`) narrows it to that rail's leaves. No nccl-tests log says which uplink a flow hashed onto (no per-flow path data),
-so the suspect names the runs that pin it: the same job per rail HCA
+figure by :mod:`.judge_nccl`) narrows it to that rail's leaves. No nccl-tests log says
+which uplink a flow hashed onto (no per-flow path data), so the suspect names the runs
+that pin it: the same job per rail HCA
 (``NCCL_IB_HCA==mlx5_N:1``) for the rail, then ``ib_write_bw`` pairs across the two
 rail leaves, one queue pair per run so each run's flow takes one uplink, repeated until
 the runs have covered the leaf's uplinks; the slow runs share one uplink, which the
