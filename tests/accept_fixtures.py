@@ -72,10 +72,13 @@ def sweep(
     return out
 
 
-def nccl_log(topo: FabricTopology, hcas: list[str], busbw: float) -> str:
-    """An all_reduce_perf run on every server of ``topo`` with NCCL_DEBUG=INFO, in the
-    layout of the real NCCL 2.26 logs (``../shared/realdata/nccl-tests/moc-…``)."""
-    servers = [d.name for d in topo.devices if d.role == "server"]
+def nccl_log(
+    topo: FabricTopology, hcas: list[str], busbw: float, servers: list[str] | None = None
+) -> str:
+    """An all_reduce_perf run on ``servers`` (every server of ``topo`` when None) with
+    NCCL_DEBUG=INFO, in the layout of the real NCCL 2.26 logs
+    (``../shared/realdata/nccl-tests/moc-…``)."""
+    servers = servers or [d.name for d in topo.devices if d.role == "server"]
     gpn = topo.plan.spec.gpus_per_node
     n = len(servers) * gpn
     ranks = [
@@ -83,7 +86,7 @@ def nccl_log(topo: FabricTopology, hcas: list[str], busbw: float) -> str:
         f"[0000:19:00] NVIDIA H100 80GB HBM3"
         for r in range(n)
     ]
-    info = "su1-node01:1000:1010 [0] NCCL INFO "
+    info = f"{servers[0]}:1000:1010 [0] NCCL INFO "
     using = " ".join(f"[{i}]{h}:1/IB" for i, h in enumerate(hcas))
     size = 8 << 30
     algbw = busbw / (2 * (n - 1) / n)
@@ -95,7 +98,7 @@ def nccl_log(topo: FabricTopology, hcas: list[str], busbw: float) -> str:
             "#",
             "# Using devices",
             *ranks,
-            "su1-node01:1000:1000 [0] NCCL INFO NCCL version 2.26.2+cuda12.8",
+            f"{servers[0]}:1000:1000 [0] NCCL INFO NCCL version 2.26.2+cuda12.8",
             info + f"NCCL_IB_HCA set to {','.join(hcas)}",
             info + f"NET/IB : Using {using} [RO]; OOB mgmt1:10.0.0.1<0>",
             info + "Using network IB",

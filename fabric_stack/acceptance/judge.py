@@ -11,7 +11,10 @@ In order, because each needs the one before:
 3. localise over the whole matrix (:func:`~.localise.localise`): only the sweep
    as a whole tells a cable from a leaf from a host;
 4. hand the matrix's findings to the failed nccl-tests runs on the same servers
-   (a ring runs at its slowest rail).
+   (a ring runs at its slowest rail);
+5. set the jobs against each other (:func:`~.uplink_suspects.localise_uplinks`): a job
+   across SUs that falls short while the job inside each of its SUs passes points at
+   the uplinks between them.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from fabric_stack.acceptance.nccl_tests import read_nccl_tests
 from fabric_stack.acceptance.perftest import read_perftest
 from fabric_stack.acceptance.placement import AcceptContext
 from fabric_stack.acceptance.results import AcceptReport, MatrixCell, Suspect, TestResult
+from fabric_stack.acceptance.uplink_suspects import JobScope, job_scope, localise_uplinks
 
 
 def looks_like_result(text: str) -> bool:
@@ -86,9 +90,12 @@ def judge_results(
     tests: list[TestResult] = []
     cells: list[MatrixCell] = []
     iperf: list[Iperf3Run] = []
+    scopes: list[JobScope] = []
     for source, text in files:
         nccl, perf, ip3 = read_results(text, source)
-        tests += [judge_nccl(run, ctx) for run in nccl]
+        for job in nccl:
+            tests.append(judge_nccl(job, ctx))
+            scopes.append(job_scope(len(tests) - 1, job, tests[-1], ctx))
         iperf += ip3
         for run in perf:
             result, cell = judge_perftest(run, ctx, len(tests))
@@ -102,6 +109,7 @@ def judge_results(
     found = localise(cells, tests, ctx)
     tests = [_with(t, found.get(i, [])) for i, t in enumerate(tests)]
     tests = _share_with_nccl(tests, cells, found)
+    tests = localise_uplinks(tests, scopes, ctx)
     return AcceptReport(plan=plan_line(ctx), tests=tests, matrix=cells, skipped=list(skipped))
 
 

@@ -8,16 +8,23 @@ recomputed here. ``sendrecv_perf`` has no estimate: each rank sends to the next
 GPU's transfer crosses one rail NIC: the figure is the rail's line rate × the
 model's network efficiency (UNVERIFIED: no published sendrecv figure calibrates it).
 The measured figure is the out-of-place busbw of that row.
+
+A **per-rail job** (``NCCL_IB_HCA`` naming exactly one of the plan's rail HCAs, and NCCL
+opening only that one) is how one rail is tested across SUs: its figure is the estimate
+with the job's other rail NICs out (the same failure model ``hca_findings`` uses), so it
+is held to what one rail carries, not flagged as a wrong setting.
 """
 
 from __future__ import annotations
 
+from fabric_stack.acceptance.checks import server_nics
 from fabric_stack.acceptance.model import NcclRun
-from fabric_stack.acceptance.nccl_suspects import nccl_suspects
+from fabric_stack.acceptance.nccl_suspects import nccl_suspects, one_rail
 from fabric_stack.acceptance.nccl_tests import COLLECTIVE_OF
 from fabric_stack.acceptance.placement import AcceptContext, Placement, place_nccl
 from fabric_stack.acceptance.results import TestResult, pass_floor
-from fabric_stack.analysis.estimate import ALGORITHMS, estimate_collective
+from fabric_stack.analysis.estimate import ALGORITHMS, estimate_collective, place_job
+from fabric_stack.analysis.whatif import Failure
 from fabric_stack.errors import InputFileError, SpecError
 
 CALIBRATED = frozenset({"all_reduce", "alltoall"})
@@ -59,6 +66,7 @@ def expected_busbw(
     if coll is None:
         return None, None, [f"no planned figure for {test} (not judged)"]
     algs = forced_algorithms(run.algo_env) if coll == "all_reduce" else None
+    rail = one_rail(run, place, ctx)
     try:
         est = estimate_collective(
             place.topo,
@@ -66,6 +74,7 @@ def expected_busbw(
             [size],
             job_gpus=place.job_gpus,
             job_hosts=place.job_hosts,
+            failures=_other_rails_out(place, ctx, rail) if rail else (),
             algorithms=algs,
             params=ctx.params,
         )
@@ -85,11 +94,18 @@ def expected_busbw(
     basis = [
         f"fabric-stack estimate: {coll} on {est.job.nodes} server(s), {est.job.gpus} GPUs, "
         f"{est.job.sus} SU(s) at {size:,} B"
-        + (f", NCCL_ALGO={run.algo_env} (from the log)" if algs else ""),
+        + (f", NCCL_ALGO={run.algo_env} (from the log)" if algs else "")
+        + (f", rail {rail[1]} only (NCCL_IB_HCA={rail[0]}: the other rails out)" if rail else ""),
         *est.assumptions[:2],
         *uncalibrated,
     ]
     return p.busbw_gbs, p.algorithm, basis
+
+
+def _other_rails_out(place: Placement, ctx: AcceptContext, rail: tuple[str, int]) -> list[Failure]:
+    servers = place.servers or place_job(ctx.topo, place.job_gpus)
+    others = [n for n in server_nics(ctx) if n.name != rail[0]]
+    return [Failure(device=s.name, port=n.name) for s in servers for n in others]
 
 
 def _sendrecv(place: Placement, ctx: AcceptContext) -> tuple[float, str, list[str]]:

@@ -146,9 +146,25 @@ def planned_nics(ctx: AcceptContext, devices: frozenset[int]) -> list[Nic]:
     return used or nics
 
 
+def one_rail(run: NcclRun, place: Placement, ctx: AcceptContext) -> tuple[str, int] | None:
+    """(HCA, rail) of a per-rail job: ``NCCL_IB_HCA`` names exactly one of the plan's rail
+    HCAs and NCCL opened only it (how one rail is tested across SUs); None otherwise."""
+    if place.topo is not ctx.topo or not run.ib_hca:
+        return None
+    rails = {n.name: n.rail for n in server_nics(ctx)}
+    named = {h for v in run.ib_hca.values() for h in hca_names(v)}
+    opened = {d.name for hn in run.nets for d in hn.devices}
+    if len(named) != 1 or not named <= rails.keys() or not opened <= named:
+        return None
+    (hca,) = named
+    return hca, rails[hca]
+
+
 def hca_findings(run: NcclRun, place: Placement, ctx: AcceptContext, failed: bool) -> list[Suspect]:
     """The HCAs NCCL opened vs the plan's rails, and NCCL_IB_HCA vs the rendered value."""
     out: list[Suspect] = []
+    if one_rail(run, place, ctx):
+        return out  # a per-rail job: its one HCA is the point, and its figure says so
     planned = planned_nics(ctx, place.devices)
     seen: set[tuple[tuple[str, ...], str | None]] = set()
     for hn in run.nets:
@@ -458,6 +474,7 @@ __all__ = [
     "erratic",
     "hca_findings",
     "nccl_suspects",
+    "one_rail",
     "planned_nics",
     "transport",
     "two_servers",

@@ -56,6 +56,11 @@ def spans_sus(ctx: RenderContext) -> bool:
     return len({d.su for d in ctx.topo.devices if d.role == "server"}) > 1
 
 
+def crossed_tiers(ctx: RenderContext) -> str:
+    """The tiers a job over every server crosses: the spines, and the cores with 3 tiers."""
+    return "the spines and the cores" if ctx.topo.plan.tiers == 3 else "the spines"
+
+
 def launcher_script(
     ranks: int, env: list[str], binary: str, expected: float | None, label: str
 ) -> str:
@@ -112,7 +117,12 @@ def cross_su_job(ctx: RenderContext, collective: str) -> dict[str, Any]:
             "name": f"{ctx.spec.name}-nccl-acceptance-all-sus-{collective.replace('_', '')}",
             "namespace": WORKLOAD_NAMESPACE,
             "annotations": {
-                "fabric-stack/scope": f"all {len(hosts)} servers, every SU (crosses the spines)",
+                "fabric-stack/scope": f"all {len(hosts)} servers, every SU"
+                + (
+                    f" and pod (crosses {crossed_tiers(ctx)})"
+                    if ctx.topo.plan.tiers == 3
+                    else f" (crosses {crossed_tiers(ctx)})"
+                ),
                 "fabric-stack/expected-busbw-gbs": f"{expected:g}" if expected else "n/a",
             },
         },

@@ -174,9 +174,24 @@ def _check_table(report: dict[str, Any]) -> Table:
                 f"{w['device']} {w['port']}: expected {w['expected'] or 'nothing (not planned)'}"
                 f", seen {w['seen'] or 'nothing'}",
             )
+        if "host_links" in report:
+            _host_link_rows(t, report["host_links"])
     for f in report["faults"]:
         t.add_row("fault", "injected", f"{f['fault']} → expects {f['expects']}")
     return t
+
+
+def _host_link_rows(t: Table, h: dict[str, Any]) -> None:
+    """Host vs switch settings per host link (MTU), and what the twin cannot apply."""
+    ok = not h["mismatches"]
+    t.add_row(
+        "host links",
+        "[green]PASS[/]" if ok else "[red]FAIL[/]",
+        f"{h['agree']}/{h['links']} host links: host and leaf port MTU as planned",
+    )
+    for m in h["mismatches"][:10]:
+        t.add_row("", "", f"{m['host']} ↔ {m['leaf']}: {m['why']}")
+    t.add_row("rdma-cm tos", "note", h["rdma_cm_tos"])
 
 
 @twin_cmd.command("collect")

@@ -21,6 +21,7 @@ from fabric_stack.sizing.size import size_fabric
 from fabric_stack.spec.model import FabricSpec, validate_spec
 from fabric_stack.topology.build import FabricTopology, build_topology
 from fabric_stack.twin import ops_eth, ops_frr, ops_ib
+from fabric_stack.twin.host_side import host_link_report
 from fabric_stack.twin.model import PREFIX, Fault, TwinState, Wiring
 from fabric_stack.twin.runtime import (
     RUN_ROOT,
@@ -164,8 +165,11 @@ def check(directory: Path) -> dict[str, Any]:
         ctx = RenderContext.from_topology(topo)
         report["bgp"] = ops_frr.bgp_report(ctx, state, running.down)
         report["reachability"] = ops_frr.reachability_report(ctx, state)
+        report["host_links"] = host_link_report(ctx, state, running.down)
         report["ok"] = (
-            report["ok"] and report["reachability"]["ok"] == report["reachability"]["pairs"]
+            report["ok"]
+            and report["reachability"]["ok"] == report["reachability"]["pairs"]
+            and not report["host_links"]["mismatches"]
         )
     report["faults"] = [{"fault": f.text(), "expects": f.expects} for f in state.faults]
     if state.rate:

@@ -40,6 +40,7 @@ import fabric_stack.artifacts.frr as frr_render
 from fabric_stack.artifacts._base import RenderContext
 from fabric_stack.nos.cumulus import vlan_interface
 from fabric_stack.topology.build import FabricTopology
+from fabric_stack.twin.host_side import apply_switch_mtu
 from fabric_stack.twin.model import Process, TwinState
 from fabric_stack.twin.runtime import alive, netns_name, run, spawn, wait_until
 from fabric_stack.twin.wiring import TwinFailure
@@ -226,6 +227,7 @@ def rewire_routing(ctx: RenderContext, state: TwinState, touched: set[str]) -> N
     """
     u = ctx.underlay
     address_hosts(ctx, state, sorted({h.server for h in u.hosts} & touched), force=True)
+    apply_switch_mtu(ctx, state)  # a re-made veth starts at 1500 on the leaf's end too
     if u.settings.host_addressing != "leaf-subnet":
         return
     for leaf in sorted({b.leaf for b in u.blocks} & touched):
@@ -395,6 +397,7 @@ def up_routing(
     save(state)
     servers = sorted({h.server for h in ctx.underlay.hosts})
     address_hosts(ctx, state, servers)
+    apply_switch_mtu(ctx, state)  # the leaf end of each host cable, as the NOS sets it
     bad = [p.name for p in procs if not alive(p)]
     if bad:
         raise TwinFailure(

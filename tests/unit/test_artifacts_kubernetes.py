@@ -425,3 +425,28 @@ def test_profile_netdevs_feed_the_one_lookup(monkeypatch: pytest.MonkeyPatch) ->
     assert "placeholders" not in kubernetes_bundle.render(ctx)[-1].content
     given = RenderContext(ctx.topo, ctx.intent, {}, {"mlx5_2": "ens9f0"})
     assert netdev_of(given, "mlx5_2") == "ens9f0" and netdev_of(given, "mlx5_3") == "ibp3s0"
+
+
+def test_three_tier_roce_jobs_cross_the_cores_with_their_expectations() -> None:
+    # A 3-tier RoCE plan (8 pods of one 4-server SU): the whole-cluster jobs span every pod,
+    # so their all-reduce and all-to-all cross the cores (#46); each carries the estimate
+    # for its own servers, per SU and across the pods.
+    ctx = context({"fabric": "roce", "switch": "generic-16x400", "gpus": 256, "su_nodes": 4})
+    assert ctx.topo.plan.tiers == 3 and ctx.topo.plan.pods > 1
+    jobs = docs(ctx)["nccl-tests-mpijob.yaml"]
+    every = [d.name for d in ctx.topo.devices if d.role == "server"]
+    cross = {
+        j["metadata"]["name"]: j
+        for j in jobs
+        if j["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"].get("hostNetwork")
+    }
+    assert {n.rsplit("-", 1)[-1] for n in cross} == {"allreduce", "alltoall"}
+    for name, job in cross.items():
+        coll = "all_reduce" if name.endswith("allreduce") else "alltoall"
+        est = estimate_collective(ctx.topo, coll, parse_sizes("8G"), job_hosts=every)
+        ann = job["metadata"]["annotations"]
+        assert ann["fabric-stack/expected-busbw-gbs"] == f"{est.points[-1].busbw_gbs:g}"
+        assert "crosses the spines and the cores" in ann["fabric-stack/scope"]
+        assert job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == len(every)
+    per_su = [j for j in jobs if j["metadata"]["name"] not in cross]
+    assert len(per_su) == ctx.topo.plan.sus
