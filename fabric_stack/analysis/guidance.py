@@ -20,7 +20,12 @@ class FabricOption(BaseModel):
 
     key: str = Field(description="infiniband, roce or ethernet.")
     title: str = Field(description="Display name.")
-    rdma_latency: str = Field(description="Typical RDMA latency.")
+    rdma_latency: str = Field(
+        description=(
+            "RDMA latency in words; the figures (per-hop, sourced) come from the plan through "
+            "`compare` and `estimate`, never from this table."
+        )
+    )
     lossless: str = Field(description="How the fabric avoids drops.")
     best_for: str = Field(description="Workloads it suits.")
     tradeoff: str = Field(description="What it costs you.")
@@ -30,7 +35,7 @@ FABRICS: tuple[FabricOption, ...] = (
     FabricOption(
         key="infiniband",
         title="InfiniBand",
-        rdma_latency="Lowest (~1 µs)",
+        rdma_latency="Lowest: no PFC/ECN on the path (figures per plan: `fabric-stack compare`)",
         lossless="Built in: credit-based link-level flow control; a subnet manager programs routes",
         best_for="Large synchronous training where all-reduce time dominates the step",
         tradeoff="A second fabric with its own subnet manager, tools and skills; higher cost",
@@ -38,7 +43,7 @@ FABRICS: tuple[FabricOption, ...] = (
     FabricOption(
         key="roce",
         title="RoCEv2 (RDMA over Ethernet)",
-        rdma_latency="Low (~2–3 µs)",
+        rdma_latency="Low; higher under congestion (PFC pauses, ECN marks) (figures per plan: `fabric-stack compare`)",
         lossless="Configured: PFC on one priority plus ECN/DCQCN, identical on every hop",
         best_for="Training on Ethernet, reusing existing Ethernet operations and tooling",
         tradeoff="Lossless tuning is unforgiving: one mismatched hop means PFC storms or stalls",
