@@ -60,7 +60,6 @@ from fabric_stack.drift.adopt_plan import (
     natural_key,
     port_keys,
 )
-from fabric_stack.drift.adopt_shape import shape_note
 from fabric_stack.drift.adopt_ports import PortMap, convention_note, learn_port_map
 from fabric_stack.drift.adopt_rails import Adjacency, RailVote, nic_rails, rail_note
 from fabric_stack.drift.adopt_roles import (
@@ -69,6 +68,7 @@ from fabric_stack.drift.adopt_roles import (
     natural,
     wiring,
 )
+from fabric_stack.drift.adopt_shape import shape_note
 from fabric_stack.drift.observation import (
     Observation,
     ObservedDevice,
@@ -179,9 +179,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     rails = placer.rails
     if managers:
         leaves = {d for d, t in placer.tier.items() if t == 1}
-        rails = nic_rails(
-            adj, placer.servers - managers, plan.nic_rail, leaves, obs.inferred_nics
-        )
+        rails = nic_rails(adj, placer.servers - managers, plan.nic_rail, leaves, obs.inferred_nics)
     # Switches the plan's port names did not tier (another fabric's) are tiered by hops
     # over every cable; when there is none, the keyed wiring says it all (and is cheaper).
     tiered = placer.tier.keys() | placer.access.keys() | hosts

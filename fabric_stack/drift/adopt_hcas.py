@@ -1,7 +1,8 @@
 """Group HCAs that report no host name into servers, by the leaf-and-port pattern.
 
 A ConnectX whose host never set its NodeDesc reports the factory string
-(``MT4129 ConnectX7   Mellanox Technologies``, :func:`~fabric_stack.drift.identity.is_factory_desc`);
+(``MT4129 ConnectX7   Mellanox Technologies``,
+:func:`~fabric_stack.drift.identity.is_factory_desc`);
 each is its own device in the dump (its own system image GUID), one cable each. In a
 rail-optimized fabric one server's rail NICs sit at the **same port position** on the
 leaves of its SU (server *j* on port *j* of every rail leaf: the NDR DGX dump's
@@ -23,6 +24,7 @@ servers to any free port: there the leaves' named hosts disagree and nothing is 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -47,9 +49,7 @@ def group_factory_hcas(obs: Observation) -> HcaGroups:
     """Merge one-cable factory-named HCAs into servers by the leaf-and-port pattern
     (a new :class:`Observation`; ``obs`` is left as it is)."""
     devs = obs.devices
-    factory = {
-        n for n, d in devs.items() if d.kind == "server" and is_factory_desc(n) and d.guids
-    }
+    factory = {n for n, d in devs.items() if d.kind == "server" and is_factory_desc(n) and d.guids}
     if not factory:
         return HcaGroups(obs)
     seats: dict[str, list[tuple[str, str, str]]] = {}  # host -> (leaf, leaf port, host port)
@@ -95,7 +95,7 @@ def group_factory_hcas(obs: Observation) -> HcaGroups:
                 "(no NodeDesc names the server)",
             )
         for h in hcas:
-            sw, swp, _ = seats[h][0]
+            sw = seats[h][0][0]
             if sw in on_leaf:
                 continue  # its host already has a cable on that leaf: not this pattern
             on_leaf.add(sw)
@@ -160,7 +160,7 @@ def _leaf_groups(seats: dict[str, list[tuple[str, str, str]]], lone: set[str]) -
         leaves = sorted({sw for sw, _, _ in rows})
         for sw in leaves:
             find(sw)
-        for x, y in zip(leaves, leaves[1:], strict=False):
+        for x, y in itertools.pairwise(leaves):
             pairs[(x, y)] += 1
     for (x, y), n in pairs.items():
         if n >= 2:
