@@ -249,20 +249,27 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         res.notes.append(convention_note(res.port_map, switches))
     res.contradictions = _contradictions(plan, adj, res.placed)
     res.contradictions += _rail_dissent(rails, res.placed, plan)
-    res.contradictions += [
-        (
-            "leaf",
-            dev,
-            f"the plan's spine ports say {said}, its NICs say rail "
-            f"{plan.attrs[res.placed[dev]].rail}: placed as {res.placed[dev]} by its NICs",
-        )
-        for dev, said in sorted(placer.overruled.items())
-        if dev in res.placed
-    ]
+    res.contradictions += _overruled(plan, placer.overruled, res.placed)
     if placer.overruled:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def _overruled(
+    plan: PlanPorts, overruled: dict[str, str], placed: dict[str, str]
+) -> list[tuple[str, str, str]]:
+    """Leaves placed on the rail their NICs say, against the plan's spine ports."""
+    return [
+        (
+            "leaf",
+            dev,
+            f"the plan's spine ports say {said}, its NICs say rail "
+            f"{plan.attrs[placed[dev]].rail}: placed as {placed[dev]} by its NICs",
+        )
+        for dev, said in sorted(overruled.items())
+        if dev in placed
+    ]
 
 
 def _with_hcas(placed: tuple[str, str], grouped: tuple[str, str] | None) -> tuple[str, str]:
