@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabric_stack.compat.pydantic_internals import trusted_instance
+from fabric_stack.drift.adopt_hcas import group_factory_hcas, hca_note
 from fabric_stack.drift.adopt_placer import adjacency, any_port_hosts, downlink_map, place
 from fabric_stack.drift.adopt_plan import (
     ACCESS_ROLES,
@@ -67,6 +68,7 @@ from fabric_stack.drift.adopt_roles import (
     natural,
     wiring,
 )
+from fabric_stack.drift.adopt_shape import shape_note
 from fabric_stack.drift.observation import (
     Observation,
     ObservedDevice,
@@ -161,7 +163,11 @@ class AdoptResult:
 def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     """Place every observed compute device on the plan ``topo`` (see the module docstring)."""
     plan = PlanPorts(topo)
+    hcas = group_factory_hcas(obs)
+    obs = hcas.obs
     keys, notes = port_keys(obs, plan)
+    if hcas.grouped:
+        notes.append(hca_note(hcas))
     adj = adjacency(obs, keys)
     placer = place(obs, plan, adj)
     placed, why = placer.placed, placer.why
@@ -173,7 +179,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     rails = placer.rails
     if managers:
         leaves = {d for d, t in placer.tier.items() if t == 1}
-        rails = nic_rails(adj, placer.servers - managers, plan.nic_rail, leaves)
+        rails = nic_rails(adj, placer.servers - managers, plan.nic_rail, leaves, obs.inferred_nics)
     # Switches the plan's port names did not tier (another fabric's) are tiered by hops
     # over every cable; when there is none, the keyed wiring says it all (and is cheaper).
     tiered = placer.tier.keys() | placer.access.keys() | hosts
@@ -181,6 +187,8 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     res.roles = infer_roles(
         wiring(obs.cables) if whole else adj, hosts, placer.tier, placer.access, rails
     )
+    if (shape := shape_note(plan, res.roles, obs)) is not None:
+        res.notes.append(shape)
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
@@ -213,7 +221,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         if actual != dev:
             relabelled.append((dev, actual))
         res.placed[dev] = p
-        res.confidence[dev] = placer.basis.get(dev, ("medium", ""))
+        res.confidence[dev] = _with_hcas(placer.basis.get(dev, ("medium", "")), hcas.basis.get(dev))
         res.counts[role] = res.counts.get(role, 0) + 1
         # Values already checked: the name just above, GUIDs normalised by the reader.
         res.rows.append(
@@ -241,20 +249,36 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         res.notes.append(convention_note(res.port_map, switches))
     res.contradictions = _contradictions(plan, adj, res.placed)
     res.contradictions += _rail_dissent(rails, res.placed, plan)
-    res.contradictions += [
-        (
-            "leaf",
-            dev,
-            f"the plan's spine ports say {said}, its NICs say rail "
-            f"{plan.attrs[res.placed[dev]].rail}: placed as {res.placed[dev]} by its NICs",
-        )
-        for dev, said in sorted(placer.overruled.items())
-        if dev in res.placed
-    ]
+    res.contradictions += _overruled(plan, placer.overruled, res.placed)
     if placer.overruled:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def _overruled(
+    plan: PlanPorts, overruled: dict[str, str], placed: dict[str, str]
+) -> list[tuple[str, str, str]]:
+    """Leaves placed on the rail their NICs say, against the plan's spine ports."""
+    return [
+        (
+            "leaf",
+            dev,
+            f"the plan's spine ports say {said}, its NICs say rail "
+            f"{plan.attrs[placed[dev]].rail}: placed as {placed[dev]} by its NICs",
+        )
+        for dev, said in sorted(overruled.items())
+        if dev in placed
+    ]
+
+
+def _with_hcas(placed: tuple[str, str], grouped: tuple[str, str] | None) -> tuple[str, str]:
+    """A placement's confidence, lowered to how its factory-named HCAs were grouped."""
+    if grouped is None:
+        return placed
+    rank = {"low": 0, "medium": 1, "high": 2}
+    level = min(placed[0], grouped[0], key=lambda c: rank.get(c, 1))
+    return level, f"{placed[1]}; {grouped[1]}" if placed[1] else grouped[1]
 
 
 def site_label(dev: str, guids: list[str]) -> tuple[str, str | None]:

@@ -141,7 +141,11 @@ class Placer:
         self.tier = tiers(obs, adj, plan.nic_names)
         self.servers = {d for d in adj if obs.devices[d].kind == "server"}
         self.rails = nic_rails(
-            adj, self.servers, plan.nic_rail, {d for d, t in self.tier.items() if t == 1}
+            adj,
+            self.servers,
+            plan.nic_rail,
+            {d for d, t in self.tier.items() if t == 1},
+            obs.inferred_nics,
         )
         self.anchors = _anchors(obs, plan, adj, self.tier)
         self.access = _access_roles(adj, self.servers, plan.access_role, set(self.tier))

@@ -52,15 +52,26 @@ class RailVote:
 
 
 def nic_rails(
-    adj: Adjacency, servers: set[str], nic_rail: dict[str, Rail], switches: set[str]
+    adj: Adjacency,
+    servers: set[str],
+    nic_rail: dict[str, Rail],
+    switches: set[str],
+    inferred: set[tuple[str, str]] | None = None,
 ) -> dict[str, RailVote]:
-    """Each switch with server cables on compute NICs → its :class:`RailVote`."""
+    """Each switch with server cables on compute NICs → its :class:`RailVote` (a cable
+    whose NIC name was ``inferred`` from the switch's rail casts none)."""
+    skip = inferred or set()
     out: dict[str, RailVote] = {}
     for dev in switches:
         votes: Counter[Rail] = Counter()
         hosts: dict[Rail, list[str]] = {}
         for _, peer, pk in adj.get(dev, ()):
-            if peer in servers and isinstance(pk, str) and pk in nic_rail:
+            if (
+                peer in servers
+                and isinstance(pk, str)
+                and pk in nic_rail
+                and (peer, dev) not in skip
+            ):
                 votes[nic_rail[pk]] += 1
                 hosts.setdefault(nic_rail[pk], []).append(peer)
         if votes:

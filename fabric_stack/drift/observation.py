@@ -34,6 +34,9 @@ class Observation:
     origin: str
     devices: dict[str, ObservedDevice] = field(default_factory=dict)
     cables: list[tuple[str, str, str, str]] = field(default_factory=list)
+    inferred_nics: set[tuple[str, str]] = field(default_factory=set)
+    """(host, switch) cables whose NIC name was inferred from the switch's other hosts
+    (:mod:`~fabric_stack.drift.adopt_hcas`): no vote for the switch's rail."""
 
 
 @lru_cache(maxsize=1 << 17)

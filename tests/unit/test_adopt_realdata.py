@@ -170,3 +170,34 @@ def test_port_map_file_round_trips_and_a_bad_line_names_itself(tmp_path: Path) -
     path.write_text("device,port,planned_port\nleaf-a,33,x\n", encoding="utf-8")
     with pytest.raises(InputFileError, match=r"names.ports.csv:2: expected device,port"):
         load_port_map(path)
+
+
+@needs_real
+def test_ndr_factory_hcas_are_grouped_into_servers_by_leaf_and_port(
+    ndr: tuple[dict[str, Any], Path],
+) -> None:
+    """Leaf 04-02 (line 50) has factory HCAs on ports 6, 8, 9, 13, 17 (lines 55-65) and so
+    do leaves 01-02 (lines 94-104), 02-02 and 03-02: no NodeDesc names server 6 of SU 2."""
+    report, names = ndr
+    rows = {m["planned"]: m for m in report["mapping"]}
+    six = rows["su2-node06"]
+    assert six["actual"].startswith("mt4129-") and six["confidence"] == "low"
+    assert "factory-named HCAs at leaf port 6" in six["basis"]
+    line = next(x for x in names.read_text().splitlines() if x.startswith("su2-node06,"))
+    assert "e09d730300858d88" in line.lower()  # line 55's HCA, bound by its GUID
+    assert any("grouped into 20 server(s)" in n for n in report["notes"])
+    assert report["classes"]["server"]["placed"] == 137  # 120 before the grouping
+
+
+@needs_real
+def test_ndr_adopt_names_the_plan_mismatch_drift_reports(
+    ndr: tuple[dict[str, Any], Path],
+) -> None:
+    report, names = ndr
+    shape = next(n for n in report["notes"] if n.startswith("the wiring is not the plan's"))
+    assert "rails 1, 2, 5, 6 cabled" in shape and "9 spines (plan: 32)" in shape
+    assert "up to 2 cable(s) per leaf–spine pair (plan: 1)" in shape
+    flags = [*NDR_SPEC, "--ibnetdiscover", str(NDR), "--format", "json", "--names", str(names)]
+    summary = json.loads(_run(["drift", *flags]).output)["summary"]
+    # the factory NodeDescs are the names file's now: 2 attribute findings left (of 19)
+    assert summary["attribute_changed"] <= 2 and summary["total"] < 363
