@@ -97,8 +97,23 @@ class ChangeSummary(BaseModel):
     operation: str = Field(description="preview or update.")
     switches: list[SwitchChange] = Field(description="Switch changes, by name.")
     cables: list[CableChange] = Field(description="Cable changes, by id.")
-    cable_counts: dict[str, dict[str, int]] = Field(description="role → op → count.")
-    cable_types: dict[str, dict[str, int]] = Field(description="cable type → op → count.")
+    cable_counts: dict[str, dict[str, int]] = Field(
+        description="role → op → cable records (one per link)."
+    )
+    cable_types: dict[str, dict[str, int]] = Field(
+        description="cable type as the cable records hold it (the builder's class) → op → links."
+    )
+    cable_parts: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="The part each changed cable is ordered as, as `bom`'s order list names "
+        "and counts it (a splitter or twin-port cable once) → op → cables; empty when the "
+        "recorded specs do not read back (fabric_stack.adapters.pulumi.change_parts).",
+    )
+    cable_roles: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="role → op → cables as `bom` counts them (a splitter or twin-port cable "
+        "once, in the role of one of its legs); empty with cable_parts.",
+    )
     switches_by_model: dict[str, dict[str, int]] = Field(description="op → model → count.")
     ports_touched: dict[str, list[str]] = Field(
         description=(
