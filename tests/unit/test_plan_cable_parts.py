@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from fabric_stack.adapters.pulumi.change_parts import with_parts
+from fabric_stack.adapters.pulumi.change_parts import changed_cables, with_parts
 from fabric_stack.adapters.pulumi.changes import ChangeSummary, Step, summarize_changes
 from fabric_stack.intent.wire import encode_cables, record_text
 from fabric_stack.pipeline import Pipeline, run_pipeline
+from fabric_stack.plant.order import LinkPart
 from fabric_stack.spec.model import validate_spec
 from fabric_stack.views.bom import bill_of_materials
 from fabric_stack.views.changes import changes_json, changes_markdown
@@ -96,3 +97,14 @@ def test_without_a_spec_that_reads_back_plan_shows_the_records_type() -> None:
     assert summary.cable_parts == {} and summary.cable_roles == {}
     md = changes_markdown(summary)
     assert "| Cables (type) |" in md and "| MMF OM4 | 1 |" in md
+
+
+def test_a_second_splitter_leg_on_a_cabled_splitter_adds_no_cable() -> None:
+    leg = LinkPart("1:2 splitter", "leaf 1/1", 2)
+    # The splitter's first leg is cabled already (two legs on the side after the change).
+    assert changed_cables([leg], {"leaf 1/1": 2}) == 0
+    # Both legs new: one cable; one leg of a new splitter: one cable.
+    assert changed_cables([leg, leg], {"leaf 1/1": 2}) == 1
+    assert changed_cables([leg], {"leaf 1/1": 1}) == 1
+    # A one-link cable is always one; a leg the side does not know counts as its own.
+    assert changed_cables([LinkPart("fibre", "n1:mlx5_0", 1)], {}) == 1

@@ -10,7 +10,7 @@ through :func:`fabric_stack.plant.order.link_parts` and counted by
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,11 +37,33 @@ def _parts_of(spec: Mapping[str, Any]) -> dict[str, LinkPart] | None:
         return None
 
 
-def _tally(groups: Mapping[tuple[str, str], list[LinkPart]]) -> dict[str, dict[str, int]]:
-    """key → op → cables of the legs grouped by (key, op)."""
+def changed_cables(parts: list[LinkPart], legs_on_side: Mapping[str, int]) -> int:
+    """Cables that adding (or removing) these legs adds (removes): per cable, the cables
+    it takes with all its legs on that side minus those it takes without these legs, so
+    the second leg of a splitter whose first leg is already cabled adds no cable."""
+    changed = Counter(p.cable for p in parts)
+    per = {p.cable: p.links_per_cable for p in parts}
+    total = 0
+    for cable, n in changed.items():
+        legs = max(legs_on_side.get(cable, 0), n)
+        total += -(-legs // per[cable]) - -(-(legs - n) // per[cable])
+    return total
+
+
+def _legs(parts: Mapping[str, LinkPart] | None) -> Counter[str]:
+    """Legs of each cable in one side's topology."""
+    return Counter(p.cable for p in (parts or {}).values())
+
+
+def _tally(
+    groups: Mapping[tuple[str, str], list[LinkPart]], sides: Mapping[str, Counter[str]]
+) -> dict[str, dict[str, int]]:
+    """key → op → cables of the legs grouped by (key, op): added and removed cables as
+    :func:`changed_cables` counts them, re-patched ones as the order list does."""
     out: dict[str, dict[str, int]] = defaultdict(dict)
     for (key, op), parts in sorted(groups.items()):
-        out[key][op] = count_cables(parts)
+        side = sides.get(op)
+        out[key][op] = count_cables(parts) if side is None else changed_cables(parts, side)
     return dict(out)
 
 
@@ -64,7 +86,8 @@ def cable_parts_of(summary: ChangeSummary) -> tuple[dict[str, dict[str, int]], .
         by_part[(part.description, c.op)].append(part)
         role = role_of.setdefault((part.cable, c.op), c.role)
         by_role[(role, c.op)].append(part)
-    return _tally(by_part), _tally(by_role)
+    sides = {"add": _legs(after), "remove": _legs(before)}
+    return _tally(by_part, sides), _tally(by_role, sides)
 
 
 def with_parts(summary: ChangeSummary) -> ChangeSummary:
@@ -73,4 +96,4 @@ def with_parts(summary: ChangeSummary) -> ChangeSummary:
     return summary.model_copy(update={"cable_parts": parts, "cable_roles": roles})
 
 
-__all__ = ["cable_parts_of", "with_parts"]
+__all__ = ["cable_parts_of", "changed_cables", "with_parts"]

@@ -2,7 +2,7 @@
 
 :func:`summarize_changes` turns the engine's resource steps (op, type, old and
 new inputs) into a :class:`ChangeSummary`: switches to add or remove by model,
-cables by role and type (added, removed, re-patched), and the ports touched on
+cables by role and record type (added, removed, re-patched), and the ports touched on
 switches that already exist. Cable bundles are opened up and compared cable by
 cable, so the summary is the same whichever granularity the stack uses.
 Pure: the Automation API adapter (:mod:`fabric_stack.adapters.pulumi.ops`) feeds it.
