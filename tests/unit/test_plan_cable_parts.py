@@ -11,12 +11,15 @@ import pytest
 
 from fabric_stack.adapters.pulumi.change_parts import changed_cables, with_parts
 from fabric_stack.adapters.pulumi.changes import ChangeSummary, Step, summarize_changes
+from fabric_stack.drift.plan import PlanIndex
 from fabric_stack.intent.wire import encode_cables, record_text
 from fabric_stack.pipeline import Pipeline, run_pipeline
+from fabric_stack.plant import plant_of
 from fabric_stack.plant.order import LinkPart
 from fabric_stack.spec.model import validate_spec
 from fabric_stack.views.bom import bill_of_materials
 from fabric_stack.views.changes import changes_json, changes_markdown
+from fabric_stack.views.exports import physical
 
 SPECS = {
     "dgx-h100 IB": {"gpus": 1024, "node_profile": "dgx-h100"},
@@ -108,3 +111,13 @@ def test_a_second_splitter_leg_on_a_cabled_splitter_adds_no_cable() -> None:
     assert changed_cables([leg], {"leaf 1/1": 1}) == 1
     # A one-link cable is always one; a leg the side does not know counts as its own.
     assert changed_cables([LinkPart("fibre", "n1:mlx5_0", 1)], {}) == 1
+
+
+def test_drift_names_the_part_cabling_names(pipeline: Pipeline) -> None:
+    # A drift fix ("connect A to B (400G, PART)") says what `cabling` says to fit.
+    topo = pipeline.topology
+    index = PlanIndex.from_topology(topo)
+    runs = plant_of(topo, strict=False).runs
+    assert all(
+        index.part_of(k) == physical(k, run)[3] for k, run in zip(topo.links, runs, strict=True)
+    )
