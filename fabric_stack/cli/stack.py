@@ -103,10 +103,11 @@ def _emit(summary, fmt: str) -> None:  # type: ignore[no-untyped-def]
 def plan_cmd(stack: str | None, no_policy: bool, estimate: bool, fmt: str) -> None:
     """Preview the stack (`pulumi preview` + policy pack) and summarize it by role.
 
-    Shows the switches to add or remove by model, cables by role and type
-    (added, re-patched, removed), the ports touched on existing switches, the
-    devices whose configuration changes (lines added/removed: BGP, ports, QoS,
-    SM) and every allocation that moves (none on a pure growth).
+    Shows the switches to add or remove by model, cables by role and by part
+    as `bom` orders them (added, re-patched, removed), the ports touched on
+    existing switches, the devices whose configuration changes (lines
+    added/removed: BGP, ports, QoS, SM) and every allocation that moves (none
+    on a pure growth).
     Exit 0 when the preview succeeds, 1 when a policy or the program refuses it.
 
     \b

@@ -551,7 +551,8 @@ class FindingBuilder:
         a, b = (link.a_device, link.a_port), (link.b_device, link.b_port)
         cable = f"{self.port_text(a)} ↔ {self.port_text(b)}"
         if self.physical:
-            media = f", {link.cable_type}" if link.cable_type else ""
+            part = self.plan.part_of(link)
+            media = f", {part}" if part else ""
             fix = (
                 f"connect {self.port_text(a)} to {self.port_text(b)} ({link.speed_gbps}G{media}); "
                 f"if it is cabled, reseat it and check both ports are up"

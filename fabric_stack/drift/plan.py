@@ -253,6 +253,17 @@ class PlanIndex:
         copper = ("copper",) if chosen in ("dac", "acc") else ()
         return frozenset((link.medium, chosen, *copper))
 
+    def part_of(self, link: Link) -> str:
+        """What to fit for ``link``: the part `bom`'s order list names for it (the plant's
+        DAC/ACC/splitter/fibre choice), else the builder's class when no topology is at
+        hand (an index built from records)."""
+        if self._topo is None:
+            return link.cable_type
+        from fabric_stack.plant.order import link_parts  # only fixes that name a cable pay
+
+        part = link_parts(self._topo).get(link.id)
+        return part.description if part is not None else link.cable_type
+
     def peer(self, ep: EP) -> EP | None:
         """The planned far end of the cable at ``ep``, if the plan has one."""
         link = self.at.get(ep)

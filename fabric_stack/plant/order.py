@@ -12,20 +12,25 @@ counts what a buyer orders and an installer fits:
 * **module power** per device, for the rack budgets and the BOM's power total.
 
 The BOM's summary and order list, its JSON/CSV/Markdown, the report and ``layout`` all
-read this result (cached on the topology), so their totals cannot disagree.
+read this result (cached on the topology), so their totals cannot disagree. ``plan``'s
+cable tables read :func:`link_parts` and :func:`count_cables`, the same grouping applied
+to the links a change touches.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fabric_stack.plant.ends import switch_cage
 from fabric_stack.plant.modules import ModuleCount, count_modules
 from fabric_stack.plant.plan import CableRun, plant_of
 from fabric_stack.topology.build import FabricTopology
+from fabric_stack.topology.model import Link
 
 _MEMO_KEY = "order"
+_PARTS_KEY = "link-parts"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,47 @@ class Order:
         return round(sum(m.count * m.power_w for m in self.modules), 1)
 
 
+@dataclass(frozen=True, slots=True)
+class LinkPart:
+    """The cable part one link is ordered as, and the cable it shares with other links."""
+
+    description: str
+    """The order list's description of the part (``bom``'s cable line)."""
+    cable: str
+    """The cable the link is in: the link's id, or a two-link part's switch cage."""
+    links_per_cable: int
+
+
+def cable_of(k: Link, run: CableRun) -> str:
+    """The cable ``k`` is in: itself, or for a two-link cable (splitter, twin-port cable)
+    the switch cage its legs share, as :func:`order_of` counts it."""
+    if run.links_per_cable == 1:
+        return k.id
+    return f"{run.part_number} {k.b_device} {switch_cage(k.b_port)}"
+
+
+def count_cables(parts: Iterable[LinkPart]) -> int:
+    """Cables that carry these links: a one-link cable per link, a two-link cable per
+    shared cage (a cage with more legs than one cable carries takes more cables)."""
+    legs: Counter[tuple[str, int]] = Counter((p.cable, p.links_per_cable) for p in parts)
+    return sum(-(-n // per) for (_, per), n in legs.items())
+
+
+def link_parts(topo: FabricTopology) -> dict[str, LinkPart]:
+    """Each link's part by link id (the id a Pulumi cable record is named by), cached."""
+    cached = topo.memo.get(_PARTS_KEY)
+    if isinstance(cached, tuple) and cached[0] is topo.links:
+        parts: dict[str, LinkPart] = cached[1]
+        return parts
+    runs = plant_of(topo, strict=False).runs
+    parts = {
+        k.id: LinkPart(run.spec.description, cable_of(k, run), run.links_per_cable)
+        for k, run in zip(topo.links, runs, strict=True)
+    }
+    topo.memo[_PARTS_KEY] = (topo.links, parts)
+    return parts
+
+
 def _count_cables(topo: FabricTopology, runs: tuple[CableRun, ...]) -> tuple[CableCount, ...]:
     """Cables by (part, role, network, speed); a two-link cable once per shared switch cage,
     counted in the role of its first leg."""
@@ -85,7 +131,7 @@ def _count_cables(topo: FabricTopology, runs: tuple[CableRun, ...]) -> tuple[Cab
         if run.links_per_cable == 1:
             cables[key] += 1
             continue
-        ckey = (run.part_number, k.b_device, switch_cage(k.b_port))
+        ckey = (run.part_number, k.b_device, cable_of(k, run))
         legs[ckey] += 1
         first.setdefault(ckey, (k.role, k.network, k.speed_gbps))
     for ckey, n in legs.items():
@@ -123,4 +169,13 @@ def order_of(topo: FabricTopology) -> Order:
     return order
 
 
-__all__ = ["CableCount", "ModuleCount", "Order", "order_of"]
+__all__ = [
+    "CableCount",
+    "LinkPart",
+    "ModuleCount",
+    "Order",
+    "cable_of",
+    "count_cables",
+    "link_parts",
+    "order_of",
+]

@@ -21,7 +21,7 @@ def _headline(s: ChangeSummary) -> str:
     verb = "Plan" if s.operation == "preview" else "Applied"
     sw = {op: sum(s.switches_by_model.get(op, {}).values()) for op in _SW_OPS}
     cab: dict[str, int] = {op: 0 for op in _OPS}
-    for ops in s.cable_counts.values():
+    for ops in (s.cable_roles or s.cable_counts).values():
         for op, n in ops.items():
             cab[op] = cab.get(op, 0) + n
     parts = [
@@ -129,6 +129,15 @@ def growth_markdown(
     return [*out, ""]
 
 
+def _type_rows(s: ChangeSummary) -> tuple[str, str, dict[str, dict[str, int]]]:
+    """(title, column, rows) of the cable-type table: the part each cable is ordered as,
+    counted as `bom`'s order list counts it (a splitter once) when the recorded spec reads
+    back; else the records' own type, one row per link."""
+    if s.cable_parts:
+        return "Cables by part (as `bom` orders them)", "part", s.cable_parts
+    return "Cables by type (as recorded)", "type", s.cable_types
+
+
 def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
     """Rich renderable grouped by role: switches by model, cables by role/type, ports touched."""
     parts: list[RenderableType] = [Text(_headline(s), style="bold")]
@@ -157,14 +166,15 @@ def render_changes(s: ChangeSummary, max_rows: int = 40) -> RenderableType:
         t.add_column("role")
         for op in _OPS:
             t.add_column(op, justify="right")
-        for role, ops in s.cable_counts.items():
+        for role, ops in (s.cable_roles or s.cable_counts).items():
             t.add_row(role, *(str(ops.get(op, 0) or "") for op in _OPS))
         parts.append(t)
-        t = Table(title="Cables by type", title_justify="left")
-        t.add_column("type")
+        title, head, rows = _type_rows(s)
+        t = Table(title=title, title_justify="left")
+        t.add_column(head)
         for op in _OPS:
             t.add_column(op, justify="right")
-        for typ, ops in s.cable_types.items():
+        for typ, ops in rows.items():
             t.add_row(typ, *(str(ops.get(op, 0) or "") for op in _OPS))
         parts.append(t)
     moves = [c for c in s.cables if c.op in ("move", "remove")]
@@ -224,11 +234,12 @@ def changes_markdown(s: ChangeSummary, max_rows: int = 50) -> str:
         out.append("")
     if s.cable_counts:
         out += ["| Cables (role) | " + " | ".join(_OPS) + " |", "|---|" + "---:|" * len(_OPS)]
-        for role, ops in s.cable_counts.items():
+        for role, ops in (s.cable_roles or s.cable_counts).items():
             out.append(f"| {role} | " + " | ".join(str(ops.get(op, 0)) for op in _OPS) + " |")
         out.append("")
-        out += ["| Cables (type) | " + " | ".join(_OPS) + " |", "|---|" + "---:|" * len(_OPS)]
-        for typ, ops in s.cable_types.items():
+        _, head, rows = _type_rows(s)
+        out += [f"| Cables ({head}) | " + " | ".join(_OPS) + " |", "|---|" + "---:|" * len(_OPS)]
+        for typ, ops in rows.items():
             out.append(f"| {typ} | " + " | ".join(str(ops.get(op, 0)) for op in _OPS) + " |")
         out.append("")
     moves = [c for c in s.cables if c.op in ("move", "remove")]

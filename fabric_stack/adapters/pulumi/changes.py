@@ -2,7 +2,7 @@
 
 :func:`summarize_changes` turns the engine's resource steps (op, type, old and
 new inputs) into a :class:`ChangeSummary`: switches to add or remove by model,
-cables by role and type (added, removed, re-patched), and the ports touched on
+cables by role and record type (added, removed, re-patched), and the ports touched on
 switches that already exist. Cable bundles are opened up and compared cable by
 cable, so the summary is the same whichever granularity the stack uses.
 Pure: the Automation API adapter (:mod:`fabric_stack.adapters.pulumi.ops`) feeds it.
@@ -97,8 +97,23 @@ class ChangeSummary(BaseModel):
     operation: str = Field(description="preview or update.")
     switches: list[SwitchChange] = Field(description="Switch changes, by name.")
     cables: list[CableChange] = Field(description="Cable changes, by id.")
-    cable_counts: dict[str, dict[str, int]] = Field(description="role → op → count.")
-    cable_types: dict[str, dict[str, int]] = Field(description="cable type → op → count.")
+    cable_counts: dict[str, dict[str, int]] = Field(
+        description="role → op → cable records (one per link)."
+    )
+    cable_types: dict[str, dict[str, int]] = Field(
+        description="cable type as the cable records hold it (the builder's class) → op → links."
+    )
+    cable_parts: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="The part each changed cable is ordered as, as `bom`'s order list names "
+        "and counts it (a splitter or twin-port cable once) → op → cables; empty when the "
+        "recorded specs do not read back (fabric_stack.adapters.pulumi.change_parts).",
+    )
+    cable_roles: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="role → op → cables as `bom` counts them (a splitter or twin-port cable "
+        "once, in the role of one of its legs); empty with cable_parts.",
+    )
     switches_by_model: dict[str, dict[str, int]] = Field(description="op → model → count.")
     ports_touched: dict[str, list[str]] = Field(
         description=(

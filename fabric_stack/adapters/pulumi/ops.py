@@ -20,6 +20,7 @@ from fabric_stack.adapters.pulumi.backends import (
     lock_holders,
     mask_secrets,
 )
+from fabric_stack.adapters.pulumi.change_parts import with_parts
 from fabric_stack.adapters.pulumi.changes import ChangeSummary, Step, summarize_changes
 from fabric_stack.adapters.pulumi.env import offline_env
 from fabric_stack.adapters.pulumi.stacks import list_stacks, resolve_stack
@@ -154,8 +155,9 @@ def _run(
     except auto.CommandError as exc:
         msg = col.diagnostics[0] if col.diagnostics else _first_error(str(exc))
         summary = summarize_changes(col.steps, stack_name, operation, col.violations)
-        raise PreviewFailed(msg, summary) from None
-    return summarize_changes(col.steps, stack_name, operation, col.violations)
+        raise PreviewFailed(msg, with_parts(summary)) from None
+    # Cables named by the part `bom` orders, not by the records' builder class (#44).
+    return with_parts(summarize_changes(col.steps, stack_name, operation, col.violations))
 
 
 def preview(
