@@ -44,4 +44,20 @@ def run_pipeline(spec: FabricSpec) -> Pipeline:
     with paused_gc():
         plan = size_fabric(spec)
         topo = build_topology(plan)
+        _LAST[:] = [(spec, topo)]
         return Pipeline(plan, topo, derive_intent(topo))
+
+
+_LAST: list[tuple[FabricSpec, FabricTopology]] = []
+"""The last spec :func:`run_pipeline` built and its topology (one slot): a policy rule that
+needs the topology again (``underlay-consistency`` re-plans the underlay from the intent's
+spec) reuses it instead of building ~1M links a second time (#43)."""
+
+
+def topology_of(spec: FabricSpec) -> FabricTopology:
+    """``build_topology(size_fabric(spec))``, reusing the last pipeline's topology when its
+    spec equals ``spec`` (specs are frozen and building is pure, so the result is the same)."""
+    if _LAST and _LAST[0][0] == spec:
+        return _LAST[0][1]
+    with paused_gc():
+        return build_topology(size_fabric(spec))

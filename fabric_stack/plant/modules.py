@@ -63,6 +63,8 @@ def count_modules(
     by_name = {d.name: d for d in topo.devices}
     cages: dict[tuple[str, str], tuple[str, str, str, float]] = {}
     host_cages: dict[tuple[str, str, int, str], str] = {}
+    # Port names repeat on every switch: each one's cage is worked out once (#43).
+    cage_names: dict[str, str] = {}
     for k, run in zip(topo.links, runs, strict=True):
         if run.a_optic:
             d = by_name[k.a_device]
@@ -73,11 +75,17 @@ def count_modules(
                     cage = host_cages[hkey] = host_end(prof, d, k)[1]
                 end = "server"
             else:
-                cage, end = switch_cage(k.a_port), "switch"
+                cage = cage_names.get(k.a_port)
+                if cage is None:
+                    cage = cage_names[k.a_port] = switch_cage(k.a_port)
+                end = "switch"
             cages.setdefault((k.a_device, cage), (run.a_optic, end, k.network, run.spec.a_power_w))
         if run.b_optic:
+            b_cage = cage_names.get(k.b_port)
+            if b_cage is None:
+                b_cage = cage_names[k.b_port] = switch_cage(k.b_port)
             cages.setdefault(
-                (k.b_device, switch_cage(k.b_port)),
+                (k.b_device, b_cage),
                 (run.b_optic, "switch", k.network, run.spec.b_power_w),
             )
     per: Counter[tuple[str, str, str, float]] = Counter(cages.values())

@@ -85,12 +85,12 @@ def _fit_tiers(plan: SizingPlan, devices: list[Device]) -> None:
         )
 
 
-def _fit_su(plan: SizingPlan, devices: list[Device], su: int, idx: list[int]) -> None:
-    """Move the leaves of SU ``su`` its network rack cannot hold into further racks."""
+def _fit_su(plan: SizingPlan, devices: list[Device], access: list[Device], idx: list[int]) -> None:
+    """Move the leaves of an SU its network rack cannot hold into further racks (``access``:
+    the rack's other switches, ``idx``: its leaves' indices in ``devices``)."""
     layout = plan.spec.layout
     budget_w = layout.rack_power_kw * 1000
-    rack = f"su{su}-net"
-    access = [d for d in devices if d.rack == rack and d.role != "leaf"]
+    su = devices[idx[0]].su
     leaves = idx
     floor = min((d.position for d in access), default=layout.rack_units + 1)
     used_w = sum(_watts(plan, d) for d in access)
@@ -119,11 +119,16 @@ def fit_network_racks(plan: SizingPlan, devices: list[Device]) -> None:
     """Spread spines, cores and SU leaves over as many racks as the budgets need (in place)."""
     _fit_tiers(plan, devices)
     per_su: dict[int, list[int]] = {}
+    # The non-leaf switches of each rack, gathered once: a scan of every device per SU was
+    # quadratic (#43). Moving an SU's leaves never changes another rack's non-leaf devices.
+    others: dict[str, list[Device]] = {}
     for i, d in enumerate(devices):
         if d.role == "leaf" and d.rack == f"su{d.su}-net":
             per_su.setdefault(d.su, []).append(i)
+        elif d.role != "leaf":
+            others.setdefault(d.rack, []).append(d)
     for su, idx in per_su.items():
-        _fit_su(plan, devices, su, idx)
+        _fit_su(plan, devices, others.get(f"su{su}-net", []), idx)
 
 
 __all__ = ["MODULE_W_MAX", "TIER_RACK", "fit_network_racks", "per_rack"]
