@@ -28,7 +28,7 @@ from fabric_stack.drift.adopt import (
     adopt,
     observation_from_snapshot,
 )
-from fabric_stack.drift.names import port_map_path, write_port_map
+from fabric_stack.drift.names import others_path, port_map_path, write_others, write_port_map
 from fabric_stack.errors import FabricStackError
 from fabric_stack.files.names_file import write_names
 from fabric_stack.files.outputs import write_file
@@ -102,6 +102,9 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
         write_file(out, write_names(result.rows))
         if result.port_map:
             write_file(port_map_path(out), write_port_map(result.port_map))
+        if result.others:
+            rows = [(o.device, o.leaf, o.port, o.why) for o in result.others]
+            write_file(others_path(out), write_others(rows))
     if fmt == "json":
         echo_json({"origin": obs.origin, **result.to_json()})
     elif fmt == "markdown":
@@ -167,6 +170,10 @@ def detail_lines(result: AdoptResult, limit: int = 200) -> list[str]:
     lines += [
         f"contradicts the plan: {d} ({k}): {w} — left to drift" for k, d, w in result.contradictions
     ]
+    lines += [
+        f"other host: {o.device} on {o.leaf} port {o.port} ({o.why}; not placed, known to drift)"
+        for o in result.others
+    ]
     if len(lines) > limit:
         lines = [*lines[:limit], f"… {len(lines) - limit} more (see --format json)"]
     return lines + [f"note: {n}" for n in result.notes]
@@ -190,6 +197,9 @@ def render_markdown(result: AdoptResult) -> str:
     if result.unplaced:
         out += ["", "### Not placed", ""]
         out += [f"- `{u.device}` ({u.role}): {u.why}" for u in result.unplaced]
+    if result.others:
+        out += ["", "### Other hosts (login / controller / storage: known, not placed)", ""]
+        out += [f"- `{o.device}` on `{o.leaf}` port {o.port}: {o.why}" for o in result.others]
     if result.contradictions:
         out += ["", "### Contradicting the plan (left to `drift`)", ""]
         out += [f"- `{d}` ({k}): {w}" for k, d, w in result.contradictions]

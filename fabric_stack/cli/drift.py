@@ -34,7 +34,15 @@ from fabric_stack.drift import (
 )
 from fabric_stack.drift.coverage import DEFAULT_MIN_COVERAGE, NETWORKS
 from fabric_stack.drift.ignore import alias_rates
-from fabric_stack.drift.names import bind_macs, bind_ports, bindings, port_map_of, with_planned
+from fabric_stack.drift.names import (
+    bind_macs,
+    bind_ports,
+    bindings,
+    drop_others,
+    others_of,
+    port_map_of,
+    with_planned,
+)
 from fabric_stack.drift.scheduler import compare_scheduler
 from fabric_stack.pipeline import paused_gc
 from fabric_stack.sizing.size import size_fabric
@@ -165,7 +173,10 @@ def drift_cmd(
                 writer = status_writer(built, sources)  # before reading: a usage error first
             snapshots = [r.load() for r in built]
         port_map = port_map_of(spec)
-        snapshots = [bind_ports(bind_macs(s, macs), port_map) for s in snapshots]
+        others = others_of(spec)  # login / storage hosts adopt listed: known, left out
+        snapshots = [
+            drop_others(bind_ports(bind_macs(s, macs), port_map), others) for s in snapshots
+        ]
         topo = build_topology(size_fabric(spec))
         index = PlanIndex.from_topology(topo)
         report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)

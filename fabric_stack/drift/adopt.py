@@ -47,11 +47,12 @@ the report flags as UNVERIFIED.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fabric_stack.compat.pydantic_internals import trusted_instance
 from fabric_stack.drift.adopt_hcas import group_factory_hcas, hca_note
+from fabric_stack.drift.adopt_others import OtherHost, other_hosts
 from fabric_stack.drift.adopt_placer import adjacency, any_port_hosts, downlink_map, place
 from fabric_stack.drift.adopt_plan import (
     ACCESS_ROLES,
@@ -112,6 +113,8 @@ class AdoptResult:
     """Every observed switch → its role from the wiring (placed or not)."""
     port_map: PortMap = field(default_factory=dict)
     """(site device, site port) → the plan's port number, where the site numbers otherwise."""
+    others: list[OtherHost] = field(default_factory=list)
+    """Login / controller / storage hosts on the compute fabric: known, not placed."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-compatible report."""
@@ -156,6 +159,10 @@ class AdoptResult:
                 {"device": d, "port": p, "planned_port": n}
                 for (d, p), n in sorted(self.port_map.items())
             ],
+            "other_hosts": [
+                {"device": o.device, "leaf": o.leaf, "port": o.port, "why": o.why}
+                for o in self.others
+            ],
             "notes": self.notes,
         }
 
@@ -192,8 +199,10 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
+    res.others = other_hosts(obs, managers)
+    others = {o.device for o in res.others}
     relabelled: list[tuple[str, str]] = []
-    for dev in sorted(obs.devices):
+    for dev in sorted(obs.devices.keys() - others):
         od = obs.devices[dev]
         p = placed.get(dev)
         role = (
@@ -240,6 +249,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     learned |= downlink_map(plan, obs, keys, res.placed, any_port_hosts(placer))
     # Drift sees a relabelled device by its names-file label (bound by its GUID).
     label = dict(relabelled)
+    res.others = [replace(o, leaf=label.get(o.leaf, o.leaf)) for o in res.others]
     res.port_map = {(label.get(d, d), pt): n for (d, pt), n in learned.items()}
     if learned:
         # Judge the switches' cables in the site's numbering: what the map renumbers

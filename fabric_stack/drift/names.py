@@ -9,6 +9,8 @@ fabric's own name for it is missing or stale.
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -127,6 +129,57 @@ def bind_ports(snap: Snapshot, port_map: dict[tuple[str, str], int]) -> Snapshot
     return snap
 
 
+OTHERS_COLUMNS = ("device", "leaf", "port", "why")
+"""Columns of the other-hosts file (login / storage hosts adopt lists, drift leaves out)."""
+
+
+def others_path(names_file: str | Path) -> Path:
+    """Where the other hosts of ``names.csv`` are listed: ``names.others.csv`` beside it."""
+    p = Path(names_file)
+    return p.with_name(f"{p.stem}.others{p.suffix or '.csv'}")
+
+
+def write_others(rows: list[tuple[str, str, str, str]]) -> str:
+    """The other-hosts CSV (device, leaf, port, why)."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(OTHERS_COLUMNS)
+    w.writerows(rows)
+    return out.getvalue()
+
+
+def others_of(spec: FabricSpec) -> frozenset[str]:
+    """The hosts the other-hosts file beside the spec's names file lists (empty: none)."""
+    if not spec.names.file or not (path := others_path(spec.names.file)).is_file():
+        return frozenset()
+    p = str(path)
+    rows = inputs.csv_reader(inputs.read_text(path), p)
+    header = tuple(h.strip().lower() for h in next(rows, []))
+    if header != OTHERS_COLUMNS:
+        raise InputFileError(p, f"expected the header {','.join(OTHERS_COLUMNS)}", 1)
+    return frozenset(r[0].strip() for r in rows if r and r[0].strip())
+
+
+def drop_others(snap: Snapshot, others: frozenset[str]) -> Snapshot:
+    """``snap`` without the hosts adopt listed as other hosts (and their cables): they are
+    known login / controller / storage hosts, no unexpected device."""
+    if not others:
+        return snap
+    keep = [
+        link
+        for link in snap.links
+        if short_name(link.a.device) not in others and short_name(link.b.device) not in others
+    ]
+    if len(keep) != len(snap.links):
+        snap.notes.append(
+            f"{len(snap.links) - len(keep)} link(s) of {len(others)} other host(s) "
+            "(login / controller / storage, listed by adopt) left out"
+        )
+        snap.links = keep
+    snap.devices = {d: v for d, v in snap.devices.items() if short_name(d) not in others}
+    return snap
+
+
 def with_planned(report: DriftReport, topo: FabricTopology) -> DriftReport:
     """Every finding's summary with the planned position of each renamed device it names."""
     planned = {d.name: d.planned for d in topo.devices if d.planned and d.planned != d.name}
@@ -152,9 +205,13 @@ __all__ = [
     "bind_macs",
     "bind_ports",
     "bindings",
+    "drop_others",
     "load_port_map",
+    "others_of",
+    "others_path",
     "port_map_of",
     "port_map_path",
     "with_planned",
+    "write_others",
     "write_port_map",
 ]
