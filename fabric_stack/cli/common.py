@@ -281,6 +281,40 @@ def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
+def emit_formatted(
+    data: Any,
+    fmt: str,
+    out: Path | None,
+    renderers: tuple[Callable[[Any], Any], ...],
+    width: int = 110,
+) -> None:
+    """Print or write ``data`` as ``fmt`` (table, json, markdown or svg) through
+    ``renderers`` = (to JSON data, to Markdown, to SVG, to a rich table); a table with no
+    ``out`` goes to the terminal, anything else to ``out`` (atomically) or stdout."""
+    as_json, as_md, as_svg, as_table = renderers
+    if fmt == "table" and out is None:
+        console().print(as_table(data))
+        return
+    if fmt == "json":
+        text = json.dumps(as_json(data), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "markdown":
+        text = as_md(data)
+    elif fmt == "svg":
+        text = as_svg(data)
+    else:
+        from io import StringIO
+
+        buf = StringIO()
+        Console(file=buf, width=width, highlight=False).print(as_table(data))
+        text = buf.getvalue()
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        from fabric_stack.files.outputs import write_file
+
+        write_file(out, text)
+
+
 def handle_errors(fn: F) -> F:
     """Turn FabricStackError into one line on stderr and exit status 2, never a traceback."""
 

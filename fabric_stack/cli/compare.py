@@ -9,7 +9,7 @@ import click
 
 from fabric_stack.cli.common import (
     SIZES_HELP,
-    console,
+    emit_formatted,
     handle_errors,
     load_spec,
     out_file_option,
@@ -106,28 +106,6 @@ def compare_cmd(
         cmp = compare_fabrics(
             spec, cands, sharp=sharp, weights=w, sizes=byte_sizes, prices=price_list
         )
-    if fmt == "table" and out is None:
-        console().print(compare_table(cmp))
-        return
-    if fmt == "json":
-        import json
-
-        text = json.dumps(compare_json(cmp), indent=2, ensure_ascii=False) + "\n"
-    elif fmt == "markdown":
-        text = compare_markdown(cmp)
-    elif fmt == "svg":
-        text = compare_svg(cmp)
-    else:
-        from io import StringIO
-
-        from rich.console import Console
-
-        buf = StringIO()
-        Console(file=buf, width=140, highlight=False).print(compare_table(cmp))
-        text = buf.getvalue()
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        from fabric_stack.files.outputs import write_file
-
-        write_file(out, text)
+    emit_formatted(
+        cmp, fmt, out, (compare_json, compare_markdown, compare_svg, compare_table), width=140
+    )

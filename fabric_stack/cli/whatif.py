@@ -16,6 +16,7 @@ from fabric_stack.cli.common import (
     SPEC_FLAG_NAMES,
     console,
     echo_json,
+    emit_formatted,
     format_option,
     handle_errors,
     load_spec,
@@ -379,35 +380,6 @@ def estimate_cmd(
             index=index,
         )
         results.append((label or "healthy", est))
-    _emit_estimate(
-        results, fmt, out, estimate_json, estimate_markdown, estimate_svg, render_estimate
+    emit_formatted(
+        results, fmt, out, (estimate_json, estimate_markdown, estimate_svg, render_estimate)
     )
-
-
-def _emit_estimate(results: list[Any], fmt: str, out: Path | None, *renderers: Any) -> None:
-    as_json, as_md, as_svg, as_table = renderers
-    if fmt == "table" and out is None:
-        console().print(as_table(results))
-        return
-    if fmt == "json":
-        import json
-
-        text = json.dumps(as_json(results), indent=2, ensure_ascii=False) + "\n"
-    elif fmt == "markdown":
-        text = as_md(results)
-    elif fmt == "svg":
-        text = as_svg(results)
-    else:
-        from io import StringIO
-
-        from rich.console import Console
-
-        buf = StringIO()
-        Console(file=buf, width=110, highlight=False).print(as_table(results))
-        text = buf.getvalue()
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        from fabric_stack.files.outputs import write_file
-
-        write_file(out, text)
