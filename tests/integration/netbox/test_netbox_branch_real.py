@@ -176,6 +176,11 @@ def test_up_into_a_branch_merge_drift_destroy(
     assert _site_counts(NetBoxClient(url, token, branch="review-2"), "br")["devices"] == 0
     assert _site_counts(main, "br") == _expected()
 
+    # The reviewer merges the destroy too: main is back where it started. (The other NetBox
+    # tests share this server, and the plan's prefixes are unique NetBox-wide.)
+    _merge(main, "review-2")
+    assert _counts(main) == before
+
 
 def test_a_missing_branch_is_one_line_when_read(netbox: tuple[str, str]) -> None:
     url, token = netbox

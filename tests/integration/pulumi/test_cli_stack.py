@@ -46,7 +46,8 @@ def test_plan_apply_and_refused_plan(project: Path, tmp_path: Path) -> None:
     r = runner.invoke(main, ["plan", "--stack", "t", "--format", "json"])
     assert r.exit_code == 0, r.output
     plan = json.loads(r.stdout)
-    assert plan["headline"] == "Plan for stack t: 16 switches to add, 450 cables to add."
+    # Cables as `bom` orders them (#44): 450 links, a 1:2 storage splitter counted once.
+    assert plan["headline"] == "Plan for stack t: 16 switches to add, 427 cables to add."
     assert plan["switches_by_model"]["create"] == {"qm9700": 12, "sn2201": 1, "sn5600": 3}
     assert plan["cable_counts"]["leaf_spine"] == {"add": 256}
     assert not db.exists() or open_store(f"sqlite:///{db}").counts() == {}  # preview wrote nothing
