@@ -104,16 +104,18 @@ class LazyGroup(click.Group):
         """Run the command; usage errors of every subcommand are one line, and SIGINT or
         SIGTERM ends it with one line and exit 130/143 (see cli/signals.py)."""
         since = len(outputs.WRITTEN)
-        with signals.handled(), console.sane_output():
-            try:
+        # The try is outside both blocks: a signal while the output streams are set up or
+        # restored (the handler is already in place) is the same one line, not a traceback.
+        try:
+            with console.sane_output(), signals.handled():
                 return super().invoke(ctx)
-            except OneLineUsageError:
-                raise
-            except click.UsageError as exc:
-                raise one_line_usage(exc) from None
-            except signals.Interrupted as exc:
-                click.echo(signals.summary(since), err=True)
-                sys.exit(exc.exit_code)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as exc:
+            raise one_line_usage(exc) from None
+        except signals.Interrupted as exc:
+            click.echo(signals.summary(since), err=True)
+            sys.exit(exc.exit_code)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_) for name, (_, _, help_) in COMMANDS.items()]
