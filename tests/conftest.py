@@ -149,9 +149,8 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
 
 
-@pytest.fixture(scope="session")
-def netbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """(URL, API token) of a throw-away NetBox on loopback, for the whole session.
+def netbox_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(URL, API token) of a throw-away NetBox on loopback until the generator ends.
 
     Started and stopped with scripts/netbox.sh. Fails (does not skip) when NetBox is not
     installed: `make test-netbox` installs it first (`make netbox`).
@@ -181,3 +180,9 @@ def netbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
             timeout=120,
             check=False,
         )
+
+
+@pytest.fixture(scope="session")
+def netbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(URL, API token) of a throw-away NetBox on loopback, for the whole session."""
+    yield from netbox_server(tmp_path_factory)
