@@ -337,10 +337,13 @@ cmd_start() {
   fast_pg "$pgport"
   rport=$(free_port)
   start_redis "$dir" "$rport"
-  write_config "$dir/root" "$pgport" "$rport"
+  # FABRIC_STACK_NETBOX_BRANCHING=0: a NetBox without the plugin (the plain migrated dump).
+  local plain="" dump=$BRANCH_DUMP
+  if [ "${FABRIC_STACK_NETBOX_BRANCHING:-1}" = 0 ]; then plain=base dump=$DUMP; fi
+  write_config "$dir/root" "$pgport" "$rport" $plain
   say "restoring the migrated database"
-  PGPASSWORD=$PG_PASSWORD "$(pg_bin)/pg_restore" --no-owner -h 127.0.0.1 -p "$pgport" -U fabric -d fabric "$BRANCH_DUMP" ||
-    die 1 "pg_restore of $BRANCH_DUMP failed"
+  PGPASSWORD=$PG_PASSWORD "$(pg_bin)/pg_restore" --no-owner -h 127.0.0.1 -p "$pgport" -U fabric -d fabric "$dump" ||
+    die 1 "pg_restore of $dump failed"
   # One superuser and one v2 API token (write-enabled) for the tests; the token goes to DIR/token only.
   nb "$dir/root" shell --no-imports -c "
 from users.models import Token, User

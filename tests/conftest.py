@@ -149,8 +149,11 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
 
 
-def netbox_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """(URL, API token) of a throw-away NetBox on loopback until the generator ends.
+def netbox_server(
+    tmp_path_factory: pytest.TempPathFactory, branching: bool = False
+) -> Iterator[tuple[str, str]]:
+    """(URL, API token) of a throw-away NetBox on loopback until the generator ends; with
+    ``branching``, the netbox-branching plugin enabled (only the branch tests need it).
 
     Started and stopped with scripts/netbox.sh. Fails (does not skip) when NetBox is not
     installed: `make test-netbox` installs it first (`make netbox`).
@@ -162,6 +165,7 @@ def netbox_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
         text=True,
         timeout=600,
         check=False,
+        env={**os.environ, "FABRIC_STACK_NETBOX_BRANCHING": "1" if branching else "0"},
     )
     try:
         if started.returncode != 0:

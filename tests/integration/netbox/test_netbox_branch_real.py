@@ -102,7 +102,7 @@ def _merge(api: NetBoxClient, name: str) -> None:
 def netbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A NetBox of this module's own: merging a branch changes main, and the plan's prefixes
     are unique NetBox-wide, so the session's NetBox (the other NetBox tests) stays clean."""
-    yield from netbox_server(tmp_path_factory)
+    yield from netbox_server(tmp_path_factory, branching=True)
 
 
 @pytest.fixture
