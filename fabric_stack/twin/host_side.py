@@ -46,15 +46,23 @@ def switch_mtus(ctx: RenderContext) -> dict[str, int]:
     }
 
 
-def apply_switch_mtu(ctx: RenderContext, state: TwinState) -> int:
-    """Set every leaf's host ports to the switch config's MTU; the ports set."""
+def apply_switch_mtu(ctx: RenderContext, state: TwinState, leaves: set[str] | None = None) -> int:
+    """Set the host ports of ``leaves`` (default: every leaf) to the switch config's MTU.
+
+    With ``leaves`` given (re-wiring after a fault), a port that a fault has unplugged does
+    not exist: each line is applied with ``-force`` and a missing port is not an error
+    (the CI run where ``fault unplug`` then failed on "Command failed -:1"). Returns the
+    number of port lines sent.
+    """
     mtus = switch_mtus(ctx)
     by_leaf: dict[str, list[str]] = {}
     for h in ctx.underlay.hosts:
-        if h.leaf in mtus:
+        if h.leaf in mtus and (leaves is None or h.leaf in leaves):
             by_leaf.setdefault(h.leaf, []).append(f"link set dev {h.leaf_port} mtu {mtus[h.leaf]}")
+    force = leaves is not None
     for leaf, lines in by_leaf.items():
-        run(["ip", "-n", _ns(state, leaf), "-batch", "-"], stdin="\n".join(lines) + "\n")
+        argv = ["ip", *(["-force"] if force else []), "-n", _ns(state, leaf), "-batch", "-"]
+        run(argv, stdin="\n".join(lines) + "\n", check=not force)
     return sum(len(v) for v in by_leaf.values())
 
 

@@ -227,7 +227,7 @@ def rewire_routing(ctx: RenderContext, state: TwinState, touched: set[str]) -> N
     """
     u = ctx.underlay
     address_hosts(ctx, state, sorted({h.server for h in u.hosts} & touched), force=True)
-    apply_switch_mtu(ctx, state)  # a re-made veth starts at 1500 on the leaf's end too
+    apply_switch_mtu(ctx, state, touched)  # a re-made veth starts at 1500 on the leaf's end too
     if u.settings.host_addressing != "leaf-subnet":
         return
     for leaf in sorted({b.leaf for b in u.blocks} & touched):
