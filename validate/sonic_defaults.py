@@ -22,13 +22,20 @@ Per file, with its ``tables.json``:
   profile on ``ingress_lossless_pool``) in the merged view: defaults plus our rows;
 * the lossless default PGs ``render sonic`` relies on (``SonicDefaults.lossless_pgs`` in
   ``fabric_stack/nos/sonic.py``) must be what the SKU renders;
-* every PORT must be a port of the SKU's ``port_config.ini``, with its lanes and alias.
+* every PORT must be a port of the SKU's ``port_config.ini``, with its lanes and alias;
+* a file with ``BREAKOUT_CFG`` (dynamic port breakout) instead: every cage of the platform's
+  ``platform.json`` in its BREAKOUT_CFG mode, else the HwSKU's ``hwsku.json`` default, split
+  into ports by SONiC's own breakout code (:mod:`validate.sonic_breakout`); each key must be
+  a parent port and each mode one the cage offers; every PORT must be one of those ports,
+  with its lanes, alias, FEC and a speed of its mode; the buffer templates are rendered over
+  that port set; and a ``hwsku.json`` beside the file must give the same ports at first boot.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -85,7 +92,13 @@ class SonicDefaultsValidator:
     """Our buffer rows against the HwSKU's defaults rendered from SONiC's templates."""
 
     name = "sonic-defaults"
-    tool = "SONiC buffer templates (Jinja2)"
+
+    @property
+    def tool(self) -> str:
+        """The templates, and what derives a BREAKOUT_CFG file's ports (SONiC's code or ours)."""
+        from validate.sonic_breakout import deriver
+
+        return f"SONiC buffer templates (Jinja2) + {deriver().name}"
 
     def missing(self) -> str | None:
         """Why the check cannot run: no Jinja2 or no SONiC device folder in ../shared."""
@@ -122,8 +135,13 @@ def judge_file(path: Path) -> list[str]:
     sku = sku_dir(str(meta.get("platform", "")), str(meta.get("hwsku", "")))
     if sku is None:
         return [f"no SONiC device folder for {meta.get('platform')}/{meta.get('hwsku')}"]
-    ports = port_config(sku)
-    problems = check_ports(db, ports, sku)
+    if "BREAKOUT_CFG" in db:
+        ports, problems = breakout_ports(db, sku)
+        problems += check_hwsku_json(path, sku, ports)
+        problems += check_breakout_ports(db, ports, sku)
+    else:
+        ports = port_config(sku)
+        problems = check_ports(db, ports, sku)
     try:
         defaults = render_defaults(sku, tuple(sorted(meta.items())), tuple(ports))
     except Exception as e:  # Jinja2's own error (a missing defaults file, a bad template)
@@ -148,6 +166,104 @@ def template_of(meta: dict[str, Any]) -> str:
     """The HwSKU template sonic-cfggen renders for this buffer model."""
     dynamic = meta.get("buffer_model") == "dynamic"
     return "buffers_dynamic.json.j2" if dynamic else "buffers.json.j2"
+
+
+def breakout_ports(db: dict[str, Any], sku: Path) -> tuple[dict[str, Port], list[str]]:
+    """The ports SONiC runs for a file with BREAKOUT_CFG, and what is wrong with its rows:
+    every cage of ``platform.json`` in its BREAKOUT_CFG mode, else in the HwSKU's
+    ``hwsku.json`` default (what first boot made of it), split by SONiC's breakout code
+    (:mod:`validate.sonic_breakout`). DPB needs hwsku.json (SONiC DPB HLD, sonic-net/SONiC
+    doc/dynamic-port-breakout/sonic-dynamic-port-breakout-HLD.md: "In case they are
+    missing, DPB changes would fail at CLI phase")."""
+    from validate.sonic_breakout import deriver
+
+    platform = json.loads((sku.parent / "platform.json").read_text())["interfaces"]
+    cfg = {k: str(v.get("brkout_mode", "")) for k, v in db["BREAKOUT_CFG"].items()}
+    problems = [
+        f"BREAKOUT_CFG|{k}: not a parent port of {sku.parent.name}/platform.json"
+        for k in cfg
+        if k not in platform
+    ]
+    default_file = sku / "hwsku.json"
+    if not default_file.is_file():
+        return {}, [*problems, f"{sku.name} has no hwsku.json: SONiC cannot break its ports out"]
+    defaults = json.loads(default_file.read_text())["interfaces"]
+    ports: dict[str, Port] = {}
+    for parent, props in platform.items():
+        mode = cfg.get(parent) or defaults.get(parent, {}).get("default_brkout_mode")
+        if mode is None:
+            continue
+        try:
+            children, speeds = deriver().child_ports(parent, mode, props)
+        except RuntimeError as e:  # SONiC's own refusal of a mode the cage does not offer
+            problems.append(f"BREAKOUT_CFG|{parent}: {e} ({sku.parent.name}/platform.json)")
+            continue
+        for name, row in children.items():
+            ports[name] = Port(row, frozenset(str(s) for s in speeds), parent, mode)
+    return ports, problems
+
+
+@dataclass(frozen=True)
+class Port:
+    """A port SONiC derives for a cage's breakout mode."""
+
+    fields: dict[str, str]
+    """What SONiC's code gives it (alias, lanes, default speed, fec…)."""
+    speeds: frozenset[str]
+    """Every speed (Mb/s, as PORT writes it) the mode lets it run at."""
+    parent: str
+    """The cage's parent port."""
+    mode: str
+    """The cage's breakout mode."""
+
+
+def check_breakout_ports(db: dict[str, Any], ports: dict[str, Port], sku: Path) -> list[str]:
+    """Every PORT row is a port SONiC derives for its cage's mode, with its lanes, alias, a
+    speed of the mode and SONiC's FEC where it sets one."""
+    out = []
+    where = f"{sku.parent.name}/platform.json"
+    for name, row in db.get("PORT", {}).items():
+        port = ports.get(name)
+        if port is None:
+            out.append(f"PORT|{name}: SONiC derives no such port from {where} in BREAKOUT_CFG's modes")
+            continue
+        for field in ("lanes", "alias", "fec"):
+            want = port.fields.get(field)
+            if field in row and want is not None and row[field] != want:
+                out.append(
+                    f"PORT|{name}: {field} {row[field]!r} is not {want!r}, what SONiC derives "
+                    f"for {port.parent} in {port.mode} ({where})"
+                )
+        if "speed" in row and row["speed"] not in port.speeds:
+            out.append(
+                f"PORT|{name}: speed {row['speed']} is not one of {port.mode}'s "
+                f"({', '.join(sorted(port.speeds, key=int))}; {where})"
+            )
+    return out
+
+
+def check_hwsku_json(path: Path, sku: Path, ports: dict[str, Port]) -> list[str]:
+    """A ``hwsku.json`` beside the file gives, at first boot, the ports BREAKOUT_CFG does."""
+    from validate.sonic_breakout import deriver
+
+    mine = path.with_name("hwsku.json")
+    if not mine.is_file():
+        return []
+    try:
+        booted = deriver().hwsku_ports(mine, sku.parent / "platform.json")
+    except (RuntimeError, KeyError) as e:
+        return [f"hwsku.json: SONiC's parse_platform_json_file refuses it: {e!r}"]
+    wrong = sorted(
+        n for n in set(booted) | {n for n, p in ports.items() if p.parent in _parents(mine)}
+        if n not in ports or n not in booted or booted[n]["lanes"] != ports[n].fields["lanes"]
+    )
+    if not wrong:
+        return []
+    return [f"hwsku.json: first boot gives other ports than BREAKOUT_CFG: {', '.join(wrong[:4])}…"]
+
+
+def _parents(hwsku_json: Path) -> set[str]:
+    return set(json.loads(hwsku_json.read_text()).get("interfaces", {}))
 
 
 def port_config(sku: Path) -> dict[str, tuple[str, str]]:

@@ -191,7 +191,10 @@ class RenderContext:
             # Each tier's cages as its model's catalog record splits them at its speed.
             ppc = plan.tier_ports_per_cage(sw.role)
             up = plan.leaf_up_ports_per_cage if sw.role == "leaf" and plan.mixed_leaf else 0
-            hit = self.memo[key] = build_switch_config(self.spec, sw, ppc, links, underlay, up)
+            cages = plan.tier_model(sw.role).cages
+            hit = self.memo[key] = build_switch_config(
+                self.spec, sw, ppc, links, underlay, up, cages
+            )
         return cast(SwitchConfig, hit)
 
     def rail_nics(self) -> list[str]:

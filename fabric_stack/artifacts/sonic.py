@@ -74,7 +74,13 @@ from fabric_stack.hardware.switches import CATALOG, SonicPlatform
 from fabric_stack.intent.model import SwitchIntent
 from fabric_stack.intent.switch_config import QosConfig, SwitchConfig
 from fabric_stack.nos.frr import FRR
-from fabric_stack.nos.sonic import SONIC_DEFAULTS, sonic_port
+from fabric_stack.nos.sonic import (
+    SONIC_DEFAULTS,
+    breakout_mode,
+    hwsku_json,
+    sonic_parent,
+    sonic_port,
+)
 
 TARGET = "sonic"
 MAP = SONIC_DEFAULTS.qos_map
@@ -94,13 +100,20 @@ def no_lane_table(ctx: RenderContext) -> str | None:
         if plan.tier_model(role).sonic is None:
             return f"no SONiC lane table for the {role}s' {plan.tier_model(role).name}"
     if plan.mixed_leaf:
-        # The real SONiC buffer templates judge ports against the HwSKU's port_config.ini,
-        # and every stock SN5600 HwSKU splits all 64 cages alike (O128: 128 × 400G).
-        return (
-            f"the leaves run {plan.link_gbps}G downlinks and {plan.uplink_gbps}G uplinks but "
-            f"no stock {model.key.upper()} HwSKU splits its cages that way (dynamic port "
-            "breakout not planned: UNVERIFIED)"
-        )
+        # A mixed leaf's cages split two ways: dynamic port breakout, one platform.json mode
+        # per cage (BREAKOUT_CFG); refused only when the platform has no mode for a split.
+        sonic = model.sonic
+        for ppc, gbps in (
+            (plan.ports_per_cage, plan.link_gbps),
+            (plan.leaf_up_ports_per_cage, plan.uplink_gbps),
+        ):
+            if breakout_mode(sonic.breakout_modes, ppc, gbps) is None:
+                modes = ", ".join(sonic.breakout_modes) or "none recorded"
+                return (
+                    f"the leaves split cages two ways but no {model.key.upper()} breakout mode "
+                    f"in {sonic.platform}/platform.json gives {ppc} × {gbps}G per cage "
+                    f"(modes: {modes})"
+                )
     return None
 
 
@@ -114,7 +127,7 @@ def require_sonic(ctx: RenderContext) -> SonicPlatform:
         valid = (
             "SONiC port names need the platform's port_config.ini; known: " + ", ".join(known)
             if not ctx.plan.mixed_leaf
-            else "render nvue or frr, or leave uplink_gbps unset"
+            else "render cumulus or frr, or an uplink_gbps the platform's breakout modes serve"
         )
         raise TargetMismatchError(TARGET, str(reason), valid)
     return sonic
@@ -169,6 +182,7 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
                 "buffer_model": SONIC_DEFAULTS.buffer_model,
             }
         },
+        **_breakout(cfg, sonic),
         "PORT": {},
         "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{r.loopback}/32": {}},
     }
@@ -186,6 +200,24 @@ def render_switch(ctx: RenderContext, sw: SwitchIntent) -> dict[str, Any]:
     db.update(_addressing(cfg, names))
     db.update(_qos(cfg, cfg.qos, names, hwsku))
     return db
+
+
+def breakout_modes(cfg: SwitchConfig, sonic: SonicPlatform) -> dict[str, str]:
+    """Parent port → breakout mode of every cage of a mixed leaf (empty otherwise: the
+    HwSKU's uniform split holds); :func:`no_lane_table` made sure each split has a mode."""
+    out = {}
+    for c in cfg.cage_layouts():
+        mode = breakout_mode(sonic.breakout_modes, c.ports_per_cage, c.speed_gbps)
+        assert mode is not None, "no_lane_table refuses a split without a mode"
+        out[sonic_parent(sonic.lanes_per_cage, c.cage)] = mode
+    return out
+
+
+def _breakout(cfg: SwitchConfig, sonic: SonicPlatform) -> dict[str, Any]:
+    modes = breakout_modes(cfg, sonic)
+    if not modes:
+        return {}
+    return {"BREAKOUT_CFG": {parent: {"brkout_mode": m} for parent, m in modes.items()}}
 
 
 def _addressing(cfg: SwitchConfig, names: dict[str, tuple[str, str, str]]) -> dict[str, Any]:
@@ -338,6 +370,24 @@ SONiC's buffer defaults. If the switch ran the traditional buffer model, first r
 defaults (buffers_dynamic.json.j2); it rewrites the QoS tables, so load ours after it
 (UNVERIFIED: sonic-utilities `config qos reload` is not in ../shared/schemas).
 
+Leaves whose uplinks run faster than their downlinks (dynamic port breakout): their
+config_db.json has a `BREAKOUT_CFG` row per cage (the parent port, platform.json's key, and
+its mode: host cages e.g. `2x400G[200G,100G,50G,40G,25G,10G]`, uplink cages
+`1x800G[400G,200G,100G,50G,40G,25G,10G]`) and PORT rows named, laned and aliased as
+SONiC derives them from platform.json for that mode. On a switch booted with the HwSKU
+named in DEVICE_METADATA, break out each cage whose mode differs before loading:
+
+    sudo config interface breakout Ethernet<parent> '<mode>' -y -f   # per such cage
+    sudo config load /path/<switch>/config_db.json -y
+
+(sonic-utilities `config interface breakout` reads the current mode from BREAKOUT_CFG and
+refuses a mode the cage's platform.json entry lacks; loading our BREAKOUT_CFG first would
+make it see nothing to change.) Or, for the first boot, put `<switch>/hwsku.json` (each
+parent port's `default_brkout_mode`; the 64 OSFP cages only, add the stock file's
+Ethernet512 entry to keep the SFP28 port) in a copy of the HwSKU's folder. Whether an
+SN5600 running SONiC breaks a cage out at runtime without a reboot is not confirmed from
+NVIDIA's documentation (UNVERIFIED).
+
 Routing: `docker_routing_config_mode: split-unified`: FRR loads the one integrated
 `/etc/sonic/frr/frr.conf` (`vtysh -b`) and CONFIG_DB does not generate it. `split` would
 delete `frr.conf` (docker-fpm-frr/docker_init.sh). BGP unnumbered cannot be written in
@@ -387,17 +437,26 @@ Judgements, not documented defaults (UNVERIFIED):
 """
 
 
+def _breaks_out(ctx: RenderContext, name: str) -> bool:
+    """True when switch ``name`` is a mixed leaf (its config_db has BREAKOUT_CFG)."""
+    return ctx.plan.mixed_leaf and ctx.underlay.switches[name].role == "leaf"
+
+
 def files(ctx: RenderContext) -> list[str]:
     """The paths :func:`render` writes, without rendering them."""
     require_sonic(ctx)
     per = ("config_db.json", "frr.conf", "tables.json")
-    return ["sonic/README.md"] + [
-        f"sonic/{name}/{leaf}" for name in ctx.underlay.switches for leaf in per
-    ]
+    out = ["sonic/README.md"]
+    for name in ctx.underlay.switches:
+        out += [f"sonic/{name}/{leaf}" for leaf in per]
+        if _breaks_out(ctx, name):
+            out.append(f"sonic/{name}/hwsku.json")
+    return out
 
 
 def render(ctx: RenderContext) -> list[Artifact]:
-    """``sonic/<switch>/{config_db.json,frr.conf,tables.json}`` per switch, ``sonic/README.md``."""
+    """``sonic/<switch>/{config_db.json,frr.conf,tables.json}`` per switch (and ``hwsku.json``
+    per mixed leaf), ``sonic/README.md``."""
     require_sonic(ctx)
     by_name = {sw.name: sw for sw in ctx.compute_switches()}
     out = [Artifact(TARGET, "sonic/README.md", README)]
@@ -408,6 +467,10 @@ def render(ctx: RenderContext) -> list[Artifact]:
         out.append(Artifact(TARGET, f"sonic/{name}/frr.conf", frr_text))
         text = json.dumps(tables_json(db), indent=2) + "\n"
         out.append(Artifact(TARGET, f"sonic/{name}/tables.json", text))
+        if _breaks_out(ctx, name):
+            modes = {p: row["brkout_mode"] for p, row in db["BREAKOUT_CFG"].items()}
+            sku = json.dumps(hwsku_json(modes), indent=4) + "\n"
+            out.append(Artifact(TARGET, f"sonic/{name}/hwsku.json", sku))
     return out
 
 

@@ -81,6 +81,11 @@ class SonicPlatform(BaseModel):
         "lane table `render sonic` writes and the drift reader parses.",
     )
     hwskus: tuple[SonicSku, ...] = Field(description="HwSKU per supported port speed.")
+    breakout_modes: tuple[str, ...] = Field(
+        default=(),
+        description="The cages' dynamic port breakout modes as the platform's platform.json "
+        "names them (`2x400G[200G,…]`): what BREAKOUT_CFG may say; empty when not read.",
+    )
     source: str = Field(description="Where the platform, lanes and HwSKUs come from.")
 
     def hwsku(self, speed_gbps: int) -> str | None:
@@ -228,6 +233,13 @@ SN5600_SONIC = SonicPlatform(
         ),
         SonicSku(speed_gbps=200, hwsku="Mellanox-SN5600-V256", basis=_BY_NAME),
         SonicSku(speed_gbps=100, hwsku="Mellanox-SN5600-C256S1", basis=_BY_NAME),
+    ),
+    # platform.json `breakout_modes` of Ethernet0 … Ethernet504 (every OSFP cage alike),
+    # sonic-net/sonic-buildimage@086b03bd70f9 device/mellanox/x86_64-nvidia_sn5600-r0/.
+    breakout_modes=(
+        "1x800G[400G,200G,100G,50G,40G,25G,10G]",
+        "2x400G[200G,100G,50G,40G,25G,10G]",
+        "4x200G[100G,50G,25G,10G]",
     ),
     source=(
         f"{_SN5600_DIR}Mellanox-SN5600-O128/port_config.ini lists Ethernet0 lanes 0-3 alias "

@@ -51,6 +51,18 @@ class PortConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class CageLayout:
+    """How one cage of a mixed leaf splits: its ports and their speed."""
+
+    cage: int
+    """The cage, 1-based."""
+    ports_per_cage: int
+    """Logical ports the cage splits into."""
+    speed_gbps: int
+    """Speed of each of them."""
+
+
+@dataclass(frozen=True, slots=True)
 class QosConfig:
     """The lossless RoCEv2 settings of one switch.
 
@@ -197,6 +209,25 @@ class SwitchConfig:
     up_ports_per_cage: int = 0
     """Logical ports per uplink cage of a mixed leaf (uplinks faster than downlinks); 0
     when every port runs at ``speed_gbps``."""
+    cages: int = 0
+    """Cages of the switch's model (its catalog record)."""
+
+    def cage_layouts(self) -> tuple[CageLayout, ...]:
+        """Every cage's split on a mixed leaf, in cage order: a cage carrying an uplink runs
+        the uplink layout, every other cage the downlink one. Empty when the switch is not
+        mixed (every cage splits alike: the platform's default split)."""
+        if not self.up_ports_per_cage or not self.cages:
+            return ()
+        up: dict[int, int] = {}
+        for p in self.ports:
+            number, ppc, speed = self.port_layout(p)
+            if speed != self.speed_gbps:
+                up[(number - 1) // ppc + 1] = speed
+        down = (self.ports_per_cage, self.speed_gbps)
+        return tuple(
+            CageLayout(c, *((self.up_ports_per_cage, up[c]) if c in up else down))
+            for c in range(1, self.cages + 1)
+        )
 
     def port_layout(self, port: PortConfig) -> tuple[int, int, int]:
         """(number in its cage layout, ports per cage, speed) of ``port``: a mixed leaf's
@@ -311,6 +342,7 @@ def build_switch_config(
     links: Sequence[tuple[Link, str, int, float]],
     underlay: UnderlayPlan | None,
     up_ports_per_cage: int = 0,
+    cages: int = 0,
 ) -> SwitchConfig:
     """The configuration of one switch, built once per render (steps in order: its compute
     ports, its QoS, then its routing when ``underlay`` is given)."""
@@ -321,4 +353,5 @@ def build_switch_config(
         qos=build_qos(spec, sw),
         routing=build_routing(spec, underlay, sw.name) if underlay is not None else None,
         up_ports_per_cage=up_ports_per_cage,
+        cages=cages,
     )

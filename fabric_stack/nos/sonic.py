@@ -5,12 +5,22 @@ A port's name is the first of its SerDes lanes: on an SN5600 (8 lanes per cage) 
 first 400G port is ``Ethernet184``; the lanes per cage come from the catalog record's
 SONiC platform (:attr:`fabric_stack.hardware.switches.SonicPlatform.lanes_per_cage`), so
 the layout must carry them (:attr:`~fabric_stack.nos.declare.PortLayout.lanes_per_cage`).
+
+Dynamic port breakout (a leaf whose cages do not all split alike): SONiC names each cage by
+its parent port (platform.json's key, ``Ethernet<first lane of the cage>``) and its mode by
+one of the cage's ``breakout_modes`` (``2x400G[200G,…]``: ports × default speed, then the
+other speeds a port of that mode may run at). ``BREAKOUT_CFG|<parent>`` holds the cage's
+mode and ``hwsku.json`` its default at first boot. The grammar is SONiC's ``BRKOUT_PATTERN``
+(src/sonic-config-engine/portconfig.py, sonic-net/sonic-buildimage@086b03bd70f9), single-
+group modes only (no ``2x200G(4)+1x400G(4)``: no SN5600 cage offers one). Ports of a mode
+are named as :func:`sonic_port` names them, which is what ``BreakoutCfg.get_config`` of the
+same file derives (validate/sonic_defaults.py checks every rendered port against it).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -21,6 +31,9 @@ from fabric_stack.text.numbers import whole_metres
 
 _ETH = re.compile(r"^(?:ethernet|et)(\d+)$", re.I)
 _ETP = re.compile(r"^etp(\d+)([a-h])?$", re.I)
+_MODE = re.compile(r"^(\d{1,6})x(\d{1,6})G(?:\[((?:\d{1,6}G,?)*)\])?$")
+"""One group of SONiC's ``BRKOUT_PATTERN`` (portconfig.py) with speeds in G and no
+``(lanes)`` suffix: ``<ports>x<default speed>G[<other speeds>]``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +123,54 @@ def sonic_port(per_cage: int, number: int, ppc: int) -> tuple[str, str, str]:
     first = cage * per_cage + lane * width
     alias = f"etp{cage + 1}" + (chr(ord("a") + lane) if ppc > 1 else "")
     return f"Ethernet{first}", ",".join(str(first + i) for i in range(width)), alias
+
+
+@dataclass(frozen=True, slots=True)
+class BreakoutMode:
+    """A cage's breakout mode as platform.json spells it, parsed."""
+
+    name: str
+    """The mode as written (the BREAKOUT_CFG value)."""
+    ports: int
+    """Ports the cage splits into."""
+    default_gbps: int
+    """Speed of each port when none is set."""
+    speeds_gbps: frozenset[int]
+    """Every speed a port of the mode may run at (the default included)."""
+
+
+def parse_breakout_mode(name: str) -> BreakoutMode | None:
+    """``2x400G[200G,100G]`` → ports 2, default 400G, speeds {400, 200, 100}; None when the
+    name is not one single-group mode of SONiC's grammar."""
+    m = _MODE.match(name)
+    if m is None:
+        return None
+    others = {int(s.removesuffix("G")) for s in (m.group(3) or "").split(",") if s}
+    default = int(m.group(2))
+    return BreakoutMode(name, int(m.group(1)), default, frozenset({default, *others}))
+
+
+def breakout_mode(modes: Sequence[str], ports_per_cage: int, speed_gbps: int) -> str | None:
+    """The platform's mode that splits a cage into ``ports_per_cage`` ports able to run at
+    ``speed_gbps`` (a mode whose default speed it is first), or None when none does."""
+    fits = [
+        m
+        for m in map(parse_breakout_mode, modes)
+        if m is not None and m.ports == ports_per_cage and speed_gbps in m.speeds_gbps
+    ]
+    fits.sort(key=lambda m: m.default_gbps != speed_gbps)
+    return fits[0].name if fits else None
+
+
+def sonic_parent(per_cage: int, cage: int) -> str:
+    """The parent port of 1-based ``cage`` (platform.json's key, BREAKOUT_CFG's)."""
+    return f"Ethernet{(cage - 1) * per_cage}"
+
+
+def hwsku_json(modes: Mapping[str, str]) -> dict[str, dict[str, dict[str, str]]]:
+    """``hwsku.json`` giving each parent port its default breakout mode (the first-boot
+    split; sonic-config-engine reads it with platform.json in ``parse_platform_json_file``)."""
+    return {"interfaces": {p: {"default_brkout_mode": m} for p, m in modes.items()}}
 
 
 class Sonic(SwitchOs):
