@@ -15,6 +15,7 @@ Figures checked here:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -258,13 +259,16 @@ def test_nvue_breaks_out_only_the_split_cages() -> None:
 ROCE_FLAGS = ("--gpus", "1024", "--fabric", "roce", "--switch", "sn5600")
 
 
-def test_sonic_refuses_a_mixed_leaf_with_one_line() -> None:
+def test_sonic_breaks_a_mixed_leafs_cages_out(tmp_path: Any) -> None:
+    """Once refused ("no stock SN5600 HwSKU"), now dynamic port breakout
+    (tests/unit/test_sonic_breakout.py checks the ports and what stays refused)."""
     r = CliRunner().invoke(
         main,
-        ["render", "sonic", *ROCE_FLAGS, "--uplink-gbps", "800", "--out-dir", "unused"],
+        ["render", "sonic", *ROCE_FLAGS, "--uplink-gbps", "800", "--out-dir", str(tmp_path)],
     )
-    assert r.exit_code == 2
-    assert "no stock SN5600 HwSKU" in r.output and "Traceback" not in r.output
+    assert r.exit_code == 0, r.output
+    leaf = json.loads((tmp_path / "sonic" / "su1-r1-leaf" / "config_db.json").read_text())
+    assert len(leaf["BREAKOUT_CFG"]) == 64
 
 
 def test_stack_config_spells_the_keys_in_camel_case() -> None:

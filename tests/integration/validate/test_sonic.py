@@ -102,3 +102,36 @@ def test_port_outside_port_config_rejected_by_the_defaults(roce128: Path) -> Non
     root = _plant(roce128, rename)
     problems = [p.message for p in judge(DEFAULTS, root, LEAF)]
     assert problems == ["PORT|Ethernet2: not a port of Mellanox-SN5600-O128/port_config.ini"]
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """roce-800g-uplinks (400G host ports, 800G uplinks: BREAKOUT_CFG) rendered once."""
+    return rendered(tmp_path_factory.mktemp("sonic-dpb"), "roce-800g-uplinks")
+
+
+def test_a_breakout_mode_the_cage_lacks_rejected_by_sonics_breakout_code(mixed: Path) -> None:
+    require(DEFAULTS)
+    bad = {"brkout_mode": "8x100G"}
+    root = _plant(mixed, lambda db: db["BREAKOUT_CFG"].update(Ethernet8=bad))
+    problems = [p.message for p in judge(DEFAULTS, root, LEAF)]
+    assert "BREAKOUT_CFG|Ethernet8: Unsupported breakout mode 8x100G! " in problems[0]
+    # Its two 400G ports are then no port SONiC derives.
+    assert any(m.startswith("PORT|Ethernet12: SONiC derives no such port") for m in problems)
+
+
+def test_a_port_named_for_the_wrong_mode_rejected_by_sonics_breakout_code(mixed: Path) -> None:
+    require(DEFAULTS)
+    mode = "1x800G[400G,200G,100G,50G,40G,25G,10G]"
+    root = _plant(mixed, lambda db: db["BREAKOUT_CFG"].update(Ethernet0={"brkout_mode": mode}))
+    problems = [p.message for p in judge(DEFAULTS, root, LEAF)]
+    want = f"PORT|Ethernet0: alias 'etp1a' is not 'etp1', what SONiC derives for Ethernet0 in {mode}"
+    assert any(m.startswith(want) for m in problems)
+    assert any(m.startswith("PORT|Ethernet4: SONiC derives no such port") for m in problems)
+
+
+def test_an_overlong_breakout_mode_rejected_by_libyang(mixed: Path) -> None:
+    require(YANG)
+    root = _plant(mixed, lambda db: db["BREAKOUT_CFG"].update(Ethernet0={"brkout_mode": "x" * 65}))
+    (problem,) = judge(YANG, root, LEAF)
+    assert "BREAKOUT_CFG_LIST[port='Ethernet0']/brkout_mode" in problem.message
