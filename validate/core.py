@@ -35,8 +35,12 @@ class Validator(Protocol):
 
     name: str
     """Short family name (``frr``, ``sonic-yang``, …): the CLI's ``--only`` value."""
-    tool: str
-    """The real tool, as the rejection line names it (``vtysh --dryrun``)."""
+
+    @property
+    def tool(self) -> str:
+        """The real tool, as the rejection line names it (``vtysh --dryrun``); a property so
+        a family may say which of its tools ran (sonic-defaults: SONiC's code or ours)."""
+        ...
 
     def missing(self) -> str | None:
         """Why the tool cannot run here (and what installs it), or None."""

@@ -54,7 +54,8 @@ SCENARIOS: tuple[Scenario, ...] = (
 """The matrix of issue #26: IB seed, IB 2 planes on upstream OpenSM, DGX H100 on IB and
 RoCE, RoCE SN5600 at 128 and 1,024 GPUs, plain Ethernet, RoCE with ``p2p31`` hosts, and
 the host-device and IPoIB Kubernetes variants; and issue #43's per-tier cases: RoCE leaves
-with 400G downlinks and 800G uplinks (no SONiC: no stock HwSKU splits cages that way), and
+with 400G downlinks and 800G uplinks (SONiC by dynamic port breakout: BREAKOUT_CFG per cage,
+judged by SONiC's breakout code over the SN5600 platform.json), and
 an 800G NIC as four 200G planes on four-GPU trays (RoCE at 200G on the V256 HwSKU, and
 InfiniBand with NDR200 QM9700 leaves and NDR Q3400 spines); and issue #43's
 rail-grouped RoCE fabric (the DGX B300 SuperPOD shape: 64-server SUs, two leaves per rail,

@@ -166,12 +166,15 @@ def _stubs() -> dict[str, ModuleType]:
     never calls (the switch's redis client, the device-info helpers)."""
     sw, common = ModuleType("swsscommon"), ModuleType("sonic_py_common")
     sw.swsscommon = ModuleType("swsscommon.swsscommon")  # type: ignore[attr-defined]
-    info, multi = ModuleType("sonic_py_common.device_info"), ModuleType("sonic_py_common.multi_asic")
+    info, multi = (
+        ModuleType("sonic_py_common.device_info"),
+        ModuleType("sonic_py_common.multi_asic"),
+    )
     multi.get_asic_id_from_name = lambda name: None  # type: ignore[attr-defined]
     common.device_info, common.multi_asic = info, multi  # type: ignore[attr-defined]
     return {
         "swsscommon": sw,
-        "swsscommon.swsscommon": sw.swsscommon,  # type: ignore[attr-defined]
+        "swsscommon.swsscommon": sw.swsscommon,
         "sonic_py_common": common,
         "sonic_py_common.device_info": info,
         "sonic_py_common.multi_asic": multi,

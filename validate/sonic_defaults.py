@@ -136,14 +136,16 @@ def judge_file(path: Path) -> list[str]:
     if sku is None:
         return [f"no SONiC device folder for {meta.get('platform')}/{meta.get('hwsku')}"]
     if "BREAKOUT_CFG" in db:
-        ports, problems = breakout_ports(db, sku)
-        problems += check_hwsku_json(path, sku, ports)
-        problems += check_breakout_ports(db, ports, sku)
+        derived, problems = breakout_ports(db, sku)
+        problems += check_hwsku_json(path, sku, derived)
+        problems += check_breakout_ports(db, derived, sku)
+        names = tuple(derived)
     else:
-        ports = port_config(sku)
-        problems = check_ports(db, ports, sku)
+        ini = port_config(sku)
+        problems = check_ports(db, ini, sku)
+        names = tuple(ini)
     try:
-        defaults = render_defaults(sku, tuple(sorted(meta.items())), tuple(ports))
+        defaults = render_defaults(sku, tuple(sorted(meta.items())), names)
     except Exception as e:  # Jinja2's own error (a missing defaults file, a bad template)
         return [*problems, f"{sku.name}: SONiC's buffer templates do not render: {e}"]
     where = f"{sku.name}/{template_of(meta)} ({SONIC_COMMIT})"
@@ -193,6 +195,14 @@ def breakout_ports(db: dict[str, Any], sku: Path) -> tuple[dict[str, Port], list
         mode = cfg.get(parent) or defaults.get(parent, {}).get("default_brkout_mode")
         if mode is None:
             continue
+        if parent in cfg and mode not in props["breakout_modes"]:
+            # sonic-utilities config/main.py _validate_interface_mode: the exact key, or
+            # "[ERROR] Target mode … is not available for the port".
+            problems.append(
+                f"BREAKOUT_CFG|{parent}: {mode!r} is not one of the cage's modes as "
+                f"{sku.parent.name}/platform.json spells them (`config interface breakout` "
+                "takes only those)"
+            )
         try:
             children, speeds = deriver().child_ports(parent, mode, props)
         except RuntimeError as e:  # SONiC's own refusal of a mode the cage does not offer
@@ -225,7 +235,9 @@ def check_breakout_ports(db: dict[str, Any], ports: dict[str, Port], sku: Path) 
     for name, row in db.get("PORT", {}).items():
         port = ports.get(name)
         if port is None:
-            out.append(f"PORT|{name}: SONiC derives no such port from {where} in BREAKOUT_CFG's modes")
+            out.append(
+                f"PORT|{name}: SONiC derives no such port from {where} in BREAKOUT_CFG's modes"
+            )
             continue
         for field in ("lanes", "alias", "fec"):
             want = port.fields.get(field)
@@ -254,7 +266,8 @@ def check_hwsku_json(path: Path, sku: Path, ports: dict[str, Port]) -> list[str]
     except (RuntimeError, KeyError) as e:
         return [f"hwsku.json: SONiC's parse_platform_json_file refuses it: {e!r}"]
     wrong = sorted(
-        n for n in set(booted) | {n for n, p in ports.items() if p.parent in _parents(mine)}
+        n
+        for n in set(booted) | {n for n, p in ports.items() if p.parent in _parents(mine)}
         if n not in ports or n not in booted or booted[n]["lanes"] != ports[n].fields["lanes"]
     )
     if not wrong:

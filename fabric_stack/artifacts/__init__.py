@@ -146,6 +146,7 @@ TARGETS: dict[str, Target] = {
             "sonic/<switch>/config_db.json",
             "sonic/<switch>/frr.conf",
             "sonic/<switch>/tables.json",
+            "sonic/<leaf>/hwsku.json",
             "sonic/README.md",
         ),
         applies=for_fabrics(

@@ -28,6 +28,9 @@ Tables:
 
 * ``DEVICE_METADATA``: hostname, ``bgp_asn``, platform/HwSKU, role type, routing mode,
   ``buffer_model: dynamic`` (buffermgrd sizes lossless headroom from ``CABLE_LENGTH``).
+* ``BREAKOUT_CFG`` (a leaf whose uplinks run faster than its downlinks only): each cage's
+  parent port and its platform.json breakout mode (dynamic port breakout), with
+  ``<switch>/hwsku.json`` giving the same modes as first-boot defaults.
 * ``PORT``: SONiC's own names and lanes (``Ethernet<first lane>``, the lanes per cage
   of the switch model's record, :attr:`~fabric_stack.hardware.switches.SwitchModel.sonic`,
   the same the drift reader parses), alias ``etp<cage><a|b…>``, speed, MTU, RS-FEC, admin up.
@@ -424,6 +427,10 @@ Sources (sonic-net/sonic-buildimage@086b03bd70f9 unless a URL):
   buffers_defaults_objects.j2, buffers_defaults_t0.j2 / _t1.j2
 - Dynamic buffer model: SONiC "Dynamic buffer calculation" HLD (sonic-net/SONiC,
   doc/qos/dynamically-headroom-calculation.md).
+- Dynamic port breakout: device/mellanox/x86_64-nvidia_sn5600-r0/platform.json (each cage's
+  `breakout_modes`, lanes, aliases), src/sonic-config-engine/portconfig.py (`BreakoutCfg`:
+  the ports of a mode), sonic-utilities config/main.py (`config interface breakout`), the
+  SONiC DPB HLD (sonic-net/SONiC doc/dynamic-port-breakout/sonic-dynamic-port-breakout-HLD.md).
 
 Judgements, not documented defaults (UNVERIFIED):
 - HwSKU for 800G / 200G / 100G SN5600 ports (ACS-SN5600, Mellanox-SN5600-V256,
@@ -434,6 +441,9 @@ Judgements, not documented defaults (UNVERIFIED):
 - A lossless priority outside 3-4 gets a lossless PG but its egress queue keeps SONiC's
   default BUFFER_QUEUE profile.
 - DEVICE_METADATA `type` (leaf ToRRouter, spine LeafRouter, core SpineRouter).
+- A mixed leaf keeps the HwSKU of its host-port speed (O128 at 400G) with its other
+  cages broken out; runtime breakout between those modes on an SN5600 is not confirmed
+  from NVIDIA's documentation.
 """
 
 

@@ -125,7 +125,9 @@ def test_a_port_named_for_the_wrong_mode_rejected_by_sonics_breakout_code(mixed:
     mode = "1x800G[400G,200G,100G,50G,40G,25G,10G]"
     root = _plant(mixed, lambda db: db["BREAKOUT_CFG"].update(Ethernet0={"brkout_mode": mode}))
     problems = [p.message for p in judge(DEFAULTS, root, LEAF)]
-    want = f"PORT|Ethernet0: alias 'etp1a' is not 'etp1', what SONiC derives for Ethernet0 in {mode}"
+    want = (
+        f"PORT|Ethernet0: alias 'etp1a' is not 'etp1', what SONiC derives for Ethernet0 in {mode}"
+    )
     assert any(m.startswith(want) for m in problems)
     assert any(m.startswith("PORT|Ethernet4: SONiC derives no such port") for m in problems)
 
