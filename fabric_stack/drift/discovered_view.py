@@ -43,15 +43,18 @@ kubernetes.io "Object Names and IDs")."""
 _FNV_OFFSET, _FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
 
 
+def fnv1a64(data: bytes) -> int:
+    """The 64-bit FNV-1a hash (Go's ``hash/fnv.New64a``, which Topograph uses)."""
+    h = _FNV_OFFSET
+    for byte in data:
+        h = ((h ^ byte) * _FNV_PRIME) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
 def topograph_value(name: str) -> str:
     """A label value as Topograph's ``checkLabel`` writes it: as is up to 63 characters,
-    else ``x`` + the FNV-1a 64-bit hash of its bytes in hex."""
-    if len(name) <= 63:
-        return name
-    h = _FNV_OFFSET
-    for byte in name.encode():
-        h = ((h ^ byte) * _FNV_PRIME) & 0xFFFFFFFFFFFFFFFF
-    return f"x{h:x}"
+    else ``x`` + the FNV-1a 64-bit hash of its bytes in hex (Go ``%x``: no padding)."""
+    return name if len(name) <= 63 else f"x{fnv1a64(name.encode()):x}"
 
 
 def _groups(switches: list[TreeNode], level: int) -> dict[str, list[str]]:
@@ -114,6 +117,20 @@ def _domains(
     return where
 
 
+def _check_nesting(
+    members: dict[str, list[str]], paths: dict[str, tuple[str, ...]], notes: list[str]
+) -> None:
+    """Note each NVLink domain whose hosts sit under more than one leaf (group): Kueue's
+    levels put the accelerator domain inside the leaf, as a plan's NVL72 racks are."""
+    for domain, hosts in members.items():
+        leaves = sorted({paths[h][0] for h in hosts}, key=natural)
+        if len(leaves) > 1:
+            notes.append(
+                f"NVLink domain {domain} spans {len(leaves)} leaves ({_some(leaves)}): "
+                "the Kueue levels (accelerator inside leaf) do not nest for it"
+            )
+
+
 def _some(names: list[str]) -> str:
     return ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
 
@@ -146,6 +163,7 @@ def discovered_view(
         if h in domain_of:
             members.setdefault(domain_of[h], []).append(h)
     order = list(domains or {})
+    _check_nesting(members, paths, notes)
     blocks = tuple(
         Block(d, tuple(sorted(members[d], key=natural)), BLOCK_KIND) for d in order if d in members
     )
@@ -195,4 +213,11 @@ def kubernetes_nodes(view: SchedulerView) -> SchedulerView:
     return replace(view, servers=keep, notes=(*view.notes, note))
 
 
-__all__ = ["BLOCK_KIND", "ROLES", "discovered_view", "kubernetes_nodes", "topograph_value"]
+__all__ = [
+    "BLOCK_KIND",
+    "ROLES",
+    "discovered_view",
+    "fnv1a64",
+    "kubernetes_nodes",
+    "topograph_value",
+]
