@@ -69,7 +69,9 @@ def _discovered_label_notes(view: SchedulerView) -> list[str]:
         f"Topograph's tree keys ({top}) are the switch above the node, the one above that,",
         "and so on (each level's switches with the same children are one value, the first",
         "name; rail leaves sharing their hosts are one host group, as in topology.conf; a",
-        "value over 63 characters is Topograph's x<fnv64a hash>).",
+        "value over 63 characters is Topograph's x<fnv64a hash>): Topograph v0.5.0",
+        "pkg/engines/k8s/labeler.go, pkg/topology/merger.go (v1.0.0 renamed the keys to",
+        "fabric.topograph.run/tier-N, accelerator.topograph.run/domain).",
     ]
     if any(p.nvlink_domain for p in view.servers):
         notes.append(
@@ -77,7 +79,12 @@ def _discovered_label_notes(view: SchedulerView) -> list[str]:
         )
     else:
         notes.append("No accelerator label: the dump does not show NVLink domains.")
-    return [*notes, *(f"Note: {n}" for n in view.notes), "", f"Source: {TOPOGRAPH_K8S}"]
+    return [
+        *notes,
+        *(x for n in view.notes for x in ("", f"Note: {n}")),
+        "",
+        f"Source: {TOPOGRAPH_K8S}",
+    ]
 
 
 def _label_notes(view: SchedulerView) -> list[str]:

@@ -226,7 +226,7 @@ def _discovered_notes(view: SchedulerView) -> list[str]:
         "lowest-level switch per node), leaves under the switches above them. Host names",
         "are the NodeDesc's (or the node-name map's), lower case; a host neither names",
         "keeps the dump's node id (H-<guid>): name it in slurm.conf or give --node-name-map.",
-        *(f"Note: {n}" for n in view.notes),
+        *(x for n in view.notes for x in ("", f"Note: {n}")),
     ]
 
 
