@@ -424,3 +424,26 @@ def test_bad_input_to_the_new_flags_is_one_line_exit_2_nothing_written(tmp_path:
             assert not out.exists() or not any(out.rglob("*")), (what, list(out.rglob("*")))
     code, _, stderr = _cli(["hosts", "--ibnetdiscover", str(dump), "--out-dir", str(tmp_path)])
     assert code == 2 and "render slurm or k8s-topology --ibnetdiscover" in stderr
+
+
+def test_three_levels_label_spine_and_core_groups() -> None:
+    """Two pods (spines s1,s2 over leaves l1,l2; s3,s4 over l3,l4), cores c1,c2 over all
+    spines: the spine value is the pod's first spine, the core value the first core
+    (Topograph's merger: switches with the same children are one vertex)."""
+    from fabric_stack.drift.discovered import DiscoveredTree, TreeNode
+
+    tree = DiscoveredTree("three.txt")
+    for i in range(1, 5):
+        tree.switches.append(TreeNode(f"l{i}", 0, nodes=(f"n{i}a", f"n{i}b"), members=(f"l{i}",)))
+    for s, kids in (("s1", "l1 l2"), ("s2", "l1 l2"), ("s3", "l3 l4"), ("s4", "l3 l4")):
+        tree.switches.append(TreeNode(s, 1, switches=tuple(kids.split()), members=(s,)))
+    for c in ("c1", "c2"):
+        tree.switches.append(TreeNode(c, 2, switches=("s1", "s2", "s3", "s4"), members=(c,)))
+    view = discovered_view(tree)
+    assert view.tiers == 3
+    assert kueue_levels(view) == [CORE, SPINE, LEAF, HOSTNAME]
+    paths = {p.name: p.tree for p in view.servers}
+    assert paths["n1a"] == ("l1", "s1", "c1") and paths["n2b"] == ("l2", "s1", "c1")
+    assert paths["n3a"] == ("l3", "s3", "c1") and paths["n4b"] == ("l4", "s3", "c1")
+    files = check_view_files(view)
+    assert "SwitchName=c1 Switches=s[1-4]\n" in files["slurm/topology.conf"]
