@@ -23,6 +23,7 @@ import shlex
 from typing import Any
 
 from fabric_stack.artifacts._base import (
+    DISCOVERED_BY,
     GENERATED_BY,
     Artifact,
     RenderContext,
@@ -31,7 +32,7 @@ from fabric_stack.artifacts._base import (
     yaml_documents,
 )
 from fabric_stack.topology.scheduler import SchedulerView, scheduler_view
-from fabric_stack.topology.scheduler_labels import all_node_labels, kueue_levels
+from fabric_stack.topology.scheduler_labels import TIER_KEYS, all_node_labels, kueue_levels
 
 TARGET = "k8s-topology"
 
@@ -54,7 +55,41 @@ def topology_name(view: SchedulerView) -> str:
     return safe_name(view.cluster).lower().replace("_", "-").replace(".", "-")[:63] or "fabric"
 
 
+def _made_by(view: SchedulerView) -> str:
+    """The generated-by line (``--ibnetdiscover`` when read from a dump)."""
+    return (DISCOVERED_BY if view.origin else GENERATED_BY).format(target=TARGET)
+
+
+def _discovered_label_notes(view: SchedulerView) -> list[str]:
+    """What the labels of a fabric read from a dump mean (no plan: Topograph's keys only)."""
+    top = " > ".join(k.rsplit("/", 1)[1] for k in reversed(TIER_KEYS[: view.tiers]))
+    notes = [
+        "",
+        f"Read from the wiring of {view.origin}, as Topograph does from ibnetdiscover:",
+        f"Topograph's tree keys ({top}) are the switch above the node, the one above that,",
+        "and so on (each level's switches with the same children are one value, the first",
+        "name; rail leaves sharing their hosts are one host group, as in topology.conf; a",
+        "value over 63 characters is Topograph's x<fnv64a hash>): Topograph v0.5.0",
+        "pkg/engines/k8s/labeler.go, pkg/topology/merger.go (v1.0.0 renamed the keys to",
+        "fabric.topograph.run/tier-N, accelerator.topograph.run/domain).",
+    ]
+    if any(p.nvlink_domain for p in view.servers):
+        notes.append(
+            "network.topology.nvidia.com/accelerator = the NVLink domain --nvlink-domains names."
+        )
+    else:
+        notes.append("No accelerator label: the dump does not show NVLink domains.")
+    return [
+        *notes,
+        *(x for n in view.notes for x in ("", f"Note: {n}")),
+        "",
+        f"Source: {TOPOGRAPH_K8S}",
+    ]
+
+
 def _label_notes(view: SchedulerView) -> list[str]:
+    if view.origin:
+        return _discovered_label_notes(view)
     notes = [
         "",
         "Labels: network.topology.nvidia.com/leaf = the SU (its rail leaves reach every server",
@@ -79,7 +114,7 @@ def render_labels_sh(view: SchedulerView) -> str:
     head = "#!/bin/sh\n" + comment_block(
         [
             f"Topology labels for the Kubernetes nodes of {view.cluster}.",
-            GENERATED_BY.format(target=TARGET),
+            _made_by(view),
             "Use: KUBECTL='kubectl --context prod' sh labels.sh (default: kubectl); safe to rerun.",
             *_label_notes(view),
         ]
@@ -99,8 +134,9 @@ def nodes_json_data(view: SchedulerView) -> dict[str, Any]:
     ]
     return {
         "_comment": [
-            f"Planned topology labels of every Kubernetes node of {view.cluster}.",
-            GENERATED_BY.format(target=TARGET),
+            f"{'Discovered' if view.origin else 'Planned'} topology labels of every "
+            f"Kubernetes node of {view.cluster}.",
+            _made_by(view),
             "The shape of `kubectl get nodes -o json` (name and labels only): compare a live "
             "cluster with `fabric-stack drift --k8s-nodes <kubectl get nodes -o json>`. "
             "Not for kubectl apply.",
@@ -127,17 +163,18 @@ def render_kueue(view: SchedulerView) -> str:
     levels = kueue_levels(view)
     header = [
         f"Kueue Topology of {view.cluster} for topology-aware scheduling.",
-        GENERATED_BY.format(target=TARGET),
+        _made_by(view),
         "Use: kubectl apply -f kueue-topology.yaml after labels.sh; name it from a",
         f"ResourceFlavor (spec.topologyName: {topology_name(view)}). Kueue 0.15+ (v1beta2);",
         "for older Kueue set apiVersion kueue.x-k8s.io/v1beta1 (same spec).",
         f"CRD: {KUEUE_CRD}",
         f"Source: {KUEUE_TAS}",
     ]
+    fits = (
+        "one SU gets one hop on every rail" if not view.origin else "one leaf (group) gets one hop"
+    )
     why = [
-        "Levels widest first: "
-        + " > ".join(levels)
-        + ". A job that fits one SU gets one hop on every rail",
+        "Levels widest first: " + " > ".join(levels) + f". A job that fits {fits}",
         "(podset-required-topology: network.topology.nvidia.com/leaf). kubernetes.io/hostname",
         "last: Kueue allows it only as the lowest level (the CRD's validation rule).",
     ]
@@ -151,7 +188,12 @@ def files(ctx: RenderContext) -> list[str]:
 
 def render(ctx: RenderContext) -> list[Artifact]:
     """labels.sh, nodes.json and kueue-topology.yaml."""
-    view = scheduler_view(ctx.topo)
+    return render_view(scheduler_view(ctx.topo))
+
+
+def render_view(view: SchedulerView) -> list[Artifact]:
+    """labels.sh, nodes.json and kueue-topology.yaml of a scheduler view: a plan's, or a
+    dump's (:func:`~fabric_stack.drift.discovered_view.discovered_view`)."""
     nodes = json.dumps(nodes_json_data(view), indent=2, ensure_ascii=False) + "\n"
     texts = (render_labels_sh(view), nodes, render_kueue(view))
     return [Artifact(TARGET, path, text) for path, text in zip(FILES, texts, strict=True)]

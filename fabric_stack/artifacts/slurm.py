@@ -27,8 +27,13 @@ from typing import Any
 
 import yaml
 
-from fabric_stack.artifacts._base import GENERATED_BY, Artifact, RenderContext, comment_block
-from fabric_stack.drift.discovered import DiscoveredTree
+from fabric_stack.artifacts._base import (
+    DISCOVERED_BY,
+    GENERATED_BY,
+    Artifact,
+    RenderContext,
+    comment_block,
+)
 from fabric_stack.text.hostlist import compress
 from fabric_stack.topology.scheduler import SchedulerView, TreeSwitch, scheduler_view
 
@@ -68,8 +73,10 @@ def _abstraction(view: SchedulerView) -> list[str]:
 
 
 def _switch_line(sw: TreeSwitch, link_gbps: int) -> str:
+    """One ``SwitchName`` line (``LinkSpeed`` only when the speed is known)."""
     kids = f"Nodes={compress(sw.nodes)}" if sw.level == 0 else f"Switches={compress(sw.switches)}"
-    return f"SwitchName={sw.name} {kids} LinkSpeed={link_gbps}\n"
+    speed = f" LinkSpeed={link_gbps}" if link_gbps else ""
+    return f"SwitchName={sw.name} {kids}{speed}\n"
 
 
 def _span(names: tuple[str, ...]) -> str:
@@ -143,13 +150,18 @@ def render_block_conf(ctx: RenderContext, view: SchedulerView) -> str:
             f"Format: {TOPOLOGY_CONF}",
         ]
     )
+    return head + "\n" + block_lines(view)
+
+
+def block_lines(view: SchedulerView) -> str:
+    """The ``BlockName`` lines and ``BlockSizes`` of topology/block (topology.conf(5))."""
     lines = [f"BlockName={b.name} Nodes={compress(b.nodes)}\n" for b in view.blocks]
     sizes = ",".join(str(s) for s in view.block_sizes)
-    return head + "\n" + "".join(lines) + f"BlockSizes={sizes}\n"
+    return "".join(lines) + f"BlockSizes={sizes}\n"
 
 
 def topology_yaml_data(view: SchedulerView) -> list[dict[str, Any]]:
-    """topology.yaml's list: the tree (cluster default) and the blocks."""
+    """topology.yaml's list: the tree (cluster default) and the blocks (when there are)."""
     switches: list[dict[str, Any]] = []
     for sw in view.switches:
         entry: dict[str, Any] = {"switch": sw.name}
@@ -158,15 +170,14 @@ def topology_yaml_data(view: SchedulerView) -> list[dict[str, Any]]:
         else:
             entry["children"] = compress(sw.switches)
         switches.append(entry)
-    blocks = [{"block": b.name, "nodes": compress(b.nodes)} for b in view.blocks]
-    return [
-        {"topology": TREE_NAME, "cluster_default": True, "tree": {"switches": switches}},
-        {
-            "topology": BLOCK_NAME,
-            "cluster_default": False,
-            "block": {"block_sizes": list(view.block_sizes), "blocks": blocks},
-        },
+    out: list[dict[str, Any]] = [
+        {"topology": TREE_NAME, "cluster_default": True, "tree": {"switches": switches}}
     ]
+    if view.blocks:
+        blocks = [{"block": b.name, "nodes": compress(b.nodes)} for b in view.blocks]
+        block = {"block_sizes": list(view.block_sizes), "blocks": blocks}
+        out.append({"topology": BLOCK_NAME, "cluster_default": False, "block": block})
+    return out
 
 
 def render_yaml(ctx: RenderContext, view: SchedulerView) -> str:
@@ -199,40 +210,114 @@ def render(ctx: RenderContext) -> list[Artifact]:
     return [Artifact(TARGET, path, text) for path, text in zip(FILES, texts, strict=True)]
 
 
-def render_discovered(tree: DiscoveredTree, max_line: int = 1000) -> str:
-    """``topology.conf`` (topology/tree) of a fabric read from ``ibnetdiscover``
-    (:mod:`fabric_stack.drift.discovered`): no plan, the wiring only."""
-    speed = f" LinkSpeed={tree.link_gbps}" if tree.link_gbps else ""
+NO_BLOCKS = (
+    "no block topology written: an ibnetdiscover dump does not show NVLink domains "
+    "(name them with --nvlink-domains FILE)"
+)
+"""Why a dump alone gives no topology/block (said on stderr and in topology.yaml)."""
+
+
+def _discovered_notes(view: SchedulerView) -> list[str]:
+    """How the tree was read from the wiring, and what did not go in it."""
+    return [
+        "Read from the wiring, as NVIDIA Topograph and site scripts do from ibnetdiscover",
+        "(https://github.com/NVIDIA/topograph): hosts under the leaf they are cabled to",
+        "(leaves sharing most hosts, one SU's rail leaves, are one switch: Slurm wants one",
+        "lowest-level switch per node), leaves under the switches above them. Host names",
+        "are the NodeDesc's (or the node-name map's), lower case; a host neither names",
+        "keeps the dump's node id (H-<guid>): name it in slurm.conf or give --node-name-map.",
+        *(x for n in view.notes for x in ("", f"Note: {n}")),
+    ]
+
+
+def _domain_notes(view: SchedulerView) -> list[str]:
+    """Where the blocks come from (the dump has no NVLink domains), or why there are none."""
+    if not view.blocks:
+        return ["", f"No blocks: {NO_BLOCKS}."]
+    return [
+        "",
+        f"Blocks are the {len(view.blocks)} NVLink domains named by --nvlink-domains (the",
+        "dump does not show NVLink), each with the hosts of the dump it names. The base block",
+        f"size is {view.block_sizes[0]}, the smallest block's node count (Slurm: 'Each block",
+        "must have at least the planning base block size count of nodes').",
+    ]
+
+
+def _discovered_tree_conf(view: SchedulerView, max_line: int) -> str:
+    """``topology.conf`` (topology/tree) of a fabric read from a dump."""
     head = comment_block(
         [
-            f"Slurm network topology of the fabric in {tree.origin} (topology/tree).",
-            GENERATED_BY.format(target=TARGET) + " --ibnetdiscover",
+            f"Slurm network topology of the fabric in {view.origin} (topology/tree).",
+            DISCOVERED_BY.format(target=TARGET),
             "Use: TopologyPlugin=topology/tree in slurm.conf; this file next to slurm.conf.",
-            "Read from the wiring, as NVIDIA Topograph and site scripts do from ibnetdiscover",
-            "(https://github.com/NVIDIA/topograph): hosts under the leaf they are cabled to",
-            "(leaves sharing most hosts, one SU's rail leaves, are one switch: Slurm wants one",
-            "lowest-level switch per node), leaves under the switches above them. Host names",
-            "are the NodeDesc's (or the node-name map's), lower case; a host neither names",
-            "keeps the dump's node id (H-<guid>): name it in slurm.conf or give --node-name-map.",
-            *(f"Note: {n}" for n in tree.notes),
+            *_discovered_notes(view),
             "",
             f"Format: {TOPOLOGY_CONF}",
         ]
     )
     body = []
-    for sw in tree.switches:
+    for sw in view.switches:
         if sw.level == 0:
-            what = f"{len(sw.nodes)} host(s), {sw.cables} host cable(s)"
+            what = f"{len(sw.nodes)} host(s), {sw.links} host cable(s)"
             if len(sw.members) > 1:
                 what += f" on leaves {_span(sw.members)}"
-            kids = f"Nodes={compress(sw.nodes)}"
         else:
-            what = f"level {sw.level}: {sw.cables} cable(s) from {compress(sw.switches)}"
-            kids = f"Switches={compress(sw.switches)}"
-        line = f"SwitchName={sw.name} {kids}{speed}\n"
+            what = f"level {sw.level}: {sw.links} cable(s) from {compress(sw.switches)}"
+        line = _switch_line(sw, view.link_gbps)
         if len(line) > max_line:
             # topology.conf(5) (Slurm 2.0): 'The size of each line in the file is limited to
             # 1024 characters' (later releases lifted it, UNVERIFIED which): refuse, do not cut.
             raise ValueError(f"SwitchName={sw.name}: line of {len(line)} characters")
         body.append(f"# {sw.name}: {what}\n{line}")
     return head + "\n" + "".join(body)
+
+
+def _discovered_block_conf(view: SchedulerView) -> str:
+    """``topology-block.conf`` of a dump's hosts in the site's NVLink domains."""
+    head = comment_block(
+        [
+            f"Slurm block topology of the fabric in {view.origin} (topology/block).",
+            DISCOVERED_BY.format(target=TARGET),
+            "Use: Slurm 23.11 to 24.11, TopologyPlugin=topology/block; install as topology.conf",
+            "next to slurm.conf. Slurm 25.05 and later: use topology.yaml instead. UNVERIFIED",
+            "on a running controller (Debian 12's Slurm 22.05 has no topology/block): checked",
+            "against topology.conf(5)'s grammar.",
+            *_domain_notes(view),
+            "",
+            f"Format: {TOPOLOGY_CONF}",
+        ]
+    )
+    return head + "\n" + block_lines(view)
+
+
+def _discovered_yaml(view: SchedulerView) -> str:
+    """``topology.yaml`` (Slurm 25.05+) of a dump: the tree, and the blocks if named."""
+    blocks = f" and '{BLOCK_NAME}' (topology/block)" if view.blocks else ""
+    head = comment_block(
+        [
+            f"Slurm topologies of the fabric in {view.origin}: '{TREE_NAME}' (topology/tree,",
+            f"the cluster default){blocks}.",
+            DISCOVERED_BY.format(target=TARGET),
+            "Use: Slurm 25.05 and later, next to slurm.conf (Slurm then ignores topology.conf).",
+            "UNVERIFIED on a running controller (Debian 12's Slurm 22.05 has no topology.yaml):",
+            "checked against topology.yaml(5)'s grammar.",
+            *_discovered_notes(view),
+            *_domain_notes(view),
+            "",
+            f"Format: {TOPOLOGY_YAML}",
+        ]
+    )
+    body = yaml.safe_dump(topology_yaml_data(view), sort_keys=False, default_flow_style=False)
+    return head + "\n" + body
+
+
+def render_discovered(view: SchedulerView, max_line: int = 1000) -> list[Artifact]:
+    """topology.conf (tree), topology.yaml and, when NVLink domains were named, the block
+    topology of a fabric read from ``ibnetdiscover``
+    (:func:`~fabric_stack.drift.discovered_view.discovered_view`): no plan, the wiring only.
+    ``ValueError`` when a line would pass ``max_line`` characters."""
+    out = [Artifact(TARGET, FILES[0], _discovered_tree_conf(view, max_line))]
+    if view.blocks:
+        out.append(Artifact(TARGET, FILES[1], _discovered_block_conf(view)))
+    out.append(Artifact(TARGET, FILES[2], _discovered_yaml(view)))
+    return out

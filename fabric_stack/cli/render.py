@@ -96,6 +96,9 @@ RENDER_HELP = "\n".join(
         "Examples:",
         "  fabric-stack render all --out-dir build/                 # seed cluster, InfiniBand",
         "  fabric-stack render slurm --ibnetdiscover fabric.txt --out-dir build/  # no plan",
+        "  fabric-stack render k8s-topology --ibnetdiscover fabric.txt --node-name-map nodes.map"
+        " \\",
+        "      --nvlink-domains domains.txt --out-dir build/",
         "  fabric-stack render cumulus --fabric roce --switch sn5600 --out-dir build/",
         "  fabric-stack render frr --fabric roce --switch sn5600 --gpus 256 --su-nodes 16 "
         "--out-dir build/",
@@ -178,8 +181,8 @@ RENDER_HELP = "\n".join(
     "ibnetdiscover_file",
     type=NonEmptyPath(path_type=Path),  # as drift's and adopt's --ibnetdiscover
     metavar="FILE",
-    help="slurm: the topology of the fabric in this ibnetdiscover dump (no plan: hosts "
-    "under the leaves they are cabled to, leaves under the switches above them).",
+    help="slurm, k8s-topology: the topology of the fabric in this ibnetdiscover dump (no "
+    "plan: hosts under the leaves they are cabled to, leaves under the switches above them).",
 )
 @click.option(
     "--node-name-map",
@@ -187,6 +190,15 @@ RENDER_HELP = "\n".join(
     type=NonEmptyPath(path_type=Path),
     metavar="FILE",
     help="With --ibnetdiscover: GUID → host name map (opensm/ibnetdiscover format).",
+)
+@click.option(
+    "--nvlink-domains",
+    "nvlink_domains",
+    type=NonEmptyPath(path_type=Path),
+    metavar="FILE",
+    help="With --ibnetdiscover: the NVLink domains the dump cannot show, one "
+    "`<domain> <hostlist>` line each (nvl72-a01 gb200-a01-[01-18]): Slurm blocks and "
+    "Topograph's accelerator label. Without it no block topology is written.",
 )
 @progress.max_seconds_option(DEFAULT_MAX_SECONDS)
 @spec_options
@@ -211,11 +223,14 @@ def render_cmd(
     fmt: str,
     ibnetdiscover_file: Path | None = None,
     node_name_map: Path | None = None,
+    nvlink_domains: Path | None = None,
     **kwargs: Any,
 ) -> None:
     """Render artifacts for TARGET from the plan into --out-dir DIR (help: RENDER_HELP)."""
-    if ibnetdiscover_file is not None or node_name_map is not None:
-        _render_discovered(target, ibnetdiscover_file, node_name_map, out_dir, fmt)
+    if ibnetdiscover_file or node_name_map or nvlink_domains:
+        _render_discovered(
+            target, ibnetdiscover_file, (node_name_map, nvlink_domains), out_dir, fmt
+        )
         return
     step = progress.bounded(
         f"render {target}",
@@ -274,36 +289,60 @@ def render_cmd(
             click.echo(f"render all: skipped {name}: {reason}", err=True)
 
 
-def _render_discovered(
-    target: str, dump: Path | None, name_map: Path | None, out_dir: Path, fmt: str
-) -> None:
-    """``render slurm --ibnetdiscover FILE``: the tree of the fabric that exists."""
-    from fabric_stack.adapters.discovery import IbnetdiscoverReader
-    from fabric_stack.artifacts.slurm import render_discovered
-    from fabric_stack.drift.discovered import discovered_tree
+DISCOVERED_TARGETS = ("slurm", "k8s-topology")
+"""The targets ``--ibnetdiscover`` renders (the scheduler's view of the fabric that exists)."""
 
+
+def _render_discovered(
+    target: str,
+    dump: Path | None,
+    extra: tuple[Path | None, Path | None],
+    out_dir: Path,
+    fmt: str,
+) -> None:
+    """``render slurm|k8s-topology --ibnetdiscover FILE``: the fabric that exists.
+
+    ``extra`` is (--node-name-map, --nvlink-domains). Every input is read and every file
+    rendered before the first is written."""
+    from fabric_stack.adapters.discovery import IbnetdiscoverReader
+    from fabric_stack.artifacts import k8s_topology, slurm
+    from fabric_stack.drift.discovered import discovered_tree
+    from fabric_stack.drift.discovered_view import discovered_view, kubernetes_nodes
+    from fabric_stack.drift.nvlink_domains import load_nvlink_domains
+
+    name_map, domains_file = extra
     if dump is None:
-        raise SpecError("--node-name-map", "given without --ibnetdiscover", "add --ibnetdiscover")
-    if target != "slurm":
+        given = "--node-name-map" if name_map is not None else "--nvlink-domains"
+        raise SpecError(given, "given without --ibnetdiscover", "add --ibnetdiscover")
+    if target not in DISCOVERED_TARGETS:
         raise SpecError(
             "--ibnetdiscover",
             f"target {target} renders from a plan",
-            "render slurm --ibnetdiscover",
+            "render slurm or k8s-topology --ibnetdiscover",
         )
+    domains = load_nvlink_domains(domains_file) if domains_file is not None else None
     tree = discovered_tree(IbnetdiscoverReader(dump, name_map).load())
     if not tree.switches:
         raise InputFileError(str(dump), "no host is cabled to a switch: no topology to write")
+    view = discovered_view(tree, domains)
     try:
-        text = render_discovered(tree)
+        if target == "slurm":
+            artifacts = slurm.render_discovered(view)
+        else:
+            artifacts = k8s_topology.render_view(kubernetes_nodes(view))
     except ValueError as exc:
-        raise InputFileError(str(dump), f"cannot write topology.conf: {exc}") from None
-    artifact = Artifact("slurm", "slurm/topology.conf", text)
+        raise InputFileError(str(dump), f"cannot write {target}: {exc}") from None
     try:
-        (path,) = write_artifacts([artifact], out_dir)
+        paths = write_artifacts(artifacts, out_dir)
     except OSError as exc:
         raise InputFileError(str(out_dir), f"cannot write: {exc.strerror or exc}") from None
-    row = {"target": "slurm", "path": str(path), "file": artifact.path}
-    _print_rows(fmt, out_dir, [{**row, "bytes": path.stat().st_size}])
+    rows = [
+        {"target": a.target, "path": str(p), "file": a.path, "bytes": p.stat().st_size}
+        for a, p in zip(artifacts, paths, strict=True)
+    ]
+    _print_rows(fmt, out_dir, rows)
+    if target == "slurm" and not view.blocks:  # stderr: stdout stays what was written
+        click.echo(f"render slurm: {slurm.NO_BLOCKS}", err=True)
 
 
 def _print_rows(fmt: str, out_dir: Path, rows: list[dict[str, Any]]) -> None:

@@ -97,6 +97,10 @@ class ServerPlace:
     """Its block's name (the SU's, or its NVL72 rack's)."""
     nvlink_domain: str = ""
     """Its NVL72 rack (``nvl72-01``), empty for other profiles (the server is the domain)."""
+    tree: tuple[str, ...] = ()
+    """Its place in the tree, lowest level first, as Topograph labels it (leaf, spine, core
+    values): ``("su1", "pod1")`` from a plan; the discovered switch (group) names from a
+    dump (:mod:`fabric_stack.drift.discovered_view`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +120,10 @@ class SchedulerView:
     aggregates of 2^k contiguous blocks where the fabric has a level for them (pods)."""
     block_kind: str
     servers: tuple[ServerPlace, ...]
+    origin: str = ""
+    """Empty for a plan; the dump's path for a fabric read from ``ibnetdiscover``."""
+    notes: tuple[str, ...] = ()
+    """What could not go in the view, and why (a dump's view; a plan has none)."""
 
     def switch(self, name: str) -> TreeSwitch:
         """A tree switch by name."""
@@ -124,6 +132,10 @@ class SchedulerView:
     def server(self, name: str) -> ServerPlace:
         """A server's placement by host name."""
         return next(p for p in self.servers if p.name == name)
+
+
+CORE_VALUE = "core"
+"""A plan's one core-level value: every pod shares the cluster's core layer."""
 
 
 def su_switch_name(su: int) -> str:
@@ -246,6 +258,13 @@ def _block_sizes(topo: FabricTopology, blocks: list[Block], kind: str) -> tuple[
     return tuple(sizes)
 
 
+def _tree_path(tiers: int, su: int, pod: int) -> tuple[str, ...]:
+    """A plan server's leaf, spine (and core) values: its SU, its pod's spine group, the
+    core layer (three tiers only)."""
+    path = (su_switch_name(su), pod_name(pod))
+    return (*path, CORE_VALUE) if tiers == 3 else path
+
+
 def scheduler_view(topo: FabricTopology) -> SchedulerView:
     """The scheduler's view of ``topo`` (module docstring). Pure: one pass over its links."""
     plan = topo.plan
@@ -262,6 +281,7 @@ def scheduler_view(topo: FabricTopology) -> SchedulerView:
             tuple(sorted(w.server_leaves[s.name])),
             racks.get(s.name, su_switch_name(s.su)),
             racks.get(s.name, ""),
+            _tree_path(plan.tiers, s.su, _pod_of(topo, s.su)),
         )
         for s in servers
     )
@@ -290,6 +310,7 @@ def scheduler_view(topo: FabricTopology) -> SchedulerView:
 
 
 __all__ = [
+    "CORE_VALUE",
     "NVL72_PROFILE",
     "NVL72_TRAYS",
     "Block",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from fabric_stack.topology.scheduler import SchedulerView, ServerPlace, pod_name
+from fabric_stack.topology.scheduler import CORE_VALUE, SchedulerView, ServerPlace
 
 TOPOGRAPH = "network.topology.nvidia.com"
 """Topograph's label prefix (Topograph docs, engines/k8s.md)."""
@@ -40,6 +40,11 @@ LEAF, SPINE, CORE, ACCELERATOR = (
 )
 """Topograph's keys for the tree levels and the NVLink domain."""
 
+TIER_KEYS = (LEAF, SPINE, CORE)
+"""Topograph's tree keys, lowest level first: its labeler writes the switch one level up
+from the node under ``leaf``, the next under ``spine``, the next under ``core``, and no
+more (``switchNetworkHierarchy``, pkg/engines/k8s/labeler.go, Topograph v0.5.0)."""
+
 OWN = "fabric-stack"
 """Prefix of the labels fabric-stack adds (facts Topograph has no key for)."""
 
@@ -47,9 +52,6 @@ SU, POD, RACK, PLANES = f"{OWN}/su", f"{OWN}/pod", f"{OWN}/rack", f"{OWN}/planes
 
 HOSTNAME = "kubernetes.io/hostname"
 """The well-known per-node label: Kueue's lowest topology level."""
-
-CORE_VALUE = "core"
-"""The one value of the core label: every pod shares the cluster's core layer."""
 
 _VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
@@ -65,17 +67,16 @@ def node_labels(view: SchedulerView, place: ServerPlace) -> dict[str, str]:
     labels: dict[str, str] = {}
     if place.nvlink_domain:
         labels[ACCELERATOR] = place.nvlink_domain
-    labels[LEAF] = f"su{place.su}"
-    labels[SPINE] = pod_name(place.pod)
-    if view.tiers == 3:
-        labels[CORE] = CORE_VALUE
-    labels[SU] = str(place.su)
-    labels[POD] = str(place.pod)
-    if place.rack:
-        labels[RACK] = place.rack
-    labels[PLANES] = str(view.planes)
-    for plane, rail, leaf in place.leaves:
-        labels[rail_leaf_key(plane, rail, view.planes)] = leaf
+    for key, value in zip(TIER_KEYS, place.tree, strict=False):
+        labels[key] = value
+    if not view.origin:  # the plan's own facts (a dump has no SU, pod or rail)
+        labels[SU] = str(place.su)
+        labels[POD] = str(place.pod)
+        if place.rack:
+            labels[RACK] = place.rack
+        labels[PLANES] = str(view.planes)
+        for plane, rail, leaf in place.leaves:
+            labels[rail_leaf_key(plane, rail, view.planes)] = leaf
     bad = [f"{k}={v!r}" for k, v in labels.items() if len(v) > 63 or not _VALUE.match(v)]
     if bad:  # site names are host names (checked on input), so this is a programming error
         raise ValueError(f"{place.name}: not Kubernetes label values: {', '.join(bad)}")
@@ -89,10 +90,10 @@ def all_node_labels(view: SchedulerView) -> dict[str, dict[str, str]]:
 
 def kueue_levels(view: SchedulerView) -> list[str]:
     """Kueue's topology levels, widest first: core (three tiers), spine, leaf (the SU), the
-    NVLink domain (NVL72), then ``kubernetes.io/hostname``, which Kueue allows only last."""
-    levels = [CORE] if view.tiers == 3 else []
-    levels += [SPINE, LEAF]
-    if view.block_kind == "nvl72":
+    NVLink domain (NVL72, or a dump's named domains), then ``kubernetes.io/hostname``,
+    which Kueue allows only last."""
+    levels = list(reversed(TIER_KEYS[: max(1, min(view.tiers, len(TIER_KEYS)))]))
+    if any(p.nvlink_domain for p in view.servers):
         levels.append(ACCELERATOR)
     return [*levels, HOSTNAME]
 
@@ -105,6 +106,7 @@ def label_keys(view: SchedulerView) -> list[str]:
 __all__ = [
     "ACCELERATOR",
     "CORE",
+    "CORE_VALUE",
     "HOSTNAME",
     "LEAF",
     "OWN",
@@ -113,6 +115,7 @@ __all__ = [
     "RACK",
     "SPINE",
     "SU",
+    "TIER_KEYS",
     "TOPOGRAPH",
     "all_node_labels",
     "kueue_levels",

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from fabric_stack.adapters.discovery import IbnetdiscoverReader
 from fabric_stack.artifacts.slurm import render_discovered
 from fabric_stack.drift.discovered import discovered_tree
+from fabric_stack.drift.discovered_view import discovered_view
 from fabric_stack.errors import InputFileError
 from tests.ib_site_fabrics import Shape, site_fabric
 from tests.unit.test_adopt import REAL
@@ -45,7 +46,7 @@ def test_every_real_sample_gets_a_tree_or_one_line(name: str) -> None:
     tree = discovered_tree(snap)
     hosts = [n for s in tree.switches if s.level == 0 for n in s.nodes]
     assert len(hosts) == len(set(hosts))  # one lowest-level switch per node
-    text = render_discovered(tree)
+    text = render_discovered(discovered_view(tree))[0].content
     for line in text.splitlines():
         if line.startswith("SwitchName="):
             assert " " not in line.split()[0] and ("Nodes=" in line or "Switches=" in line)

@@ -122,3 +122,23 @@ def test_the_real_ndr_dump_loads_with_one_lowest_switch_per_host(tmp_path: Path)
     # a08-p1-dgx-04-c01: 4 HCAs (lines 4598, 4472, 4346, 2015), one node, under SU 4's group
     assert "a08-p1-dgx-04-c01" in seen
     assert sum(1 for f in shown.values() if f["Level"] == "1") == 9  # IBSPINE-01 … -09
+
+
+@pytest.mark.parametrize("family", ["rails-4", "unnamed"])
+def test_generated_families_load_with_one_lowest_switch_per_host(
+    tmp_path: Path, family: str
+) -> None:
+    """Four rails per host (one node per host, one host group per four leaves) and
+    factory NodeDescs (hosts keep H-<guid>), from tests/unit/test_discovered_scheduler.py."""
+    from tests.ib_site_fabrics import site_fabric
+    from tests.unit.test_discovered_scheduler import SHAPES
+
+    text, truth = site_fabric(SHAPES[family], seed=len(family))
+    dump = tmp_path / "dump.txt"
+    dump.write_text(text, encoding="utf-8")
+    shown, log, _ = _load(dump, tmp_path)
+    assert "Multiple leaf switches" not in log
+    level0 = [expand(f["Nodes"]) for f in shown.values() if f["Level"] == "0"]
+    nodes = [n for group in level0 for n in group]
+    assert len(nodes) == len(set(nodes)) == len(truth.host_leaves)
+    assert len(level0) == len(truth.leaves) // SHAPES[family].hcas_per_host
