@@ -53,7 +53,13 @@ from typing import Any
 from fabric_stack.compat.pydantic_internals import trusted_instance
 from fabric_stack.drift.adopt_hcas import group_factory_hcas, hca_note
 from fabric_stack.drift.adopt_others import OtherHost, other_hosts
-from fabric_stack.drift.adopt_placer import adjacency, any_port_hosts, downlink_map, place
+from fabric_stack.drift.adopt_placer import (
+    adjacency,
+    any_port_hosts,
+    downlink_map,
+    place,
+    tiers,
+)
 from fabric_stack.drift.adopt_plan import (
     ACCESS_ROLES,
     TIER,
@@ -173,9 +179,14 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     hcas = group_factory_hcas(obs)
     obs = hcas.obs
     keys, notes = port_keys(obs, plan)
+    adj = adjacency(obs, keys)
+    if len(set(plan.tier_scheme.values())) > 1:
+        # Tiers numbering their ports otherwise (issue #43: per-tier models and speeds):
+        # read each switch's labels in its tier's numbering, the tiers known from the wiring.
+        keys, notes = port_keys(obs, plan, tiers(obs, adj, plan.nic_names))
+        adj = adjacency(obs, keys)
     if hcas.grouped:
         notes.append(hca_note(hcas))
-    adj = adjacency(obs, keys)
     placer = place(obs, plan, adj)
     placed, why = placer.placed, placer.why
     res = AdoptResult(notes=notes)
