@@ -28,7 +28,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pulumi
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from fabric_stack.adapters.discovery import IbnetdiscoverReader, LldpReader
@@ -37,6 +39,8 @@ from fabric_stack.drift import PlanIndex
 from fabric_stack.drift.adopt import adopt, observation_from_snapshot
 from fabric_stack.drift.identity import Identity
 from fabric_stack.files.names_file import write_names
+from fabric_stack.intent.derive import derive_intent
+from fabric_stack.intent.wire import decode_cables, record_of
 from fabric_stack.topology.build import FabricTopology, Link
 from fabric_stack.topology.model import FABRIC_ROLES
 from tests.adopt_fixtures import renamed, site_names
@@ -278,3 +282,269 @@ def test_adopt_places_every_device_and_drift_with_its_names_is_clean(
     names_file = ["--names", str(tmp_path / "names.csv"), "--network", "compute"]
     code, findings = _drift(name, [flag, str(where)], *names_file)
     assert [f["summary"] for f in findings] == [] and code == 0
+
+
+# ----------------------------------------------------------------- whatif and estimate
+
+
+def _cli_json(command: str, name: str, *args: str, spec: dict[str, Any] | None = None) -> Any:
+    flags = _flags(spec if spec is not None else DESIGNS[name])
+    r = CliRunner().invoke(main, [command, *flags, *args, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def _capacity(topo: FabricTopology, **where: Any) -> int:
+    """Gb/s of the leaf-spine links matching ``where`` (link attributes), from the link list."""
+    return sum(
+        k.speed_gbps
+        for k in topo.links_of("leaf_spine")
+        if all(getattr(k, f) == v for f, v in where.items())
+    )
+
+
+def test_whatif_counts_800g_uplinks_at_their_capacity() -> None:
+    topo, _ = _plan("roce-800g-uplinks")
+    spine = next(iter(topo.links_of("leaf_spine"))).b_device
+    fast = _cli_json("whatif", "roce-800g-uplinks", "--fail", spine)
+    same = {**DESIGNS["roce-800g-uplinks"], "uplink_gbps": 400}
+    slow = _cli_json("whatif", "", "--fail", "spine-01", spec=same)
+    # Half the cables at twice the speed: the same bisection, healthy and after a spine.
+    assert fast["bisection_tbps"]["before"] == slow["bisection_tbps"]["before"] == 409.6
+    lost = _capacity(topo, b_device=spine) / _capacity(topo)
+    assert lost == 1 / 8 and fast["failed"][0]["cables"] == 64  # 16 leaves × 4 × 800G
+    assert fast["bisection_tbps"]["after"] == pytest.approx(409.6 * (1 - lost))
+    assert fast["capacity_lost_pct"]["leaf_spine"] == pytest.approx(100 * lost)
+
+
+def test_estimate_counts_800g_uplinks_at_their_capacity() -> None:
+    topo, _ = _plan("roce-800g-uplinks")
+    args = ("--collective", "alltoall", "--sizes", "1G")
+    fast = _cli_json("estimate", "roce-800g-uplinks", *args)
+    same = {**DESIGNS["roce-800g-uplinks"], "uplink_gbps": 400}
+    slow = _cli_json("estimate", "", *args, spec=same)
+    assert fast["job"]["sus"] == 2
+    su_cut = _capacity(topo, su=1) / 8  # GB/s out of SU 1: its 256 800G uplinks
+    assert fast["limits_gbs"]["su_uplinks_min"] == su_cut == 25_600  # 8 leaves × 32 × 800G
+    assert slow["limits_gbs"]["su_uplinks_min"] == su_cut
+    assert fast["points"] == slow["points"]
+
+
+def test_rail_grouped_failures_stay_in_their_rail_and_cross_rail_goes_over_nvlink() -> None:
+    topo, _ = _plan("roce-rail-grouped")
+    spine = next(d.name for d in topo.switches("spine") if d.rail == 3)
+    out = _cli_json("whatif", "roce-rail-grouped", "--fail", spine)
+    assert "NVLink" in out["traffic"] and "PXN" in out["traffic"]
+    assert out["ecmp"]["degraded_pairs"] > 0
+    assert {p["rail"] for p in out["ecmp"]["worst"]} == {3}
+    assert out["capacity_lost_pct"]["leaf_spine"] == pytest.approx(
+        100 * _capacity(topo, b_device=spine) / _capacity(topo)
+    )
+    # No link joins two rails: a rail's leaves reach only their own rail's spines.
+    rail_of = {d.name: d.rail for d in topo.switches("spine")}
+    assert all(rail_of[k.b_device] == k.rail for k in topo.links_of("leaf_spine"))
+    est = _cli_json("estimate", "roce-rail-grouped", "--sizes", "1G")
+    assert any("no network path joins two rails" in a for a in est["assumptions"])
+    full = _cli_json("whatif", "ib-two-leaves-per-rail", "--fail", "spine-01")
+    assert "traffic" not in full
+
+
+def test_one_of_two_leaves_of_a_rail_out_leaves_the_rail_up() -> None:
+    one = _cli_json("whatif", "ib-two-leaves-per-rail", "--fail", "su1-r1-leaf1")
+    # The 32 servers on that leaf lose their rail-1 NIC; the rail keeps its other leaf.
+    assert one["isolated"]["by_rail"] == {"1": 32}
+    assert one["isolated"]["rails_without_leaf"] == []
+    both = _cli_json(
+        "whatif", "ib-two-leaves-per-rail", "--fail", "su1-r1-leaf1", "--fail", "su1-r1-leaf2"
+    )
+    assert both["isolated"]["rails_without_leaf"] == ["SU 1 rail 1"]
+
+
+def test_four_planes_lose_one_plane_with_its_spine() -> None:
+    topo, _ = _plan("ib-4planes-q3400-spines")
+    spine = next(d.name for d in topo.switches("spine") if d.plane == 2)
+    out = _cli_json("whatif", "ib-4planes-q3400-spines", "--fail", spine)
+    assert out["isolated"]["gpus"] == 0  # every GPU keeps three planes
+    assert out["bisection_tbps"]["after"] == pytest.approx(out["bisection_tbps"]["before"] * 3 / 4)
+    leaves = sorted(d.name for d in topo.switches("leaf") if d.plane == 2)
+    assert out["isolated"]["leaves_cut_off"] == leaves  # one spine per plane at 256 GPUs
+
+
+def test_a_build_outs_reserved_spines_carry_phase_1s_share() -> None:
+    topo, _ = _plan("ib-build-out")
+    assert topo.plan.switches.spine == 32  # the 2,048-GPU fabric's spines, provisioned now
+    out = _cli_json("whatif", "ib-build-out", "--fail", "spine-01")
+    lost = _capacity(topo, b_device="spine-01") / _capacity(topo)
+    assert lost == 1 / 32
+    assert out["capacity_lost_pct"]["leaf_spine"] == pytest.approx(100 * lost)
+
+
+# ----------------------------------------------------------------- Pulumi components (mocks)
+
+
+class _Mocks(pulumi.runtime.Mocks):
+    """Records every resource the program or component registers (no engine, no provider)."""
+
+    def __init__(self) -> None:
+        self.resources: list[tuple[str, str, dict[str, Any]]] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        self.resources.append((args.typ, args.name, dict(args.inputs)))
+        return f"{args.name}-id", dict(args.inputs)
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], None]:
+        return {}, None
+
+
+_P = "pulumi-python:dynamic/fabric:"
+
+
+def _records(mocks: _Mocks, kind: str) -> list[dict[str, Any]]:
+    return [record_of(i) for t, _, i in mocks.resources if t == _P + kind]
+
+
+def _check_records(mocks: _Mocks, topo: FabricTopology, models: dict[str, str]) -> None:
+    """The cable records carry each planned link's speed at both ends, the switch records
+    their tier's model and port speeds (compared with the topology, built apart)."""
+    cables = [c for b in _records(mocks, "CableBundle") for c in decode_cables(b)]
+    cables += _records(mocks, "Cable")
+    speed = {k.id: k.speed_gbps for k in topo.links}
+    assert len(cables) == len(speed)
+    for c in cables:
+        assert c["a_speed_gbps"] == c["b_speed_gbps"] == speed[c["name"]], c["name"]
+    assert {c["a_speed_gbps"] for c in cables if c["role"] == "leaf_spine"} == {
+        topo.plan.uplink_gbps
+    }
+    switches = {s["name"]: s for s in _records(mocks, "Switch")}
+    for d in topo.switches("leaf", "spine"):
+        assert switches[d.name]["model"] == models[d.role], d.name
+    leaf = next(s for s in switches.values() if s["role"] == "leaf")
+    spine = next(s for s in switches.values() if s["role"] == "spine")
+    assert (leaf["port_gbps"], leaf.get("up_gbps", leaf["port_gbps"])) == (
+        topo.plan.link_gbps,
+        topo.plan.uplink_gbps,
+    )
+    assert spine["port_gbps"] == topo.plan.uplink_gbps
+
+
+@pytest.fixture
+def mocks() -> _Mocks:
+    m = _Mocks()
+    pulumi.runtime.set_mocks(m, project="fabric-stack", stack="tiers", preview=True)
+    return m
+
+
+@pytest.mark.parametrize(
+    ("name", "granularity", "models"),
+    [
+        ("ib-4planes-q3400-spines", "bundle", {"leaf": "qm9700", "spine": "q3400"}),
+        ("roce-rail-grouped", "bundle", {"leaf": "sn5600", "spine": "sn5600"}),
+        ("roce-800g-uplinks", "bundle", {"leaf": "sn5600", "spine": "sn5600"}),
+    ],
+)
+@pulumi.runtime.test
+def test_components_carry_each_links_speed_and_each_tiers_model(
+    mocks: _Mocks, name: str, granularity: str, models: dict[str, str]
+) -> Any:
+    from components.fabric import FabricComponent
+
+    topo, _ = _plan(name)
+    intent = derive_intent(topo)
+    comp = FabricComponent("gpu-cluster", intent, "sqlite:///unused.db", granularity)  # type: ignore[arg-type]
+    return pulumi.Output.all(*[r.urn for r in comp.resources]).apply(
+        lambda _: _check_records(mocks, topo, models)
+    )
+
+
+def test_the_program_reads_the_tier_keys_from_camel_case_stack_config(
+    mocks: _Mocks, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from components.program import run
+
+    spec = DESIGNS["ib-4planes-q3400-spines"]
+    config = {f"fabric:{_camel(k)}": str(v) for k, v in spec.items()}
+    assert "fabric:spineSwitch" in config and "fabric:uplinkGbps" in config
+    config |= {
+        "fabric:inventory": f"sqlite:///{tmp_path / 'inv.db'}",
+        "fabric:configRecords": "false",
+    }
+    monkeypatch.setenv("PULUMI_CONFIG", json.dumps(config))
+
+    @pulumi.runtime.test
+    def program() -> None:
+        run(tmp_path)
+
+    program()  # returns once every resource the program registered has been seen
+    topo, _ = _plan("ib-4planes-q3400-spines")
+    _check_records(mocks, topo, {"leaf": "qm9700", "spine": "q3400"})
+    fabric = _records(mocks, "Fabric")[0]
+    assert (fabric["spec"]["spine_switch"], fabric["spec"]["uplink_gbps"]) == ("q3400", 400)
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(w.title() for w in rest)
+
+
+# ----------------------------------------------------------------- bad input
+
+BAD_INPUTS: dict[str, tuple[dict[str, Any], str, str]] = {
+    # name: (spec, key, what the line must offer instead)
+    "spine-slower-than-uplinks": (
+        {"gpus": 1024, "fabric": "roce", "switch": "sn5600", "uplink_gbps": 800}
+        | {"spine_switch": "generic-64x400"},
+        "uplink_gbps",
+        "(uplink_gbps 400, or spine_switch sn5600 or generic-<radix>x800)",
+    ),
+    "build-out-below-gpus": (
+        {"gpus": 1024, "build_out_gpus": 512},
+        "build_out_gpus",
+        "or at least 1,024)",
+    ),
+    "three-planes-of-an-8-rail-400g-nic": (
+        {"gpus": 128, "gpus_per_node": 8, "nic_gbps": 400, "planes": 3},
+        "planes",
+        "(use planes 1, 2, 4, or a NIC rate divisible by 3)",
+    ),
+    "rail-grouping-needs-a-core-anyway": (
+        {"gpus": 32768, "spine_grouping": "rail"},
+        "spine_grouping",
+        "(spine_grouping: full (three tiers), or at most 16,384 GPUs with rail grouping)",
+    ),
+}
+"""The issue's bad inputs: a spine model slower than ``uplink_gbps``, ``build_out_gpus``
+below ``gpus``, ``planes: 3`` on 400G NICs, rail grouping where a rail needs a core."""
+
+
+def _bad_input(form: str, spec: dict[str, Any], where: Path) -> tuple[list[str], str]:
+    """(CLI arguments giving ``spec`` as ``form``, the prefix the line names the key with)."""
+    if form == "flags":
+        return _flags(spec), ""
+    if form == "spec-file":
+        path = where / "cluster.yaml"
+        path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+        return ["--config", str(path)], f"{path}: "
+    path = where / "Pulumi.prod.yaml"
+    config = {f"fabric:{_camel(k)}": v for k, v in spec.items()}
+    path.write_text(yaml.safe_dump({"config": config}), encoding="utf-8")
+    return ["--config", str(path)], f"{path}: fabric:"
+
+
+@pytest.mark.parametrize("form", ["flags", "spec-file", "stack-file"])
+@pytest.mark.parametrize("case", BAD_INPUTS)
+def test_bad_input_is_one_line_naming_the_key_exit_2_nothing_written(
+    case: str, form: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, key, valid = BAD_INPUTS[case]
+    monkeypatch.chdir(tmp_path)
+    args, prefix = _bad_input(form, spec, tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    for command in (["render", "all", "--out-dir", "out"], ["cabling", "--out", "cables.csv"]):
+        r = CliRunner().invoke(main, [*command, *args])
+        assert r.exit_code == 2, r.output
+        lines = [x for x in r.output.splitlines() if x.strip()]
+        assert len(lines) == 1 and "Traceback" not in r.output, r.output
+        spelled = _camel(key) if form == "stack-file" else key
+        assert lines[0].startswith(f"error: {prefix}{spelled}: "), lines[0]
+        assert lines[0].endswith(valid), lines[0]
+        assert sorted(tmp_path.rglob("*")) == before, f"{command[0]} wrote files"
