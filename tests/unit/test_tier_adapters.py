@@ -548,3 +548,40 @@ def test_bad_input_is_one_line_naming_the_key_exit_2_nothing_written(
         assert lines[0].startswith(f"error: {prefix}{spelled}: "), lines[0]
         assert lines[0].endswith(valid), lines[0]
         assert sorted(tmp_path.rglob("*")) == before, f"{command[0]} wrote files"
+
+
+# ----------------------------------------------------------------- BOM, layout, report
+
+
+@pytest.mark.parametrize(
+    "name", ["roce-800g-uplinks", "roce-rail-grouped", "ib-4planes-q3400-spines"]
+)
+def test_bom_layout_and_report_follow_the_tiers(name: str, tmp_path: Path) -> None:
+    topo, _ = _plan(name)
+    bom = _cli_json("bom", name)
+    ordered_models: Counter[tuple[str, str]] = Counter()
+    for s in bom["switches"]:
+        for role, n in s["roles"].items():
+            if role in ("leaf", "spine"):
+                ordered_models[(role, s["model"])] += n
+    # every leaf and spine counted under its own tier's model
+    assert ordered_models == Counter((d.role, d.model) for d in topo.switches("leaf", "spine"))
+    links = Counter((k.role, k.speed_gbps) for k in topo.links_of("node_leaf", "leaf_spine"))
+    ordered: Counter[tuple[str, int]] = Counter()
+    for c in bom["cables"]:
+        if c["role"] in ("node_leaf", "leaf_spine"):
+            ordered[(c["role"], c["speed_gbps"])] += c["links"]
+    assert ordered == links
+    layout = _cli_json("layout", name)
+    assert layout["passed"] and layout["problems"] == []
+    r = CliRunner().invoke(
+        main, ["render", "report", *_flags(DESIGNS[name]), "--out-dir", str(tmp_path)]
+    )
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "report" / "design-report.html").read_text(encoding="utf-8")
+    plan = topo.plan
+    if plan.uplink_gbps != plan.link_gbps:
+        leaf = plan.tier_plans[0]
+        assert f"{leaf.ports_up} × {plan.uplink_gbps}G up" in html
+    if plan.spine_grouping == "rail":
+        assert "rail-grouped spines: each rail has its own spine group" in html
