@@ -122,7 +122,8 @@ def write_ibnetdiscover(
     """The dump of ``wires``; ``hca_form``: servers say ``HCA-N`` (MLNX_OFED) not ``mlx5_N``."""
     index = PlanIndex.from_topology(topo)
     switches = [names[d.name] for d in topo.switches("leaf", "spine", "core")]
-    text = ibnetdiscover_text(index, wires, extra_switches=switches)
+    back = {site: plan for plan, site in names.items()}
+    text = ibnetdiscover_text(index, wires, extra_switches=switches, planned=back)
     if hca_form:
         text = _HCA.sub(lambda m: f'"{m.group(1)} HCA-{int(m.group(2)) + 1}"', text)
     path.write_text(text, encoding="utf-8")

@@ -15,7 +15,7 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -207,9 +207,14 @@ def ibnetdiscover_text(
     desc: Callable[[str], str] = lambda name: f"MF0;{name}:MQM9700/U1",
     guid_override: dict[str, str] | None = None,
     extra_switches: Iterable[str] = (),
+    planned: Mapping[str, str] | None = None,
 ) -> str:
-    """An ibnetdiscover dump of ``wires`` (compute roles) in rdma-core's layout."""
+    """An ibnetdiscover dump of ``wires`` (compute roles) in rdma-core's layout.
+
+    ``planned``: the wires' device names → the plan's (wires of a renamed site): a planned
+    port is numbered as the plan numbers it."""
     guid_override = guid_override or {}
+    plan_name = planned or {}
     ends = _by_device(wires)
     switches = [d for d in index.schemes if d in ends or d in extra_switches]
     switches += [d for d in extra_switches if d not in switches]
@@ -226,7 +231,13 @@ def ibnetdiscover_text(
         return guid_override.get(dev, switch_guid(dev))
 
     def number(dev: str, port: str) -> int:
-        sch = index.schemes.get(dev)
+        # The plan's own number of a planned port (a mixed leaf numbers its uplinks after
+        # their first downlink-layout lane); an unplanned one as its label reads.
+        pdev = plan_name.get(dev, dev)
+        known = index.planned_number((pdev, port))
+        if known is not None:
+            return known
+        sch = index.schemes.get(pdev)
         n = switch_port_number(port, sch.ports_per_cage if sch else 2)
         assert n is not None, (dev, port)
         return n

@@ -243,10 +243,21 @@ def find_isolated(index: FabricIndex, dead: frozenset[int], out_devices: set[str
             by_rail[str(rail)] += len(ngpus)
     nics_per_server = topo.plan.rails * planes
     servers = sum(1 for n in per_server.values() if n == nics_per_server)
+    # A rail of an SU is without a leaf when every leaf it has is out: an SU larger than
+    # a leaf gives each rail several (issue #43), and one of them out leaves the rail up.
+    out_leaves = [topo.device(name) for name in sorted(out_devices)]
+    out_leaves = [d for d in out_leaves if d.role == "leaf"]
+    rail_leaves: dict[tuple[int, int, int, int], int] = defaultdict(int)
+    if out_leaves:
+        for d in topo.switches("leaf"):
+            rail_leaves[(d.plane, d.pod, d.su, d.rail)] += 1
+    down: dict[tuple[int, int, int, int], int] = defaultdict(int)
+    for d in out_leaves:
+        down[(d.plane, d.pod, d.su, d.rail)] += 1
     without_leaf = []
-    for name in sorted(out_devices):
-        d = topo.device(name)
-        if d.role == "leaf":
+    for d in out_leaves:
+        key = (d.plane, d.pod, d.su, d.rail)
+        if down.pop(key, 0) == rail_leaves[key]:
             without_leaf.append(
                 f"SU {d.su} rail {d.rail}" + (f" plane {d.plane}" if planes > 1 else "")
             )

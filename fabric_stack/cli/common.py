@@ -14,7 +14,14 @@ from rich.console import Console
 
 from fabric_stack.cli.params import AliasedOption, NonEmptyPath, StackName, one_line
 from fabric_stack.errors import FabricStackError, InputFileError, SpecError
-from fabric_stack.files.config import load_yaml, spec_from_file, split_stack_config
+from fabric_stack.files.config import (
+    field_head,
+    is_stack_file,
+    load_yaml,
+    spec_from_file,
+    split_stack_config,
+    stack_config_error,
+)
 from fabric_stack.files.names_file import load_names
 from fabric_stack.hardware.server_profiles import PROFILES
 from fabric_stack.hardware.switches import known_switch_names
@@ -162,7 +169,7 @@ def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
     if stack:
         return spec_of_stack(stack, flags)
     if config:
-        remember_config(config)
+        remember_config(config, {k for k, v in flags.items() if v is not None})
         return spec_from_file(config, **flags)
     return validate_spec({}, **flags)
 
@@ -170,11 +177,14 @@ def load_spec(kwargs: dict[str, Any]) -> FabricSpec:
 def spec_of_stack(stack: str, flags: dict[str, Any]) -> FabricSpec:
     """The spec in stack ``stack``'s config as Pulumi's backend holds it (flags win)."""
     from fabric_stack.adapters.pulumi.stack_config import pulumi_project_dir, read_stack_config
-    from fabric_stack.files.config import stack_config_error, with_names_file
+    from fabric_stack.files.config import with_names_file
     from fabric_stack.files.stack_spec import stack_config_values
 
     pdir = pulumi_project_dir()
     data, _ = split_stack_config(stack_config_values(read_stack_config(stack, pdir)))
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:  # later-stage spec errors name the stack-config key (see located)
+        ctx.meta[_STACK_KEY] = {k for k, v in flags.items() if v is not None}
     try:
         return validate_spec(with_names_file(data, pdir), **flags)
     except SpecError as exc:
@@ -182,22 +192,46 @@ def spec_of_stack(stack: str, flags: dict[str, Any]) -> FabricSpec:
 
 
 _CONFIG_KEY = "fabric_stack.files.config"
+_FLAGS_KEY = "fabric_stack.files.config.flags"
+_STACK_KEY = "fabric_stack.files.config.stack"
 
 
-def remember_config(path: Path) -> None:
-    """Note the spec file of this run, so later-stage spec errors can name it."""
+def remember_config(path: Path, flagged: set[str] | None = None) -> None:
+    """Note the spec file of this run (and the spec keys flags set), so later-stage spec
+    errors can name the file and the key as it spells it."""
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta[_CONFIG_KEY] = str(path)
+        ctx.meta[_FLAGS_KEY] = flagged or set()
 
 
 def located(exc: FabricStackError) -> str:
-    """The error's line; a spec error from sizing (after the file was read) names the file."""
+    """The error's line; a spec error from sizing (after the file was read) names the file,
+    and a key a stack's config set (``--stack``, or a Pulumi.<stack>.yaml as ``--config``)
+    as stack config spells it (``fabric:uplinkGbps``), as the Pulumi program does."""
     ctx = click.get_current_context(silent=True)
-    config = ctx.meta.get(_CONFIG_KEY) if ctx is not None else None
-    if config and isinstance(exc, SpecError) and not exc.message.startswith(config):
+    if ctx is None or not isinstance(exc, SpecError):
+        return exc.message
+    config = ctx.meta.get(_CONFIG_KEY)
+    head = field_head(exc)
+    spec_key = head in FabricSpec.model_fields  # not a command's own flag (--fail …)
+    if config and not exc.message.startswith(config):
+        flagged = ctx.meta.get(_FLAGS_KEY, set())
+        if spec_key and head not in flagged and _is_stack_path(config):
+            exc = stack_config_error(exc)
         return f"{config}: {exc.message}"
+    flagged = ctx.meta.get(_STACK_KEY)
+    if flagged is not None and spec_key and head not in flagged:
+        return stack_config_error(exc).message
     return exc.message
+
+
+def _is_stack_path(path: str) -> bool:
+    """Whether the spec file ``path`` is a stack file (read again: only on an error's path)."""
+    try:
+        return is_stack_file(load_yaml(path))
+    except FabricStackError:
+        return False
 
 
 OUT_RULE = (

@@ -53,7 +53,13 @@ from typing import Any
 from fabric_stack.compat.pydantic_internals import trusted_instance
 from fabric_stack.drift.adopt_hcas import group_factory_hcas, hca_note
 from fabric_stack.drift.adopt_others import OtherHost, other_hosts
-from fabric_stack.drift.adopt_placer import adjacency, any_port_hosts, downlink_map, place
+from fabric_stack.drift.adopt_placer import (
+    adjacency,
+    any_port_hosts,
+    downlink_map,
+    place,
+    tiers,
+)
 from fabric_stack.drift.adopt_plan import (
     ACCESS_ROLES,
     TIER,
@@ -172,10 +178,9 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     plan = PlanPorts(topo)
     hcas = group_factory_hcas(obs)
     obs = hcas.obs
-    keys, notes = port_keys(obs, plan)
+    keys, notes, adj = _keyed(obs, plan)
     if hcas.grouped:
         notes.append(hca_note(hcas))
-    adj = adjacency(obs, keys)
     placer = place(obs, plan, adj)
     placed, why = placer.placed, placer.why
     res = AdoptResult(notes=notes)
@@ -264,6 +269,20 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def _keyed(obs: Observation, plan: PlanPorts) -> tuple[dict[Any, Any], list[str], Adjacency]:
+    """(port keys, their notes, the keyed wiring) of ``obs``.
+
+    Where the tiers number their ports otherwise (issue #43: per-tier models and speeds),
+    each switch's labels are read again in its tier's numbering, the tiers known from the
+    wiring keyed the first time."""
+    keys, notes = port_keys(obs, plan)
+    adj = adjacency(obs, keys)
+    if len(set(plan.tier_scheme.values())) > 1:
+        keys, notes = port_keys(obs, plan, tiers(obs, adj, plan.nic_names))
+        adj = adjacency(obs, keys)
+    return keys, notes, adj
 
 
 def _overruled(

@@ -15,7 +15,7 @@ from fabric_stack.drift.adopt_plan import (
     natural_key,
 )
 from fabric_stack.drift.adopt_ports import PortMap
-from fabric_stack.drift.adopt_rails import Adjacency, nic_rails
+from fabric_stack.drift.adopt_rails import Adjacency, RailVote, nic_rails
 from fabric_stack.drift.adopt_roles import host_groups, natural, raw_tiers, wiring
 from fabric_stack.drift.observation import Observation
 
@@ -62,14 +62,42 @@ def tiers(obs: Observation, adj: Adjacency, nics: set[str] | None = None) -> dic
     return raw_tiers(adj, servers, set(), nics)
 
 
+_PLANE, _RAIL = POSITION_ATTRS.index("plane"), POSITION_ATTRS.index("rail")
+
+
+def _rail_of(
+    dev: str, t: int, adj: Adjacency, tier: dict[str, int], rails: dict[str, RailVote]
+) -> tuple[int, int] | None:
+    """(plane, rail) of a leaf by its NICs, or of a spine by most of its leaves' NICs."""
+    if t == 1:
+        rv = rails.get(dev)
+        return rv.rail if rv is not None and rv.strict else None
+    if t != 2:
+        return None
+    below = Counter(
+        rails[p].rail for _, p, _ in adj[dev] if tier.get(p) == 1 and p in rails and rails[p].strict
+    )
+    if not below:
+        return None
+    rail, n = below.most_common(1)[0]
+    return rail if n * 2 > below.total() else None
+
+
 def _anchors(
-    obs: Observation, plan: PlanPorts, adj: Adjacency, tier: dict[str, int]
+    obs: Observation,
+    plan: PlanPorts,
+    adj: Adjacency,
+    tier: dict[str, int],
+    rails: dict[str, RailVote],
 ) -> dict[str, tuple[str, int, int]]:
     """Step 1: switch-to-switch cables vote for their ends' attributes by port-number pair.
 
     A cable's pair of port numbers says what every planned cable with those numbers
     shares (in two tiers: everything; in three, the rail of a leaf or the pod of a
     spine); each attribute takes its majority, and a complete set names the position.
+    Where every rail cables its leaves to its own spine group on the same ports
+    (``spine_grouping: rail``), a port pair says nothing of the rail: a leaf's comes from
+    its NICs, a spine's from most of its leaves' NICs.
     """
     out: dict[str, tuple[str, int, int]] = {}
     common = plan.common
@@ -97,6 +125,12 @@ def _anchors(
             if com is not None:
                 for i, v in com[side]:
                     votes[i][v] += 1
+        if voters and (not votes[_RAIL] or not votes[_PLANE]):
+            said = _rail_of(dev, t, adj, tier, rails)
+            if said is not None:
+                for i, v in ((_PLANE, said[0]), (_RAIL, said[1])):
+                    if not votes[i]:
+                        votes[i][v] = voters
         tup: list[Any] = []
         strength = 1 << 30
         for c in votes:
@@ -147,7 +181,7 @@ class Placer:
             {d for d, t in self.tier.items() if t == 1},
             obs.inferred_nics,
         )
-        self.anchors = _anchors(obs, plan, adj, self.tier)
+        self.anchors = _anchors(obs, plan, adj, self.tier, self.rails)
         self.access = _access_roles(adj, self.servers, plan.access_role, set(self.tier))
         self.placed: dict[str, str] = {}
         self.taken: dict[str, str] = {}

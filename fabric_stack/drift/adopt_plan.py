@@ -10,7 +10,8 @@ from typing import Any
 
 from fabric_stack.drift.identity import hca_to_ibdev, switch_port_number
 from fabric_stack.drift.observation import Observation
-from fabric_stack.drift.plan import port_schemes
+from fabric_stack.drift.plan import PortScheme, port_schemes
+from fabric_stack.drift.ports import port_number
 from fabric_stack.topology.build import COMPUTE_ROLES, FabricTopology
 from fabric_stack.topology.model import MANAGER_ROLE
 
@@ -95,6 +96,12 @@ class PlanPorts:
         compute = [v for k, v in self.schemes.items() if self.role.get(k) in TIER]
         self.ppc = max((s.ports_per_cage for s in compute), default=1)
         """Logical ports per cage of the compute switches (how their port labels count)."""
+        self.tier_scheme: dict[int, PortScheme] = {}
+        """Switch tier (1 leaf, 2 spine, 3 core) → how its switches number their ports: the
+        tiers may run other models and speeds (issue #43), a mixed leaf two layouts."""
+        for k, v in self.schemes.items():
+            self.tier_scheme.setdefault(TIER.get(self.role.get(k, ""), 0), v)
+        self.tier_scheme.pop(0, None)
         self.access_ppc: dict[str, int] = {}
         """Access switch role → logical ports per cage (a storage switch may split 4 ways)."""
         for k, v in self.schemes.items():
@@ -117,10 +124,19 @@ class PlanPorts:
         return self._common[key]
 
 
-def port_keys(obs: Observation, plan: PlanPorts) -> tuple[dict[tuple[str, str], Any], list[str]]:
-    """Each observed (device, port) → the plan's port key: a number or a NIC name."""
+def port_keys(
+    obs: Observation, plan: PlanPorts, tier: dict[str, int] | None = None
+) -> tuple[dict[tuple[str, str], Any], list[str]]:
+    """Each observed (device, port) → the plan's port key: a number or a NIC name.
+
+    ``tier`` (observed switch → 1 leaf, 2 spine, 3 core, from the wiring): a switch's port
+    labels are read in its tier's numbering (an 800G spine's ``swp5`` is its port 5, a
+    mixed leaf's ``swp33`` its port 65); without it, or where that reads nothing, at the
+    compute switches' finest cage split."""
     nic_of: dict[str, str | None] = {}
     number_of: dict[tuple[str, int], int | None] = {}
+    tiered: dict[tuple[str, int], int | None] = {}
+    tier = tier or {}
 
     def nic(port: str) -> str | None:
         if port not in nic_of:
@@ -162,7 +178,16 @@ def port_keys(obs: Observation, plan: PlanPorts) -> tuple[dict[tuple[str, str], 
                 else:
                     odd.setdefault(dev, set()).add(port)
             else:
-                n = number(port, ppc.get(dev, plan.ppc))
+                t = tier.get(dev, 0)
+                scheme = plan.tier_scheme.get(t) if dev not in ppc else None
+                n = None
+                if scheme is not None:
+                    if (port, t) not in tiered:
+                        raw = port.split("/")[-1] if port.startswith("U") else port
+                        tiered[(port, t)] = port_number(raw, scheme)
+                    n = tiered[(port, t)]
+                if n is None:
+                    n = number(port, ppc.get(dev, plan.ppc))
                 if n is not None:
                     keys[(dev, port)] = n
     notes: list[str] = []

@@ -30,7 +30,6 @@ from typing import ClassVar
 from fabric_stack.drift.model import Endpoint, PortType, Snapshot
 from fabric_stack.drift.plan import PlanIndex, PortScheme
 from fabric_stack.drift.ports import port_number
-from fabric_stack.naming.devices import switch_port_label
 from fabric_stack.naming.nodedesc import mf0_host
 from fabric_stack.nos.cumulus import CUMULUS
 from fabric_stack.nos.eos import EOS
@@ -263,10 +262,11 @@ class Identity:
         if scheme is not None and raw.isdigit() and int(raw):
             # ibnetdiscover's bare logical numbers: the common case of a big dump.
             n = port_number(raw, scheme)
-            if n is None:
+            label = scheme.label(n) if n is not None else None
+            if label is None:
                 self.note("unknown", f"{device} {raw}")
                 return raw, "unknown"
-            return switch_port_label(scheme.os_family, n, scheme.ports_per_cage), "name"
+            return label, "name"
         s = unquote(raw)
         if s != raw.strip():
             self.note("quoted", f"{raw} → {s}")
@@ -276,10 +276,11 @@ class Identity:
             return alias, "name"
         if scheme is not None:
             n = port_number(s, scheme)
-            if n is None:
+            label = scheme.label(n) if n is not None else None
+            if label is None:
                 self.note("unknown", f"{device} {s}")
                 return s, "unknown"
-            return switch_port_label(scheme.os_family, n, scheme.ports_per_cage), "name"
+            return label, "name"
         ports = self.plan.server_ports.get(device)
         if ports is not None:
             if s in ports:
@@ -331,7 +332,7 @@ class Identity:
             return port
         n = self.plan.planned_number((device, port))
         if n is None:
-            n = switch_port_number(port, scheme.ports_per_cage)
+            n = port_number(port, scheme)
         if n is None or port == str(n):
             return port
         return f"{port} (port {n})"

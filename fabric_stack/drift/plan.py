@@ -14,6 +14,7 @@ from typing import Any
 
 from fabric_stack.errors import CatalogError
 from fabric_stack.hardware.switches import lookup_switch, port_mode
+from fabric_stack.naming.devices import switch_port_label
 from fabric_stack.nos import PortRef, for_family
 from fabric_stack.topology.build import FabricTopology, Link
 
@@ -36,13 +37,49 @@ def link_key(a: EP, b: EP) -> Key:
 @dataclass(frozen=True, slots=True)
 class PortScheme:
     """How a switch names its ports: OS family, logical ports per cage, radix (0: unknown),
-    and the model's cages and catalog key (0 / empty when the plan does not say)."""
+    and the model's cages and catalog key (0 / empty when the plan does not say).
+
+    A *mixed* leaf (uplinks faster than its downlinks, issue #43) runs its cages from
+    ``up_cage`` on at ``up_ports_per_cage``: its ports keep the downlink layout's numbers
+    (an uplink is numbered after its first lane) but are labelled in the uplink layout
+    (``swp33`` for a whole 800G cage), as :func:`fabric_stack.sizing.tiers.leaf_uplink_port`
+    plans them. ``up_cage`` 0: every cage runs at ``ports_per_cage``.
+    """
 
     os_family: str
     ports_per_cage: int
     radix: int = 0
     cages: int = 0
     model: str = ""
+    up_cage: int = 0
+    up_ports_per_cage: int = 0
+
+    def lanes(self, cage: int) -> int:
+        """Logical ports cage ``cage`` (1-based) gives at its planned speed."""
+        if self.up_cage and cage >= self.up_cage and self.up_ports_per_cage:
+            return self.up_ports_per_cage
+        return self.ports_per_cage
+
+    def number(self, cage: int, lane: int) -> int | None:
+        """Logical port number of port ``lane`` of ``cage`` (both 1-based); ``None`` when
+        the cage gives no such port at its planned speed or the model has no such cage."""
+        lanes = self.lanes(cage)
+        if cage < 1 or lane < 1 or lane > lanes or (self.cages and cage > self.cages):
+            return None
+        return (cage - 1) * self.ports_per_cage + (lane - 1) * (self.ports_per_cage // lanes) + 1
+
+    def label(self, number: int) -> str | None:
+        """The plan's label of logical port ``number``; ``None`` for a number inside an
+        uplink cage that names no port there (a lane an uplink port spans)."""
+        ppc = self.ports_per_cage
+        cage, lane = divmod(number - 1, ppc)
+        lanes = self.lanes(cage + 1)
+        if lanes == ppc:
+            return switch_port_label(self.os_family, number, ppc)
+        step = ppc // lanes
+        if lane % step:
+            return None
+        return switch_port_label(self.os_family, cage * lanes + lane // step + 1, lanes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +140,20 @@ def infer_schemes(links: Iterable[Link]) -> dict[str, PortScheme]:
     return out
 
 
+def _uplink_ports(topo: FabricTopology) -> tuple[dict[str, int], dict[str, int]]:
+    """Each leaf's uplink speed and lowest uplink port number, read off its planned
+    leaf-spine links (where a mixed leaf's uplink cages begin)."""
+    speed: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for link in topo.links:
+        if link.role == "leaf_spine":
+            speed.setdefault(link.a_device, link.speed_gbps)
+            n = first.get(link.a_device)
+            if n is None or link.a_port_number < n:
+                first[link.a_device] = link.a_port_number
+    return speed, first
+
+
 def port_schemes(topo: FabricTopology) -> dict[str, PortScheme]:
     """Port schemes of every switch from its catalog model and the speed its ports run at."""
     speed: dict[str, int] = {}
@@ -110,14 +161,25 @@ def port_schemes(topo: FabricTopology) -> dict[str, PortScheme]:
         speed.setdefault(link.b_device, link.speed_gbps)
         if link.role not in SERVER_ROLES:
             speed.setdefault(link.a_device, link.speed_gbps)
+    up_speed, up_first = _uplink_ports(topo)
     out: dict[str, PortScheme] = {}
     fallback: dict[str, PortScheme] | None = None
     for d in topo.switches():
         try:
             model = lookup_switch(d.model)
             mode = port_mode(model, speed.get(d.name, model.native_speed_gbps))
+            up_cage = up_ppc = 0
+            if d.name in up_speed and up_speed[d.name] != mode.speed_gbps:
+                up_ppc = port_mode(model, up_speed[d.name]).ports_per_cage
+                up_cage = (up_first[d.name] - 1) // mode.ports_per_cage + 1
             out[d.name] = PortScheme(
-                model.os_family, mode.ports_per_cage, d.radix, model.cages, model.key
+                model.os_family,
+                mode.ports_per_cage,
+                d.radix,
+                model.cages,
+                model.key,
+                up_cage,
+                up_ppc,
             )
         except CatalogError:
             # A model the catalog no longer knows: read the scheme off the labels.

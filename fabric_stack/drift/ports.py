@@ -81,28 +81,25 @@ def max_port(scheme: PortScheme) -> int:
     return scheme.radix
 
 
-def _number(cage: int, lane: int, scheme: PortScheme) -> int | None:
-    ppc = scheme.ports_per_cage
-    if cage < 1 or lane < 1 or lane > ppc or (scheme.cages and cage > scheme.cages):
-        return None
-    return (cage - 1) * ppc + lane
-
-
 def _sonic(lane_index: int, scheme: PortScheme) -> int | None:
-    """SONiC ``Ethernet<first lane>`` → logical port, if the port starts on a port boundary."""
+    """SONiC ``Ethernet<first lane>`` → logical port, if the port starts on a port boundary
+    (of its cage's layout: a mixed leaf's uplink cages split coarser)."""
     lanes = sonic_lanes_per_cage(scheme.model)
-    if not lanes or lanes % scheme.ports_per_cage:
+    cage, offset = divmod(lane_index, lanes) if lanes else (0, 0)
+    ports = scheme.lanes(cage + 1)
+    if not lanes or lanes % ports:
         return None
-    per_port = lanes // scheme.ports_per_cage
-    cage, offset = divmod(lane_index, lanes)
+    per_port = lanes // ports
     if offset % per_port:
         return None  # not the first lane of a port at the planned speed
-    return _number(cage + 1, offset // per_port + 1, scheme)
+    return scheme.number(cage + 1, offset // per_port + 1)
 
 
 def _within(n: int, scheme: PortScheme) -> int | None:
     top = max_port(scheme)
-    return n if n >= 1 and (not top or n <= top) else None
+    if n < 1 or (top and n > top) or (scheme.up_cage and scheme.label(n) is None):
+        return None  # beyond the model, or a lane inside a mixed leaf's uplink port
+    return n
 
 
 def port_number(raw: str, scheme: PortScheme) -> int | None:
@@ -120,5 +117,5 @@ def port_number(raw: str, scheme: PortScheme) -> int | None:
             return _within(ref.number, scheme)
         if ref.serdes >= 0:
             return _sonic(ref.serdes, scheme)
-        return _number(ref.cage, ref.lane, scheme)
+        return scheme.number(ref.cage, ref.lane)
     return None

@@ -16,7 +16,6 @@ from fabric_stack.drift.ignore import ActiveRules
 from fabric_stack.drift.model import Endpoint, ObservedLink, Snapshot
 from fabric_stack.drift.plan import EP, Key, PlanIndex, PortScheme, link_key
 from fabric_stack.drift.ports import max_port
-from fabric_stack.naming.devices import switch_port_label
 
 
 @dataclass(slots=True)
@@ -92,7 +91,7 @@ class Resolver:
         verified and the report notes say so.
         """
         plan, ident = self.plan, self.ident
-        at, schemes, label = plan.at, plan.schemes, switch_port_label
+        at, schemes = plan.at, plan.schemes
         tops = {d: top_port(sch) for d, sch in schemes.items()}  # highest port of each switch
         devices = ident.device
         known = ident.known_devices
@@ -108,8 +107,13 @@ class Resolver:
             sch = schemes.get(dev) if pt == "number" else None
             if pt == "name" and (dev, la.port) in at:
                 a, ok_a = (dev, la.port), True
-            elif sch is not None and la.port.isdigit() and 0 < int(la.port) <= tops[dev]:
-                a, ok_a = (dev, label(sch.os_family, int(la.port), sch.ports_per_cage)), True
+            elif (
+                sch is not None
+                and la.port.isdigit()
+                and 0 < int(la.port) <= tops[dev]
+                and (named := sch.label(int(la.port))) is not None
+            ):
+                a, ok_a = (dev, named), True
             else:
                 a, ok_a = self.endpoint(la)
             dev = known.get(lb.device) or devices(lb.device)
@@ -117,8 +121,13 @@ class Resolver:
             sch = schemes.get(dev) if pt == "number" else None
             if pt == "name" and (dev, lb.port) in at:
                 b, ok_b = (dev, lb.port), True
-            elif sch is not None and lb.port.isdigit() and 0 < int(lb.port) <= tops[dev]:
-                b, ok_b = (dev, label(sch.os_family, int(lb.port), sch.ports_per_cage)), True
+            elif (
+                sch is not None
+                and lb.port.isdigit()
+                and 0 < int(lb.port) <= tops[dev]
+                and (named := sch.label(int(lb.port))) is not None
+            ):
+                b, ok_b = (dev, named), True
             else:
                 b, ok_b = self.endpoint(lb)
             if (

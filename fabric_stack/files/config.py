@@ -69,7 +69,8 @@ def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
         data = {}
     if not isinstance(data, Mapping):
         raise InputFileError(str(path), "expected a mapping of spec fields at the top level")
-    if isinstance(data.get("config"), Mapping) or (data and set(data) <= STACK_FILE_KEYS):
+    stacked = is_stack_file(data)
+    if stacked:
         config = data.get("config")
         if config is not None and not isinstance(config, Mapping):
             raise InputFileError(
@@ -85,7 +86,23 @@ def spec_from_file(path: str | Path, **overrides: Any) -> FabricSpec:
     try:
         return validate_spec(data, **overrides)
     except SpecError as exc:
-        raise InputFileError(str(path), exc.message) from None
+        # A stack file's line names the key as that file spells it (fabric:uplinkGbps).
+        flagged = {k for k, v in overrides.items() if v is not None}
+        said = stack_config_error(exc) if stacked and field_head(exc) not in flagged else exc
+        raise InputFileError(str(path), said.message) from None
+
+
+def field_head(exc: SpecError) -> str:
+    """The top-level spec field an error names (``infiniband`` of ``infiniband.sharp``)."""
+    return exc.field.partition(".")[0]
+
+
+def is_stack_file(data: object) -> bool:
+    """Whether loaded YAML ``data`` is a Pulumi.<stack>.yaml (its spec under ``config:`` as
+    ``fabric:camelCase`` keys) rather than a spec file (snake_case fields at the top)."""
+    if not isinstance(data, Mapping):
+        return False
+    return isinstance(data.get("config"), Mapping) or bool(data and set(data) <= STACK_FILE_KEYS)
 
 
 def with_names_file(data: dict[str, Any], base: Path) -> dict[str, Any]:

@@ -102,8 +102,11 @@ def _model_for(spec: FabricSpec, role: str) -> SwitchModel:
     return model
 
 
-def _serving(model: SwitchModel, speed: int, key: str, what: str, proto: Protocol) -> int:
-    """Ports per cage of ``model`` at ``speed``; one line naming ``key`` when it cannot."""
+def _serving(
+    model: SwitchModel, speed: int, key: str, what: str, proto: Protocol, switch_key: str
+) -> int:
+    """Ports per cage of ``model`` at ``speed``; one line naming ``key`` when it cannot (and,
+    when ``key`` is the speed, the tier's model key ``switch_key`` as the other way out)."""
     try:
         return port_mode(model, speed).ports_per_cage
     except CatalogError:
@@ -113,7 +116,7 @@ def _serving(model: SwitchModel, speed: int, key: str, what: str, proto: Protoco
         speeds = ", ".join(f"{s}G" for s in model.speeds())
         models = " or ".join([*others, f"generic-<radix>x{speed}"])
         valid = (
-            f"{key} " + " or ".join(str(s) for s in model.speeds()) + f", or {models}"
+            f"{key} " + " or ".join(str(s) for s in model.speeds()) + f", or {switch_key} {models}"
             if key.endswith("_gbps")
             else f"a {key.replace('_', ' ')} that serves {speed}G: {models}"
         )
@@ -140,7 +143,7 @@ def resolve_tiers(spec: FabricSpec) -> Tiers:
     leaf_m = _model_for(spec, "leaf")
     leaf_ppc = port_mode(leaf_m, link).ports_per_cage  # raises (nic_gbps) as before
     up_key = "uplink_gbps" if spec.uplink_gbps else "leaf_switch"
-    leaf_up_ppc = _serving(leaf_m, up, up_key, "uplinks", proto)
+    leaf_up_ppc = _serving(leaf_m, up, up_key, "uplinks", proto, "leaf_switch")
     if leaf_ppc % leaf_up_ppc:
         raise SpecError(
             "uplink_gbps",
@@ -154,7 +157,7 @@ def resolve_tiers(spec: FabricSpec) -> Tiers:
         key = "uplink_gbps" if spec.uplink_gbps else f"{role}_switch"
         if key == f"{role}_switch" and getattr(spec, key) is None:
             key = "switch"
-        ppc = _serving(model, up, key, f"{role} ports", proto)
+        ppc = _serving(model, up, key, f"{role} ports", proto, f"{role}_switch")
         tiers.append(TierPorts(model, up, up, ppc, ppc))
     return Tiers(*tiers)
 

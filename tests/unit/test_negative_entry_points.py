@@ -42,6 +42,9 @@ _FLAG = {
     "--oversubscription": ("oversubscription", str),
     "--build-out-gpus": ("build_out_gpus", int),
     "--spine-grouping": ("spine_grouping", str),
+    "--uplink-gbps": ("uplink_gbps", int),
+    "--spine-switch": ("spine_switch", str),
+    "--planes": ("planes", int),
 }
 
 
