@@ -69,13 +69,14 @@ from fabric_stack.drift.adopt_roles import (
     natural,
     wiring,
 )
-from fabric_stack.drift.adopt_shape import shape_note
+from fabric_stack.drift.adopt_shape import shape_note, site_shape
 from fabric_stack.drift.observation import (
     Observation,
     ObservedDevice,
     observation_from_snapshot,
     short_name,
 )
+from fabric_stack.drift.shape_file import SiteShape
 from fabric_stack.naming.site import SiteName, check_label
 from fabric_stack.topology.build import FabricTopology
 
@@ -115,6 +116,8 @@ class AdoptResult:
     """(site device, site port) → the plan's port number, where the site numbers otherwise."""
     others: list[OtherHost] = field(default_factory=list)
     """Login / controller / storage hosts on the compute fabric: known, not placed."""
+    shape: SiteShape | None = None
+    """The shape the wiring shows (rails, spines, cables per pair), with its evidence."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-compatible report."""
@@ -163,6 +166,7 @@ class AdoptResult:
                 {"device": o.device, "leaf": o.leaf, "port": o.port, "why": o.why}
                 for o in self.others
             ],
+            "shape": None if self.shape is None else self.shape.model_dump(mode="json"),
             "notes": self.notes,
         }
 
@@ -196,6 +200,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     )
     if (shape := shape_note(plan, res.roles, obs)) is not None:
         res.notes.append(shape)
+    res.shape = site_shape(plan, res.roles, obs)
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1

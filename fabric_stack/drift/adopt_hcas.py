@@ -74,7 +74,7 @@ def group_factory_hcas(obs: Observation) -> HcaGroups:
         if sw in group_of and sw in nic_votes:
             members.setdefault((group_of[sw], sp), []).append(h)
     devs = dict(devs)
-    out = HcaGroups(Observation(obs.source, obs.origin, devs, obs.cables))
+    out = HcaGroups(Observation(obs.source, obs.origin, devs, obs.cables, rates=obs.rates))
     rename: dict[tuple[str, str], tuple[str, str]] = {}
     for (g, sp), hcas in sorted(members.items()):
         owners = named_at.get((g, sp), set())
