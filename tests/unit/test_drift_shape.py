@@ -12,9 +12,11 @@ with none. Faults are planted by editing the dump's text (both port lines of a c
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,9 @@ from click.testing import CliRunner
 from fabric_stack.cli import main
 from fabric_stack.drift.shape_file import SiteShape, load_shape, shape_path, write_shape
 from fabric_stack.errors import InputFileError
+from tests.ib_site_fabrics import Shape, site_fabric
 from tests.unit.test_adopt import REAL
+from tests.unit.test_adopt_unplanned import SHAPES, _adopt, _random_names, _spec
 
 NDR = REAL / "ibnetdiscover" / "topograph-ndr-dgx-example.out"
 SPEC = ["--gpus", "1152", "--su-nodes", "18"]
@@ -112,6 +116,23 @@ def move(text: str, node: str, port: int, to: str, to_port: int) -> str:
     head -= head > j
     out.insert(head + 1, new)
     return "\n".join(out) + "\n"
+
+
+def swap(text: str, a: tuple[str, int], b: tuple[str, int]) -> str:
+    """``text`` with the far ends of the cables on ports ``a`` and ``b`` exchanged."""
+    ports, desc = cables(text)
+    (i, x, qx), (j, y, qy) = ports[a], ports[b]
+    lines = text.splitlines()
+
+    def point(k: int, old: tuple[str, int], new: tuple[str, int]) -> None:
+        lines[k] = lines[k].replace(f'"{old[0]}"[{old[1]}]', f'"{new[0]}"[{new[1]}]')
+        lines[k] = lines[k].replace(f'"{desc[old[0]]}"', f'"{desc[new[0]]}"')
+
+    point(i, (x, qx), (y, qy))
+    point(j, (y, qy), (x, qx))
+    point(ports[(x, qx)][0], a, b)
+    point(ports[(y, qy)][0], b, a)
+    return "\n".join(lines) + "\n"
 
 
 @pytest.fixture(scope="module")
@@ -257,3 +278,97 @@ def test_a_malformed_shape_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
         assert r.exit_code == 2 and "Traceback" not in r.output
         assert str(path) in r.output and "$.spines" in r.output
         assert len(r.output.strip().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------- synthetic families
+
+
+def _family(name: str, seed: int, tmp: Path) -> tuple[Shape, Path]:
+    shape = replace(SHAPES[name])
+    hosts = shape.leaves * shape.hosts_per_leaf // shape.hcas_per_host
+    shape.host_names = _random_names(hosts, random.Random(seed))
+    text, _ = site_fabric(shape, seed)
+    dump = tmp / "fabric.txt"
+    dump.write_text(text, encoding="utf-8")
+    return shape, dump
+
+
+EIGHT_RAILS = (
+    "gpus: {gpus}\ngpus_per_node: 8\nrails: 8\nsu_nodes: {su}\nnic_gbps: 400\n"
+    "switch: generic-32x400\noversubscription: '16:16'\ninfiniband: {{sm_location: switch}}\n"
+)
+"""A DGX-style plan (8 rails) of the same hosts: not the shape the families are cabled in."""
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_each_familys_shape_is_the_one_it_was_built_in(name: str, tmp_path: Path) -> None:
+    shape, dump = _family(name, 1, tmp_path)
+    spec = _spec(shape, tmp_path)
+    _adopt(dump, spec)
+    got = load_shape(shape_path(dump.with_suffix(".names.csv")))
+    assert got.rails == list(range(1, shape.hcas_per_host + 1))
+    assert (got.spines, got.cables_per_pair) == (shape.spines, shape.uplinks)
+    assert got.hosts_per_leaf == shape.hosts_per_leaf
+    assert got.link_rate == f"4x{shape.generation}"
+    # the plan states the same shape: nothing folded, nothing found (the shape file read)
+    r = _run(["drift", *spec, "--ibnetdiscover", str(dump),
+              "--names", str(dump.with_suffix(".names.csv")), "--format", "json"])  # fmt: skip
+    assert json.loads(r.output)["findings"] == []
+
+
+@pytest.mark.parametrize("name", ["two-rails-shuffled", "four-rails-hca-form"])
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("fault", ["none", "uplink_down", "uplinks_swapped"])
+def test_a_family_against_a_plan_of_another_shape(
+    name: str, seed: int, fault: str, tmp_path: Path
+) -> None:
+    shape, dump = _family(name, seed, tmp_path)
+    cfg = tmp_path / "dgx.yaml"
+    hosts = shape.leaves * shape.hosts_per_leaf // shape.hcas_per_host
+    cfg.write_text(EIGHT_RAILS.format(gpus=hosts * 8, su=shape.hosts_per_leaf), encoding="utf-8")
+    spec = ["--config", str(cfg)]
+    _adopt(dump, spec)
+    names = dump.with_suffix(".names.csv")
+    text = dump.read_text(encoding="utf-8")
+    want = ""
+    if fault != "none":
+        ports, desc = cables(text)
+        sw = {
+            x.rsplit(" ", 1)[-1].split(":")[0].removeprefix("MF0;ib-"): n for n, x in desc.items()
+        }
+
+        def first(leaf: str, spine: str) -> int:
+            return min(p for (n, p), (_, x, _) in ports.items() if n == sw[leaf] and x == sw[spine])
+
+        port = first("leaf1", "spine1")
+        if fault == "uplink_down":
+            text, want = (
+                unplug(text, sw["leaf1"], port),
+                f"{shape.uplinks - 1} of {shape.uplinks} cable",
+            )
+        else:  # leaf1's cable to spine1 and leaf2's to spine2 exchange their spine ends
+            text = swap(text, (sw["leaf1"], port), (sw["leaf2"], first("leaf2", "spine2")))
+            want = f"{shape.uplinks - 1} cable(s) to "
+        dump.write_text(text, encoding="utf-8")
+    r = _run(["drift", *spec, "--ibnetdiscover", str(dump), "--names", str(names),
+              "--format", "json"])  # fmt: skip
+    findings = json.loads(r.output)["findings"]
+    kinds = Counter(f["kind"] for f in findings)
+    assert kinds["plan_mismatch"] == 1
+    (pm,) = [f for f in findings if f["kind"] == "plan_mismatch"]
+    assert (
+        f"rails: 1, 2, 3, 4, 5, 6, 7, 8 → {', '.join(map(str, range(1, shape.hcas_per_host + 1)))}"
+        in pm["changes"][0]
+    )
+    rest = [f["summary"] for f in findings if f["kind"] != "plan_mismatch"]
+    if fault == "none":
+        assert rest == []
+    elif fault == "uplink_down":
+        assert len(rest) == 1 and want in rest[0], rest
+    else:  # two moved cables, each named by its leaf: deficit on one spine, excess on the other
+        assert len(rest) == 2 and all(want in x and "is on" in x for x in rest), rest
+    # without the shape the same drift reports every consequence one by one
+    shape_path(names).unlink()
+    r = _run(["drift", *spec, "--ibnetdiscover", str(dump), "--names", str(names),
+              "--format", "json"])  # fmt: skip
+    assert json.loads(r.output)["summary"]["total"] >= pm["links"] > 10
