@@ -75,7 +75,9 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     cables say, so a few miswires do not move it (`drift` then reports them).
     Writes the names file for `--names` (and, when the site numbers its
     switch-to-switch ports its own way, the port map learned from the cables
-    beside it, NAMES.ports.csv, which drift reads) and reports, per device
+    beside it, NAMES.ports.csv; and the shape the wiring shows, NAMES.shape.json:
+    rails cabled, spines, cables per leaf–spine pair, leaves per rail, hosts per
+    leaf, link rate, each with its evidence; drift reads both) and reports, per device
     class, what was placed and with what confidence, what was not and why, and
     what contradicts the plan. A fabric of another shape still gets each
     switch's role (leaf / spine / core). Exit status: 0 all observed devices

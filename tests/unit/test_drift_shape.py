@@ -372,3 +372,20 @@ def test_a_family_against_a_plan_of_another_shape(
     r = _run(["drift", *spec, "--ibnetdiscover", str(dump), "--names", str(names),
               "--format", "json"])  # fmt: skip
     assert json.loads(r.output)["summary"]["total"] >= pm["links"] > 10
+
+
+@pytest.mark.skipif(not NDR.is_file(), reason="../shared/realdata not found")
+@pytest.mark.parametrize(
+    "name", ["ltaulell-X5.topofile", "arthurtumanyan-small_topo_file.txt", "jabl-ibtopotool-1.topo"]
+)
+def test_a_fabric_with_no_rails_gets_no_shape_and_drift_is_unchanged(
+    name: str, tmp_path: Path
+) -> None:
+    """The non-rail samples adopt tests use: no leaf's rail known, so no shape is claimed
+    (before and after this change drift reports 130 / 36 / 35 findings on them)."""
+    dump = REAL / "ibnetdiscover" / name
+    names = tmp_path / "names.csv"
+    _run(["adopt", "--ibnetdiscover", str(dump), "--out", str(names)])
+    assert names.is_file() and not shape_path(names).exists()
+    r = _run(["drift", "--ibnetdiscover", str(dump), "--names", str(names), "--format", "json"])
+    assert json.loads(r.output)["summary"]["plan_mismatch"] == 0
