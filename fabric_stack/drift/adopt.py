@@ -217,10 +217,14 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
             or ("server" if od.kind == "server" else "switch")
         )
         if p is None:
-            if dev not in adj:
+            if dev in hcas.why:
+                reason = hcas.why[dev]
+            elif dev not in adj:
                 reason = "no cable on a port the plan has (not a compute-fabric device?)"
             else:
                 reason = why.get(dev, "no placed neighbour to place it from")
+            if od.kind == "server" and "ufm" in dev:
+                reason = manager_reason(dev, topo, obs, reason)
             known = res.roles.get(dev)
             if known is not None:
                 role = role if role in CLASSES else known.role
@@ -269,6 +273,28 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def manager_reason(dev: str, topo: FabricTopology, obs: Observation, reason: str) -> str:
+    """Why a host its name calls a fabric manager (``b11-p1-cufm-02``) has no manager
+    position: where it is cabled against where the plan seats its managers."""
+    seats = [
+        f"{lk.a_device} on {lk.b_device} port {lk.b_port_number}"
+        for lk in topo.links
+        if lk.role == "manager_leaf"
+    ]
+    if not seats:
+        return reason
+    cabled = sorted(
+        f"{b if a == dev else a} port {pb if a == dev else pa}"
+        for a, pa, b, pb in obs.cables
+        if dev in (a, b)
+    )
+    return (
+        f"a fabric-manager host by its name, cabled to {', '.join(cabled) or 'nothing'}; the "
+        f"plan seats its managers at {', '.join(seats)}: the wiring does not say which "
+        f"position it holds ({reason})"
+    )
 
 
 def _overruled(
