@@ -78,6 +78,8 @@ def site_shape(plan: PlanPorts, roles: dict[str, Role], obs: Observation) -> Sit
     per_pair = Counter(pairs.values())
     k = max(per_pair, key=lambda n: (per_pair[n], n), default=0)
     per_rail = Counter(leaves.values())
+    reach = Counter(Counter(lf for lf, _ in pairs).values())
+    reached = max(reach, key=lambda n: (reach[n], n), default=0)
     p_rails, p_spines, p_pair = plan_shape(plan)
     rate = max(obs.rates, key=lambda r: (obs.rates[r], r), default="")
     none = len(leaves) * len(spines) - len(pairs)
@@ -86,6 +88,7 @@ def site_shape(plan: PlanPorts, roles: dict[str, Role], obs: Observation) -> Sit
         rails=sorted(per_rail),
         spines=len(spines),
         cables_per_pair=k,
+        spines_per_leaf=reached,
         leaves_per_rail=dict(sorted(per_rail.items())),
         hosts_per_leaf=max(hosts.values(), default=0),
         link_rate=rate,
@@ -102,6 +105,10 @@ def site_shape(plan: PlanPorts, roles: dict[str, Role], obs: Observation) -> Sit
             "cables_per_pair": f"of {len(pairs)} cabled leaf–spine pairs, "
             + ", ".join(f"{n} have {c}" for c, n in sorted(per_pair.items(), key=lambda x: -x[1]))
             + (f"; {none} pair(s) have none" if none > 0 else ""),
+            "spines_per_leaf": f"of {len(leaves)} leaves, "
+            + ", ".join(
+                f"{n} reach {c} spine(s)" for c, n in sorted(reach.items(), key=lambda x: -x[1])
+            ),
             "leaves_per_rail": "leaves per rail their NICs say",
             "hosts_per_leaf": "the most host cables on one leaf",
             "link_rate": ", ".join(f"{n} cable(s) at {r}" for r, n in obs.rates.most_common())

@@ -34,6 +34,12 @@ class SiteShape(BaseModel):
     cables_per_pair: int = Field(
         ge=0, description="Cables per leaf–spine pair: the most common count among cabled pairs."
     )
+    spines_per_leaf: int = Field(
+        default=0,
+        ge=0,
+        description="Spines most leaves are cabled to (0: unknown); when it is every spine, "
+        "a leaf–spine pair with no cable is a finding, else only short cabled pairs are.",
+    )
     leaves_per_rail: dict[int, int] = Field(description="Rail → leaves seen on it.")
     hosts_per_leaf: int = Field(ge=0, description="Most host cables on one leaf.")
     link_rate: str = Field(

@@ -163,7 +163,11 @@ def judge_uplinks(
     engine's speed findings already judge each cable's rate, planned or not)."""
     k = shape.cables_per_pair
     seen = Counter((c[0], c[2]) for c in cables)
-    short = {p: k - seen[p] for p in ((lf, sp) for lf in leaves for sp in spines) if seen[p] < k}
+    # Every pair when the shape is a full mesh (two tiers); else (pods under a core) only
+    # the pairs that are cabled at all: a pod's leaf never reaches another pod's spines.
+    full = shape.spines_per_leaf in (0, shape.spines)
+    pairs = ((lf, sp) for lf in leaves for sp in spines) if full else iter(seen)
+    short = {p: k - seen[p] for p in pairs if seen[p] < k}
     extra = {p: n - k for p, n in seen.items() if n > k}
     out: list[Finding] = []
     for side in (0, 1):  # a deficit and an excess on one leaf, then on one spine: moved

@@ -22,9 +22,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fabric_stack.cli import main
 from fabric_stack.drift.shape_file import SiteShape, load_shape, shape_path, write_shape
+from fabric_stack.drift.shape_fold import judge_uplinks
 from fabric_stack.errors import InputFileError
 from tests.ib_site_fabrics import Shape, site_fabric
 from tests.unit.test_adopt import REAL
@@ -389,3 +392,46 @@ def test_a_fabric_with_no_rails_gets_no_shape_and_drift_is_unchanged(
     assert names.is_file() and not shape_path(names).exists()
     r = _run(["drift", "--ibnetdiscover", str(dump), "--names", str(names), "--format", "json"])
     assert json.loads(r.output)["summary"]["plan_mismatch"] == 0
+
+
+# ----------------------------------------------------------------------- the per-pair judge
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    k=st.integers(1, 4),
+    counts=st.lists(st.integers(0, 6), min_size=6, max_size=6),
+    full=st.booleans(),
+)
+def test_every_short_and_every_extra_pair_is_named_and_nothing_else(
+    k: int, counts: list[int], full: bool
+) -> None:
+    """2 leaves × 3 spines with random cable counts: the deficit pairs are exactly the
+    expected side of the missing / moved findings, the excess pairs exactly the actual
+    side of the moved / unexpected ones, and a moved cable pairs one of each."""
+    leaves, spines = ["l1", "l2"], ["s1", "s2", "s3"]
+    pairs = [(lf, sp) for lf in leaves for sp in spines]
+    cabled = [
+        (lf, "p", sp, "q", "4xNDR")
+        for (lf, sp), n in zip(pairs, counts, strict=True)
+        for _ in range(n)
+    ]
+    reach = 3 if full else 2
+    shape = SiteShape(rails=[1], spines=3, cables_per_pair=k, spines_per_leaf=reach,
+                      leaves_per_rail={1: 2}, hosts_per_leaf=1)  # fmt: skip
+    found = judge_uplinks(cabled, set(leaves), set(spines), shape, "ibnetdiscover")
+    n = dict(zip(pairs, counts, strict=True))
+    short = {p for p in pairs if n[p] < k and (full or n[p] > 0)}
+    extra = {p for p in pairs if n[p] > k}
+    side = lambda s: (s.a_device, s.b_device)  # noqa: E731
+    assert {side(s) for f in found for s in f.expected} == short
+    assert {side(s) for f in found for s in f.actual} == extra
+    moved = [f for f in found if f.kind == "wrong_peer"]
+    deficit = sum(k - n[p] for p in short)
+    surplus = sum(n[p] - k for p in extra)
+    assert len(moved) <= min(deficit, surplus)
+    for f in moved:  # one end shared: the leaf, or the spine
+        (e,), (a,) = f.expected, f.actual
+        assert e.a_device == a.a_device or e.b_device == a.b_device
+    if not short and not extra:
+        assert found == []
