@@ -217,14 +217,8 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
             or ("server" if od.kind == "server" else "switch")
         )
         if p is None:
-            if dev in hcas.why:
-                reason = hcas.why[dev]
-            elif dev not in adj:
-                reason = "no cable on a port the plan has (not a compute-fabric device?)"
-            else:
-                reason = why.get(dev, "no placed neighbour to place it from")
-            if od.kind == "server" and "ufm" in dev:
-                reason = manager_reason(dev, topo, obs, reason)
+            said = hcas.why.get(dev) or (why.get(dev) if dev in adj else None)
+            reason = _unplaced_why(dev, od.kind, said, dev in adj, topo, obs)
             known = res.roles.get(dev)
             if known is not None:
                 role = role if role in CLASSES else known.role
@@ -273,6 +267,20 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
         n_leaves = sum(1 for r in res.roles.values() if r.role == "leaf")
         res.notes.append(rail_note(len(placer.overruled), n_leaves))
     return res
+
+
+def _unplaced_why(
+    dev: str, kind: str, said: str | None, cabled: bool, topo: FabricTopology, obs: Observation
+) -> str:
+    """Why ``dev`` has no position: what the HCA grouping or the placer said, or none of its
+    cables on a port the plan has; a fabric-manager host's beside the plan's manager seats."""
+    if said:
+        reason = said
+    elif not cabled:
+        reason = "no cable on a port the plan has (not a compute-fabric device?)"
+    else:
+        reason = "no placed neighbour to place it from"
+    return manager_reason(dev, topo, obs, reason) if kind == "server" and "ufm" in dev else reason
 
 
 def manager_reason(dev: str, topo: FabricTopology, obs: Observation, reason: str) -> str:
