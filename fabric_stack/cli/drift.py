@@ -127,7 +127,11 @@ def drift_cmd(
     up with no neighbour, a port the switch model cannot have). Every report
     carries coverage: planned / seen / matched devices and links per network;
     when fewer than --min-coverage of the planned devices were seen it says so
-    at the top. Exit status: 0 no drift, 1 drift or low coverage, 2 bad input.
+    at the top. With adopt's names file, the site's shape adopt wrote beside
+    it (NAMES.shape.json, or --shape FILE) turns a plan the site is not built
+    as (other rails, spines, cables per leaf–spine pair) into one
+    plan_mismatch finding and judges the uplinks per pair against the shape.
+    Exit status: 0 no drift, 1 drift or low coverage, 2 bad input.
 
     \b
     Examples:
@@ -141,6 +145,7 @@ def drift_cmd(
       fabric-stack drift --lldp lldp/ --network compute --min-coverage 0.9
       fabric-stack drift --lldp lldp/ --max-rows 0         # every finding, not the first 50
       fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
+      fabric-stack drift --names names.csv --shape site.shape.json --ibnetdiscover fabric.txt
       fabric-stack drift --slurm-topology /etc/slurm/topology.conf --k8s-nodes nodes.json
       NETBOX_TOKEN=… fabric-stack drift --stack prod --netbox https://nb.example --netbox-site prod
       fabric-stack drift --netbox https://nb.example --ibnetdiscover fabric.txt --write-status
