@@ -29,6 +29,7 @@ from fabric_stack.drift.adopt import (
     observation_from_snapshot,
 )
 from fabric_stack.drift.names import others_path, port_map_path, write_others, write_port_map
+from fabric_stack.drift.shape_file import shape_path, write_shape
 from fabric_stack.errors import FabricStackError
 from fabric_stack.files.names_file import write_names
 from fabric_stack.files.outputs import write_file
@@ -54,6 +55,7 @@ def merge(observations: list[Observation]) -> Observation:
                 have.guids += [g for g in dev.guids if g not in have.guids]
                 have.macs += [m for m in dev.macs if m not in have.macs]
         out.cables.extend(o.cables)
+        out.rates.update(o.rates)
     return out
 
 
@@ -73,7 +75,9 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
     cables say, so a few miswires do not move it (`drift` then reports them).
     Writes the names file for `--names` (and, when the site numbers its
     switch-to-switch ports its own way, the port map learned from the cables
-    beside it, NAMES.ports.csv, which drift reads) and reports, per device
+    beside it, NAMES.ports.csv; and the shape the wiring shows, NAMES.shape.json:
+    rails cabled, spines, cables per leaf–spine pair, leaves per rail, hosts per
+    leaf, link rate, each with its evidence; drift reads both) and reports, per device
     class, what was placed and with what confidence, what was not and why, and
     what contradicts the plan. A fabric of another shape still gets each
     switch's role (leaf / spine / core). Exit status: 0 all observed devices
@@ -102,6 +106,8 @@ def adopt_cmd(fmt: str, out: Path | None, **kwargs: Any) -> None:
         write_file(out, write_names(result.rows))
         if result.port_map:
             write_file(port_map_path(out), write_port_map(result.port_map))
+        if result.shape is not None:
+            write_file(shape_path(out), write_shape(result.shape))
         if result.others:
             rows = [(o.device, o.leaf, o.port, o.why) for o in result.others]
             write_file(others_path(out), write_others(rows))

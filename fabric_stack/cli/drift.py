@@ -44,8 +44,11 @@ from fabric_stack.drift.names import (
     with_planned,
 )
 from fabric_stack.drift.scheduler import compare_scheduler
+from fabric_stack.drift.shape_file import SiteShape, load_shape, shape_path
+from fabric_stack.drift.shape_fold import fold_shape
 from fabric_stack.pipeline import paused_gc
 from fabric_stack.sizing.size import size_fabric
+from fabric_stack.spec.model import FabricSpec
 from fabric_stack.topology.build import FabricTopology, build_topology
 from fabric_stack.views.drift import DEFAULT_MAX_ROWS, render_markdown, render_table
 
@@ -89,6 +92,16 @@ _PATH = NonEmptyPath(path_type=Path)
     help="YAML of ports/devices to ignore or check for link state only.",
 )
 @click.option(
+    "--shape",
+    "shape_file",
+    type=_PATH,
+    metavar="FILE",
+    help="The site's shape as adopt inferred it (default: NAMES.shape.json beside --names "
+    "when there): planned leaves / spines the site does not have and the leaf–spine "
+    "cables the plan numbers otherwise fold into one plan_mismatch finding, and the "
+    "uplinks are judged per leaf–spine pair against the shape.",
+)
+@click.option(
     "--write-status",
     is_flag=True,
     help="With --netbox and a fabric source: set each planned cable's NetBox status "
@@ -102,6 +115,7 @@ def drift_cmd(
     min_coverage: float,
     max_rows: int,
     ignore_file: Path | None,
+    shape_file: Path | None = None,
     write_status: bool = False,
     **kwargs: Any,
 ) -> None:
@@ -113,7 +127,11 @@ def drift_cmd(
     up with no neighbour, a port the switch model cannot have). Every report
     carries coverage: planned / seen / matched devices and links per network;
     when fewer than --min-coverage of the planned devices were seen it says so
-    at the top. Exit status: 0 no drift, 1 drift or low coverage, 2 bad input.
+    at the top. With adopt's names file, the site's shape adopt wrote beside
+    it (NAMES.shape.json, or --shape FILE) turns a plan the site is not built
+    as (other rails, spines, cables per leaf–spine pair) into one
+    plan_mismatch finding and judges the uplinks per pair against the shape.
+    Exit status: 0 no drift, 1 drift or low coverage, 2 bad input.
 
     \b
     Examples:
@@ -127,6 +145,7 @@ def drift_cmd(
       fabric-stack drift --lldp lldp/ --network compute --min-coverage 0.9
       fabric-stack drift --lldp lldp/ --max-rows 0         # every finding, not the first 50
       fabric-stack drift --gpus 1024 --names names.csv --ibnetdiscover fabric.txt
+      fabric-stack drift --names names.csv --shape site.shape.json --ibnetdiscover fabric.txt
       fabric-stack drift --slurm-topology /etc/slurm/topology.conf --k8s-nodes nodes.json
       NETBOX_TOKEN=… fabric-stack drift --stack prod --netbox https://nb.example --netbox-site prod
       fabric-stack drift --netbox https://nb.example --ibnetdiscover fabric.txt --write-status
@@ -179,11 +198,25 @@ def drift_cmd(
         ]
         topo = build_topology(size_fabric(spec))
         index = PlanIndex.from_topology(topo)
-        report = with_planned(_compare(topo, index, snapshots, rules, network, min_coverage), topo)
+        report = _compare(topo, index, snapshots, rules, network, min_coverage)
+        if (shape := shape_of(spec, shape_file)) is not None:
+            adopted = frozenset(r.planned for r in spec.names.rows)
+            report = fold_shape(report, topo, shape[0], snapshots, adopted, shape[1])
+        report = with_planned(report, topo)
     if write_status:
         click.echo(writer(topo, report, snapshots), err=True)
     _show(report, fmt, max_rows)
     sys.exit(0 if report.clean else 1)
+
+
+def shape_of(spec: FabricSpec, explicit: Path | None) -> tuple[SiteShape, str] | None:
+    """(the site's shape, its file): ``--shape``, else the file adopt wrote beside the names
+    file (``None``: neither)."""
+    path = explicit
+    if path is None and spec.names.file:
+        beside = shape_path(spec.names.file)
+        path = beside if beside.is_file() else None
+    return None if path is None else (load_shape(path), path.name)
 
 
 def _show(report: DriftReport, fmt: str, max_rows: int = DEFAULT_MAX_ROWS) -> None:

@@ -75,13 +75,14 @@ from fabric_stack.drift.adopt_roles import (
     natural,
     wiring,
 )
-from fabric_stack.drift.adopt_shape import shape_note
+from fabric_stack.drift.adopt_shape import shape_note, site_shape
 from fabric_stack.drift.observation import (
     Observation,
     ObservedDevice,
     observation_from_snapshot,
     short_name,
 )
+from fabric_stack.drift.shape_file import SiteShape
 from fabric_stack.naming.site import SiteName, check_label
 from fabric_stack.topology.build import FabricTopology
 
@@ -121,6 +122,8 @@ class AdoptResult:
     """(site device, site port) → the plan's port number, where the site numbers otherwise."""
     others: list[OtherHost] = field(default_factory=list)
     """Login / controller / storage hosts on the compute fabric: known, not placed."""
+    shape: SiteShape | None = None
+    """The shape the wiring shows (rails, spines, cables per pair), with its evidence."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-compatible report."""
@@ -169,6 +172,7 @@ class AdoptResult:
                 {"device": o.device, "leaf": o.leaf, "port": o.port, "why": o.why}
                 for o in self.others
             ],
+            "shape": None if self.shape is None else self.shape.model_dump(mode="json"),
             "notes": self.notes,
         }
 
@@ -201,6 +205,7 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
     )
     if (shape := shape_note(plan, res.roles, obs)) is not None:
         res.notes.append(shape)
+    res.shape = site_shape(plan, res.roles, obs)
     for d in topo.devices:
         if d.role in CLASSES:
             res.planned[d.role] = res.planned.get(d.role, 0) + 1
@@ -217,10 +222,8 @@ def adopt(topo: FabricTopology, obs: Observation) -> AdoptResult:
             or ("server" if od.kind == "server" else "switch")
         )
         if p is None:
-            if dev not in adj:
-                reason = "no cable on a port the plan has (not a compute-fabric device?)"
-            else:
-                reason = why.get(dev, "no placed neighbour to place it from")
+            said = hcas.why.get(dev) or (why.get(dev) if dev in adj else None)
+            reason = _unplaced_why(dev, od.kind, said, dev in adj, topo, obs)
             known = res.roles.get(dev)
             if known is not None:
                 role = role if role in CLASSES else known.role
@@ -283,6 +286,42 @@ def _keyed(obs: Observation, plan: PlanPorts) -> tuple[dict[Any, Any], list[str]
         keys, notes = port_keys(obs, plan, tiers(obs, adj, plan.nic_names))
         adj = adjacency(obs, keys)
     return keys, notes, adj
+
+
+def _unplaced_why(
+    dev: str, kind: str, said: str | None, cabled: bool, topo: FabricTopology, obs: Observation
+) -> str:
+    """Why ``dev`` has no position: what the HCA grouping or the placer said, or none of its
+    cables on a port the plan has; a fabric-manager host's beside the plan's manager seats."""
+    if said:
+        reason = said
+    elif not cabled:
+        reason = "no cable on a port the plan has (not a compute-fabric device?)"
+    else:
+        reason = "no placed neighbour to place it from"
+    return manager_reason(dev, topo, obs, reason) if kind == "server" and "ufm" in dev else reason
+
+
+def manager_reason(dev: str, topo: FabricTopology, obs: Observation, reason: str) -> str:
+    """Why a host its name calls a fabric manager (``b11-p1-cufm-02``) has no manager
+    position: where it is cabled against where the plan seats its managers."""
+    seats = [
+        f"{lk.a_device} on {lk.b_device} port {lk.b_port_number}"
+        for lk in topo.links
+        if lk.role == "manager_leaf"
+    ]
+    if not seats:
+        return reason
+    cabled = sorted(
+        f"{b if a == dev else a} port {pb if a == dev else pa}"
+        for a, pa, b, pb in obs.cables
+        if dev in (a, b)
+    )
+    return (
+        f"a fabric-manager host by its name, cabled to {', '.join(cabled) or 'nothing'}; the "
+        f"plan seats its managers at {', '.join(seats)}: the wiring does not say which "
+        f"position it holds ({reason})"
+    )
 
 
 def _overruled(

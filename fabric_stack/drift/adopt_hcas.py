@@ -16,10 +16,15 @@ leaves of its SU (server *j* on port *j* of every rail leaf: the NDR DGX dump's
 * each joins on the NIC its leaf's named hosts use (the leaf's rail), so adopt places it
   as it places named servers.
 
-Not grouped (left as they are, for adopt to report): an HCA on a leaf no named host is
-cabled to, at a port where two named hosts disagree, or whose host already has a cable
-on that leaf. The pattern is a convention, not a law (UNVERIFIED for sites that cable
-servers to any free port: there the leaves' named hosts disagree and nothing is grouped).
+A named host's cable off its own position (the port most of its cables in the group
+share: ``a05-p1-dgx-01-c12``'s HCA-2 on port 11 of leaf 02-01, its others on port 12) is a
+miswire drift reports; it does not make that host the owner of port 11.
+
+Not grouped (left as they are, for adopt to report, each with its reason in
+:attr:`HcaGroups.why`): an HCA on a leaf no named host is cabled to, at a port where two
+named hosts disagree, or whose host already has a cable on that leaf. The pattern is a
+convention, not a law (UNVERIFIED for sites that cable servers to any free port: there
+the leaves' named hosts disagree and nothing is grouped).
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ class HcaGroups:
     """Server → (confidence, what grouped its factory HCAs)."""
     grouped: int = 0
     """Factory HCAs merged into a server."""
+    why: dict[str, str] = field(default_factory=dict)
+    """Factory HCA left as it is → why the pattern did not group it (for adopt's report)."""
 
 
 def group_factory_hcas(obs: Observation) -> HcaGroups:
@@ -64,23 +71,38 @@ def group_factory_hcas(obs: Observation) -> HcaGroups:
     for h, rows in seats.items():
         if h in lone or is_factory_desc(h):
             continue
+        home = _home_ports(rows, group_of)
         for sw, sp, hp in rows:
             if sw in group_of:
-                named_at.setdefault((group_of[sw], sp), set()).add(h)
                 nic_votes.setdefault(sw, Counter())[hp] += 1
+                # A named host's cable off the port most of its cables in the group share
+                # is a miswire (drift reports it), not the group's owner of that port.
+                if home.get(group_of[sw], sp) == sp:
+                    named_at.setdefault((group_of[sw], sp), set()).add(h)
     members: dict[tuple[int, str], list[str]] = {}
+    out_why: dict[str, str] = {}
     for h in sorted(lone):
         sw, sp, _ = seats[h][0]
         if sw in group_of and sw in nic_votes:
             members.setdefault((group_of[sw], sp), []).append(h)
+        else:
+            out_why[h] = f"a factory-named HCA on {sw} port {sp}, a leaf no named host is on"
     devs = dict(devs)
-    out = HcaGroups(Observation(obs.source, obs.origin, devs, obs.cables))
+    out = HcaGroups(
+        Observation(obs.source, obs.origin, devs, obs.cables, rates=obs.rates), why=out_why
+    )
     rename: dict[tuple[str, str], tuple[str, str]] = {}
     for (g, sp), hcas in sorted(members.items()):
         owners = named_at.get((g, sp), set())
         if len(owners) > 1:
+            for h in hcas:
+                out.why[h] = (
+                    f"a factory-named HCA on {seats[h][0][0]} port {sp}, where its host "
+                    f"group's other leaves hold {', '.join(sorted(owners))}: the port "
+                    "pattern does not say which server it is"
+                )
             continue
-        on_leaf = {sw for sw, _, _ in seats.get(next(iter(owners)), [])} if owners else set()
+        on_leaf = {sw: sp_ for sw, sp_, _ in seats.get(next(iter(owners)), [])} if owners else {}
         if owners:
             host = next(iter(owners))
             out.basis.setdefault(
@@ -96,9 +118,14 @@ def group_factory_hcas(obs: Observation) -> HcaGroups:
             )
         for h in hcas:
             sw = seats[h][0][0]
-            if sw in on_leaf:
-                continue  # its host already has a cable on that leaf: not this pattern
-            on_leaf.add(sw)
+            if sw in on_leaf:  # its host already has a cable on that leaf: not this pattern
+                out.why[h] = (
+                    f"a factory-named HCA on {sw} port {sp}, the port of {host} in its host "
+                    f"group, but {host} already has a cable on {sw} (port {on_leaf[sw]}): "
+                    "the port pattern does not say whose HCA it is (a swapped cable?)"
+                )
+                continue
+            on_leaf[sw] = sp
             nic = nic_votes[sw].most_common(1)[0][0]
             rename[(h, seats[h][0][2])] = (host, nic)
             out.obs.inferred_nics.add((host, sw))
@@ -141,6 +168,21 @@ def _new_host(hcas: list[str], devs: dict[str, ObservedDevice]) -> str:
     guid = min(g for h in hcas for g in devs[h].guids).lower().removeprefix("0x")
     word = "".join(ch for ch in hcas[0].split()[0].lower() if ch.isalnum())[:20] or "hca"
     return f"{word}-{guid}"
+
+
+def _home_ports(rows: list[tuple[str, str, str]], group_of: dict[str, int]) -> dict[int, str]:
+    """Host group → the leaf port most of a named host's cables in it share (two or more, and
+    more than any other port): the position the pattern gives it there."""
+    ports: dict[int, Counter[str]] = {}
+    for sw, sp, _ in rows:
+        if sw in group_of:
+            ports.setdefault(group_of[sw], Counter())[sp] += 1
+    out: dict[int, str] = {}
+    for g, c in ports.items():
+        (top, n), *rest = [*c.most_common(2), ("", 0)]
+        if n >= 2 and n > rest[0][1]:
+            out[g] = top
+    return out
 
 
 def _leaf_groups(seats: dict[str, list[tuple[str, str, str]]], lone: set[str]) -> dict[str, int]:

@@ -36,8 +36,10 @@ FindingKind = Literal[
     "attribute_changed",
     "link_up_no_neighbor",
     "unknown_port",
+    "plan_mismatch",
 ]
-"""What kind of drift a finding reports."""
+"""What kind of drift a finding reports (``plan_mismatch``: the site's shape is not the plan's,
+one finding standing for every consequence, see :mod:`~fabric_stack.drift.shape_fold`)."""
 
 KINDS: tuple[FindingKind, ...] = get_args(FindingKind)
 """Every finding kind, in report order."""

@@ -8,6 +8,7 @@ UFM) can build one directly.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -37,6 +38,8 @@ class Observation:
     inferred_nics: set[tuple[str, str]] = field(default_factory=set)
     """(host, switch) cables whose NIC name was inferred from the switch's other hosts
     (:mod:`~fabric_stack.drift.adopt_hcas`): no vote for the switch's rail."""
+    rates: Counter[str] = field(default_factory=Counter)
+    """Link rate (``4xNDR``) → cables the source reports at it (empty: no rates)."""
 
 
 @lru_cache(maxsize=1 << 17)
@@ -90,6 +93,8 @@ def observation_from_snapshot(snap: Snapshot) -> Observation:
         if qb is None:
             qb = ports[pb] = unquote(pb)
         append((a, qa, b, qb))
+        if link.rate:
+            obs.rates[link.rate] += 1
     return obs
 
 

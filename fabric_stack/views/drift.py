@@ -21,6 +21,7 @@ _STYLE: dict[FindingKind, str] = {
     "attribute_changed": "blue",
     "link_up_no_neighbor": "cyan",
     "unknown_port": "bold yellow",
+    "plan_mismatch": "dim",
 }
 
 

@@ -185,8 +185,37 @@ def test_ndr_factory_hcas_are_grouped_into_servers_by_leaf_and_port(
     assert "factory-named HCAs at leaf port 6" in six["basis"]
     line = next(x for x in names.read_text().splitlines() if x.startswith("su2-node06,"))
     assert "e09d730300858d88" in line.lower()  # line 55's HCA, bound by its GUID
-    assert any("grouped into 20 server(s)" in n for n in report["notes"])
-    assert report["classes"]["server"]["placed"] == 137  # 120 before the grouping
+    assert any("66 HCA(s) reporting only a factory NodeDesc grouped into 22 server(s)" in n
+               for n in report["notes"])  # fmt: skip
+    assert report["classes"]["server"]["placed"] == 139  # 120 before the grouping
+
+
+@needs_real
+def test_ndr_factory_hcas_beside_a_miswire_are_placed_or_say_why_not(
+    ndr: tuple[dict[str, Any], Path],
+) -> None:
+    """Leaf 01-01 port 11 (line 1227) holds a factory HCA; port 11 of leaves 02-01 and 04-01
+    holds c12's HCA-2 (line 1184) and c14's HCA-6, whose other cables sit on ports 12 and
+    14: miswires, so port 11 is nobody's but the factory HCA's: server 11 of SU1. Likewise
+    port 4 of SU6's leaves 02-06, 03-06, 04-06 (lines 550, 507, 464), where c02's one
+    cable on 01-06 port 4 is off its port 2. The HCA on 02-01 port 12 (line 1185) sits at
+    c12's port of a leaf c12 is already on: whose it is the dump does not say."""
+    report, names = ndr
+    rows = {m["planned"]: m for m in report["mapping"]}
+    assert rows["su1-node11"]["actual"] == "mt4129-e09d730300373158"
+    assert rows["su6-node04"]["actual"] == "mt4129-e09d7303008574bc"
+    line = next(x for x in names.read_text().splitlines() if x.startswith("su6-node04,"))
+    assert all(g in line for g in ("8574bc", "8574c0", "858f50"))
+    assert rows["su6-node04"]["confidence"] == "low"
+    why = {u["device"]: u["why"] for u in report["classes"]["server"]["unplaced"]}
+    c12 = why["mt4129 connectx7   mellanox technologies e09d73030037315c"]
+    assert "a09-p1-ibleaf-02-01 port 12, the port of a05-p1-dgx-01-c12" in c12
+    assert "already has a cable on a09-p1-ibleaf-02-01 (port 11)" in c12
+    assert sum("factory-named HCA" in w for w in why.values()) == 3
+    ufm = why["b11-p1-cufm-02"]
+    assert "cabled to b09-p1-ibleaf-03-08 port 22, b09-p1-ibleaf-04-08 port 22" in ufm
+    assert "ufm-1 on su1-r1-leaf port 32, ufm-2 on su1-r2-leaf port 32" in ufm
+    assert "does not say which position" in ufm
 
 
 @needs_real
