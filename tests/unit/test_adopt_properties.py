@@ -193,3 +193,27 @@ def test_adopt_drift_and_tree_agree_with_the_wiring(drawn: tuple[Shape, int]) ->
                   "--format", "json"])  # fmt: skip
         _check_drift(json.loads(r.output)["findings"], truth, shape)
         _check_tree(dump, truth, shape.hcas_per_host)
+
+
+def test_a_host_with_one_factory_named_hca_is_still_one_host(tmp_path: Path) -> None:
+    """Two HCAs of one system image GUID, one ``cn… HCA-1``, the other the factory
+    NodeDesc: one host, both GUIDs in its names row, drift clean."""
+    shape = Shape(leaves=4, spines=2, hosts_per_leaf=8, hcas_per_host=2, uplinks=4,
+                  generation="HDR", radix=16)  # fmt: skip
+    shape.host_names = _random_names(16, random.Random(5))
+    text, truth = site_fabric(shape, 5)
+    host = shape.host_names[3]
+    text = text.replace(f'"{host} HCA-2"', '"MT4123 ConnectX6   Mellanox Technologies"')
+    assert f"{host} HCA-2" not in text
+    dump, names, spec = tmp_path / "f.txt", tmp_path / "n.csv", _spec(shape, tmp_path)
+    dump.write_text(text, encoding="utf-8")
+    r = _run(["adopt", *spec, "--ibnetdiscover", str(dump), "--out", str(names),
+              "--format", "json"])  # fmt: skip
+    assert all(not c["unplaced"] for c in json.loads(r.output)["classes"].values())
+    rows = list(csv.DictReader(names.read_text(encoding="utf-8").splitlines()))
+    (row,) = [x for x in rows if x["actual"] == host]
+    assert sorted(row["guid"].split(";")) == [f"0x{g}" for g in truth.hcas[host]]
+    _check_adopt(rows, truth, 2)
+    r = _run(["drift", *spec, "--ibnetdiscover", str(dump), "--names", str(names),
+              "--format", "json"])  # fmt: skip
+    assert not json.loads(r.output)["findings"]
