@@ -59,6 +59,8 @@ class Shape:
     shuffle_ports: bool = False
     slow: dict[int, str] = field(default_factory=dict)
     """Host index → the speed its first HCA links at (``4xDDR``), all else the generation."""
+    slow_row: int = 0
+    """Which HCA of a host in ``slow`` links slowly (its leaf row)."""
     hca_style: str = "HCA"
     """``HCA`` (``node001 HCA-1``) or ``mlx5`` (``node001 mlx5_0``)."""
 
@@ -75,6 +77,8 @@ class Truth:
     """(host, leaf) of each cable linking below the generation."""
     sysimg: dict[str, str] = field(default_factory=dict)
     """Host → its system image GUID."""
+    hcas: dict[str, list[str]] = field(default_factory=dict)
+    """Host → its HCAs' node GUIDs, by rail (HCA i on leaf row i)."""
 
 
 def edr_2023_names() -> list[str]:
@@ -132,7 +136,7 @@ def site_fabric(shape: Shape, seed: int = 0) -> tuple[str, Truth]:
                 leaf = f"leaf{g * rows + r + 1}"
                 g_hca = _guid(3, (host_no + 1) * 8 + r)
                 port = perms[r][j]
-                speed = shape.slow.get(host_no, rate) if r == 0 else rate
+                speed = shape.slow.get(host_no, rate) if r == shape.slow_row else rate
                 if not name:
                     desc = FACTORY_DESC[gen]
                 elif shape.hca_style == "HCA":
@@ -142,6 +146,7 @@ def site_fabric(shape: Shape, seed: int = 0) -> tuple[str, Truth]:
                 hca[g_hca] = (sysimg, desc, leaf, port, speed)
                 ports[leaf][port] = ("H", g_hca, 1, speed)
                 truth.host_leaves.setdefault(key, []).append(leaf)
+                truth.hcas.setdefault(key, []).append(g_hca)
                 if speed != rate:
                     truth.slow_links.append((key, leaf))
             host_no += 1

@@ -1,10 +1,11 @@
 """Family ``kubernetes``: kubeconform ``-strict`` on every rendered manifest.
 
-Files: ``kubernetes/*.yaml`` and ``k8s-topology/nodes.json`` (a ``v1`` ``List`` of
-``Node``). One kubeconform call per scenario, against two offline schema locations:
+Files: ``kubernetes/*.yaml``, ``k8s-topology/nodes.json`` (a ``v1`` ``List`` of
+``Node``) and ``k8s-topology/kueue-topology.yaml``. One kubeconform call per scenario,
+against two offline schema locations:
 
 * **CRDs** — the upstream CRDs in ``../shared/schemas/crds/`` (SR-IOV operator, NAD,
-  NVIDIA network operator, whereabouts, MPI operator; ``SOURCES.md`` there gives each
+  NVIDIA network operator, whereabouts, MPI operator, Kueue; ``SOURCES.md`` there gives each
   repository and commit), converted at validation time into JSON schemas under
   ``.state/cache/kube-crd-schemas/`` by :func:`crd_schemas`: the logic of kubeconform's
   ``scripts/openapi2jsonschema.py`` (yannh/kubeconform v0.8.0), i.e. every object schema
@@ -20,9 +21,12 @@ Files: ``kubernetes/*.yaml`` and ``k8s-topology/nodes.json`` (a ``v1`` ``List`` 
   installed): its ``v1.31.0-local-strict`` tree is yannh/kubernetes-json-schema's layout,
   the same file names kubeconform's default location uses.
 
-``k8s-topology/kueue-topology.yaml`` (Kueue ``Topology``) is not judged here: no Kueue CRD
-is in ``../shared/schemas/crds/`` (UNVERIFIED by this family; its shape is tested by
-tests/unit/test_artifacts_k8s_topology.py against our own derived schema).
+``k8s-topology/kueue-topology.yaml`` (Kueue ``Topology``) is judged against Kueue's own
+CRD, ``../shared/schemas/crds/kueue/config/components/crd/bases/kueue.x-k8s.io_topologies.yaml``
+(kubernetes-sigs/kueue ff69552e, per ``../shared/schemas/SOURCES.md``), converted like the
+others (``topology_v1beta2.json``). kubeconform does not evaluate the CRD's CEL rules
+(``x-kubernetes-validations``: levels unique, ``kubernetes.io/hostname`` only last); those
+are checked in Python by tests/unit/test_artifacts_k8s_topology.py.
 """
 
 from __future__ import annotations
@@ -153,10 +157,10 @@ class KubeconformValidator:
         return None
 
     def select(self, root: Path) -> list[Path]:
-        """kubernetes/*.yaml and k8s-topology/nodes.json under ``root``."""
+        """kubernetes/*.yaml, k8s-topology/nodes.json and kueue-topology.yaml under ``root``."""
         files = sorted((root / "kubernetes").glob("*.yaml"))
-        nodes = root / "k8s-topology" / "nodes.json"
-        return files + ([nodes] if nodes.is_file() else [])
+        topo = [root / "k8s-topology" / n for n in ("nodes.json", "kueue-topology.yaml")]
+        return files + [f for f in topo if f.is_file()]
 
     def check(self, root: Path, files: Sequence[Path]) -> list[FileProblem]:
         """One kubeconform call over ``files``; its message per rejected resource."""

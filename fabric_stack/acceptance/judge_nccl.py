@@ -79,9 +79,21 @@ def expected_busbw(
             params=ctx.params,
         )
     except SpecError as exc:
-        raise InputFileError(
-            run.source, f"cannot estimate this job: {exc.message}", run.line
-        ) from None
+        listed = len({k.rank for k in run.ranks})
+        if listed >= run.nranks:
+            raise InputFileError(
+                run.source, f"cannot estimate this job: {exc.message}", run.line
+            ) from None
+        # The rank list was cut (NCCL INFO says more ranks than the '#  Rank' lines name):
+        # the placement is what is missing, not a reason to refuse the rows.
+        return (
+            None,
+            None,
+            [
+                f"no planned figure: the log lists {listed} of {run.nranks} rank(s) "
+                f"({exc.message}); paste the whole '#  Rank' list for a full verdict"
+            ],
+        )
     p = est.points[0]
     uncalibrated = (
         []

@@ -6,8 +6,10 @@ HOST device D [BUS] GPU`` lines, a three-line column header, one row per size
 (``size count type redop root`` then time/algbw/busbw/#wrong out of place and in
 place), ``# Out of bounds values`` and ``# Avg bus bandwidth``. nccl-tests 2.18
 adds ``# nccl-tests version …`` and ``# Collective test starting: NAME``; the
-columns are read from the header line, so both layouts (and the older ``error``
-column) parse.
+columns are read from the header line, so every layout parses: 2017's first one
+(``nThread`` without ``#``, no ``Pid``, ``bytes N type op … res``, time in ms:
+:data:`LEGACY_NAMES`), 2019's (``size count type redop … error``) and 2022's
+(``root``, ``#wrong``), also concatenated in one file.
 
 Tolerated, because real logs have them (``../shared/realdata/nccl-tests``):
 launcher prefixes (:mod:`.lines`), Open MPI help blocks, ``NCCL INFO``/``WARN``
@@ -31,13 +33,21 @@ from fabric_stack.acceptance.model import NcclFailure, NcclRow, NcclRun, RankLin
 from fabric_stack.acceptance.nccl_info import InfoState, read_info
 from fabric_stack.errors import InputFileError
 
-HEADER = re.compile(r"^#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)")
+# '#' optional and no 'Pid' before nccl-tests' 2019 resync (b188a15, 2017-08-08:
+# printf("nThread %d …"), "#   Rank %2d on %10s device %2d …", " Avg bus bandwidth …").
+HEADER = re.compile(r"^#?\s*nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)")
 RANK = re.compile(
-    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
+    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
     r"\s+\[[^\]]*\]\s*(.*)$"
 )
-COLUMNS = re.compile(r"^#\s+size\s+count\s+")
-AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(\S+)")
+COLUMNS = re.compile(r"^#\s+(?:size\s+count|bytes\s+N\s+type\s+op)\s+")
+AVG = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*(\S+)")
+LEGACY_NAMES = {"bytes": "size", "N": "count", "op": "redop", "res": "error"}
+"""nccl-tests' first column names (b188a15, 2017-08-08, ``src/all_reduce.cu``
+print_header: ``bytes N type op time algbw busbw res``) → today's. That layout printed
+``time`` in milliseconds (``PRINT("  %7.3f …", deltaSec * 1.0E3, …)``, ``src/common.cu``)
+and ``res`` as the largest error (``%7.0le``); from cbe7f65 (2019-03-06, "Resync all tests
+with test code from NCCL 2.4") ``size count type redop`` and microseconds."""
 STARTING = re.compile(r"^#\s*Collective test starting:\s*(\w+)")
 REDUCING = re.compile(r"^#\s*Reducing maxBytes to (\d+) due to memory limitation")
 FAILURE = re.compile(r"^(\S+?):\s+Test (NCCL|CUDA) failure (\S+) '(.*?)'?\s*$")
@@ -109,6 +119,8 @@ class _Run:
     notes: list[str] = field(default_factory=list)
     starting: tuple[str, int] | None = None
     ended: bool = False
+    time_scale: float = 1.0
+    """Microseconds per unit of the table's ``time`` column (1000: the 2017 layout)."""
 
 
 def read_nccl_tests(text: str, source: str) -> list[NcclRun]:
@@ -151,14 +163,21 @@ def read_nccl_tests(text: str, source: str) -> list[NcclRun]:
 
 
 DEFAULT_COLUMNS = {
+    12: [
+        *("size", "count", "type", "redop"),
+        *("time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"),
+    ],
     13: [
         *("size", "count", "type", "redop", "root"),
         *("time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"),
     ],
 }
-"""nccl-tests' table columns by field count, for a table whose column header was cut: the
-layout every real sample prints (``moc-h100-roce400-2node-1gpu-allreduce-ncclinfo.log``
-line 47, ``nccl-tests-issue309-hgx-h100-ib-ndr-2node-allreduce.txt`` line 35)."""
+"""nccl-tests' table columns by field count, for a table whose column header was cut. 13:
+the layout every real sample prints (``moc-h100-roce400-2node-1gpu-allreduce-ncclinfo.log``
+line 47, ``nccl-tests-issue309-hgx-h100-ib-ndr-2node-allreduce.txt`` line 35), nccl-tests
+since 51af557 (2022-08-19, "Resync with NCCL 2.13"); 12: cbe7f65 (2019-03-06) to then, no
+``root``, ``error`` columns, microseconds (the 2017 layout has 12 fields too but counts
+milliseconds: without its header a cut 2017 table is read as 2019's)."""
 
 
 def table_line(s: str) -> bool:
@@ -225,7 +244,14 @@ def _line(run: _Run, s: str, no: int, is_last: bool, source: str) -> None:
         )
         return
     if COLUMNS.match(s):
-        run.columns, run.columns_line = s.lstrip("#").split(), no
+        cols = s.lstrip("#").split()
+        run.columns, run.columns_line = [LEGACY_NAMES.get(c, c) for c in cols], no
+        if cols[0] == "bytes":
+            run.time_scale = 1000.0
+            run.notes.append(
+                f"nccl-tests' 2017 table layout (line {no}: 'bytes N type op … res'): "
+                "time read in milliseconds"
+            )
         return
     m = AVG.match(s)
     if m:
@@ -279,11 +305,15 @@ def _row(run: _Run, tokens: list[str], no: int) -> NcclRow | None:
     def wrong(k: int) -> int | None:
         at = idx.get(wrong_col, [])
         v = to_float(tokens[at[k]]) if len(at) > k else None
-        return None if v is None else int(v) if wrong_col == "#wrong" else int(v > 0)
+        if v is None or wrong_col == "#wrong":
+            return None if v is None else int(v)
+        return int(v > _tolerance(run, tokens[idx["type"][0]] if "type" in idx else ""))
 
     time, alg, bus = num("time"), num("algbw"), num("busbw")
     if time is None or alg is None or bus is None:
         return None
+    in_time = num("time", 1)
+    time, in_time = time * run.time_scale, None if in_time is None else in_time * run.time_scale
     root = num("root")
     return NcclRow(
         bytes=int(tokens[idx["size"][0]]),
@@ -295,11 +325,24 @@ def _row(run: _Run, tokens: list[str], no: int) -> NcclRow | None:
         algbw_gbs=alg,
         busbw_gbs=bus,
         wrong=wrong(0),
-        in_time_us=num("time", 1),
+        in_time_us=in_time,
         in_busbw_gbs=num("busbw", 1),
         in_wrong=wrong(1),
         line=no,
     )
+
+
+DELTA_MAX = {"half": 1e-2, "float16": 1e-2, "float": 1e-5, "float32": 1e-5, "double": 1e-12}
+"""Largest error per element nccl-tests accepts, by type, before its ``#wrong`` column
+(``DeltaMaxValue``, ``src/common.cu`` in b188a15 and cbe7f65; integer types 1e-200);
+a row is wrong when its ``error`` (``res``) exceeds it × (nranks − 1), as nccl-tests
+counted ``Out of bounds values``."""
+
+
+def _tolerance(run: _Run, dtype: str) -> float:
+    """nccl-tests' error bound for a row of ``dtype`` in ``run`` (see :data:`DELTA_MAX`)."""
+    n = run.info.nranks or len({k.rank for k in run.ranks}) or 2
+    return DELTA_MAX.get(dtype, 1e-200) * max(n - 1, 1)
 
 
 def _freeze(r: _Run, number: int, source: str, solo: str | None = None) -> NcclRun:

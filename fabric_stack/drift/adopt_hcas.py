@@ -20,6 +20,11 @@ A named host's cable off its own position (the port most of its cables in the gr
 share: ``a05-p1-dgx-01-c12``'s HCA-2 on port 11 of leaf 02-01, its others on port 12) is a
 miswire drift reports; it does not make that host the owner of port 11.
 
+HCAs the reader already grouped by their shared system image GUID
+(:mod:`fabric_stack.naming.ib_nodes`: one device, each port labelled ``hca-<guid>``
+because nothing says which NIC it is) get the NIC the named hosts use on the leaf each
+is cabled to, the same inference (:func:`name_unlabelled_nics`).
+
 Not grouped (left as they are, for adopt to report, each with its reason in
 :attr:`HcaGroups.why`): an HCA on a leaf no named host is cabled to, at a port where two
 named hosts disagree, or whose host already has a cable on that leaf. The pattern is a
@@ -57,7 +62,7 @@ def group_factory_hcas(obs: Observation) -> HcaGroups:
     (a new :class:`Observation`; ``obs`` is left as it is)."""
     devs = obs.devices
     factory = {n for n, d in devs.items() if d.kind == "server" and is_factory_desc(n) and d.guids}
-    if not factory:
+    if not factory and not any(p.startswith(UNLABELLED) for c in obs.cables for p in c[1::2]):
         return HcaGroups(obs)
     seats: dict[str, list[tuple[str, str, str]]] = {}  # host -> (leaf, leaf port, host port)
     for a, pa, b, pb in obs.cables:
@@ -73,7 +78,7 @@ def group_factory_hcas(obs: Observation) -> HcaGroups:
             continue
         home = _home_ports(rows, group_of)
         for sw, sp, hp in rows:
-            if sw in group_of:
+            if sw in group_of and not hp.startswith(UNLABELLED):
                 nic_votes.setdefault(sw, Counter())[hp] += 1
                 # A named host's cable off the port most of its cables in the group share
                 # is a miswire (drift reports it), not the group's owner of that port.
@@ -141,7 +146,39 @@ def group_factory_hcas(obs: Observation) -> HcaGroups:
         out.obs.cables = [_renamed(c, rename) for c in obs.cables]
         for h, _ in rename:
             devs.pop(h, None)
+    out.obs.cables = list(out.obs.cables)  # relabelled in place below; obs stays as it is
+    out.grouped += name_unlabelled_nics(out.obs, nic_votes)
     return out
+
+
+UNLABELLED = "hca-"
+"""The reader's port label for an HCA grouped by system image GUID whose NIC is unknown."""
+
+
+def name_unlabelled_nics(obs: Observation, nic_votes: dict[str, Counter[str]]) -> int:
+    """Relabel each ``hca-<guid>`` host port with the NIC the leaf's named hosts use on it
+    (in place); a host's ports must land on distinct leaves and distinct NICs, else its
+    cables are left as they are for adopt to report. Returns the HCAs relabelled."""
+    devs = obs.devices
+    by_host: dict[str, list[tuple[int, str, str]]] = {}
+    for i, (a, pa, b, pb) in enumerate(obs.cables):
+        for h, hp, sw in ((a, pa, b), (b, pb, a)):
+            if hp.startswith(UNLABELLED) and devs[sw].kind == "switch" and sw in nic_votes:
+                by_host.setdefault(h, []).append((i, sw, hp))
+    done = 0
+    for h, rows in by_host.items():
+        nics = [nic_votes[sw].most_common(1)[0][0] for _, sw, _ in rows]
+        taken = {p for c in obs.cables for d, p in ((c[0], c[1]), (c[2], c[3])) if d == h}
+        if len(set(nics)) < len(nics) or len({sw for _, sw, _ in rows}) < len(rows):
+            continue
+        if set(nics) & taken:
+            continue  # a named sibling HCA already uses that NIC: not this pattern
+        for (i, sw, hp), nic in zip(rows, nics, strict=True):
+            a, pa, b, pb = obs.cables[i]
+            obs.cables[i] = (a, nic, b, pb) if (a, pa) == (h, hp) else (a, pa, b, nic)
+            obs.inferred_nics.add((h, sw))
+            done += 1
+    return done
 
 
 def hca_note(groups: HcaGroups) -> str:

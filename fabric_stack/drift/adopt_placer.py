@@ -410,6 +410,13 @@ class Placer:
             )
             if not hosts or agree * 4 < len(hosts) * 3:
                 out.add(dev)
+        # An SU's rail leaves are cabled by one hand: when one follows no convention, its
+        # siblings' agreement is chance (four hosts on a leaf agree three times in four
+        # about once in 24 shuffles; found by tests/unit/test_adopt_properties.py).
+        sus = {self.plan.attrs[placed[d]].su for d in out}
+        for dev, t in self.tier.items():
+            if t == 1 and dev in placed and self.plan.attrs[placed[dev]].su in sus:
+                out.add(dev)
         return out
 
     def by_group(self) -> bool:

@@ -58,10 +58,11 @@ class DiscoveredTree:
 
 
 def _label(obs: Observation, dev: str, prefix: str) -> str:
-    """A device's name in the tree: its host name, else the dump's node id."""
+    """A device's name in the tree: its host name, else the dump's node id (a host of
+    several unnamed HCAs: its lowest, whatever order the dump lists them in)."""
     od = obs.devices[dev]
     if (is_factory_desc(dev) or check_label(dev)) and od.guids:
-        return f"{prefix}-{od.guids[0].lower().removeprefix('0x')}"
+        return f"{prefix}-{min(g.lower().removeprefix('0x') for g in od.guids)}"
     return dev
 
 

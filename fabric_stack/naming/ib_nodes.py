@@ -24,6 +24,16 @@ the sum of the chips' widths (:func:`folded_rate`).
 says ``Aggregation Node`` a SHARP aggregation node; only other CAs are servers. A
 router or aggregation node sharing the system image GUID of a switch is part of that
 switch (it takes the switch's name; its link is internal).
+
+**Unnamed HCAs of one host.** The HCAs of one server share its system image GUID
+(``arthurtumanyan-small_topo_file.txt`` lines 28 and 40: ``r-dcs96 HCA-1`` / ``HCA-2``
+both ``0xec0d9a03007d7d0a``). A CA whose description names no host (a factory NodeDesc
+such as ``MT4129 ConnectX7   Mellanox Technologies``) and whose system image GUID other
+CAs share is named with them: after the host a sibling's description names when exactly
+one is named, else ``<description> <system image GUID>``; its port is labelled by its own
+node GUID (``hca-<guid>``: nothing says which NIC of the host it is; adopt infers that
+from the leaf it is cabled to). A CA alone on its system image GUID keeps the rule above
+(the NDR DGX sample's 69 factory HCAs each carry their own).
 """
 
 from __future__ import annotations
@@ -86,6 +96,7 @@ def name_nodes(
     for n in nodes.values():
         if n.kind == "Switch" and n.sysimg:
             switch_systems.setdefault(n.sysimg, []).append(n)
+    hosts_of_system = _ca_systems(nodes, switch_systems)
     ends: dict[str, NodeName] = {}
     for system, chips in switch_systems.items():
         if len(chips) > 1:
@@ -112,6 +123,10 @@ def name_nodes(
                 "aggregation_node",
                 system=n.sysimg if inside else "",
             )
+        elif not parsed.host and n.guid not in names and n.sysimg in hosts_of_system:
+            host = hosts_of_system[n.sysimg] or f"{n.desc.strip()} {n.sysimg}".strip()
+            ends[n.guid] = NodeName(host, "server", hca=f"hca-{n.guid}")
+            continue
         else:
             host = (
                 names[n.guid]
@@ -127,6 +142,24 @@ def name_nodes(
             owner = ends[chips[0].guid]
             e.device, e.chip = owner.device, f"{e.kind}"
     return ends
+
+
+def _ca_systems(
+    nodes: Mapping[str, IbNode], switch_systems: Mapping[str, list[IbNode]]
+) -> dict[str, str]:
+    """System image GUID shared by two or more CAs → the one host their descriptions
+    name ('' when none or several do); see the module docstring."""
+    cas: dict[str, list[IbNode]] = {}
+    for n in nodes.values():
+        if n.kind == "Ca" and n.sysimg and n.sysimg not in switch_systems:
+            cas.setdefault(n.sysimg, []).append(n)
+    out: dict[str, str] = {}
+    for system, members in cas.items():
+        if len(members) < 2:
+            continue
+        named = {parse_nodedesc(m.desc).host for m in members} - {""}
+        out[system] = named.pop() if len(named) == 1 else ""
+    return out
 
 
 def _name_system(

@@ -7,8 +7,10 @@ What validates what:
   names the CRD's repository, path and commit); the CRD's two CEL rules (levels unique,
   ``kubernetes.io/hostname`` only last) in Python; ``kubeconform -strict`` against the same
   schema when kubeconform is installed (``scripts/kubeconform.sh``); and against the real
-  CRD's ``openAPIV3Schema`` when a copy is at ``../shared/schemas/crds/kueue/…`` or
-  ``$FABRIC_STACK_KUEUE_CRD`` (skipped otherwise: the shared schemas have no Kueue CRD).
+  CRD's ``openAPIV3Schema`` at ``../shared/schemas/crds/kueue/…`` (kubernetes-sigs/kueue
+  ff69552e) or ``$FABRIC_STACK_KUEUE_CRD`` (skipped only where ../shared is absent). The
+  ``kubernetes`` validate family also runs kubeconform -strict against that CRD, once over
+  the scenario matrix (validate/kube.py).
 * ``nodes.json``: the shape of ``kubectl get nodes -o json`` (a v1 List of Nodes), every
   label key and value by Kubernetes' label syntax (kubernetes.io, "Labels and Selectors").
 * ``labels.sh``: ``sh -n``, and run against a fake ``kubectl`` that records what it is given:
@@ -37,7 +39,7 @@ from validate.schemas import shared_crds
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "tests" / "data" / "kueue" / "topology.schema.json"
-# The upstream Kueue CRD, when ../shared/schemas has it (validate.schemas finds the folder
+# The upstream Kueue CRD in ../shared/schemas (validate.schemas finds the folder
 # beside the clone or above a nested worktree).
 SHARED_CRD = shared_crds().joinpath(
     "kueue", "config", "components", "crd", "bases", "kueue.x-k8s.io_topologies.yaml"
@@ -131,7 +133,7 @@ def test_kubeconform_accepts_the_topology_and_refuses_a_bad_one(tmp_path: Path) 
 def test_against_kueues_own_crd_when_a_copy_is_at_hand() -> None:
     crd_path = Path(os.environ.get("FABRIC_STACK_KUEUE_CRD", SHARED_CRD))
     if not crd_path.is_file():
-        pytest.skip(f"no copy of Kueue's Topology CRD at {crd_path} (shared/schemas has none)")
+        pytest.skip(f"no copy of Kueue's Topology CRD at {crd_path} (../shared not found)")
     crd = yaml.safe_load(crd_path.read_text())
     obj = _kueue(_files(PLANS["nvl72"])["k8s-topology/kueue-topology.yaml"])
     version = obj["apiVersion"].split("/")[1]

@@ -51,3 +51,18 @@ def test_unknown_field_in_a_core_pod_is_rejected(tmp_path: Path) -> None:
     _plant(root / rel, "Pod", lambda d: d["spec"].update(restartPolcy="Never"))
     (problem,) = judge(KUBERNETES, root, rel)
     assert "restartPolcy" in problem.message
+
+
+def test_the_kueue_topology_is_judged_against_kueues_crd(tmp_path: Path) -> None:
+    """kueue-topology.yaml is in the family's files and meets Kueue's own CRD
+    (kubernetes-sigs/kueue ff69552e, ../shared/schemas/SOURCES.md): a level without
+    its required nodeLabel is rejected in kubeconform's words."""
+    require(KUBERNETES)
+    root = rendered(tmp_path, "roce-128")
+    rel = "k8s-topology/kueue-topology.yaml"
+    assert root / rel in KUBERNETES.select(root)
+    assert not judge(KUBERNETES, root, rel)
+    _plant(root / rel, "Topology", lambda d: d["spec"]["levels"][0].pop("nodeLabel"))
+    (problem,) = judge(KUBERNETES, root, rel)
+    assert problem.file == rel
+    assert "Topology" in problem.message and "nodeLabel" in problem.message
