@@ -27,6 +27,7 @@ from fabric_stack.cli.common import (
 from fabric_stack.errors import SpecError
 from fabric_stack.files.outputs import write_file
 from fabric_stack.files.prices import read_prices
+from fabric_stack.pipeline import paused_gc
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.topology.build import FabricTopology, build_topology
 from fabric_stack.topology.verify import VerifyReport, verify_topology
@@ -55,6 +56,25 @@ def _emit(text: str, out: Path | None) -> None:
         return
     write_file(out, text)
     click.echo(f"wrote {out}", err=True)
+
+
+def _cabling_text(topo: FabricTopology, fmt: str, role: str | None) -> str:
+    """The export ``fmt`` of ``topo``'s cables of ``role`` (each format's default)."""
+    if fmt == "topo":
+        if role not in (None, "compute"):
+            raise SpecError(
+                "--role",
+                f"--format topo holds the compute fabric only, not {role}",
+                "use --role compute or leave it out",
+            )
+        return topo_file(topo)
+    if fmt == "p2p":
+        return ufm_p2p(topo, role or "compute")
+    if fmt == "json":
+        return links_json(topo, role or "all")
+    if fmt == "avd":
+        return avd_csv(topo, role or "all")
+    return links_csv(topo, role or "all")
 
 
 @click.command("cabling")
@@ -94,23 +114,10 @@ def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> 
       fabric-stack cabling --format p2p --gpus 1024         # UFM cable validation sheet
       fabric-stack cabling --role storage --config cluster.yaml
     """
-    topo = _topology(kwargs)
-    if fmt == "topo":
-        if role not in (None, "compute"):
-            raise SpecError(
-                "--role",
-                f"--format topo holds the compute fabric only, not {role}",
-                "use --role compute or leave it out",
-            )
-        text = topo_file(topo)
-    elif fmt == "p2p":
-        text = ufm_p2p(topo, role or "compute")
-    elif fmt == "json":
-        text = links_json(topo, role or "all")
-    elif fmt == "avd":
-        text = avd_csv(topo, role or "all")
-    else:
-        text = links_csv(topo, role or "all")
+    # The cyclic collector paused: ~1M links and their runs are acyclic, and its passes
+    # over them cost a fifth of the command at 131k GPUs (#43, bench/bench_tiers.py).
+    with paused_gc():
+        text = _cabling_text(_topology(kwargs), fmt, role)
     _emit(text, out)
 
 

@@ -9,6 +9,7 @@ trusted instance equals a validated one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -27,12 +28,8 @@ _DEFAULTS: dict[type, tuple[dict[str, Any], set[str]]] = {}
 """Per model class: its default field values and the names of all fields."""
 
 
-def trusted_instance(cls: type[M], values: dict[str, Any]) -> M:
-    """An instance of ``cls`` holding ``values`` (plus defaults), not validated.
-
-    Defaults come from a per-class cache and the fields-set is shared between
-    instances (it is never mutated: the records are frozen).
-    """
+def _defaults_of(cls: type[BaseModel]) -> tuple[dict[str, Any], set[str]]:
+    """(default values, all field names) of ``cls``, worked out once per class."""
     cache = _DEFAULTS.get(cls)
     if cache is None:
         defaults = {
@@ -41,11 +38,31 @@ def trusted_instance(cls: type[M], values: dict[str, Any]) -> M:
             if not f.is_required()
         }
         cache = _DEFAULTS[cls] = (defaults, set(cls.model_fields))
-    defaults, fields = cache
-    obj = cls.__new__(cls)
-    data = {**defaults, **values} if len(values) < len(fields) else values
-    object.__setattr__(obj, "__dict__", data)
-    object.__setattr__(obj, "__pydantic_fields_set__", fields)
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
-    return obj
+    return cache
+
+
+def trusted_instance(cls: type[M], values: dict[str, Any]) -> M:
+    """An instance of ``cls`` holding ``values`` (plus defaults), not validated.
+
+    Defaults come from a per-class cache and the fields-set is shared between
+    instances (it is never mutated: the records are frozen).
+    """
+    return trusted_instances(cls, (values,))[0]
+
+
+def trusted_instances(cls: type[M], rows: Iterable[dict[str, Any]]) -> list[M]:
+    """:func:`trusted_instance` of each of ``rows``, in one loop (the class's defaults
+    looked up once: ~1M cable records at 131k GPUs, #43)."""
+    defaults, fields = _defaults_of(cls)
+    n_fields = len(fields)
+    new, put = cls.__new__, object.__setattr__
+    out: list[M] = []
+    append = out.append
+    for values in rows:
+        obj = new(cls)
+        put(obj, "__dict__", {**defaults, **values} if len(values) < n_fields else values)
+        put(obj, "__pydantic_fields_set__", fields)
+        put(obj, "__pydantic_extra__", None)
+        put(obj, "__pydantic_private__", None)
+        append(obj)
+    return out

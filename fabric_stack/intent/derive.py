@@ -6,8 +6,12 @@ fill them from a :class:`~fabric_stack.topology.build.FabricTopology`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import Counter
+from collections.abc import Iterator
+from operator import attrgetter
+from typing import Any, NamedTuple
 
+from fabric_stack.compat.pydantic_internals import trusted_instances
 from fabric_stack.intent.model import (
     CableIntent,
     FabricIntent,
@@ -63,12 +67,15 @@ class _PortUsage(NamedTuple):
 
 def _port_usage(topo: FabricTopology) -> _PortUsage:
     """Cabled ports per device, counted from the link list."""
-    usage = _PortUsage({}, {}, {})
-    for link in topo.links:
-        usage.up[link.a_device] = usage.up.get(link.a_device, 0) + 1
-        usage.down[link.b_device] = usage.down.get(link.b_device, 0) + 1
-        usage.speed_down[link.b_device] = link.speed_gbps
-    return usage
+    # Counted in C (map/Counter), not by a Python loop: ~1M links at 131k GPUs (#43). The
+    # same dicts: first-seen order, and the last cable's speed per device.
+    links = topo.links
+    b_ends = list(map(attrgetter("b_device"), links))
+    return _PortUsage(
+        down=dict(Counter(b_ends)),
+        up=dict(Counter(map(attrgetter("a_device"), links))),
+        speed_down=dict(zip(b_ends, map(attrgetter("speed_gbps"), links), strict=True)),
+    )
 
 
 def _carried_networks(topo: FabricTopology) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
@@ -247,56 +254,57 @@ def _compute_vlans(
 def _nic_records(topo: FabricTopology) -> tuple[RdmaNicIntent, ...]:
     """One :class:`RdmaNicIntent` per compute NIC port, with the leaf port it is cabled to."""
     nic_link = {link.id: link for link in topo.links_of("node_leaf")}
-    nics: list[RdmaNicIntent] = []
-    for n in topo.nics:
-        key = f"{n.node}:{n.name}"
-        link = nic_link[key]
-        nics.append(
-            RdmaNicIntent.trusted(
-                name=key,
-                node=n.node,
-                nic=n.name,
-                rail=n.rail,
-                plane=n.plane,
-                su=link.su,
-                pcie_switch=n.pcie_switch,
-                numa=n.numa,
-                gpus=list(n.gpus),
-                gpu_pcie_switches=list(n.gpu_pcie_switches),
-                gpu_numas=list(n.gpu_numas),
-                leaf=link.b_device,
-                leaf_port=link.b_port,
-                speed_gbps=link.speed_gbps,
-                network="compute",
-            )
-        )
-    return tuple(nics)
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for n in topo.nics:
+            key = f"{n.node}:{n.name}"
+            link = nic_link[key]
+            yield {
+                "name": key,
+                "node": n.node,
+                "nic": n.name,
+                "rail": n.rail,
+                "plane": n.plane,
+                "su": link.su,
+                "pcie_switch": n.pcie_switch,
+                "numa": n.numa,
+                "gpus": list(n.gpus),
+                "gpu_pcie_switches": list(n.gpu_pcie_switches),
+                "gpu_numas": list(n.gpu_numas),
+                "leaf": link.b_device,
+                "leaf_port": link.b_port,
+                "speed_gbps": link.speed_gbps,
+                "network": "compute",
+            }
+
+    return tuple(trusted_instances(RdmaNicIntent, rows()))
 
 
 def _cable_records(topo: FabricTopology) -> tuple[CableIntent, ...]:
     """One :class:`CableIntent` per link, in link order."""
-    return tuple(
-        CableIntent.trusted(
-            name=link.id,
-            role=link.role,
-            network=link.network,
-            a_device=link.a_device,
-            a_port=link.a_port,
-            b_device=link.b_device,
-            b_port=link.b_port,
-            a_speed_gbps=link.speed_gbps,
-            b_speed_gbps=link.speed_gbps,
-            rail=link.rail,
-            plane=link.plane,
-            su=link.su,
-            pod=link.pod,
-            medium=link.medium,
-            a_optic=link.a_optic,
-            b_optic=link.b_optic,
-            cable_type=link.cable_type,
-        )
+    rows = (
+        {
+            "name": link.id,
+            "role": link.role,
+            "network": link.network,
+            "a_device": link.a_device,
+            "a_port": link.a_port,
+            "b_device": link.b_device,
+            "b_port": link.b_port,
+            "a_speed_gbps": link.speed_gbps,
+            "b_speed_gbps": link.speed_gbps,
+            "rail": link.rail,
+            "plane": link.plane,
+            "su": link.su,
+            "pod": link.pod,
+            "medium": link.medium,
+            "a_optic": link.a_optic,
+            "b_optic": link.b_optic,
+            "cable_type": link.cable_type,
+        }
         for link in topo.links
     )
+    return tuple(trusted_instances(CableIntent, rows))
 
 
 def _summary(topo: FabricTopology) -> FabricSummary:

@@ -18,6 +18,10 @@ from fabric_stack.topology.build import HOST_ROLES, FabricTopology
 
 class _Spec(Protocol):
     @property
+    def a_optic(self) -> str: ...
+    @property
+    def b_optic(self) -> str: ...
+    @property
     def a_power_w(self) -> float: ...
     @property
     def b_power_w(self) -> float: ...
@@ -59,35 +63,57 @@ def count_modules(
     topo: FabricTopology, runs: Sequence[_Run]
 ) -> tuple[tuple[ModuleCount, ...], dict[str, float]]:
     """One module per lit cage at both ends, and the module power per device."""
+    a_cages, b_cages = link_cages(topo)
+    return tally_modules(topo, runs, a_cages, b_cages)
+
+
+def link_cages(topo: FabricTopology) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Each link's a-end and b-end cage as (device, cage), in link order."""
     prof = topo.plan.spec.node_profile
     by_name = {d.name: d for d in topo.devices}
-    cages: dict[tuple[str, str], tuple[str, str, str, float]] = {}
     host_cages: dict[tuple[str, str, int, str], str] = {}
     # Port names repeat on every switch: each one's cage is worked out once (#43).
     cage_names: dict[str, str] = {}
-    for k, run in zip(topo.links, runs, strict=True):
+    a_cages: list[tuple[str, str]] = []
+    b_cages: list[tuple[str, str]] = []
+    for k in topo.links:
+        d = by_name[k.a_device]
+        if d.role in HOST_ROLES:
+            hkey = (d.role, k.a_port, k.speed_gbps, k.network)
+            cage = host_cages.get(hkey)
+            if cage is None:
+                cage = host_cages[hkey] = host_end(prof, d, k)[1]
+        else:
+            cage = cage_names.get(k.a_port)
+            if cage is None:
+                cage = cage_names[k.a_port] = switch_cage(k.a_port)
+        b_cage = cage_names.get(k.b_port)
+        if b_cage is None:
+            b_cage = cage_names[k.b_port] = switch_cage(k.b_port)
+        a_cages.append((k.a_device, cage))
+        b_cages.append((k.b_device, b_cage))
+    return a_cages, b_cages
+
+
+def tally_modules(
+    topo: FabricTopology,
+    runs: Sequence[_Run],
+    a_cages: Sequence[tuple[str, str]],
+    b_cages: Sequence[tuple[str, str]],
+) -> tuple[tuple[ModuleCount, ...], dict[str, float]]:
+    """Modules of the runs whose ends sit in ``a_cages``/``b_cages`` (in link order, as
+    :func:`link_cages` gives them; the plant has them already): one per lit cage, and the
+    module power per device."""
+    hosts = {d.name for d in topo.devices if d.role in HOST_ROLES}
+    cages: dict[tuple[str, str], tuple[str, str, str, float]] = {}
+    setdefault = cages.setdefault
+    for k, run, a_cage, b_cage in zip(topo.links, runs, a_cages, b_cages, strict=True):
         if run.a_optic:
-            d = by_name[k.a_device]
-            if d.role in HOST_ROLES:
-                hkey = (d.role, k.a_port, k.speed_gbps, k.network)
-                cage = host_cages.get(hkey)
-                if cage is None:
-                    cage = host_cages[hkey] = host_end(prof, d, k)[1]
-                end = "server"
-            else:
-                cage = cage_names.get(k.a_port)
-                if cage is None:
-                    cage = cage_names[k.a_port] = switch_cage(k.a_port)
-                end = "switch"
-            cages.setdefault((k.a_device, cage), (run.a_optic, end, k.network, run.spec.a_power_w))
+            # A host's end (a server's or a fabric manager's cage) counts as a server end.
+            end = "server" if k.a_device in hosts else "switch"
+            setdefault(a_cage, (run.a_optic, end, k.network, run.spec.a_power_w))
         if run.b_optic:
-            b_cage = cage_names.get(k.b_port)
-            if b_cage is None:
-                b_cage = cage_names[k.b_port] = switch_cage(k.b_port)
-            cages.setdefault(
-                (k.b_device, b_cage),
-                (run.b_optic, "switch", k.network, run.spec.b_power_w),
-            )
+            setdefault(b_cage, (run.b_optic, "switch", k.network, run.spec.b_power_w))
     per: Counter[tuple[str, str, str, float]] = Counter(cages.values())
     power: dict[str, float] = {}
     for (dev, _), (_, _, _, watts) in cages.items():
@@ -99,4 +125,27 @@ def count_modules(
     return modules, power
 
 
-__all__ = ["ModuleCount", "count_modules"]
+def switch_module_power(
+    topo: FabricTopology,
+    runs: Sequence[_Run],
+    a_cages: Sequence[tuple[str, str]],
+    b_cages: Sequence[tuple[str, str]],
+) -> dict[str, float]:
+    """The module power per switch, W: what :func:`tally_modules` gives for the switches,
+    without its part counts (a rack's budget needs only this; a host's own figure covers
+    its cages). The same sums in the same order, so the same floats."""
+    hosts = {d.name for d in topo.devices if d.role in HOST_ROLES}
+    watts: dict[tuple[str, str], float] = {}
+    for k, run, a_cage, b_cage in zip(topo.links, runs, a_cages, b_cages, strict=True):
+        spec = run.spec
+        if spec.a_optic and a_cage not in watts and k.a_device not in hosts:
+            watts[a_cage] = spec.a_power_w
+        if spec.b_optic and b_cage not in watts:
+            watts[b_cage] = spec.b_power_w
+    power: dict[str, float] = {}
+    for (dev, _), w in watts.items():
+        power[dev] = power.get(dev, 0.0) + w
+    return power
+
+
+__all__ = ["ModuleCount", "count_modules", "link_cages", "switch_module_power", "tally_modules"]

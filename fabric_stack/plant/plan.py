@@ -16,7 +16,7 @@ import bisect
 import math
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from fabric_stack.errors import SpecError
 from fabric_stack.hardware.cables import CableFamily, EndKind, families_for, generic_family
@@ -32,9 +32,8 @@ from fabric_stack.plant.geometry import (
     port_height_m,
     route_m,
 )
-from fabric_stack.plant.modules import count_modules
+from fabric_stack.plant.modules import switch_module_power
 from fabric_stack.plant.power import DevicePower, device_power
-from fabric_stack.spec.layout import LayoutSettings
 from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology
 from fabric_stack.topology.model import Link
 
@@ -232,72 +231,126 @@ def _runs(
     topo: FabricTopology,
     places: dict[str, RackPlace],
     heights: dict[str, float],
-) -> tuple[CableRun, ...]:
-    """Every link's run: its route, the family and length chosen for it, its labels."""
+) -> tuple[tuple[CableRun, ...], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Every link's run (its route, the family and length chosen for it, its labels), and
+    each link's a-end and b-end cage as (device, cage), in link order (the module count
+    reuses them rather than parsing ~1M port names again)."""
     layout = topo.plan.spec.layout
     slack = 2 * layout.slack_per_end_m
     template, space = layout.label, layout.space
-    by_name = {d.name: d for d in topo.devices}
-    ends = {d.name: (places[d.name], heights[d.name], d.role in HOST_ROLES) for d in topo.devices}
-    # Per device, what the direct tray route needs (rack, x along, y across, up to the tray),
-    # so a cable's route is a few additions (route_m gives the same figure, and the rest).
+    prof = topo.plan.spec.node_profile
+    prefix = _label_prefixes(template, space, topo.devices, places)
+    # One tuple per device with all a link needs of it (one dict look-up per end, not six):
+    # the direct tray route's terms (rack, x along, y across, up to the tray, port height),
+    # whether it is a host, its label prefix and the device itself.
     top = layout.rack_units * RU_M + layout.tray_height_mm / 1000
     pitch, row_pitch = layout.rack_pitch_mm / 1000, layout.row_pitch_mm / 1000
     direct = layout.cross_rows == "direct"
-    xy = {
-        n: (p.name, p.kind == "other", p.column * pitch, p.row * row_pitch, top - h, h)
-        for n, (p, h, _) in ends.items()
-    }
-    prefix = _label_prefixes(template, space, topo.devices, places)
-    runs = [_route_cm(k, ends, xy, layout, direct, slack) for k in topo.links]
-    prof = topo.plan.spec.node_profile
+    info: dict[str, _End] = {}
+    for d in topo.devices:
+        p, h = places[d.name], heights[d.name]
+        info[d.name] = _End(
+            p.name,
+            p.kind == "other",
+            p.column * pitch,
+            p.row * row_pitch,
+            top - h,
+            h,
+            d.role in HOST_ROLES,
+            prefix[d.name] if prefix is not None else "",
+            d,
+            p,
+        )
     # Each end's cage (a switch's front-panel cage, a server's profile cage) and its kind;
     # port names repeat on every switch and server, so each is worked out once.
     cage_names: dict[str, str] = {}
     host_ends: dict[tuple[str, str, int, str], tuple[CageKind, str]] = {}
-    a_ends: list[tuple[CageKind, str]] = []
-    cages: list[tuple[str, str]] = []
-    cage_run: dict[tuple[str, str], float] = {}
     # A switch cage is one module or one two-link cable: its legs get the family its
     # longest leg needs (never half an ACC and half a transceiver), and a twin-port cable
     # that is no splitter only where both legs join the same cage at the other end too.
-    cage_peers: dict[tuple[str, str], set[tuple[str, str]]] = {}
-    cage_legs: dict[tuple[str, str], int] = {}
-    for k, run in zip(topo.links, runs, strict=True):
+    # Per cage: [longest leg, legs, first peer device, first peer cage, one peer only].
+    stats: dict[tuple[str, str], list[Any]] = {}
+    per_link: list[tuple[float, list[Any], CageKind]] = []
+    a_cages: list[tuple[str, str]] = []
+    b_cages: list[tuple[str, str]] = []
+    for k in topo.links:
+        ea, eb = info[k.a_device], info[k.b_device]
+        # The route (see route_m): a few additions from the per-device terms.
+        if ea[0] == eb[0] and not ea[1]:
+            raw = abs(ea[5] - eb[5])
+        elif direct:
+            raw = ea[4] + eb[4] + abs(ea[2] - eb[2]) + abs(ea[3] - eb[3])
+        else:
+            raw = route_m(layout, ea[9], eb[9], ea[5], eb[5])
+        run = math.ceil((raw + slack) * 100 - 1e-6) / 100
         name = cage_names.get(k.b_port)
         if name is None:
             name = cage_names[k.b_port] = switch_cage(k.b_port)
         key = (k.b_device, name)
-        cages.append(key)
-        d = by_name[k.a_device]
-        end: tuple[CageKind, str]
-        if d.role in HOST_ROLES:
-            hkey = (d.role, k.a_port, k.speed_gbps, k.network)
+        b_cages.append(key)
+        a_kind: CageKind
+        if ea[6]:
+            hkey = (ea[8].role, k.a_port, k.speed_gbps, k.network)
             found = host_ends.get(hkey)
             if found is None:
-                found = host_ends[hkey] = host_end(prof, d, k)
-            end = found
+                found = host_ends[hkey] = host_end(prof, ea[8], k)
+            a_kind, a_name = found
         else:
-            a_name = cage_names.get(k.a_port)
-            if a_name is None:
-                a_name = cage_names[k.a_port] = switch_cage(k.a_port)
-            end = ("switch", a_name)
-        a_ends.append(end)
-        cage_peers.setdefault(key, set()).add((k.a_device, end[1]))
-        cage_legs[key] = cage_legs.get(key, 0) + 1
-        if run > cage_run.get(key, 0.0):
-            cage_run[key] = run
-    out: list[CableRun] = []
+            cached = cage_names.get(k.a_port)
+            if cached is None:
+                cached = cage_names[k.a_port] = switch_cage(k.a_port)
+            a_kind, a_name = "switch", cached
+        a_cages.append((k.a_device, a_name))
+        st = stats.get(key)
+        if st is None:
+            st = stats[key] = [run, 1, k.a_device, a_name, True]
+        else:
+            st[1] += 1
+            if run > st[0]:
+                st[0] = run
+            if st[4] and (st[2] != k.a_device or st[3] != a_name):
+                st[4] = False
+        per_link.append((run, st, a_kind))
+    runs = _specs_and_labels(topo, info, per_link, prefix is not None)
+    return runs, a_cages, b_cages
+
+
+class _End(NamedTuple):
+    """What a link needs of one of its devices (see :func:`_runs`)."""
+
+    rack: str
+    other: bool
+    x: float
+    y: float
+    up: float
+    height: float
+    host: bool
+    prefix: str
+    device: Device
+    place: RackPlace
+
+
+def _specs_and_labels(
+    topo: FabricTopology,
+    info: dict[str, _End],
+    per_link: list[tuple[float, list[Any], CageKind]],
+    has_prefix: bool,
+) -> tuple[CableRun, ...]:
+    """Each link's shared spec (family by its cage's longest leg) and its two labels."""
+    layout = topo.plan.spec.layout
+    template, space = layout.label, layout.space
+    prof = topo.plan.spec.node_profile
     # A cage's family depends on its longest leg and its ends' kinds; a run's spec on the
-    # family and the length it orders (whole cm): ~115k cables at 32k GPUs, few specs.
+    # family and the length it orders (whole cm): ~1M cables at 131k GPUs, few specs.
     fams: dict[tuple[float, int, str, bool, str], CableFamily] = {}
     specs: dict[tuple[float, str, str], RunSpec] = {}
     label_ports: dict[str, str] = {}
-    for k, run, cage, (a_kind, _) in zip(topo.links, runs, cages, a_ends, strict=True):
-        pa, _, host = ends[k.a_device]
-        pb = ends[k.b_device][0]
-        longest = cage_run[cage]
-        paired = len(cage_peers[cage]) == 1 and cage_legs[cage] <= 2
+    out: list[CableRun] = []
+    append = out.append
+    for k, (run, st, a_kind) in zip(topo.links, per_link, strict=True):
+        ea, eb = info[k.a_device], info[k.b_device]
+        longest = st[0]
+        paired = st[4] and st[1] <= 2
         fkey = (longest, k.speed_gbps, a_kind, paired, k.medium)
         fam = fams.get(fkey)
         if fam is None:
@@ -309,18 +362,18 @@ def _runs(
         spec = specs.get(skey)
         if spec is None:
             spec = specs[skey] = _spec(fam, _choose((fam,), ordered)[1], ordered, a_kind)
-        if host and by_name[k.a_device].role == "server":
+        if ea[6] and ea[8].role == "server":
             port_a = label_ports.get(k.a_port)
             if port_a is None:
-                port_a = label_ports[k.a_port] = end_label_port(prof, by_name[k.a_device], k.a_port)
+                port_a = label_ports[k.a_port] = end_label_port(prof, ea[8], k.a_port)
         else:
             port_a = k.a_port
-        if prefix is not None:
-            la, lb = prefix[k.a_device] + port_a, prefix[k.b_device] + k.b_port
+        if has_prefix:
+            append(CableRun(spec, ea[7] + port_a, eb[7] + k.b_port))
         else:
-            la = _label(template, space, pa, by_name[k.a_device], port_a)
-            lb = _label(template, space, pb, by_name[k.b_device], k.b_port)
-        out.append(CableRun(spec, la, lb))
+            la = _label(template, space, ea[9], ea[8], port_a)
+            lb = _label(template, space, eb[9], eb[8], k.b_port)
+            append(CableRun(spec, la, lb))
     return tuple(out)
 
 
@@ -350,29 +403,6 @@ def _family(k: Link, a_kind: CageKind, paired: bool, longest: float) -> CableFam
 
 cage_of = switch_cage
 """The cage a switch port sits in (kept under its old name for the views that import it)."""
-
-
-def _route_cm(
-    k: Link,
-    ends: dict[str, tuple[RackPlace, float, bool]],
-    xy: dict[str, tuple[str, bool, float, float, float, float]],
-    layout: LayoutSettings,
-    direct: bool,
-    slack: float,
-) -> float:
-    """A link's tray route plus slack in metres, rounded up to whole centimetres (the figure
-    printed is the one the medium is chosen by)."""
-    ra, oa, xa, ya, ua, za = xy[k.a_device]
-    rb, _, xb, yb, ub, zb = xy[k.b_device]
-    if ra == rb and not oa:
-        raw = abs(za - zb)
-    elif direct:
-        raw = ua + ub + abs(xa - xb) + abs(ya - yb)
-    else:
-        pa, ha, _ = ends[k.a_device]
-        pb, hb, _ = ends[k.b_device]
-        raw = route_m(layout, pa, pb, ha, hb)
-    return math.ceil((raw + slack) * 100 - 1e-6) / 100
 
 
 def _spec(fam: CableFamily, length: float, run: float, a_kind: CageKind) -> RunSpec:
@@ -486,8 +516,8 @@ def plan_plant(topo: FabricTopology) -> Plant:
         places[d.name] = place_rack(hall, d)
         units[d.name] = _height_u(topo, d, cache)
         heights[d.name] = port_height_m(d.position, units[d.name])
-    runs = _runs(topo, places, heights)
-    optics_w = count_modules(topo, runs)[1]
+    runs, a_cages, b_cages = _runs(topo, places, heights)
+    optics_w = switch_module_power(topo, runs, a_cages, b_cages)
     return Plant(racks=_racks(topo, places, units, optics_w), runs=runs)
 
 

@@ -184,7 +184,14 @@ def _wire_rails(b: _Build) -> None:
     lpr, per_leaf = plan.leaves_per_rail, plan.per_leaf
     prof = plan.spec.node_profile
     leaf_opt = b.compute_optic("SR")
-    label, mmf = b.label, _cable("mmf")
+    mmf = _cable("mmf")
+    # Server j's leaf of the rail and leaf port (and its label): the same in every plane,
+    # SU and rail, so worked out once per server index, not once per cable (#43).
+    most = max((len(names) for names in b.node_names), default=0)
+    slots = []
+    for j in range(1, most + 1):
+        k, port = leaf_of_server(j, per_leaf)
+        slots.append((k - 1, port, b.label(port)))
     for p in range(1, planes + 1):
         for su in range(1, plan.sus + 1):
             pod = (su - 1) // plan.sus_per_pod + 1 if plan.tiers == 3 else 0
@@ -215,8 +222,8 @@ def _wire_rails(b: _Build) -> None:
                 # A twin-port server cage (DGX OSFP) takes one 2-port module for its two rails.
                 per_cage = prof.ports_per_cage(nic)
                 nic_opt = _optic(speed, per_cage, "SR", per_cage > 1)
-                for j, node in enumerate(b.node_names[su - 1], start=1):
-                    k, port = leaf_of_server(j, per_leaf)
+                # A last SU may hold fewer servers than the largest: zip stops at its last.
+                for node, (k, port, port_label) in zip(b.node_names[su - 1], slots, strict=False):
                     b.links.append(
                         Link(
                             id=f"{node}:{nic}",
@@ -225,8 +232,8 @@ def _wire_rails(b: _Build) -> None:
                             a_device=node,
                             a_port=nic,
                             a_port_number=1,
-                            b_device=leaves[k - 1],
-                            b_port=label(port),
+                            b_device=leaves[k],
+                            b_port=port_label,
                             b_port_number=port,
                             speed_gbps=speed,
                             plane=p,

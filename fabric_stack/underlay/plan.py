@@ -34,10 +34,12 @@ Records are slotted frozen dataclasses (a 32,768-GPU plan has ~33k host ports).
 from __future__ import annotations
 
 import math
+import socket
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Network
 
 from fabric_stack.errors import SpecError
 from fabric_stack.sizing.model import SizingPlan
@@ -331,7 +333,7 @@ def assign_switches(
     first = int(st.loopbacks.network_address) + 1
     out = {}
     for d in fabric:
-        addr = str(IPv4Address(first + slots[d.name]))
+        addr = _dotted(first + slots[d.name])
         out[d.name] = SwitchUnderlay(d.name, d.role, d.plane, asns[d.name], addr, addr)
     return out
 
@@ -359,7 +361,7 @@ def address_fabric_links(
         )
     base = int(st.p2p.network_address)
     return tuple(
-        _fabric(link, str(IPv4Address(base + 2 * i + 1)), str(IPv4Address(base + 2 * i)))
+        _fabric(link, _dotted(base + 2 * i + 1), _dotted(base + 2 * i))
         for i, link in zip(pairs, links, strict=True)
     )
 
@@ -404,9 +406,8 @@ def address_hosts(
         block = _nth_block(IPv4Network(compute.subnets[idx]), prefix, n)
         gw = str(block.network_address + (0 if st.host_addressing == "p2p31" else 1))
         blocks.append(RailBlock(leaf.name, leaf.rail, leaf.plane, leaf.su, str(block), gw))
-        for link in sorted(per_leaf.get(leaf.name, []), key=lambda lk: lk.b_port_number):
-            k = link.b_port_number - 1
-            hosts.append(_host_port(st, block, k, link, nic_index[link.a_port]))
+        leaf_links = sorted(per_leaf.get(leaf.name, []), key=lambda lk: lk.b_port_number)
+        hosts.extend(_host_ports(st, block, leaf_links, nic_index))
     return tuple(blocks), tuple(hosts)
 
 
@@ -428,21 +429,39 @@ def _nth_block(rail_net: IPv4Network, prefix: int, n: int) -> IPv4Network:
     return IPv4Network((int(rail_net.network_address) + (n << (32 - prefix)), prefix))
 
 
-def _host_port(st: UnderlaySettings, block: IPv4Network, k: int, link: Link, nic: int) -> HostPort:
+def _dotted(addr: int) -> str:
+    """``str(IPv4Address(addr))`` through the C formatter (a tenth of the cost)."""
+    return socket.inet_ntoa(addr.to_bytes(4, "big"))
+
+
+def _host_ports(
+    st: UnderlaySettings, block: IPv4Network, links: list[Link], nic_index: dict[str, int]
+) -> Iterator[HostPort]:
+    """The host ports of one leaf's ``links`` (by leaf port) in its rail ``block``."""
+    # Dotted quads through the C formatter, the gateway once per block: str(IPv4Address)
+    # per address cost seconds for ~1M host addresses at 131k GPUs (#43).
+    ntoa = socket.inet_ntoa
     base = int(block.network_address)
-    if st.host_addressing == "p2p31":
-        addr, plen, gw = base + 2 * k + 1, 31, base + 2 * k
-    else:
-        addr, plen, gw = base + 2 + k, block.prefixlen, base + 1
-    return HostPort(
-        link.a_device,
-        link.a_port,
-        link.rail,
-        link.plane,
-        link.b_device,
-        link.b_port,
-        str(IPv4Address(addr)),
-        plen,
-        str(IPv4Address(gw)),
-        st.route_table_base + nic,
-    )
+    table = st.route_table_base
+    p2p = st.host_addressing == "p2p31"
+    plen = 31 if p2p else block.prefixlen
+    gw = ntoa((base + 1).to_bytes(4, "big"))
+    for link in links:
+        k = link.b_port_number - 1
+        if p2p:
+            addr = base + 2 * k + 1
+            gw = ntoa((base + 2 * k).to_bytes(4, "big"))
+        else:
+            addr = base + 2 + k
+        yield HostPort(
+            link.a_device,
+            link.a_port,
+            link.rail,
+            link.plane,
+            link.b_device,
+            link.b_port,
+            ntoa(addr.to_bytes(4, "big")),
+            plen,
+            gw,
+            table + nic_index[link.a_port],
+        )

@@ -46,6 +46,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
@@ -220,9 +221,64 @@ def _csv(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
     return buf.getvalue()
 
 
+_QUOTABLE = re.compile(r'[",\r\n]')
+"""Characters that may make ``csv.writer`` quote a field (a superset: such a field is handed
+to the writer itself)."""
+
+
+def _cell(value: object) -> str:
+    """One CSV field exactly as :func:`_csv`'s writer writes it (``None`` and ``""`` empty)."""
+    text = "" if value is None else str(value)
+    if _QUOTABLE.search(text) is None:
+        return text
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow([text, ""])
+    return buf.getvalue()[:-2]  # the field without the empty one after it and the newline
+
+
 def links_csv(topo: FabricTopology, role: str = "all") -> str:
-    """Cabling CSV: :data:`CSV_COLUMNS`, one row per cable (a-end = lower tier)."""
-    return _csv(CSV_COLUMNS, link_rows(topo, role))
+    """Cabling CSV: :data:`CSV_COLUMNS`, one row per cable (a-end = lower tier); the same
+    text as ``csv.writer`` over :func:`link_rows` (a unit test compares the two)."""
+    # Written as text from fragments, like links_json: a device's name and place are
+    # encoded once per device, a port name once per name, the plant's columns once per
+    # (route spec, optics, cable type); a row is one f-string (#43: ~1M rows at 131k GPUs).
+    side: dict[str, tuple[str, str]] = {
+        d.name: (_cell(d.name) + ",", f"{_cell(d.rack)},{d.position or ''},") for d in topo.devices
+    }
+    words: dict[str, str] = {}
+    tails: dict[tuple[int, str, str, str], str] = {}
+    quotable = _QUOTABLE.search
+    parts = [",".join(_cell(c) for c in CSV_COLUMNS) + "\n"]
+    append = parts.append
+    for k, run in _with_runs(topo, role):
+        tkey = (id(run.spec), k.a_optic, k.b_optic, k.cable_type)
+        tail = tails.get(tkey)
+        if tail is None:
+            fields = (*physical(k, run), f"{run.length_m:g}", run.part_number)
+            tail = tails[tkey] = ",".join(_cell(f) for f in fields)
+        a, b = side.get(k.a_device), side.get(k.b_device)
+        if a is None:
+            a = (_cell(k.a_device) + ",", ",,")
+        if b is None:
+            b = (_cell(k.b_device) + ",", ",,")
+        cid = k.id if quotable(k.id) is None else _cell(k.id)
+        cells = []
+        for text in (k.role, k.network, k.a_port, k.b_port):
+            cell = words.get(text)
+            if cell is None:
+                cell = words[text] = _cell(text)
+            cells.append(cell)
+        la, lb = run.label_a, run.label_b
+        if quotable(la) is not None:
+            la = _cell(la)
+        if quotable(lb) is not None:
+            lb = _cell(lb)
+        append(
+            f"{cid},{cells[0]},{cells[1]},{a[0]}{cells[2]},{k.a_port_number},{a[1]}"
+            f"{b[0]}{cells[3]},{k.b_port_number},{b[1]}{k.speed_gbps},{k.rail or ''},"
+            f"{k.su or ''},{k.pod or ''},{k.plane or ''},{tail},{la},{lb}\n"
+        )
+    return "".join(parts)
 
 
 def links_json(topo: FabricTopology, role: str = "all") -> str:

@@ -10,6 +10,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from fabric_stack import build_topology, size_fabric, validate_spec
 from fabric_stack.errors import FabricStackError, SpecError
 from fabric_stack.topology.build import FABRIC_ROLES, MANAGER_ROLE
 from fabric_stack.views.exports import (
@@ -18,6 +19,7 @@ from fabric_stack.views.exports import (
     P2P_COLUMNS,
     avd_csv,
     ib_width,
+    link_rows,
     links_csv,
     links_json,
     topo_file,
@@ -261,3 +263,24 @@ def test_avd_csv() -> None:
     r = rows(text)
     assert len(r) == len(t.links)
     assert r[0]["Node Type"] == "server" and r[0]["Peer Type"] == "leaf"
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"gpus": 256, "planes": 2, "fabric": "roce", "switch": "sn5600"},
+        # Labels a CSV writer must quote: a comma, a double quote, a line break.
+        {"layout": {"label": '{rack},"{device}"\n{port}'}},
+        {"layout": {"label": "{port} at {device}, {rack}"}},
+    ],
+)
+def test_links_csv_is_what_the_csv_writer_writes_of_the_rows(kw: dict[str, object]) -> None:
+    # links_csv writes text from fragments (#43); it must stay the csv module's output.
+    t = build_topology(size_fabric(validate_spec(**kw)))
+    for role in ("all", "compute", "inband"):
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        w.writerows(link_rows(t, role))
+        assert links_csv(t, role) == buf.getvalue()
