@@ -35,6 +35,7 @@ from fabric_stack.adapters.inventory.netbox.http import (
 )
 from fabric_stack.adapters.inventory.netbox.retry import (
     MAX_RETRY_AFTER_S,
+    VANISHED_END,
     notice,
     retry_after,
     wait_before_retry,
@@ -252,7 +253,9 @@ class NetBoxClient:
         A PostgreSQL deadlock inside NetBox (two bulk cable writes tracing paths through the
         same switch; a switch's delete cascading into cables their bundle deletes at the same
         time, seen in the killed-up test's destroy) rolled the whole request back, so it is
-        retried, backing off (six tries, about 30 s in all); a 429 or 503 is retried after
+        retried, backing off (six tries, about 30 s in all), and so is a GET or DELETE that
+        met a cable end a concurrent delete removed (:data:`.retry.VANISHED_END`, a NetBox 500
+        with netbox-branching enabled); a 429 or 503 is retried after
         its ``Retry-After`` (:mod:`.retry`). Each wait is a line on a terminal.
         """
         waited, deadlocks = 0.0, 0
@@ -260,11 +263,11 @@ class NetBoxClient:
             try:
                 return self._request(method, path, body)
             except InventoryError as exc:
-                wait = wait_before_retry(exc, waited, deadlocks)
+                wait = wait_before_retry(exc, waited, deadlocks, method)
                 if wait is None:
                     raise
                 wait = min(wait, self.budget.left(f"netbox {self.base}"))
-                deadlocks += "deadlock detected" in str(exc)
+                deadlocks += "deadlock detected" in str(exc) or VANISHED_END in str(exc)
                 why = getattr(exc, "status", "") or "deadlock"
                 notice(f"netbox {self.base}: {method} answered {why}; trying again in {wait:g} s")
                 time.sleep(wait)

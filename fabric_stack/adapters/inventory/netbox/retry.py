@@ -5,7 +5,9 @@ behind its proxy ``503 Service Unavailable``, both with ``Retry-After`` (seconds
 date: RFC 9110 §10.2.3): the request was not carried out, so it is tried again after the
 wait the server asked for, up to :data:`RETRY_TOTAL_S` of waiting per request. A
 PostgreSQL deadlock inside NetBox (``500`` naming ``deadlock detected``) rolled the request
-back, so it is retried too, backing off. Nothing else is: another 5xx may have half-run.
+back, so it is retried too, backing off. So is a GET or DELETE that met a cable end being
+deleted by a concurrent request (:data:`VANISHED_END`). Nothing else is: another 5xx may
+have half-run.
 Each wait is one line on a terminal's stderr (:func:`notice`); a pipe or a log gets none,
 so the one-line contract of a failure holds there.
 """
@@ -31,6 +33,23 @@ DEADLOCK_TRIES = 5
 """Retries of a request NetBox rolled back on a database deadlock (about 30 s in all)."""
 
 
+VANISHED_END = "'NoneType' object has no attribute '_meta'"
+"""NetBox 4.7.3's 500 (``AttributeError``) for a cable whose end was deleted by a concurrent
+request while this one read it: ``GET dcim/cables`` loads the cables' CableTermination rows
+and then the terminating interfaces in a second query (``Cable.objects.prefetch_related(
+'terminations__termination')``, dcim/api/views.py); an interface deleted (with its device)
+in between leaves ``termination`` None, and ``GenericObjectSerializer.to_representation``
+(netbox/api/serializers/generic.py) calls ``ObjectType.objects.get_for_model(None)``, which
+reads ``None._meta``. A bulk DELETE met the same error (netbox-branching enabled; its
+traceback was not captured) and is atomic in NetBox (``perform_bulk_destroy``: the whole
+batch rolls back), so retrying either changes nothing twice. Seen in a whole-stack ``pulumi
+destroy`` with the netbox-branching plugin enabled (its change-diff bookkeeping lengthens
+every delete), where cable bundles read their cables while a switch's delete cascades."""
+
+RETRIED_ON_VANISHED_END = ("GET", "DELETE")
+"""Methods retried after :data:`VANISHED_END`: a read, and a bulk delete NetBox rolled back."""
+
+
 def retry_after(text: str, now: float | None = None) -> float | None:
     """Seconds of a ``Retry-After`` value (whole seconds or an HTTP date), or None."""
     text = text.strip()
@@ -43,9 +62,13 @@ def retry_after(text: str, now: float | None = None) -> float | None:
     return max(0.0, when - (time.time() if now is None else now))
 
 
-def wait_before_retry(exc: InventoryError, waited: float, deadlocks: int) -> float | None:
-    """Seconds to wait before trying the request that raised ``exc`` again; None: do not."""
-    if "deadlock detected" in str(exc):
+def wait_before_retry(
+    exc: InventoryError, waited: float, deadlocks: int, method: str = "GET"
+) -> float | None:
+    """Seconds to wait before trying the ``method`` request that raised ``exc`` again; None:
+    do not. ``deadlocks``: the rolled-back tries so far (deadlocks and vanished ends)."""
+    vanished = method in RETRIED_ON_VANISHED_END and VANISHED_END in str(exc)
+    if vanished or "deadlock detected" in str(exc):
         return 0.5 * 2 ** (deadlocks + 1) if deadlocks < DEADLOCK_TRIES else None
     if not isinstance(exc, NetBoxHttpError) or exc.status not in (429, 503) or exc.auth:
         return None
@@ -64,7 +87,9 @@ def notice(text: str) -> None:
 
 __all__ = [
     "MAX_RETRY_AFTER_S",
+    "RETRIED_ON_VANISHED_END",
     "RETRY_TOTAL_S",
+    "VANISHED_END",
     "notice",
     "retry_after",
     "wait_before_retry",
