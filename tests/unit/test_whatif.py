@@ -20,6 +20,7 @@ from fabric_stack.analysis.whatif import (
     measure_bisection_tbps,
     n_minus_1,
 )
+from fabric_stack.analysis.whatif_results import Ecmp
 from fabric_stack.cli import main
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.spec.model import validate_spec
@@ -279,7 +280,5 @@ def test_ecmp_pairs_count_two_leaves_of_one_rail_inside_one_su() -> None:
     )
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["ecmp"]["pairs"] == 8
-    from fabric_stack.analysis.whatif_results import Ecmp
-
     described = Ecmp.model_fields["pairs"].description or ""
     assert "same SU" in described
