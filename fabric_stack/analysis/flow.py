@@ -17,8 +17,9 @@ number per connected switch pair), not over the 100k-edge port graph:
   because any quotient flow spreads evenly back over the members. A healthy
   32k-GPU fabric collapses to a few dozen classes, and a failure only splits
   off the switches it touches.
-* :func:`measure_ecmp_widths` — first-hop ECMP width for every pair of same-rail
-  leaves in different SUs: the uplinks of leaf *a* whose spine still has an
+* :func:`measure_ecmp_widths` — first-hop ECMP width for every pair of same-rail,
+  same-plane leaves (in different SUs, or two leaves of one rail in the same SU when
+  an SU has several leaves per rail): the uplinks of leaf *a* whose spine still has an
   up-down path to leaf *b*. Leaves with the same uplink vector are counted as
   one class, so the work is per class pair, not per leaf pair.
 """
@@ -243,7 +244,8 @@ class LeafUplinks:
 
 @dataclass(frozen=True, slots=True)
 class EcmpResult:
-    """Widths over every pair of same-rail, same-plane leaves in different SUs."""
+    """Widths over every pair of same-rail, same-plane leaves (different SUs, or the same
+    SU with several leaves per rail)."""
 
     pairs: int
     minimum: int | None

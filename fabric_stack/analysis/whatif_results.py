@@ -72,12 +72,16 @@ class EcmpPair(_Frozen):
 
 
 class Ecmp(_Frozen):
-    """First-hop ECMP width between same-rail leaves of different SUs."""
+    """First-hop ECMP width between every two leaves of one rail and plane: in different SUs,
+    and with several leaves per rail (#43) also two leaves of the same SU."""
 
     healthy: int = Field(description="Width on the healthy fabric (a leaf's uplinks).")
-    min: int | None = Field(description="Narrowest pair after the failures (null: one SU).")
-    median: float | None = Field(description="Median over all pairs (null: one SU).")
-    pairs: int = Field(description="Leaf pairs counted (same rail and plane, different SUs).")
+    min: int | None = Field(description="Narrowest pair after the failures (null: no pair).")
+    median: float | None = Field(description="Median over all pairs (null: no pair).")
+    pairs: int = Field(
+        description="Leaf pairs counted: two leaves of the same rail and plane, in different "
+        "SUs or (several leaves per rail) in the same SU."
+    )
     degraded_pairs: int = Field(description="Pairs narrower than healthy.")
     worst: list[EcmpPair] = Field(description="Up to 10 narrowest SU pairs.")
 

@@ -120,7 +120,8 @@ def whatif_cmd(
 
     After the failures: bisection over the same cut `size` and `verify` use,
     GPUs and servers isolated (per rail and plane), rails that lose their leaf,
-    ECMP width between same-rail leaves of every SU pair, capacity lost per
+    ECMP width between every two same-rail leaves (across SUs, and inside an SU
+    with several leaves per rail), capacity lost per
     tier. `--n-minus-1` ranks every single failure. JSON keys: failed,
     bisection_tbps {before, after}, isolated {gpus, servers, by_rail},
     ecmp {min, median}, capacity_lost_pct {leaf_spine, spine_core}, n_minus_1.

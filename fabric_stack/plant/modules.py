@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from fabric_stack.hardware.optics import lookup_module
+from fabric_stack.hardware.optics import Module, lookup_module
 from fabric_stack.plant.ends import host_end, switch_cage
 from fabric_stack.topology.build import HOST_ROLES, FabricTopology
 
@@ -25,6 +25,10 @@ class _Spec(Protocol):
     def a_power_w(self) -> float: ...
     @property
     def b_power_w(self) -> float: ...
+    @property
+    def a_module(self) -> Module | None: ...
+    @property
+    def b_module(self) -> Module | None: ...
 
 
 class _Run(Protocol):
@@ -52,8 +56,10 @@ class ModuleCount:
     verified: bool
 
 
-def _module_info(part: str) -> tuple[str, str, bool]:
-    m = lookup_module(part)
+def _module_info(part: str, record: Module | None) -> tuple[str, str, bool]:
+    # The run's own record first: one SKU can be sourced in one cage and UNVERIFIED in
+    # another (an NDR module in a Q3400 cage), and the two count as separate lines.
+    m = record if record is not None and record.part == part else lookup_module(part)
     if m is not None:
         return m.form_factor, m.source, m.verified
     return "generic", "no NVIDIA SKU in the catalog: UNVERIFIED", False
@@ -105,22 +111,24 @@ def tally_modules(
     :func:`link_cages` gives them; the plant has them already): one per lit cage, and the
     module power per device."""
     hosts = {d.name for d in topo.devices if d.role in HOST_ROLES}
-    cages: dict[tuple[str, str], tuple[str, str, str, float]] = {}
+    _Key = tuple[str, str, str, float, Module | None]
+    cages: dict[tuple[str, str], _Key] = {}
     setdefault = cages.setdefault
     for k, run, a_cage, b_cage in zip(topo.links, runs, a_cages, b_cages, strict=True):
+        spec = run.spec
         if run.a_optic:
             # A host's end (a server's or a fabric manager's cage) counts as a server end.
             end = "server" if k.a_device in hosts else "switch"
-            setdefault(a_cage, (run.a_optic, end, k.network, run.spec.a_power_w))
+            setdefault(a_cage, (run.a_optic, end, k.network, spec.a_power_w, spec.a_module))
         if run.b_optic:
-            setdefault(b_cage, (run.b_optic, "switch", k.network, run.spec.b_power_w))
-    per: Counter[tuple[str, str, str, float]] = Counter(cages.values())
+            setdefault(b_cage, (run.b_optic, "switch", k.network, spec.b_power_w, spec.b_module))
+    per: Counter[_Key] = Counter(cages.values())
     power: dict[str, float] = {}
-    for (dev, _), (_, _, _, watts) in cages.items():
+    for (dev, _), (_, _, _, watts, _) in cages.items():
         power[dev] = power.get(dev, 0.0) + watts
     modules = tuple(
-        ModuleCount(part, end, net, n, watts, *_module_info(part))
-        for (part, end, net, watts), n in per.items()
+        ModuleCount(part, end, net, n, watts, *_module_info(part, record))
+        for (part, end, net, watts, record), n in per.items()
     )
     return modules, power
 

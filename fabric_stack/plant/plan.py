@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from fabric_stack.errors import SpecError
 from fabric_stack.hardware.cables import CableFamily, EndKind, families_for, generic_family
-from fabric_stack.hardware.optics import CageKind, module_for
+from fabric_stack.hardware.optics import CageKind, Module, module_for
 from fabric_stack.hardware.switches import lookup_switch
 from fabric_stack.plant.ends import end_label_port, host_end, switch_cage
 from fabric_stack.plant.geometry import (
@@ -65,6 +65,10 @@ class RunSpec:
     """Power of the a-end module, W (0 without one)."""
     b_power_w: float = 0.0
     """Power of the b-end module, W (0 without one)."""
+    a_module: Module | None = None
+    """The a-end module's record (its source and whether it is verified), None without one."""
+    b_module: Module | None = None
+    """The b-end module's record, None without one."""
 
 
 class CableRun(NamedTuple):
@@ -343,7 +347,7 @@ def _specs_and_labels(
     # A cage's family depends on its longest leg and its ends' kinds; a run's spec on the
     # family and the length it orders (whole cm): ~1M cables at 131k GPUs, few specs.
     fams: dict[tuple[float, int, str, bool, str], CableFamily] = {}
-    specs: dict[tuple[float, str, str], RunSpec] = {}
+    specs: dict[tuple[float, str, str, str, str], RunSpec] = {}
     label_ports: dict[str, str] = {}
     out: list[CableRun] = []
     append = out.append
@@ -358,10 +362,13 @@ def _specs_and_labels(
         # Separate fibres from one module are each ordered at their own length; the legs
         # of one splitter or twin-port cable at the cage's longest.
         ordered = run if fam.links_per_cable == 1 else longest
-        skey = (ordered, fam.key, a_kind)
+        # Each switch end's module follows its model's cage (#44): the models key the spec.
+        a_model = "" if ea[6] else ea[8].model
+        skey = (ordered, fam.key, a_kind, a_model, eb[8].model)
         spec = specs.get(skey)
         if spec is None:
-            spec = specs[skey] = _spec(fam, _choose((fam,), ordered)[1], ordered, a_kind)
+            length = _choose((fam,), ordered)[1]
+            spec = specs[skey] = _spec(fam, length, ordered, a_kind, (a_model, eb[8].model))
         if ea[6] and ea[8].role == "server":
             port_a = label_ports.get(k.a_port)
             if port_a is None:
@@ -405,13 +412,20 @@ cage_of = switch_cage
 """The cage a switch port sits in (kept under its old name for the views that import it)."""
 
 
-def _spec(fam: CableFamily, length: float, run: float, a_kind: CageKind) -> RunSpec:
+def _spec(
+    fam: CableFamily, length: float, run: float, a_kind: CageKind, models: tuple[str, str]
+) -> RunSpec:
     """The shared spec of runs of ``run`` metres on ``fam`` at ``length``, with the module
-    each end's cage takes (verified only when the family and both modules are)."""
-    a_mod = module_for(a_kind, fam.medium, fam.speed_gbps, fam.a_optic.part if fam.a_optic else "")
-    b_mod = module_for(
-        "switch", fam.medium, fam.speed_gbps, fam.b_optic.part if fam.b_optic else ""
-    )
+    each end's cage takes (verified only when the family and both modules are).
+
+    ``models`` are the ends' switch models (catalog keys; empty for a host end): a switch
+    cage's module follows its model and split (:func:`~fabric_stack.hardware.optics.
+    switch_module`)."""
+    to_switch = a_kind == "switch"
+    a_part = fam.a_optic.part if fam.a_optic else ""
+    b_part = fam.b_optic.part if fam.b_optic else ""
+    a_mod = module_for(a_kind, fam.medium, fam.speed_gbps, a_part, models[0], to_switch)
+    b_mod = module_for("switch", fam.medium, fam.speed_gbps, b_part, models[1], to_switch)
     part = fam.part(length)
     if a_kind == "osfp-twin" and fam.medium == "dac":
         # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10 overview,
@@ -434,6 +448,8 @@ def _spec(fam: CableFamily, length: float, run: float, a_kind: CageKind) -> RunS
         splitter=fam.splitter,
         a_power_w=a_mod.power_w if a_mod else 0.0,
         b_power_w=b_mod.power_w if b_mod else 0.0,
+        a_module=a_mod,
+        b_module=b_mod,
     )
 
 

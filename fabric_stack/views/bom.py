@@ -314,9 +314,11 @@ def _optic_lines(order: Order) -> tuple[OpticLine, ...]:
         order.modules,
         key=lambda m: (m.end != "server", _net_order(m.network), m.part_number),
     )
-    per: dict[tuple[str, str, str], OpticLine] = {}
+    per: dict[tuple[str, str, str, str], OpticLine] = {}
     for m in lines:
-        key = (m.part_number, m.end, m.network)
+        # One SKU in two kinds of cage (an NDR module in a QM9700 and in a Q3400) stays two
+        # lines: each carries its own source and UNVERIFIED mark.
+        key = (m.part_number, m.end, m.network, m.form_factor)
         prev = per.get(key)
         per[key] = OpticLine(
             optic=m.part_number,

@@ -67,7 +67,7 @@ def _whatif_rows(r: WhatIfResult) -> list[tuple[str, str]]:
         ("leaves cut off", ", ".join(iso.leaves_cut_off) or "none"),
         (
             "ECMP width",
-            "one SU: no SU pairs"
+            "no leaf pairs (one SU, one leaf per rail)"
             if e.min is None
             else f"min {e.min}, median {e.median:g} of {e.healthy} ({e.degraded_pairs:,} of "
             f"{e.pairs:,} leaf pairs narrower)",
@@ -83,7 +83,7 @@ def _whatif_rows(r: WhatIfResult) -> list[tuple[str, str]]:
     if e.worst:
         rows.append(
             (
-                "narrowest SU pairs",
+                "narrowest pairs",
                 ", ".join(f"SU{w.su_a}↔SU{w.su_b} rail {w.rail}: {w.width}" for w in e.worst[:5]),
             )
         )

@@ -20,6 +20,7 @@ from fabric_stack.analysis.whatif import (
     measure_bisection_tbps,
     n_minus_1,
 )
+from fabric_stack.analysis.whatif_results import Ecmp
 from fabric_stack.cli import main
 from fabric_stack.sizing.size import size_fabric
 from fabric_stack.spec.model import validate_spec
@@ -269,3 +270,15 @@ def test_worst_of_each_kind_names_every_role_once() -> None:
     roles = [line.split(":", 1)[0] for line in lines]
     assert sorted(roles) == sorted({"leaf", "spine", "core", "leaf_spine", "spine_core"})
     assert lines[0].startswith(f"{r.n_minus_1[0].role}: {r.n_minus_1[0].target} ")
+
+
+def test_ecmp_pairs_count_two_leaves_of_one_rail_inside_one_su() -> None:
+    """One SU of 64 servers has two leaves per rail (#43): ECMP counts those 8 pairs (one
+    per rail), and the field and the table say pairs are not only across SUs."""
+    r = CliRunner().invoke(
+        main, ["whatif", "--gpus", "512", "--su-nodes", "64", "--format", "json"]
+    )
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["ecmp"]["pairs"] == 8
+    described = Ecmp.model_fields["pairs"].description or ""
+    assert "same SU" in described
