@@ -235,16 +235,6 @@ class SizingPlan(_Frozen):
         if self.build_out is None:
             data.pop("build_out", None)
         return data
-        if not self.spec.per_tier:
-            for key in PLAN_TIER_FIELDS:
-                data.pop(key, None)
-            for tier in data.get("tier_plans", ()):
-                for key in TIER_FIELDS:
-                    tier.pop(key, None)
-        else:
-            data["spine_model"] = self.spine_model.key
-            data["core_model"] = self.core_model.key
-        return data
 
     @property
     def mixed_leaf(self) -> bool:
