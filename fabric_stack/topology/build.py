@@ -223,29 +223,26 @@ def _wire_rails(b: _Build) -> None:
                 per_cage = prof.ports_per_cage(nic)
                 nic_opt = _optic(speed, per_cage, "SR", per_cage > 1)
                 # A last SU may hold fewer servers than the largest: zip stops at its last.
-                for node, (k, port, port_label) in zip(b.node_names[su - 1], slots, strict=False):
-                    b.links.append(
-                        Link(
-                            id=f"{node}:{nic}",
-                            role="node_leaf",
-                            network="compute",
-                            a_device=node,
-                            a_port=nic,
-                            a_port_number=1,
-                            b_device=leaves[k],
-                            b_port=port_label,
-                            b_port_number=port,
-                            speed_gbps=speed,
-                            plane=p,
-                            rail=r,
-                            su=su,
-                            pod=pod,
-                            medium="mmf",
-                            a_optic=nic_opt,
-                            b_optic=leaf_opt,
-                            cable_type=mmf,
-                        )
+                # Positional in Link's field order, the per-rail tail shared: keyword calls
+                # cost ~0.5 s over ~500k cables (#43).
+                tail = (speed, p, r, su, pod, "mmf", nic_opt, leaf_opt, mmf)
+                b.links.extend(
+                    Link(
+                        f"{node}:{nic}",
+                        "node_leaf",
+                        "compute",
+                        node,
+                        nic,
+                        1,
+                        leaves[k],
+                        port_label,
+                        port,
+                        *tail,
                     )
+                    for node, (k, port, port_label) in zip(
+                        b.node_names[su - 1], slots, strict=False
+                    )
+                )
 
 
 def _wire_managers(b: _Build) -> None:

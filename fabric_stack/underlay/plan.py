@@ -42,6 +42,7 @@ from functools import cached_property
 from ipaddress import IPv4Network
 
 from fabric_stack.errors import SpecError
+from fabric_stack.records import fast_init
 from fabric_stack.sizing.model import SizingPlan
 from fabric_stack.spec.underlay import PRIVATE_ASN_LAST, UnderlaySettings
 from fabric_stack.topology.build import FabricTopology, Link
@@ -63,6 +64,7 @@ class SwitchUnderlay:
     router_id: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FabricLinkUnderlay:
     """Addressing of one switch-to-switch cable: both ends unnumbered or both /31."""
@@ -93,6 +95,7 @@ class RailBlock:
     gateway: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HostPort:
     """One server rail NIC: address, its gateway (the leaf port), and its routing table."""
