@@ -14,7 +14,9 @@ clean-up itself is not cut short (SIGKILL still ends the process).
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
@@ -46,12 +48,40 @@ class _Handler:
 
     def __init__(self) -> None:
         self.fired = False
+        self.active = True
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         if self.fired:
             return
         self.fired = True
         raise Interrupted(signum)
+
+    def redeliver(self, signum: int) -> None:
+        """Send ``signum`` again, from a timer thread, while the handler is installed."""
+        if self.active:
+            os.kill(os.getpid(), signum)
+
+
+def _unraisable_hook(handler: _Handler, previous: Any) -> Any:
+    """A ``sys.unraisablehook`` that re-delivers an :class:`Interrupted` Python could not raise.
+
+    A signal whose handler runs inside a callback Python cannot raise from (a weakref
+    callback of the import lock, a ``__del__``) is printed as "Exception ignored in …"
+    with a traceback, and lost: seen in ``test_write_safety`` as a rare traceback on
+    stderr. The hook drops that print and sends the signal again a moment later from
+    a timer thread, so the handler runs where the command is and unwinds it as usual.
+    """
+
+    def hook(args: Any) -> None:
+        if isinstance(args.exc_value, Interrupted) and handler.active:
+            handler.fired = False
+            timer = threading.Timer(0.01, handler.redeliver, (args.exc_value.signum,))
+            timer.daemon = True
+            timer.start()
+            return
+        previous(args)
+
+    return hook
 
 
 @contextlib.contextmanager
@@ -65,12 +95,16 @@ def handled() -> Iterator[None]:
         yield
         return
     handler = _Handler()
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable_hook(handler, old_hook)
     old: dict[int, Any] = {s: signal.signal(s, handler) for s in SIGNALS}
     try:
         yield
     finally:
+        handler.active = False
         for s, h in old.items():
             signal.signal(s, h)
+        sys.unraisablehook = old_hook
 
 
 def summary(since: int) -> str:
