@@ -21,7 +21,12 @@ import pytest
 from fabric_stack import build_topology, size_fabric, validate_spec
 from fabric_stack.artifacts._base import RenderContext
 from fabric_stack.twin import ops, ops_ib
-from fabric_stack.twin.runtime import add_namespaces, save_state
+from fabric_stack.twin.runtime import (
+    add_namespaces,
+    claim_runtime_dir,
+    existing_namespaces,
+    save_state,
+)
 from fabric_stack.twin.wiring import plan_wiring
 
 pytestmark = [
@@ -53,6 +58,9 @@ def test_rendered_opensm_reaches_subnet_up_on_each_plane(tmp_path: Path, planes:
     state = state.model_copy(update={"sm": {"instances": sms}})
     said: list[str] = []
     try:
+        # As `up` does: the runtime dir carries this twin's token, or `down` (rightly)
+        # leaves the namespace alone — which leaked one `fst-*-ib` per test run.
+        claim_runtime_dir(state)
         add_namespaces(state.namespaces)
         save_state(d, state)
         ops_ib.render_files(ctx, d, state)
@@ -61,6 +69,7 @@ def test_rendered_opensm_reaches_subnet_up_on_each_plane(tmp_path: Path, planes:
         _check(d, sms, said, planes)
     finally:
         ops.down(d, said.append)
+    assert not set(state.namespaces) & set(existing_namespaces()), said
 
 
 def _check(d: Path, sms: list[dict[str, object]], said: list[str], planes: int) -> None:
