@@ -10,10 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fabric_stack.compat.slot_records import positional_maker
 from fabric_stack.naming.devices import core_name, switch_port_label
 from fabric_stack.sizing.size import SizingPlan
 from fabric_stack.sizing.tiers import leaf_uplink_port
 from fabric_stack.topology.model import SERVERS_PER_RACK, Device, Link, Nic
+
+new_link = positional_maker(Link)
+"""``Link`` from all 18 fields, positionally: ~0.3 µs instead of ~1.5 µs, which is over a
+second for the ~900k cables of a 131,072-GPU, four-plane plan (#43)."""
+
+new_nic = positional_maker(Nic)
+"""``Nic`` from all its fields, positionally (one per server rail and plane: ~500k, #43)."""
+
+new_device = positional_maker(Device)
+"""``Device`` from all 13 fields, positionally (servers and leaves, by the ten thousand)."""
 
 
 def optic(speed: int, per_cage: int, reach: str, twin: bool) -> str:
@@ -105,6 +116,11 @@ class Build:
             family, ppc = plan.tier_model(role).os_family, plan.tier_ports_per_cage(role)
             got = self.role_labels[(role, n)] = self.label_at(family, ppc, n)
         return got
+
+    def tier_labels_to(self, role: str, last: int) -> list[str]:
+        """Port labels of a switch of tier ``role`` by logical port, ``0`` … ``last`` (port 0
+        has none): a list index instead of a call per cable (~260k asks at 131k GPUs, #43)."""
+        return [""] + [self.tier_label(role, n) for n in range(1, last + 1)]
 
     def leaf_uplinks(self) -> list[tuple[int, str]]:
         """Leaf uplink *u*: (port number, port label), the same on every leaf (a mixed
