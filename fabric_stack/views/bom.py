@@ -11,7 +11,8 @@ Counting rules
   optics excluded; unknown for generic switches).
 * **Cables and optics** are read from :func:`fabric_stack.plant.order.order_of`, the one
   count the order list, the report and ``layout`` read too: cables as installed (a 1:2
-  splitter or a twin-port cable once, carrying two links), one module per *cage* with a
+  splitter or a twin-port cable once, carrying two links; a link whose catalog family needs
+  two straight fibres, an unsplit 800G twin-port OSFP port, twice), one module per *cage* with a
   lit port at both ends, of the part that end's hardware takes (see
   :mod:`fabric_stack.hardware.optics`). DAC, ACC and RJ45 ends take no module.
 * **Power**: ``power_w`` is the switches' catalog power plus every module's.
@@ -39,7 +40,15 @@ from fabric_stack.plant.order import Order, order_of
 from fabric_stack.sizing.build_out import build_out_line
 from fabric_stack.sizing.model import BuildOut
 from fabric_stack.topology.build import COMPUTE_ROLES, HOST_ROLES, FabricTopology
-from fabric_stack.views.bom_parts import PartsList, parts_list, parts_markdown, parts_table
+from fabric_stack.views.bom_parts import (
+    PartKey,
+    PartsList,
+    line_cables,
+    link_families,
+    parts_list,
+    parts_markdown,
+    parts_table,
+)
 from fabric_stack.views.costs import Cost, cost_line, cost_markdown, cost_of
 
 NO_OPTIC = "RJ45 (no optic)"
@@ -241,15 +250,16 @@ def bill_of_materials(topo: FabricTopology, prices: PriceList | None = None) -> 
                 rack_units_total=len(managers),
             ),
         )
-    parts = parts_list(order)
+    per = link_families(topo)
+    parts = parts_list(order, per)
     return Bom(
         name=plan.spec.name,
         switches=switch_lines,
-        cables=_cable_lines(order),
+        cables=_cable_lines(order, per),
         optics=_optic_lines(order),
         servers=servers,
         compute=_compute_counts(topo),
-        totals=_totals(topo, switch_lines, order),
+        totals=_totals(topo, switch_lines, order, parts.cables_total),
         parts=parts,
         cost=None if prices is None else _cost(switch_lines, parts, prices),
         build_out=plan.build_out,
@@ -257,12 +267,15 @@ def bill_of_materials(topo: FabricTopology, prices: PriceList | None = None) -> 
     )
 
 
-def _cable_lines(order: Order) -> tuple[CableLine, ...]:
-    """Cables by description × role × speed, compute roles first."""
+def _cable_lines(order: Order, fams: dict[PartKey, tuple[int, str]]) -> tuple[CableLine, ...]:
+    """Cables by description × role × speed, compute roles first; a link whose family needs
+    two fibres counts two cables (:func:`~fabric_stack.views.bom_parts.link_families`)."""
     per: dict[tuple[str, str, int], list[int]] = {}
     for c in order.cables:
-        got = per.setdefault((c.description, c.role, c.speed_gbps), [0, 0])
-        got[0] += c.cables
+        found = fams.get((c.part_number, c.role, c.network, c.speed_gbps))
+        what = found[1] if found and found[1] else c.description
+        got = per.setdefault((what, c.role, c.speed_gbps), [0, 0])
+        got[0] += line_cables(c, fams)
         got[1] += c.links
     return tuple(
         CableLine(cable_type=t, role=r, speed_gbps=sp, count=n, links=k)
@@ -362,8 +375,11 @@ def _compute_counts(topo: FabricTopology) -> ComputeCounts:
     )
 
 
-def _totals(topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], order: Order) -> BomTotals:
-    """Grand totals (switch power only over the models whose power is published)."""
+def _totals(
+    topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], order: Order, cables: int
+) -> BomTotals:
+    """Grand totals (switch power only over the models whose power is published);
+    ``cables`` is the order list's total (a two-fibre link counts two)."""
     plan = topo.plan
     known = [s for s in switch_lines if s.power_w_total is not None]
     switch_w = sum(s.power_w_total or 0 for s in known)
@@ -373,7 +389,7 @@ def _totals(topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], order: O
         switch_rack_units=sum(s.rack_units_total for s in switch_lines),
         switch_power_w=switch_w,
         switches_without_power=sum(s.count for s in switch_lines if s.power_w is None),
-        cables=order.cables_total,
+        cables=cables,
         links=len(topo.links),
         optics=order.modules_total,
         optics_power_w=optics_w,

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 from xml.sax.saxutils import escape
 
+from fabric_stack.hardware.cables import cables_per_link
 from fabric_stack.plant import PlantCheck, RackLoad, plant_of
 from fabric_stack.topology.build import FabricTopology
 
@@ -47,14 +48,32 @@ MAX_RACKS_DRAWN = 12
 """Racks drawn in the elevation SVG before the rest collapse into '… N more racks'."""
 
 
+def _pull_part(part: str, family: str, seen: dict[str, str]) -> str:
+    """The part cell of a run: ``2x MFP7E10-N015`` when the link's family needs two
+    straight fibres (an unsplit 800G twin-port OSFP port), so the pull list and the BOM
+    count the same fibres."""
+    key = f"{family} {part}"
+    cell = seen.get(key)
+    if cell is None:
+        n = cables_per_link(family)
+        cell = seen[key] = part if n == 1 else f"{n}x {part}"
+    return cell
+
+
 def run_rows(topo: FabricTopology) -> Iterator[tuple[Any, ...]]:
     """Run-list rows (:data:`RUN_COLUMNS` order): per rack in floor order, install order."""
     plant = plant_of(topo)
     by_name = {d.name: d for d in topo.devices}
     ends: dict[str, list[tuple[int, int, str, tuple[Any, ...]]]] = {}
+    parts: dict[str, str] = {}
     for k, run in zip(topo.links, plant.runs, strict=True):
         a, b = by_name[k.a_device], by_name[k.b_device]
-        common = (run.medium, run.part_number, f"{run.length_m:g}", k.id)
+        common = (
+            run.medium,
+            _pull_part(run.part_number, run.family, parts),
+            f"{run.length_m:g}",
+            k.id,
+        )
         for here, port, num, label, far, fport, flabel, way in (
             (a, k.a_port, k.a_port_number, run.label_a, b, k.b_port, run.label_b, "leaves"),
             (b, k.b_port, k.b_port_number, run.label_b, a, k.a_port, run.label_a, "arrives"),
