@@ -102,7 +102,10 @@ class CableLine(_Model):
     )
     role: str = Field(description="node_leaf, leaf_spine, spine_core, storage, inband or oob.")
     speed_gbps: int = Field(description="Link speed.")
-    count: int = Field(description="Cables (a splitter or twin-port cable once).")
+    count: int = Field(
+        description="Cables (a splitter or twin-port cable once; two straight fibres per "
+        "unsplit 800G twin-port OSFP link)."
+    )
     links: int = Field(description="Links these cables carry.")
 
 
@@ -153,7 +156,10 @@ class BomTotals(_Model):
     switch_rack_units: int = Field(description="Rack units of all switches.")
     switch_power_w: int = Field(description="Power of switches with a known figure, W.")
     switches_without_power: int = Field(description="Switches whose model has no power figure.")
-    cables: int = Field(description="All cables (as installed: a splitter once).")
+    cables: int = Field(
+        description="All cables (as installed: a splitter once, an 800G twin-port link's two "
+        "fibres twice); the order list's total."
+    )
     links: int = Field(description="All links (a splitter's or twin-port cable's legs each).")
     optics: int = Field(description="All pluggable modules.")
     optics_power_w: float = Field(description="Power of all modules, W.")
