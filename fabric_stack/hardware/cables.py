@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from fabric_stack.hardware.optics import XDR_CAGE_MODELS
+from fabric_stack.hardware.optics import PAM4_100G_CAGE_MODELS, XDR_CAGE_MODELS
 
 Medium = Literal["dac", "acc", "mmf", "smf", "copper"]
 """The cable's medium: passive copper, active copper, multimode / single-mode fibre, RJ45."""
@@ -450,18 +450,21 @@ def cables_per_link(key: str) -> int:
 
 
 def family_for_cages(fam: CableFamily, models: tuple[str, str]) -> CableFamily:
-    """``fam``, or the XDR family in its place when an end is a Quantum-X800 cage.
+    """``fam``, or the family the ends' cages need in its place at 800G.
 
     ``models`` are the ends' switch catalog keys ('' for a host). An 800G fibre to an XDR
-    cage is single-mode and one straight fibre per link (:data:`XDR_CABLE_FAMILIES`), not
-    the 100G-PAM4 twin-port's two multimode or DR8 fibres; copper and other speeds keep
-    ``fam``.
+    cage is single-mode and one straight fibre per link (:data:`XDR_CABLE_FAMILIES`). The
+    two-fibre 800G families are sourced for 100G-PAM4 twin-port cages (SN5600) at both
+    ends only: a switch whose cage the catalog does not know (a generic model) keeps the
+    generic UNVERIFIED fibre. Copper and other speeds keep ``fam``.
     """
     if fam.speed_gbps != 800 or fam.medium not in ("mmf", "smf"):
         return fam
-    if not any(m in XDR_CAGE_MODELS for m in models):
-        return fam
-    return _XDR_BY_END.get(fam.a_end, fam)
+    if any(m in XDR_CAGE_MODELS for m in models):
+        return _XDR_BY_END.get(fam.a_end, fam)
+    if fam.cables_per_link > 1 and not all(m in PAM4_100G_CAGE_MODELS for m in models):
+        return generic_family(fam.speed_gbps, fam.a_end, "mmf")
+    return fam
 
 
 __all__ = [

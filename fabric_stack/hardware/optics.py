@@ -182,7 +182,7 @@ XDR_MODULES: dict[tuple[str, int], Module] = {
 }
 """Modules of a Quantum-X800 (XDR) switch cage, by (medium, port speed)."""
 
-_PAM4_100G_CAGES = frozenset({"qm9700", "sn5600"})
+PAM4_100G_CAGE_MODELS = frozenset({"qm9700", "sn5600"})
 """Switch models whose cages are Quantum-2/Spectrum-4 100G-PAM4 twin-port OSFPs."""
 XDR_CAGE_MODELS = frozenset({"q3400"})
 """Switch models whose cages are Quantum-X800 200G-PAM4 (XDR) twin-port OSFPs."""
@@ -237,7 +237,7 @@ def switch_module(
         if speed_gbps == 800:
             return XDR_MODULES[("smf", 800)]
         return XDR_MODULES.get((medium, speed_gbps))
-    if model in _PAM4_100G_CAGES and (speed_gbps == 400 or (speed_gbps == 800 and to_switch)):
+    if model in PAM4_100G_CAGE_MODELS and (speed_gbps == 400 or (speed_gbps == 800 and to_switch)):
         # One twin-port module per cage, split 2 × 400G or one 800G port alike.
         return MODULES["MMS4X00-NS" if medium == "smf" else "MMA4Z00-NS"]
     return None
@@ -276,6 +276,7 @@ def module_for(
 
 __all__ = [
     "MODULES",
+    "PAM4_100G_CAGE_MODELS",
     "XDR_CAGE_MODELS",
     "XDR_MODULES",
     "CageKind",

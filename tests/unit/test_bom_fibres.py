@@ -22,6 +22,7 @@ from fabric_stack.hardware.cables import (
     CABLE_FAMILIES,
     CX8_OSFP_800,
     XDR_CABLE_FAMILIES,
+    CableFamily,
     cables_per_link,
     families_for,
     family_for_cages,
@@ -169,18 +170,22 @@ def test_the_catalog_800g_families_carry_their_fibres_and_sources() -> None:
 
 @given(
     fam=st.sampled_from(CABLE_FAMILIES),
-    a=st.sampled_from(("", "sn5600", "qm9700", "q3400")),
-    b=st.sampled_from(("sn5600", "qm9700", "q3400")),
+    a=st.sampled_from(("", "sn5600", "qm9700", "q3400", "generic-64x800")),
+    b=st.sampled_from(("sn5600", "qm9700", "q3400", "generic-64x800")),
 )
-def test_only_800g_fibre_to_an_xdr_cage_changes_family(fam: object, a: str, b: str) -> None:
-    """Invariant: the XDR swap touches 800G fibre with a Q3400 end and nothing else, and
-    keeps the speed and the a-end kind."""
-    from fabric_stack.hardware.cables import CableFamily
-
-    assert isinstance(fam, CableFamily)
+def test_only_800g_fibre_changes_family_by_its_cages(fam: CableFamily, a: str, b: str) -> None:
+    """Invariant: only 800G fibre changes family: to the XDR single-mode family with a
+    Q3400 end, to the generic UNVERIFIED fibre when a two-fibre family meets a cage the
+    catalog does not know; speed and a-end kind are kept."""
     got = family_for_cages(fam, (a, b))
-    xdr = fam.speed_gbps == 800 and fam.medium in ("mmf", "smf") and "q3400" in (a, b)
-    assert (got is not fam) == xdr
+    fibre800 = fam.speed_gbps == 800 and fam.medium in ("mmf", "smf")
+    xdr = fibre800 and "q3400" in (a, b)
+    unknown = fibre800 and fam.cables_per_link > 1 and not {a, b} <= {"sn5600", "qm9700"}
+    assert (got is not fam) == (xdr or unknown)
     assert (got.speed_gbps, got.a_end) == (fam.speed_gbps, fam.a_end)
     if xdr:
-        assert got.medium == "smf" and got.cables_per_link == 1
+        assert got.medium == "smf" and got.cables_per_link == 1 and "OS2" in got.description
+    elif unknown:
+        assert got.stem.startswith("GENERIC") and not got.verified
+    else:
+        assert got is fam
