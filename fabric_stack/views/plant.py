@@ -22,6 +22,7 @@ from xml.sax.saxutils import escape
 
 from fabric_stack.hardware.cables import cables_per_link
 from fabric_stack.plant import PlantCheck, RackLoad, plant_of
+from fabric_stack.plant.plan import RunSpec
 from fabric_stack.topology.build import FabricTopology
 
 RUN_COLUMNS: tuple[str, ...] = (
@@ -48,15 +49,14 @@ MAX_RACKS_DRAWN = 12
 """Racks drawn in the elevation SVG before the rest collapse into '… N more racks'."""
 
 
-def _pull_part(part: str, family: str, seen: dict[str, str]) -> str:
+def _pull_part(spec: RunSpec, seen: dict[int, str]) -> str:
     """The part cell of a run: ``2x MFP7E10-N015`` when the link's family needs two
     straight fibres (an unsplit 800G twin-port OSFP port), so the pull list and the BOM
-    count the same fibres."""
-    key = f"{family} {part}"
-    cell = seen.get(key)
+    count the same fibres. ``seen`` caches it per shared spec (few per plant)."""
+    cell = seen.get(id(spec))
     if cell is None:
-        n = cables_per_link(family)
-        cell = seen[key] = part if n == 1 else f"{n}x {part}"
+        n = cables_per_link(spec.family)
+        cell = seen[id(spec)] = spec.part_number if n == 1 else f"{n}x {spec.part_number}"
     return cell
 
 
@@ -65,12 +65,12 @@ def run_rows(topo: FabricTopology) -> Iterator[tuple[Any, ...]]:
     plant = plant_of(topo)
     by_name = {d.name: d for d in topo.devices}
     ends: dict[str, list[tuple[int, int, str, tuple[Any, ...]]]] = {}
-    parts: dict[str, str] = {}
+    parts: dict[int, str] = {}
     for k, run in zip(topo.links, plant.runs, strict=True):
         a, b = by_name[k.a_device], by_name[k.b_device]
         common = (
             run.medium,
-            _pull_part(run.part_number, run.family, parts),
+            _pull_part(run.spec, parts),
             f"{run.length_m:g}",
             k.id,
         )
