@@ -40,15 +40,7 @@ from fabric_stack.plant.order import Order, order_of
 from fabric_stack.sizing.build_out import build_out_line
 from fabric_stack.sizing.model import BuildOut
 from fabric_stack.topology.build import COMPUTE_ROLES, HOST_ROLES, FabricTopology
-from fabric_stack.views.bom_parts import (
-    PartKey,
-    PartsList,
-    line_cables,
-    link_families,
-    parts_list,
-    parts_markdown,
-    parts_table,
-)
+from fabric_stack.views.bom_parts import PartsList, parts_list, parts_markdown, parts_table
 from fabric_stack.views.costs import Cost, cost_line, cost_markdown, cost_of
 
 NO_OPTIC = "RJ45 (no optic)"
@@ -256,16 +248,15 @@ def bill_of_materials(topo: FabricTopology, prices: PriceList | None = None) -> 
                 rack_units_total=len(managers),
             ),
         )
-    per = link_families(topo)
-    parts = parts_list(order, per)
+    parts = parts_list(order)
     return Bom(
         name=plan.spec.name,
         switches=switch_lines,
-        cables=_cable_lines(order, per),
+        cables=_cable_lines(order),
         optics=_optic_lines(order),
         servers=servers,
         compute=_compute_counts(topo),
-        totals=_totals(topo, switch_lines, order, parts.cables_total),
+        totals=_totals(topo, switch_lines, order),
         parts=parts,
         cost=None if prices is None else _cost(switch_lines, parts, prices),
         build_out=plan.build_out,
@@ -273,15 +264,13 @@ def bill_of_materials(topo: FabricTopology, prices: PriceList | None = None) -> 
     )
 
 
-def _cable_lines(order: Order, fams: dict[PartKey, tuple[int, str]]) -> tuple[CableLine, ...]:
-    """Cables by description × role × speed, compute roles first; a link whose family needs
-    two fibres counts two cables (:func:`~fabric_stack.views.bom_parts.link_families`)."""
+def _cable_lines(order: Order) -> tuple[CableLine, ...]:
+    """Cables by description × role × speed, compute roles first (a link whose family needs
+    two fibres counts two cables: the order counts them so)."""
     per: dict[tuple[str, str, int], list[int]] = {}
     for c in order.cables:
-        found = fams.get((c.part_number, c.role, c.network, c.speed_gbps))
-        what = found[1] if found and found[1] else c.description
-        got = per.setdefault((what, c.role, c.speed_gbps), [0, 0])
-        got[0] += line_cables(c, fams)
+        got = per.setdefault((c.description, c.role, c.speed_gbps), [0, 0])
+        got[0] += c.cables
         got[1] += c.links
     return tuple(
         CableLine(cable_type=t, role=r, speed_gbps=sp, count=n, links=k)
@@ -381,11 +370,9 @@ def _compute_counts(topo: FabricTopology) -> ComputeCounts:
     )
 
 
-def _totals(
-    topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], order: Order, cables: int
-) -> BomTotals:
-    """Grand totals (switch power only over the models whose power is published);
-    ``cables`` is the order list's total (a two-fibre link counts two)."""
+def _totals(topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], order: Order) -> BomTotals:
+    """Grand totals (switch power only over the models whose power is published; cables as
+    the order counts them, a two-fibre link twice)."""
     plan = topo.plan
     known = [s for s in switch_lines if s.power_w_total is not None]
     switch_w = sum(s.power_w_total or 0 for s in known)
@@ -395,7 +382,7 @@ def _totals(
         switch_rack_units=sum(s.rack_units_total for s in switch_lines),
         switch_power_w=switch_w,
         switches_without_power=sum(s.count for s in switch_lines if s.power_w is None),
-        cables=cables,
+        cables=order.cables_total,
         links=len(topo.links),
         optics=order.modules_total,
         optics_power_w=optics_w,

@@ -8,7 +8,7 @@ disagree with them:
   splitter, or a twin-port cable whose links join the same two cages) per switch cage, and
   as many cables per link as the link's catalog family needs (two straight fibres for an
   unsplit 800G port of a 100G-PAM4 twin-port cage: :attr:`~fabric_stack.hardware.cables.
-  CableFamily.cables_per_link`, read by :func:`link_families`).
+  CableFamily.cables_per_link`, counted by :func:`fabric_stack.plant.order.order_of`).
 * **Optics** by part number: one module per cage with a lit port, at both ends, of the
   part that end's hardware takes (finned twin-port OSFP in a switch, flat-top twin-port
   in a DGX H100's compute cage, QSFP112 on a dual-port storage card). DAC, ACC and RJ45
@@ -25,34 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich.console import RenderableType
 from rich.table import Table
 
-from fabric_stack.hardware.cables import cables_per_link
-from fabric_stack.plant.order import CableCount, Order
-from fabric_stack.plant.plan import plant_of
-from fabric_stack.topology.build import FabricTopology
+from fabric_stack.plant.order import Order
 from fabric_stack.views.costs import Cost, money
-
-PartKey = tuple[str, str, str, int]
-"""An order line's key: (part number, role, network, speed), as the order groups links."""
-
-
-def link_families(topo: FabricTopology) -> dict[PartKey, tuple[int, str]]:
-    """Per order line, the cables one of its links needs and the line's description, from
-    the catalog family the plant chose for it (a part number shared by two families, e.g.
-    MFP7E10 on 400G host links and on 800G switch links, keeps each family's own)."""
-    runs = plant_of(topo, strict=False).runs
-    out: dict[PartKey, tuple[int, str]] = {}
-    for k, run in zip(topo.links, runs, strict=True):
-        key = (run.part_number, k.role, k.network, k.speed_gbps)
-        if key not in out:
-            out[key] = (cables_per_link(run.family), run.spec.description)
-    return out
-
-
-def line_cables(c: CableCount, per: dict[PartKey, tuple[int, str]]) -> int:
-    """Cables to order for order line ``c``: its cables times the cables one link needs."""
-    n = per.get((c.part_number, c.role, c.network, c.speed_gbps), (1, ""))[0]
-    return c.cables * n
-
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -87,13 +61,13 @@ class PartsList(_Model):
     optics_total: int = Field(description="All modules to order.")
 
 
-def _cables(order: Order, per: dict[PartKey, tuple[int, str]]) -> tuple[PartCable, ...]:
+def _cables(order: Order) -> tuple[PartCable, ...]:
     links: Counter[str] = Counter()
     count: Counter[str] = Counter()
     info: dict[str, tuple[str, float, bool]] = {}
     for c in order.cables:
         links[c.part_number] += c.links
-        count[c.part_number] += line_cables(c, per)
+        count[c.part_number] += c.cables
         info[c.part_number] = (c.medium, c.length_m, c.verified)
     out = [
         PartCable(
@@ -122,10 +96,9 @@ def _optics(order: Order) -> tuple[PartOptic, ...]:
     )
 
 
-def parts_list(order: Order, per: dict[PartKey, tuple[int, str]] | None = None) -> PartsList:
-    """What to order for the cabling of a topology (see the module docstring); ``per`` is
-    :func:`link_families` of it (None: one cable per link of a one-link part)."""
-    cables = _cables(order, per or {})
+def parts_list(order: Order) -> PartsList:
+    """What to order for the cabling of a topology (see the module docstring)."""
+    cables = _cables(order)
     optics = _optics(order)
     return PartsList(
         cables=cables,
@@ -213,14 +186,4 @@ def parts_markdown(parts: PartsList) -> list[str]:
     return lines
 
 
-__all__ = [
-    "PartCable",
-    "PartKey",
-    "PartOptic",
-    "PartsList",
-    "line_cables",
-    "link_families",
-    "parts_list",
-    "parts_markdown",
-    "parts_table",
-]
+__all__ = ["PartCable", "PartOptic", "PartsList", "parts_list", "parts_markdown", "parts_table"]

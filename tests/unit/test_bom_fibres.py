@@ -28,7 +28,8 @@ from fabric_stack.hardware.cables import (
     family_for_cages,
 )
 from fabric_stack.hardware.optics import MODULES
-from fabric_stack.plant.order import order_of
+from fabric_stack.plant.check import check_plant
+from fabric_stack.plant.order import count_cables, link_parts, order_of
 from fabric_stack.plant.plan import plant_of
 from fabric_stack.topology.build import FabricTopology
 from fabric_stack.views.bom import Bom, bill_of_materials, bom_markdown
@@ -89,7 +90,9 @@ def test_the_boms_totals_agree_in_its_two_views(roce800: tuple[FabricTopology, B
     t, bom = roce800
     assert sum(c.count for c in bom.cables) == bom.parts.cables_total == bom.totals.cables
     order = order_of(t)
-    assert bom.totals.cables == order.cables_total + _twin_800_links(t)
+    assert bom.totals.cables == order.cables_total
+    spine = [c for c in order.cables if c.role == "leaf_spine"]
+    assert sum(c.cables for c in spine) == 2 * sum(c.links for c in spine) == 2 * _twin_800_links(t)
     e10 = sum(c.count for c in bom.parts.cables if c.part_number.startswith("MFP7E10-N"))
     host = sum(c.count for c in bom.cables if "(MFP7E10-N)" in c.cable_type and c.speed_gbps == 400)
     assert e10 == host + 2 * _twin_800_links(t)
@@ -189,3 +192,13 @@ def test_only_800g_fibre_changes_family_by_its_cages(fam: CableFamily, a: str, b
         assert got.stem.startswith("GENERIC") and not got.verified
     else:
         assert got is fam
+
+
+def test_every_view_counts_the_orders_cables(roce800: tuple[FabricTopology, Bom]) -> None:
+    """`layout --check`, `plan`'s change tables (count_cables over link_parts) and the BOM
+    read one count: two fibres per 800G twin-port link everywhere, a splitter once."""
+    t, bom = roce800
+    check = check_plant(t, plant_of(t))
+    assert check.cables == bom.totals.cables == sum(check.media.values())
+    assert count_cables(link_parts(t).values()) == bom.totals.cables
+    assert check.unverified_parts <= check.cables
