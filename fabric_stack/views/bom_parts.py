@@ -28,6 +28,7 @@ from rich.table import Table
 from fabric_stack.plant.order import Order
 from fabric_stack.views.costs import Cost, money
 
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
