@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from fabric_stack.hardware.optics import PAM4_100G_CAGE_MODELS, XDR_CAGE_MODELS
+
 Medium = Literal["dac", "acc", "mmf", "smf", "copper"]
 """The cable's medium: passive copper, active copper, multimode / single-mode fibre, RJ45."""
 
@@ -61,6 +63,10 @@ class CableFamily:
     """A 1:2 splitter: one twin-port switch end, two single-port ends that may go to two
     servers. A two-link cable that is no splitter has one twin-port cage at each end, so
     both its links join the same two cages."""
+    cables_per_link: int = 1
+    """Cables one link needs: 2 for an unsplit 800G port of a 100G-PAM4 twin-port cage,
+    whose module's two 400G halves each take their own straight fibre (the BOM orders
+    links × this; the plant's run stays one per link)."""
 
     @property
     def description(self) -> str:
@@ -76,6 +82,8 @@ class CableFamily:
             what = f"1:2 splitter {what}"
         elif self.links_per_cable == 2:
             what = f"twin-port {what}"
+        if self.cables_per_link > 1:
+            what = f"{self.cables_per_link} x straight {what} per {self.speed_gbps}G link"
         return f"{what} ({self.stem.rstrip('-')})"
 
     @property
@@ -134,6 +142,26 @@ _DR4 = Transceiver(
     1,
     100,
     "single-port OSFP 400G single-mode DR4 for ConnectX-7: UNVERIFIED (SKU not read)",
+    False,
+)
+
+_XDR = Transceiver(
+    "MMS4A00-XM",
+    2,
+    100,
+    f"{_DOCS}/800g200gpam4list: XDR 200G-PAM4 twin-port OSFP single-mode, 2x800G switch to "
+    "switch; SKU and reach UNVERIFIED (see fabric_stack/hardware/optics.py XDR_MODULES)",
+    False,
+)
+CX8_OSFP_800 = "GENERIC-OSFP-RHS-800G-DR4"
+"""The module of a ConnectX-8 SuperNIC's OSFP cage at 800G XDR: no NVIDIA SKU found (see
+:data:`fabric_stack.hardware.optics.MODULES` for what was checked), so a generic part."""
+_CX8 = Transceiver(
+    CX8_OSFP_800,
+    1,
+    100,
+    f"{_DOCS}/800g200gpam4list 'Important notes': ConnectX-8 cages take RHS (flat-top) OSFP "
+    "single-mode XDR modules; SKU UNVERIFIED (not found in the pages read)",
     False,
 )
 
@@ -249,6 +277,44 @@ CABLE_FAMILIES: tuple[CableFamily, ...] = (
         100,
     ),
     CableFamily(
+        "mmf-800-switch",
+        "mmf",
+        800,
+        "switch",
+        "MFP7E10-N",
+        _MMF_LENGTHS,
+        1,
+        f"{_DOCS}/MMA4Z00NS400T/Connectivity+Scenarios, case 1 'Switch-to-switch at 800Gb/s "
+        "or to two switches at 400Gb/s': a twin-port OSFP (MMA4Z00-NS) takes two straight "
+        "4-channel MPO-12/APC fibres MFP7E10, one per 400G SR4 half, 50 m; "
+        f"{_DOCS}/400g100gpam4ovpub/transceivers-and-fiber-details-100g-pam4: 'Twin-port "
+        "transceivers can be linked to each other forming an 800Gb/s link'; "
+        f"{_FIBRE_STEPS}",
+        False,
+        _NS,
+        _NS,
+        50,
+        cables_per_link=2,
+    ),
+    CableFamily(
+        "smf-800-switch",
+        "smf",
+        800,
+        "switch",
+        "MFP7E30-N",
+        _SMF_LENGTHS,
+        1,
+        f"{_DOCS}/800gmms4x00nst/overview: 'Twin-Port transceivers require ordering two "
+        "fibers' (MMS4X00-NS DR8, two MPO-12/APC ports); "
+        f"{_DOCS}/mms4x00ns400/overview: straight single-mode crossover fibre MFP7E30, "
+        f"100 m; {_FIBRE_STEPS}",
+        False,
+        _DR8,
+        _DR8,
+        100,
+        cables_per_link=2,
+    ),
+    CableFamily(
         "mmf-200-host",
         "mmf",
         200,
@@ -266,6 +332,49 @@ CABLE_FAMILIES: tuple[CableFamily, ...] = (
     ),
 )
 """The catalog, cheapest medium first within each (speed, a-end)."""
+
+_XDR_FIBRE = (
+    f"{_DOCS}/800g200gpam4list, 'Important notes': 'The same single mode, straight and 1:2 "
+    "splitter crossover fiber cables are used for both XDR and NDR/400GbE' (MFP7E30, "
+    f"{_DOCS}/mms4x00ns400/overview) and 'Not used for XDR: Multimode transceivers'; an XDR "
+    "800G port is one 4-channel 200G-PAM4 half of a twin-port module ('2x800G-to-2x800G "
+    f"links for switch-to-switch'), so one straight fibre per link; 100 m reach and "
+    f"{_FIBRE_STEPS}"
+)
+
+XDR_CABLE_FAMILIES: tuple[CableFamily, ...] = (
+    CableFamily(
+        "smf-800-switch-xdr",
+        "smf",
+        800,
+        "switch",
+        "MFP7E30-N",
+        _SMF_LENGTHS,
+        1,
+        _XDR_FIBRE + " UNVERIFIED",
+        False,
+        _XDR,
+        _XDR,
+        100,
+    ),
+    CableFamily(
+        "smf-800-host-xdr",
+        "smf",
+        800,
+        "host",
+        "MFP7E30-N",
+        _SMF_LENGTHS,
+        1,
+        _XDR_FIBRE + " UNVERIFIED; to a ConnectX-8 OSFP ('2x800G-to-two 400G links to "
+        "ConnectX-8', same page)",
+        False,
+        _CX8,
+        _XDR,
+        100,
+    ),
+)
+"""800G families of a Quantum-X800 (XDR, 200G-PAM4) cage: single-mode only, one fibre per
+link. :func:`family_for_cages` puts them in place of the 100G-PAM4 ones."""
 
 GENERIC_FIBRE = (
     "GENERIC-MPO12-OM4",
@@ -325,12 +434,50 @@ def families_for(speed_gbps: int, a_end: EndKind, medium: str) -> tuple[CableFam
     return found if found else (generic_family(speed_gbps, a_end, medium),)
 
 
+_BY_KEY: dict[str, CableFamily] = {f.key: f for f in (*CABLE_FAMILIES, *XDR_CABLE_FAMILIES)}
+_XDR_BY_END: dict[str, CableFamily] = {f.a_end: f for f in XDR_CABLE_FAMILIES}
+
+
+def family_by_key(key: str) -> CableFamily | None:
+    """The catalog family named ``key`` (None: a generic family, one cable per link)."""
+    return _BY_KEY.get(key)
+
+
+def cables_per_link(key: str) -> int:
+    """Cables one link of family ``key`` needs (1 for a generic family)."""
+    fam = _BY_KEY.get(key)
+    return fam.cables_per_link if fam is not None else 1
+
+
+def family_for_cages(fam: CableFamily, models: tuple[str, str]) -> CableFamily:
+    """``fam``, or the family the ends' cages need in its place at 800G.
+
+    ``models`` are the ends' switch catalog keys ('' for a host). An 800G fibre to an XDR
+    cage is single-mode and one straight fibre per link (:data:`XDR_CABLE_FAMILIES`). The
+    two-fibre 800G families are sourced for 100G-PAM4 twin-port cages (SN5600) at both
+    ends only: a switch whose cage the catalog does not know (a generic model) keeps the
+    generic UNVERIFIED fibre. Copper and other speeds keep ``fam``.
+    """
+    if fam.speed_gbps != 800 or fam.medium not in ("mmf", "smf"):
+        return fam
+    if any(m in XDR_CAGE_MODELS for m in models):
+        return _XDR_BY_END.get(fam.a_end, fam)
+    if fam.cables_per_link > 1 and not all(m in PAM4_100G_CAGE_MODELS for m in models):
+        return generic_family(fam.speed_gbps, fam.a_end, "mmf")
+    return fam
+
+
 __all__ = [
     "CABLE_FAMILIES",
+    "CX8_OSFP_800",
+    "XDR_CABLE_FAMILIES",
     "CableFamily",
     "EndKind",
     "Medium",
     "Transceiver",
+    "cables_per_link",
     "families_for",
+    "family_by_key",
+    "family_for_cages",
     "generic_family",
 ]

@@ -8,6 +8,9 @@ Which module depends on the *cage* at that end, not on the link:
 * a DGX H100/H200 compute cage is a *flat-top* twin-port OSFP serving two rails (NVIDIA's
   cable overview names the flat-top twin-port OSFP "for linking DGX H100"), one per cage;
 * a ConnectX-7 single-port OSFP card takes the flat-top single-port ``MMA4Z00-NS400``;
+* a ConnectX-8 SuperNIC's OSFP cage at 800G XDR takes a single-mode RHS (flat-top) OSFP
+  module whose SKU NVIDIA's pages read here do not name: ``GENERIC-OSFP-RHS-800G-DR4``,
+  UNVERIFIED (its record says what was checked);
 * a dual-port ConnectX-7 QSFP112 card (DGX storage / in-band) or a BlueField-3 takes a
   QSFP112 module per port (``MMA1Z00-NS400`` at 400G and, on a 1:2 splitter, 200G).
 
@@ -121,6 +124,19 @@ MODULES: dict[str, Module] = {
             False,
         ),
         _m(
+            "GENERIC-OSFP-RHS-800G-DR4",
+            "OSFP single-port RHS flat-top (ConnectX-8, XDR)",
+            16.0,
+            f"{_XDR_LIST}, 'Important notes': ConnectX-8 cages (B300, GB300, ConnectX-8 PCIe "
+            "cards) take RHS (flat-top) OSFP plugs, XDR optics are single-mode only; "
+            f"{_DOCS}/connectx8firmwarev40440208/changes+and+new+features, 'Link Speed': "
+            "800Gb/s XDR IB or 2 x 400GbE ('800GbE link speed is not supported on a single "
+            "port'). No NVIDIA SKU for the ConnectX-8's 800G OSFP module was found in the "
+            "LinkX pages read (800g200gpam4list, 400g100gpam4ovpub, cableovpub): SKU and "
+            "16 W UNVERIFIED",
+            False,
+        ),
+        _m(
             "MMA1Z00-NS400",
             "QSFP112",
             9.0,
@@ -166,9 +182,9 @@ XDR_MODULES: dict[tuple[str, int], Module] = {
 }
 """Modules of a Quantum-X800 (XDR) switch cage, by (medium, port speed)."""
 
-_PAM4_100G_CAGES = frozenset({"qm9700", "sn5600"})
+PAM4_100G_CAGE_MODELS = frozenset({"qm9700", "sn5600"})
 """Switch models whose cages are Quantum-2/Spectrum-4 100G-PAM4 twin-port OSFPs."""
-_XDR_CAGES = frozenset({"q3400"})
+XDR_CAGE_MODELS = frozenset({"q3400"})
 """Switch models whose cages are Quantum-X800 200G-PAM4 (XDR) twin-port OSFPs."""
 
 
@@ -217,11 +233,11 @@ def switch_module(
     split = next((m.ports_per_cage for m in sw.modes if m.speed_gbps == speed_gbps), 0)
     if not split:
         return None
-    if model in _XDR_CAGES:
+    if model in XDR_CAGE_MODELS:
         if speed_gbps == 800:
             return XDR_MODULES[("smf", 800)]
         return XDR_MODULES.get((medium, speed_gbps))
-    if model in _PAM4_100G_CAGES and (speed_gbps == 400 or (speed_gbps == 800 and to_switch)):
+    if model in PAM4_100G_CAGE_MODELS and (speed_gbps == 400 or (speed_gbps == 800 and to_switch)):
         # One twin-port module per cage, split 2 × 400G or one 800G port alike.
         return MODULES["MMS4X00-NS" if medium == "smf" else "MMA4Z00-NS"]
     return None
@@ -260,6 +276,8 @@ def module_for(
 
 __all__ = [
     "MODULES",
+    "PAM4_100G_CAGE_MODELS",
+    "XDR_CAGE_MODELS",
     "XDR_MODULES",
     "CageKind",
     "Module",

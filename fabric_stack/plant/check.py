@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from fabric_stack.plant.order import order_of
 from fabric_stack.plant.plan import CableRun, Plant, RackLoad
 from fabric_stack.topology.build import FabricTopology, Link
 
@@ -30,9 +31,12 @@ class PlantCheck:
     name: str
     racks: int
     cables: int
+    """Cables as ordered (:func:`~fabric_stack.plant.order.order_of`: a splitter once, an
+    800G twin-port link's two fibres twice), the BOM's total."""
     problems: tuple[str, ...]
     longest: tuple[LongRun, ...]
     media: dict[str, int] = field(default_factory=dict)
+    """Those cables by medium."""
     unverified_parts: int = 0
 
     @property
@@ -73,14 +77,19 @@ def check_plant(topo: FabricTopology, plant: Plant, top: int = 5) -> PlantCheck:
     dupes = [lab for lab, n in labels.items() if n > 1]
     problems += [f"label {lab!r} is on {labels[lab]} cable ends" for lab in dupes[:20]]
     order = sorted(range(len(plant.runs)), key=lambda i: (-plant.runs[i].route_m, topo.links[i].id))
+    media: Counter[str] = Counter()
+    unverified = 0
+    for c in order_of(topo).cables:  # as the BOM counts them, not one per link
+        media[c.medium] += c.cables
+        unverified += 0 if c.verified else c.cables
     return PlantCheck(
         name=topo.plan.spec.name,
         racks=len(plant.racks),
-        cables=len(plant.runs),
+        cables=sum(media.values()),
         problems=tuple(problems),
         longest=tuple(_long(topo.links[i], plant.runs[i]) for i in order[:top]),
-        media=dict(sorted(Counter(r.medium for r in plant.runs).items())),
-        unverified_parts=sum(1 for r in plant.runs if not r.verified),
+        media=dict(sorted(media.items())),
+        unverified_parts=unverified,
     )
 
 

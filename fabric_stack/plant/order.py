@@ -4,7 +4,10 @@
 counts what a buyer orders and an installer fits:
 
 * **cables**: a one-link cable per link; a two-link cable (a 1:2 splitter, or a twin-port
-  cable whose two links join the same two cages) per switch cage its legs share;
+  cable whose two links join the same two cages) per switch cage its legs share; times the
+  cables one link of the chosen catalog family needs (two straight fibres for an unsplit
+  800G port of a twin-port OSFP: :attr:`~fabric_stack.hardware.cables.CableFamily.
+  cables_per_link`);
 * **modules**: one per *cage* with a lit port, at both ends (a twin-port OSFP serves both
   ports of its switch cage, a DGX H100's flat-top twin-port OSFP the two rails of its
   cage), of the part that cage's hardware takes (:mod:`fabric_stack.plant.ends`); DAC, ACC
@@ -23,6 +26,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fabric_stack.hardware.cables import cables_per_link
 from fabric_stack.plant.ends import switch_cage
 from fabric_stack.plant.modules import ModuleCount, count_modules
 from fabric_stack.plant.plan import CableRun, plant_of
@@ -84,6 +88,9 @@ class LinkPart:
     cable: str
     """The cable the link is in: the link's id, or a two-link part's switch cage."""
     links_per_cable: int
+    cables_per_link: int = 1
+    """Cables one link takes (2: the two straight fibres of an unsplit 800G twin-port
+    OSFP port)."""
 
 
 def cable_of(k: Link, run: CableRun) -> str:
@@ -96,9 +103,12 @@ def cable_of(k: Link, run: CableRun) -> str:
 
 def count_cables(parts: Iterable[LinkPart]) -> int:
     """Cables that carry these links: a one-link cable per link, a two-link cable per
-    shared cage (a cage with more legs than one cable carries takes more cables)."""
-    legs: Counter[tuple[str, int]] = Counter((p.cable, p.links_per_cable) for p in parts)
-    return sum(-(-n // per) for (_, per), n in legs.items())
+    shared cage (a cage with more legs than one cable carries takes more cables), each
+    times the cables one link takes."""
+    legs: Counter[tuple[str, int, int]] = Counter(
+        (p.cable, p.links_per_cable, p.cables_per_link) for p in parts
+    )
+    return sum(-(-n // per) * each for (_, per, each), n in legs.items())
 
 
 def link_parts(topo: FabricTopology) -> dict[str, LinkPart]:
@@ -109,7 +119,12 @@ def link_parts(topo: FabricTopology) -> dict[str, LinkPart]:
         return parts
     runs = plant_of(topo, strict=False).runs
     parts = {
-        k.id: LinkPart(run.spec.description, cable_of(k, run), run.links_per_cable)
+        k.id: LinkPart(
+            run.spec.description,
+            cable_of(k, run),
+            run.links_per_cable,
+            cables_per_link(run.family),
+        )
         for k, run in zip(topo.links, runs, strict=True)
     }
     topo.memo[_PARTS_KEY] = (topo.links, parts)
@@ -118,16 +133,18 @@ def link_parts(topo: FabricTopology) -> dict[str, LinkPart]:
 
 def _count_cables(topo: FabricTopology, runs: tuple[CableRun, ...]) -> tuple[CableCount, ...]:
     """Cables by (part, role, network, speed); a two-link cable once per shared switch cage,
-    counted in the role of its first leg."""
+    counted in the role of its first leg; each times the cables one link of its family
+    takes (a part number two families share, e.g. MFP7E10 on 400G host links and on 800G
+    switch links, keeps each line's own family and description)."""
     legs: Counter[tuple[str, str, str]] = Counter()
     first: dict[tuple[str, str, str], tuple[str, str, int]] = {}
     links: Counter[tuple[str, str, str, int]] = Counter()
     cables: Counter[tuple[str, str, str, int]] = Counter()
-    spec_of: dict[str, CableRun] = {}
+    spec_of: dict[tuple[str, str, str, int], CableRun] = {}
     for k, run in zip(topo.links, runs, strict=True):
         key = (run.part_number, k.role, k.network, k.speed_gbps)
         links[key] += 1
-        spec_of.setdefault(run.part_number, run)
+        spec_of.setdefault(key, run)
         if run.links_per_cable == 1:
             cables[key] += 1
             continue
@@ -135,23 +152,23 @@ def _count_cables(topo: FabricTopology, runs: tuple[CableRun, ...]) -> tuple[Cab
         legs[ckey] += 1
         first.setdefault(ckey, (k.role, k.network, k.speed_gbps))
     for ckey, n in legs.items():
-        part = ckey[0]
-        cables[(part, *first[ckey])] += -(-n // spec_of[part].links_per_cable)
+        key = (ckey[0], *first[ckey])
+        cables[key] += -(-n // spec_of[key].links_per_cable)
     out = [
         CableCount(
-            part_number=part,
-            description=spec_of[part].spec.description,
-            medium=spec_of[part].medium,
-            length_m=spec_of[part].length_m,
-            role=role,
-            network=net,
-            speed_gbps=speed,
+            part_number=key[0],
+            description=spec_of[key].spec.description,
+            medium=spec_of[key].medium,
+            length_m=spec_of[key].length_m,
+            role=key[1],
+            network=key[2],
+            speed_gbps=key[3],
             links=n,
-            cables=cables[(part, role, net, speed)],
-            splitter=spec_of[part].spec.splitter,
-            verified=spec_of[part].verified,
+            cables=cables[key] * cables_per_link(spec_of[key].family),
+            splitter=spec_of[key].spec.splitter,
+            verified=spec_of[key].verified,
         )
-        for (part, role, net, speed), n in links.items()
+        for key, n in links.items()
     ]
     return tuple(out)
 

@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from fabric_stack.errors import SpecError
-from fabric_stack.hardware.cables import CableFamily, EndKind, families_for, generic_family
+from fabric_stack.hardware.cables import (
+    CableFamily,
+    EndKind,
+    families_for,
+    family_for_cages,
+    generic_family,
+)
 from fabric_stack.hardware.optics import CageKind, Module, module_for
 from fabric_stack.hardware.switches import lookup_switch
 from fabric_stack.plant.ends import end_label_port, host_end, switch_cage
@@ -367,6 +373,7 @@ def _specs_and_labels(
         skey = (ordered, fam.key, a_kind, a_model, eb[8].model)
         spec = specs.get(skey)
         if spec is None:
+            fam = family_for_cages(fam, (a_model, eb[8].model))  # XDR cages: SMF, 1 fibre
             length = _choose((fam,), ordered)[1]
             spec = specs[skey] = _spec(fam, length, ordered, a_kind, (a_model, eb[8].model))
         if ea[6] and ea[8].role == "server":

@@ -11,7 +11,8 @@ Counting rules
   optics excluded; unknown for generic switches).
 * **Cables and optics** are read from :func:`fabric_stack.plant.order.order_of`, the one
   count the order list, the report and ``layout`` read too: cables as installed (a 1:2
-  splitter or a twin-port cable once, carrying two links), one module per *cage* with a
+  splitter or a twin-port cable once, carrying two links; a link whose catalog family needs
+  two straight fibres, an unsplit 800G twin-port OSFP port, twice), one module per *cage* with a
   lit port at both ends, of the part that end's hardware takes (see
   :mod:`fabric_stack.hardware.optics`). DAC, ACC and RJ45 ends take no module.
 * **Power**: ``power_w`` is the switches' catalog power plus every module's.
@@ -93,7 +94,10 @@ class CableLine(_Model):
     )
     role: str = Field(description="node_leaf, leaf_spine, spine_core, storage, inband or oob.")
     speed_gbps: int = Field(description="Link speed.")
-    count: int = Field(description="Cables (a splitter or twin-port cable once).")
+    count: int = Field(
+        description="Cables (a splitter or twin-port cable once; two straight fibres per "
+        "unsplit 800G twin-port OSFP link)."
+    )
     links: int = Field(description="Links these cables carry.")
 
 
@@ -144,7 +148,10 @@ class BomTotals(_Model):
     switch_rack_units: int = Field(description="Rack units of all switches.")
     switch_power_w: int = Field(description="Power of switches with a known figure, W.")
     switches_without_power: int = Field(description="Switches whose model has no power figure.")
-    cables: int = Field(description="All cables (as installed: a splitter once).")
+    cables: int = Field(
+        description="All cables (as installed: a splitter once, an 800G twin-port link's two "
+        "fibres twice); the order list's total."
+    )
     links: int = Field(description="All links (a splitter's or twin-port cable's legs each).")
     optics: int = Field(description="All pluggable modules.")
     optics_power_w: float = Field(description="Power of all modules, W.")
@@ -258,7 +265,8 @@ def bill_of_materials(topo: FabricTopology, prices: PriceList | None = None) -> 
 
 
 def _cable_lines(order: Order) -> tuple[CableLine, ...]:
-    """Cables by description × role × speed, compute roles first."""
+    """Cables by description × role × speed, compute roles first (a link whose family needs
+    two fibres counts two cables: the order counts them so)."""
     per: dict[tuple[str, str, int], list[int]] = {}
     for c in order.cables:
         got = per.setdefault((c.description, c.role, c.speed_gbps), [0, 0])
@@ -363,7 +371,8 @@ def _compute_counts(topo: FabricTopology) -> ComputeCounts:
 
 
 def _totals(topo: FabricTopology, switch_lines: tuple[SwitchLine, ...], order: Order) -> BomTotals:
-    """Grand totals (switch power only over the models whose power is published)."""
+    """Grand totals (switch power only over the models whose power is published; cables as
+    the order counts them, a two-fibre link twice)."""
     plan = topo.plan
     known = [s for s in switch_lines if s.power_w_total is not None]
     switch_w = sum(s.power_w_total or 0 for s in known)

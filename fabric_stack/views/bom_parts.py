@@ -5,7 +5,10 @@ that the BOM summary, the report and ``layout`` read too, so the order list cann
 disagree with them:
 
 * **Cables** by (part number, length): a one-link cable per link, a two-link cable (a 1:2
-  splitter, or a twin-port cable whose links join the same two cages) per switch cage.
+  splitter, or a twin-port cable whose links join the same two cages) per switch cage, and
+  as many cables per link as the link's catalog family needs (two straight fibres for an
+  unsplit 800G port of a 100G-PAM4 twin-port cage: :attr:`~fabric_stack.hardware.cables.
+  CableFamily.cables_per_link`, counted by :func:`fabric_stack.plant.order.order_of`).
 * **Optics** by part number: one module per cage with a lit port, at both ends, of the
   part that end's hardware takes (finned twin-port OSFP in a switch, flat-top twin-port
   in a DGX H100's compute cage, QSFP112 on a dual-port storage card). DAC, ACC and RJ45

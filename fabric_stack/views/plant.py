@@ -20,7 +20,9 @@ from collections.abc import Iterator
 from typing import Any
 from xml.sax.saxutils import escape
 
+from fabric_stack.hardware.cables import cables_per_link
 from fabric_stack.plant import PlantCheck, RackLoad, plant_of
+from fabric_stack.plant.plan import RunSpec
 from fabric_stack.topology.build import FabricTopology
 
 RUN_COLUMNS: tuple[str, ...] = (
@@ -47,14 +49,31 @@ MAX_RACKS_DRAWN = 12
 """Racks drawn in the elevation SVG before the rest collapse into '… N more racks'."""
 
 
+def _pull_part(spec: RunSpec, seen: dict[int, str]) -> str:
+    """The part cell of a run: ``2x MFP7E10-N015`` when the link's family needs two
+    straight fibres (an unsplit 800G twin-port OSFP port), so the pull list and the BOM
+    count the same fibres. ``seen`` caches it per shared spec (few per plant)."""
+    cell = seen.get(id(spec))
+    if cell is None:
+        n = cables_per_link(spec.family)
+        cell = seen[id(spec)] = spec.part_number if n == 1 else f"{n}x {spec.part_number}"
+    return cell
+
+
 def run_rows(topo: FabricTopology) -> Iterator[tuple[Any, ...]]:
     """Run-list rows (:data:`RUN_COLUMNS` order): per rack in floor order, install order."""
     plant = plant_of(topo)
     by_name = {d.name: d for d in topo.devices}
     ends: dict[str, list[tuple[int, int, str, tuple[Any, ...]]]] = {}
+    parts: dict[int, str] = {}
     for k, run in zip(topo.links, plant.runs, strict=True):
         a, b = by_name[k.a_device], by_name[k.b_device]
-        common = (run.medium, run.part_number, f"{run.length_m:g}", k.id)
+        common = (
+            run.medium,
+            _pull_part(run.spec, parts),
+            f"{run.length_m:g}",
+            k.id,
+        )
         for here, port, num, label, far, fport, flabel, way in (
             (a, k.a_port, k.a_port_number, run.label_a, b, k.b_port, run.label_b, "leaves"),
             (b, k.b_port, k.b_port_number, run.label_b, a, k.a_port, run.label_a, "arrives"),

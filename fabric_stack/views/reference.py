@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from fabric_stack.hardware.cables import CABLE_FAMILIES
+from fabric_stack.hardware.cables import CABLE_FAMILIES, XDR_CABLE_FAMILIES
 from fabric_stack.hardware.nodes import NodeProfile, PcieSwitch, ServerPort
 from fabric_stack.hardware.server_profiles import PROFILES
 from fabric_stack.hardware.switches import CATALOG, radix_at
@@ -120,17 +120,22 @@ def _plant_reference() -> list[str]:
         "## Cable catalog",
         "",
         "Cheapest medium first per speed and a-end; the plant takes the first family whose "
-        "reach covers the run (docs/physical-plant.md).",
+        "reach covers the run (docs/physical-plant.md). The `-xdr` families replace an 800G "
+        "fibre family where an end is a Quantum-X800 (XDR) cage.",
         "",
         "| family | medium | speed | a-end | part | lengths (m) | per cable | optics | source |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for f in CABLE_FAMILIES:
+    for f in (*CABLE_FAMILIES, *XDR_CABLE_FAMILIES):
         optics = " / ".join(t.part for t in (f.a_optic, f.b_optic) if t) or "none"
         lengths = ", ".join(f"{x:g}" for x in f.lengths)
+        # An unsplit 800G twin-port link takes two fibres: the BOM orders links × this.
+        per = f"{f.links_per_cable}" + (
+            f" ({f.cables_per_link} per link)" if f.cables_per_link > 1 else ""
+        )
         out.append(
             f"| `{f.key}` | {f.medium} | {f.speed_gbps}G | {f.a_end} | {f.stem}xxx | {lengths} "
-            f"| {f.links_per_cable} | {optics} | {f.source} |"
+            f"| {per} | {optics} | {f.source} |"
         )
     return [*out, ""]
 

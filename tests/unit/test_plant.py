@@ -218,7 +218,10 @@ def test_layout_check_cli() -> None:
     res = _run("layout", "--check", "--format", "json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["passed"] and data["cables"] == 450 and data["longest"]
+    bom = json.loads(_run("bom", "--format", "json").output)
+    # The cables as ordered (a splitter once: 427 for the seed's 450 links), the BOM's total.
+    assert data["passed"] and data["cables"] == bom["totals"]["cables"] == 427 and data["longest"]
+    assert bom["totals"]["links"] == 450
     res = _run("layout", "--check", "--format", "markdown")
     assert res.exit_code == 0 and "### Layout check" in res.output
 

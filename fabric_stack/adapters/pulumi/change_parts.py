@@ -42,11 +42,12 @@ def changed_cables(parts: list[LinkPart], legs_on_side: Mapping[str, int]) -> in
     it takes with all its legs on that side minus those it takes without these legs, so
     the second leg of a splitter whose first leg is already cabled adds no cable."""
     changed = Counter(p.cable for p in parts)
-    per = {p.cable: p.links_per_cable for p in parts}
+    per = {p.cable: (p.links_per_cable, p.cables_per_link) for p in parts}
     total = 0
     for cable, n in changed.items():
         legs = max(legs_on_side.get(cable, 0), n)
-        total += -(-legs // per[cable]) - -(-(legs - n) // per[cable])
+        links, each = per[cable]
+        total += (-(-legs // links) - -(-(legs - n) // links)) * each
     return total
 
 
