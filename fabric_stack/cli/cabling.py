@@ -40,11 +40,16 @@ from fabric_stack.views.exports import (
     links_csv,
     links_csv_lines,
     links_json,
+    links_json_lines,
     topo_file,
     ufm_p2p,
 )
 
 CABLING_FORMATS = ("csv", "json", "topo", "p2p", "avd")
+
+_CHECKED_LINES = {"csv": links_csv_lines, "json": links_json_lines}
+"""Exports that say whether their text holds no control character: printed to stdout
+without the passes over the whole text (#43, :func:`echo_checked`)."""
 
 
 def _topology(kwargs: dict[str, Any]) -> FabricTopology:
@@ -120,8 +125,8 @@ def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> 
     # over them cost a fifth of the command at 131k GPUs (#43, bench/bench_tiers.py).
     with paused_gc():
         topo = _topology(kwargs)
-        if fmt == "csv" and out is None:
-            lines, checked = links_csv_lines(topo, role or "all")
+        if fmt in _CHECKED_LINES and out is None:
+            lines, checked = _CHECKED_LINES[fmt](topo, role or "all")
             if checked:
                 echo_checked(lines)
                 return

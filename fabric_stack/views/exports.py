@@ -48,7 +48,8 @@ import io
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
 from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any, Literal
@@ -364,11 +365,21 @@ def links_json(topo: FabricTopology, role: str = "all") -> str:
     speed_gbps, role`` (the stable contract). Written one link per line so a
     diff of two plans reads cable by cable; empty values are ``null``.
     """
+    return "".join(links_json_lines(topo, role)[0])
+
+
+def links_json_lines(topo: FabricTopology, role: str = "all") -> tuple[list[str], bool]:
+    """:func:`links_json` as its lines, and whether every fragment was checked to hold no
+    control character (as :func:`links_csv_lines`)."""
     # Written as text, not through a dict per link: device fields are encoded once per
     # device and the plant's columns once per (route, optics, cable type), so the export
     # with the plant costs no more than the one before it (bench/bench_topology.py). The
     # text is what json.dumps writes for the same keys in the same order (a unit test
-    # compares the two).
+    # compares the two). Encoded fragments are checked once each; the per-link strings
+    # (id, ports, labels) in one pass over them all.
+    links, runs = _selected(topo, role)
+    if not links:
+        return ['{"links": []}\n'], True
     enc = json.JSONEncoder(ensure_ascii=False).encode
     s = encode_basestring
     side: dict[str, tuple[str, str, str]] = {}
@@ -379,45 +390,62 @@ def links_json(topo: FabricTopology, role: str = "all") -> str:
             f'{rack}, "a_position": {pos}',
             f'{rack}, "b_position": {pos}',
         )
+    clean = not any(has_controls(a + b) for a, b, _ in side.values())
+    clean = clean and _plain_json(links, runs)
     unplaced = ("", 'null, "a_position": null', 'null, "b_position": null')
     tails: dict[tuple[int, str, str, str], str] = {}
     words: dict[str, str] = {}
-    parts = []
-    for k, run in _with_runs(topo, role):
+    parts = ['{"links": [\n']
+    append = parts.append
+    for k, run in zip(links, runs, strict=True):
         tkey = (id(run.spec), k.a_optic, k.b_optic, k.cable_type)
         tail = tails.get(tkey)
         if tail is None:
-            medium, a_optic, b_optic, cable_type = physical(k, run)
-            tail = tails[tkey] = enc(
-                {
-                    "medium": medium,
-                    "a_optic": a_optic,
-                    "b_optic": b_optic,
-                    "cable_type": cable_type,
-                    "length_m": run.length_m,
-                    "part_number": run.part_number,
-                }
-            )[1:-1]
+            tail = tails[tkey] = _json_tail(k, run, enc)
+            clean = clean and not has_controls(tail)
         role_net = words.get(k.role + "/" + k.network)
         if role_net is None:
             role_net = words[k.role + "/" + k.network] = (
                 f'"role": {s(k.role)}, "network": {s(k.network)}'
             )
+            clean = clean and not has_controls(role_net)
         an, aplace, _ = side.get(k.a_device, unplaced)
         bn, _, bplace = side.get(k.b_device, unplaced)
-        an, bn = an or s(k.a_device), bn or s(k.b_device)
-        parts.append(
+        if not (an and bn):
+            an, bn = an or s(k.a_device), bn or s(k.b_device)
+            clean = clean and not has_controls(an + bn)
+        append(
             f'{{"cable_id": {s(k.id)}, {role_net}, "a_device": {an}, "a_port": {s(k.a_port)}, '
             f'"a_port_number": {k.a_port_number}, "a_rack": {aplace}, '
             f'"b_device": {bn}, "b_port": {s(k.b_port)}, "b_port_number": {k.b_port_number}, '
             f'"b_rack": {bplace}, "speed_gbps": {k.speed_gbps}, '
             f'"rail": {k.rail or "null"}, "su": {k.su or "null"}, "pod": {k.pod or "null"}, '
             f'"plane": {k.plane or "null"}, {tail}, "label_a": {s(run.label_a)}, '
-            f'"label_b": {s(run.label_b)}}}'
+            f'"label_b": {s(run.label_b)}}},\n'
         )
-    if not parts:
-        return '{"links": []}\n'
-    return '{"links": [\n' + ",\n".join(parts) + "\n]}\n"
+    parts[-1] = parts[-1][:-2] + "\n]}\n"
+    return parts, clean
+
+
+def _json_tail(k: Link, run: CableRun, enc: Callable[[object], str]) -> str:
+    """The plant's keys of a JSON link, ``"medium"`` to ``"part_number"``."""
+    medium, a_optic, b_optic, cable_type = physical(k, run)
+    fields = {
+        "medium": medium,
+        "a_optic": a_optic,
+        "b_optic": b_optic,
+        "cable_type": cable_type,
+        "length_m": run.length_m,
+        "part_number": run.part_number,
+    }
+    return enc(fields)[1:-1]
+
+
+def _plain_json(links: Sequence[Link], runs: Sequence[CableRun]) -> bool:
+    """Whether the strings each link has its own of (id, ports, labels) are all printable:
+    encoded, they then hold no control character. One pass over them all."""
+    ports = chain(map(attrgetter("a_port"), links), map(attrgetter("b_port"), links))
+    return "".join(chain(_row_texts(links, runs), ports)).isprintable()
 
 
 # --------------------------------------------------------------------------- .topo
@@ -653,6 +681,7 @@ __all__ = [
     "links_csv",
     "links_csv_lines",
     "links_json",
+    "links_json_lines",
     "select_links",
     "topo_file",
     "ufm_p2p",
