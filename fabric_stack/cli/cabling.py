@@ -24,6 +24,7 @@ from fabric_stack.cli.common import (
     out_file_option,
     spec_options,
 )
+from fabric_stack.cli.console import echo_checked
 from fabric_stack.errors import SpecError
 from fabric_stack.files.outputs import write_file
 from fabric_stack.files.prices import read_prices
@@ -37,12 +38,18 @@ from fabric_stack.views.exports import (
     ROLE_FILTERS,
     avd_csv,
     links_csv,
+    links_csv_lines,
     links_json,
+    links_json_lines,
     topo_file,
     ufm_p2p,
 )
 
 CABLING_FORMATS = ("csv", "json", "topo", "p2p", "avd")
+
+_CHECKED_LINES = {"csv": links_csv_lines, "json": links_json_lines}
+"""Exports that say whether their text holds no control character: printed to stdout
+without the passes over the whole text (#43, :func:`echo_checked`)."""
 
 
 def _topology(kwargs: dict[str, Any]) -> FabricTopology:
@@ -117,7 +124,15 @@ def cabling_cmd(fmt: str, role: str | None, out: Path | None, **kwargs: Any) -> 
     # The cyclic collector paused: ~1M links and their runs are acyclic, and its passes
     # over them cost a fifth of the command at 131k GPUs (#43, bench/bench_tiers.py).
     with paused_gc():
-        text = _cabling_text(_topology(kwargs), fmt, role)
+        topo = _topology(kwargs)
+        if fmt in _CHECKED_LINES and out is None:
+            lines, checked = _CHECKED_LINES[fmt](topo, role or "all")
+            if checked:
+                echo_checked(lines)
+                return
+            text = "".join(lines)
+        else:
+            text = _cabling_text(topo, fmt, role)
     _emit(text, out)
 
 

@@ -19,10 +19,12 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
-from fabric_stack.text.printable import escape_controls
+import click
+
+from fabric_stack.text.printable import CheckedText, escape_controls
 
 SIZE_BOUNDS = {"COLUMNS": (20, 1000), "LINES": (5, 1000)}
 """The terminal sizes taken from the environment; others are dropped for the command."""
@@ -41,6 +43,25 @@ class _Printable:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+_LINES_PER_WRITE = 4096
+"""Lines joined for one write by :func:`echo_checked`: a few hundred kB, not the whole."""
+
+
+def echo_checked(lines: Sequence[str]) -> None:
+    """Print the text of ``lines``, every fragment of which was checked to hold no control
+    character: what ``click.echo("".join(lines), nl=False)`` prints.
+
+    Such a text holds no escape, so click's stripping of colour codes (off a terminal) and
+    the escaping of the printable stream would leave it as it is; at 131k GPUs each is a
+    pass over 255 MB, and the text whole is another 255 MB copy and its encoding a third
+    (#43). So it goes out in pieces of :data:`_LINES_PER_WRITE` lines, each marked
+    :class:`CheckedText` (not escaped) and written with ``color=True`` (not stripped).
+    """
+    for start in range(0, len(lines), _LINES_PER_WRITE):
+        piece = CheckedText("".join(lines[start : start + _LINES_PER_WRITE]))
+        click.echo(piece, nl=False, color=True)
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -91,4 +112,4 @@ def sane_output() -> Iterator[None]:
                 os.environ[name] = value
 
 
-__all__ = ["SIZE_BOUNDS", "bounded_sizes", "sane_output"]
+__all__ = ["SIZE_BOUNDS", "bounded_sizes", "echo_checked", "sane_output"]

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
-"""C0 (but tab, newline, carriage return), DEL and C1 controls."""
+CONTROL_CHARS = r"\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f"
+"""The control characters shown, as a regular-expression class body: C0 (but tab, newline,
+carriage return), DEL and C1 controls."""
+
+_CONTROL = re.compile(f"[{CONTROL_CHARS}]")
 
 _OURS = re.compile(r"\x1b\[[0-9;?]{0,16}[mKABCDGhl]")
 """The sequences fabric-stack itself sends a terminal: colours (``m``), erase line (``K``),
@@ -22,6 +25,24 @@ cursor moves and show/hide (rich's progress display)."""
 _OURS_PIPED = re.compile(r"\x1b\[[0-9;]{0,16}[mK]")
 """What it sends a stream it only treats as a terminal (colours, the progress line's
 erase): no cursor moves."""
+
+
+class CheckedText(str):
+    """Text built only from fragments each checked to hold no control character, so the
+    whole holds none (no ESC either): :func:`escape_controls` returns it as it is.
+
+    An export of a million cables (#43) is assembled from a few thousand distinct
+    fragments; checking those once costs nothing, a pass over the 255 MB text a second.
+    Any operation on it (``+``, slicing) gives a plain ``str``: the mark stays with the
+    text it was given to.
+    """
+
+    __slots__ = ()
+
+
+def has_controls(text: str) -> bool:
+    """Whether ``text`` holds a control character :func:`escape_controls` would show."""
+    return _CONTROL.search(text) is not None
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -35,7 +56,11 @@ def escape_controls(text: str, *, keep_styles: bool = False, terminal: bool = Tr
     erase-line and cursor sequences (:data:`_OURS`, rich and the progress lines), else
     colour and erase-line only (:data:`_OURS_PIPED`). Every other escape (window title,
     clipboard, hyperlinks, clear screen) is shown, not sent.
+
+    A :class:`CheckedText`, or a text without a control character, is returned as it is.
     """
+    if isinstance(text, CheckedText) or _CONTROL.search(text) is None:
+        return text  # one search, not a split and a substitution (a 255 MB export, #43)
     if not keep_styles:
         return _CONTROL.sub(_escape, text)
     out: list[str] = []
@@ -48,4 +73,4 @@ def escape_controls(text: str, *, keep_styles: bool = False, terminal: bool = Tr
     return "".join(out)
 
 
-__all__ = ["escape_controls"]
+__all__ = ["CONTROL_CHARS", "CheckedText", "escape_controls", "has_controls"]

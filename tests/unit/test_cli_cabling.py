@@ -7,10 +7,17 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 
 from fabric_stack.cli import main
+from fabric_stack.sizing.size import size_fabric
+from fabric_stack.spec.model import validate_spec
+from fabric_stack.text.printable import escape_controls
+from fabric_stack.topology.build import build_topology
+from fabric_stack.views.exports import links_csv, links_json
 
 ENV = {"COLUMNS": "100", "NO_COLOR": "1"}
 
@@ -179,3 +186,31 @@ def test_help_teaches() -> None:
         r = run(cmd, "--help")
         assert r.exit_code == 0
         assert "Examples:" in r.stdout and f"fabric-stack {cmd}" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "{device}-{port}",  # clean: printed in pieces, without the escaping pass
+        "{device}\x1b]0;pwn\x07{port}",  # a window-title escape, nothing to quote
+        "{device}\x1b[31m,{port}\x85",  # a colour (stripped off a pipe), a comma, a C1 control
+        '{rack}\t"{device}"\x7f{port}',  # a tab (not shown), quotes, DEL
+    ],
+)
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_cabling_prints_what_escaping_the_whole_text_prints(
+    fmt: str, label: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Checked fragments let `cabling --format csv|json` skip the escaping pass (#43); what
+    # it prints must stay what click.echo and the printable stream made of the whole text.
+    monkeypatch.chdir(tmp_path)
+    spec = {"gpus": 64, "layout": {"label": label}}
+    Path("spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    r = run("cabling", "--config", "spec.yaml", "--format", fmt)
+    export = links_csv if fmt == "csv" else links_json
+    text = export(build_topology(size_fabric(validate_spec(**spec))))
+    assert r.exit_code == 0, r.output
+    assert r.stdout == escape_controls(click.unstyle(text), keep_styles=True, terminal=False)
+    # JSON writes C0 controls as \\u00NN itself; DEL and C1 ones are the console's to show.
+    shown = label != "{device}-{port}" and (fmt == "csv" or "\x85" in label or "\x7f" in label)
+    assert ("\\x" in r.stdout) == shown

@@ -21,6 +21,7 @@ from fabric_stack.views.exports import (
     ib_width,
     link_rows,
     links_csv,
+    links_csv_lines,
     links_json,
     topo_file,
     ufm_p2p,
@@ -284,3 +285,22 @@ def test_links_csv_is_what_the_csv_writer_writes_of_the_rows(kw: dict[str, objec
         w.writerow(CSV_COLUMNS)
         w.writerows(link_rows(t, role))
         assert links_csv(t, role) == buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("label", "checked"),
+    [
+        ("{device}-{port}", True),
+        ("{device},{port}", True),  # quoted, but no control character
+        ("{device}\x1b[2J{port}", False),
+        ("{device}\t{port}", True),  # a tab is not a control character the console shows
+    ],
+)
+def test_links_csv_lines_say_whether_a_control_character_is_in_them(
+    label: str, checked: bool
+) -> None:
+    t = build_topology(size_fabric(validate_spec(gpus=64, layout={"label": label})))
+    lines, clean = links_csv_lines(t)
+    assert clean is checked
+    assert "".join(lines) == links_csv(t)
+    assert len(lines) == len(t.links) + 1
