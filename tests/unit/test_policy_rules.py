@@ -331,6 +331,34 @@ def test_rail_alignment_uses_the_switch_record_when_names_are_not_standard() -> 
     assert "recorded as a rail-5 leaf but named for rail 6" in v.message
 
 
+def test_rail_alignment_judges_each_nic_not_each_leaf() -> None:
+    # The clean case is decided per distinct (leaf, rail, plane) (#43): a NIC whose own rail
+    # is wrong on a leaf its neighbours rightly use, and two NICs sharing one wrong leaf,
+    # are each still reported, in record order, from a list or a one-shot iterator alike.
+    relabeled = replace(SEED, "nics", by_name("su1-node02:mlx5_0"), rail=2)
+    moved = replace(
+        relabeled, "nics", lambda n: n.name in ("su1-node03:mlx5_2", "su1-node09:mlx5_2"),
+        leaf="su1-r5-leaf",
+    )  # fmt: skip
+    want = ["su1-node02:mlx5_0", "su1-node03:mlx5_2", "su1-node09:mlx5_2"]
+    assert [v.resource for v in run(check_rail_alignment, moved)] == want
+    records = RULES["rail-alignment"].check_record
+    assert records is not None
+    once = [v.resource for v in records("RdmaNic", iter(moved.nics), None)]
+    assert once == want
+
+
+def test_network_separation_judges_each_nic_on_a_stray_leaf() -> None:
+    # Decided per distinct leaf name (#43): every NIC on a non-compute or unknown switch is
+    # reported, in record order, and the NICs of the compute leaves are not.
+    names = ("su1-node02:mlx5_1", "su1-node06:mlx5_3", "su1-node08:mlx5_0")
+    stray = replace(SEED, "nics", lambda n: n.name in names[:2], leaf="su1-storage-a1")
+    lost = replace(stray, "nics", by_name(names[2]), leaf="no-such-switch")
+    vs = [v for v in run(check_network_separation, lost) if v.kind == "RdmaNic"]
+    assert [v.resource for v in vs] == list(names)
+    assert "no switch of this fabric" in vs[2].message
+
+
 def test_parse_leaf_name() -> None:
     assert parse_leaf_name("su12-r3-leaf") == (1, 12, 3)
     assert parse_leaf_name("p2-su1-r8-leaf") == (2, 1, 8)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from fabric_stack.intent.model import FabricIntent, SwitchIntent, VlanIntent
 from fabric_stack.policy._common import (
@@ -220,10 +221,15 @@ def _access_ports_on_compute(scope: _Scope) -> Iterator[Violation]:
 def _nics_off_compute_leaves(scope: _Scope) -> Iterator[Violation]:
     """5. Compute NICs only on compute leaves."""
     intent, lvl, rid, switches = scope.intent, scope.lvl, RULE_ID, scope.switches
+    # Judged per distinct leaf name, the NICs walked only when one is off (~524k NICs on
+    # 4,096 leaves at 131k GPUs with four planes, #43).
+    off = {n for n in set(map(_LEAF, intent.nics)) if not _is_compute_leaf(switches.get(n))}
+    if not off:
+        return
     for nic in intent.nics:
-        leaf = switches.get(nic.leaf)
-        if leaf is not None and leaf.network == "compute" and leaf.role == "leaf":
+        if nic.leaf not in off:
             continue
+        leaf = switches.get(nic.leaf)
         what = (
             f"a {leaf.network} {leaf.role} switch"
             if leaf is not None
@@ -242,6 +248,14 @@ def _nics_off_compute_leaves(scope: _Scope) -> Iterator[Violation]:
             ),
             fix=f"cable {nic.node} {nic.nic} to its SU's rail-{nic.rail} leaf",
         )
+
+
+_LEAF = attrgetter("leaf")
+
+
+def _is_compute_leaf(sw: SwitchIntent | None) -> bool:
+    """True for a leaf of the compute fabric (where a compute NIC belongs)."""
+    return sw is not None and sw.network == "compute" and sw.role == "leaf"
 
 
 RULE = Rule(

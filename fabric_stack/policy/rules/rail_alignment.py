@@ -6,10 +6,11 @@ messages and fix texts) and its :class:`~fabric_stack.policy.rule.Rule` entry.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
 from typing import Any
 
-from fabric_stack.intent.model import FabricIntent, RdmaNicIntent, SwitchIntent
+from fabric_stack.intent.model import FabricIntent, RdmaNicIntent
 from fabric_stack.naming.devices import leaf_name
 from fabric_stack.policy._common import cfg_or_default, level_of, parse_leaf_name
 from fabric_stack.policy.models import RuleConfig, Violation, ViolationLevel
@@ -57,10 +58,7 @@ def rail_alignment_records(
     if lvl is None:
         return
     if kind == "RdmaNic":
-        for nic in records:
-            parsed = parse_leaf_name(nic.leaf)
-            if parsed is not None and (parsed[2] != nic.rail or parsed[0] != nic.plane):
-                yield _rail_nic(nic, lvl, parsed[2], parsed[0])
+        yield from _nics_off_their_rail(records, lvl)
         return
     if kind != "Switch":
         return
@@ -86,6 +84,28 @@ def rail_alignment_records(
         )
 
 
+_LEAF = attrgetter("leaf")
+_LEAF_RAIL_PLANE = attrgetter("leaf", "rail", "plane")
+
+
+def _nics_off_their_rail(records: Iterable[Any], lvl: ViolationLevel) -> Iterator[Violation]:
+    """NICs on a leaf named for another rail or plane, in record order."""
+    nics = records if isinstance(records, Sequence) else list(records)
+    # Judged per distinct (leaf, rail, plane), the NICs walked only when one is wrong
+    # (~524k NICs on 4,096 leaves at 131k GPUs with four planes, #43).
+    wrong: dict[tuple[str, int, int], tuple[int, int, int]] = {}
+    for leaf, rail, plane in set(map(_LEAF_RAIL_PLANE, nics)):
+        parsed = parse_leaf_name(leaf)
+        if parsed is not None and (parsed[2] != rail or parsed[0] != plane):
+            wrong[leaf, rail, plane] = parsed
+    if not wrong:
+        return
+    for nic in nics:
+        parsed = wrong.get((nic.leaf, nic.rail, nic.plane))
+        if parsed is not None:
+            yield _rail_nic(nic, lvl, parsed[2], parsed[0])
+
+
 def rail_alignment_cross(
     intent: FabricIntent, config: RailAlignmentConfig | None = None
 ) -> Iterator[Violation]:
@@ -94,12 +114,15 @@ def rail_alignment_cross(
     lvl = level_of(cfg, "mandatory")
     if lvl is None:
         return
-    switches: dict[str, SwitchIntent] | None = None
+    # Only NICs on a leaf without a standard name are judged here: found per distinct leaf
+    # name, the NICs walked only when there is one (#43).
+    odd = {n for n in set(map(_LEAF, intent.nics)) if parse_leaf_name(n) is None}
+    if not odd:
+        return
+    switches = {sw.name: sw for sw in intent.switches}
     for nic in intent.nics:
-        if parse_leaf_name(nic.leaf) is not None:
+        if nic.leaf not in odd:
             continue  # judged by the record part
-        if switches is None:
-            switches = {sw.name: sw for sw in intent.switches}
         sw = switches.get(nic.leaf)
         if sw is None or sw.role != "leaf":
             continue  # network-separation reports NICs that land on no compute leaf
