@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from itertools import repeat
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -32,7 +33,6 @@ from fabric_stack.plant.geometry import (
     port_height_m,
     route_m,
 )
-from fabric_stack.plant.modules import switch_module_power
 from fabric_stack.plant.power import DevicePower, device_power
 from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology
 from fabric_stack.topology.model import Link
@@ -231,25 +231,56 @@ def _label_prefixes(
     return {d.name: _label(head, space, places[d.name], d, "") for d in devices}
 
 
-def _runs(
-    topo: FabricTopology,
-    places: dict[str, RackPlace],
-    heights: dict[str, float],
-) -> tuple[tuple[CableRun, ...], list[tuple[str, str]], list[tuple[str, str]]]:
-    """Every link's run (its route, the family and length chosen for it, its labels), and
-    each link's a-end and b-end cage as (device, cage), in link order (the module count
-    reuses them rather than parsing ~1M port names again)."""
+class _End(NamedTuple):
+    """What a link needs of one of its devices (see :func:`_runs`)."""
+
+    rack: str
+    other: bool
+    x: float
+    y: float
+    up: float
+    height: float
+    host: bool
+    prefix: str
+    device: Device
+    place: RackPlace
+    kind: int
+    """The device's class for :func:`_link_class` (one per role and model)."""
+    cages: dict[str, list[Any]]
+    """The device's cages met so far, each a :data:`_CAGE` record."""
+
+
+class _LinkClass(NamedTuple):
+    """What links of the same ports, speed, network, medium and device kinds share: each
+    end's cage, the a-end's cage kind and label port, and the class of their spec."""
+
+    b_cage: str
+    a_cage: str
+    a_kind: CageKind
+    a_switch: bool
+    """Whether the a-end is a switch (whose modules count towards its rack's power)."""
+    label_port: str
+    spec_class: int
+    """Index into the list of (speed, a-end kind, medium, a model, b model) of the plan."""
+
+
+_CAGE = "[longest leg, legs, first peer device, first peer cage, one peer only, W, device]"
+"""A cage record: the first five are the b-end statistics the family follows (see
+:func:`_runs`; legs 0 while only met as an a-end), then the module's power once a lit
+end is met in link order (None before) and the device it sits in."""
+
+
+def _ends(
+    topo: FabricTopology, places: dict[str, RackPlace], heights: dict[str, float]
+) -> dict[str, _End]:
+    """One :class:`_End` per device (one dict look-up per link end, not six): the direct
+    tray route's terms (rack, x along, y across, up to the tray, port height), whether it
+    is a host, its label prefix, its kind and its cages."""
     layout = topo.plan.spec.layout
-    slack = 2 * layout.slack_per_end_m
-    template, space = layout.label, layout.space
-    prof = topo.plan.spec.node_profile
-    prefix = _label_prefixes(template, space, topo.devices, places)
-    # One tuple per device with all a link needs of it (one dict look-up per end, not six):
-    # the direct tray route's terms (rack, x along, y across, up to the tray, port height),
-    # whether it is a host, its label prefix and the device itself.
+    prefix = _label_prefixes(layout.label, layout.space, topo.devices, places)
     top = layout.rack_units * RU_M + layout.tray_height_mm / 1000
     pitch, row_pitch = layout.rack_pitch_mm / 1000, layout.row_pitch_mm / 1000
-    direct = layout.cross_rows == "direct"
+    kinds: dict[tuple[str, str], int] = {}
     info: dict[str, _End] = {}
     for d in topo.devices:
         p, h = places[d.name], heights[d.name]
@@ -264,21 +295,70 @@ def _runs(
             prefix[d.name] if prefix is not None else "",
             d,
             p,
+            kinds.setdefault((d.role, d.model), len(kinds)),
+            {},
         )
-    # Each end's cage (a switch's front-panel cage, a server's profile cage) and its kind;
-    # port names repeat on every switch and server, so each is worked out once.
-    cage_names: dict[str, str] = {}
-    host_ends: dict[tuple[str, str, int, str], tuple[CageKind, str]] = {}
+    return info
+
+
+def _link_class(
+    topo: FabricTopology,
+    k: Link,
+    ea: _End,
+    eb: _End,
+    spec_classes: dict[tuple[int, CageKind, str, str, str], int],
+) -> _LinkClass:
+    """The class of link ``k`` (see :class:`_LinkClass`); ``spec_classes`` numbers the
+    spec classes met so far."""
+    prof = topo.plan.spec.node_profile
+    if ea.host:
+        a_kind, a_cage = host_end(prof, ea.device, k)
+        a_model = ""
+    else:
+        a_kind, a_cage, a_model = "switch", switch_cage(k.a_port), ea.device.model
+    label_port = k.a_port
+    if ea.host and ea.device.role == "server":
+        label_port = end_label_port(prof, ea.device, k.a_port)
+    skey = (k.speed_gbps, a_kind, k.medium, a_model, eb.device.model)
+    spec_class = spec_classes.setdefault(skey, len(spec_classes))
+    return _LinkClass(
+        switch_cage(k.b_port), a_cage, a_kind, not ea.host, label_port, spec_class
+    )
+
+
+def _runs(
+    topo: FabricTopology,
+    places: dict[str, RackPlace],
+    heights: dict[str, float],
+) -> tuple[tuple[CableRun, ...], dict[str, float]]:
+    """Every link's run (its route, the family and length chosen for it, its labels), in
+    link order, and the module power per switch, W.
+
+    ~1M links at 131k GPUs repeat few shapes (a server's NIC ports to its leaves' ports,
+    the uplinks), so what depends only on the ports, speed, network, medium and the two
+    devices' kinds is worked out once per :class:`_LinkClass`; per link remain the route
+    (a few additions), its cage's statistics and the labels (two concatenations).
+    """
+    layout = topo.plan.spec.layout
+    slack = 2 * layout.slack_per_end_m
+    direct = layout.cross_rows == "direct"
+    info = _ends(topo, places, heights)
+    classes: dict[tuple[str, str, int, str, str, int, int], _LinkClass] = {}
+    spec_classes: dict[tuple[int, CageKind, str, str, str], int] = {}
     # A switch cage is one module or one two-link cable: its legs get the family its
     # longest leg needs (never half an ACC and half a transceiver), and a twin-port cable
     # that is no splitter only where both legs join the same cage at the other end too.
-    # Per cage: [longest leg, legs, first peer device, first peer cage, one peer only].
-    stats: dict[tuple[str, str], list[Any]] = {}
-    per_link: list[tuple[float, list[Any], CageKind]] = []
-    a_cages: list[tuple[str, str]] = []
-    b_cages: list[tuple[str, str]] = []
+    # Per link: its run, its b-end cage record, its a-end's (a switch's) record or None,
+    # and its class; and its two labels.
+    per_link: list[tuple[float, list[Any], list[Any] | None, _LinkClass]] = []
+    labels_a: list[str] = []
+    labels_b: list[str] = []
     for k in topo.links:
         ea, eb = info[k.a_device], info[k.b_device]
+        ckey = (k.a_port, k.b_port, k.speed_gbps, k.network, k.medium, ea[10], eb[10])
+        c = classes.get(ckey)
+        if c is None:
+            c = classes[ckey] = _link_class(topo, k, ea, eb, spec_classes)
         # The route (see route_m): a few additions from the per-device terms.
         if ea[0] == eb[0] and not ea[1]:
             raw = abs(ea[5] - eb[5])
@@ -287,101 +367,99 @@ def _runs(
         else:
             raw = route_m(layout, ea[9], eb[9], ea[5], eb[5])
         run = math.ceil((raw + slack) * 100 - 1e-6) / 100
-        name = cage_names.get(k.b_port)
-        if name is None:
-            name = cage_names[k.b_port] = switch_cage(k.b_port)
-        key = (k.b_device, name)
-        b_cages.append(key)
-        a_kind: CageKind
-        if ea[6]:
-            hkey = (ea[8].role, k.a_port, k.speed_gbps, k.network)
-            found = host_ends.get(hkey)
-            if found is None:
-                found = host_ends[hkey] = host_end(prof, ea[8], k)
-            a_kind, a_name = found
-        else:
-            cached = cage_names.get(k.a_port)
-            if cached is None:
-                cached = cage_names[k.a_port] = switch_cage(k.a_port)
-            a_kind, a_name = "switch", cached
-        a_cages.append((k.a_device, a_name))
-        st = stats.get(key)
+        a_name = c[1]
+        st = eb[11].get(c[0])
         if st is None:
-            st = stats[key] = [run, 1, k.a_device, a_name, True]
-        else:
+            st = eb[11][c[0]] = [run, 1, k.a_device, a_name, True, None, k.b_device]
+        elif st[1]:
             st[1] += 1
             if run > st[0]:
                 st[0] = run
             if st[4] and (st[2] != k.a_device or st[3] != a_name):
                 st[4] = False
-        per_link.append((run, st, a_kind))
-    runs = _specs_and_labels(topo, info, per_link, prefix is not None)
-    return runs, a_cages, b_cages
+        else:
+            st[:5] = [run, 1, k.a_device, a_name, True]
+        a_st = None
+        if c[3]:
+            a_st = ea[11].get(a_name)
+            if a_st is None:
+                a_st = ea[11][a_name] = [0.0, 0, "", "", True, None, k.a_device]
+        per_link.append((run, st, a_st, c))
+        labels_a.append(ea[7] + c[4])
+        labels_b.append(eb[7] + k.b_port)
+    if not layout.label.endswith("{port}") or "{port}" in layout.label[: -len("{port}")]:
+        labels_a, labels_b = _formatted_labels(topo, info, per_link)
+    specs, power = _specs_and_power(per_link, list(spec_classes))
+    # A CableRun per link built in C (tuple.__new__), not by the named tuple's Python-level
+    # __new__: ~1M of them at 131k GPUs.
+    runs = tuple(map(tuple.__new__, repeat(CableRun), zip(specs, labels_a, labels_b)))
+    return runs, power  # type: ignore[arg-type]
 
 
-class _End(NamedTuple):
-    """What a link needs of one of its devices (see :func:`_runs`)."""
-
-    rack: str
-    other: bool
-    x: float
-    y: float
-    up: float
-    height: float
-    host: bool
-    prefix: str
-    device: Device
-    place: RackPlace
-
-
-def _specs_and_labels(
+def _formatted_labels(
     topo: FabricTopology,
     info: dict[str, _End],
-    per_link: list[tuple[float, list[Any], CageKind]],
-    has_prefix: bool,
-) -> tuple[CableRun, ...]:
-    """Each link's shared spec (family by its cage's longest leg) and its two labels."""
+    per_link: list[tuple[float, list[Any], list[Any] | None, _LinkClass]],
+) -> tuple[list[str], list[str]]:
+    """Each link's two labels from a template that does not end in ``{port}``."""
     layout = topo.plan.spec.layout
     template, space = layout.label, layout.space
-    prof = topo.plan.spec.node_profile
+    labels_a: list[str] = []
+    labels_b: list[str] = []
+    for k, (_, _, _, c) in zip(topo.links, per_link, strict=True):
+        ea, eb = info[k.a_device], info[k.b_device]
+        labels_a.append(_label(template, space, ea.place, ea.device, c.label_port))
+        labels_b.append(_label(template, space, eb.place, eb.device, k.b_port))
+    return labels_a, labels_b
+
+
+def _specs_and_power(
+    per_link: list[tuple[float, list[Any], list[Any] | None, _LinkClass]],
+    spec_classes: list[tuple[int, CageKind, str, str, str]],
+) -> tuple[list[RunSpec], dict[str, float]]:
+    """Each link's shared spec (family by its cage's longest leg), and the module power per
+    switch: one module per lit cage, its power from the first link (in link order) whose
+    spec has one at that end, summed per device in that order (so the same floats)."""
     # A cage's family depends on its longest leg and its ends' kinds; a run's spec on the
     # family and the length it orders (whole cm): ~1M cables at 131k GPUs, few specs.
     fams: dict[tuple[float, int, str, bool, str], CableFamily] = {}
     specs: dict[tuple[float, str, str, str, str], RunSpec] = {}
-    label_ports: dict[str, str] = {}
-    out: list[CableRun] = []
+    by_link: dict[tuple[float, bool, float, int], RunSpec] = {}
+    out: list[RunSpec] = []
     append = out.append
-    for k, (run, st, a_kind) in zip(topo.links, per_link, strict=True):
-        ea, eb = info[k.a_device], info[k.b_device]
+    lit: list[tuple[str, float]] = []
+    for run, st, a_st, c in per_link:
         longest = st[0]
         paired = st[4] and st[1] <= 2
-        fkey = (longest, k.speed_gbps, a_kind, paired, k.medium)
-        fam = fams.get(fkey)
-        if fam is None:
-            fam = fams[fkey] = _family(k, a_kind, paired, longest)
-        # Separate fibres from one module are each ordered at their own length; the legs
-        # of one splitter or twin-port cable at the cage's longest.
-        ordered = run if fam.links_per_cable == 1 else longest
-        # Each switch end's module follows its model's cage (#44): the models key the spec.
-        a_model = "" if ea[6] else ea[8].model
-        skey = (ordered, fam.key, a_kind, a_model, eb[8].model)
-        spec = specs.get(skey)
+        lkey = (longest, paired, run, c[5])
+        spec = by_link.get(lkey)
         if spec is None:
-            length = _choose((fam,), ordered)[1]
-            spec = specs[skey] = _spec(fam, length, ordered, a_kind, (a_model, eb[8].model))
-        if ea[6] and ea[8].role == "server":
-            port_a = label_ports.get(k.a_port)
-            if port_a is None:
-                port_a = label_ports[k.a_port] = end_label_port(prof, ea[8], k.a_port)
-        else:
-            port_a = k.a_port
-        if has_prefix:
-            append(CableRun(spec, ea[7] + port_a, eb[7] + k.b_port))
-        else:
-            la = _label(template, space, ea[9], ea[8], port_a)
-            lb = _label(template, space, eb[9], eb[8], k.b_port)
-            append(CableRun(spec, la, lb))
-    return tuple(out)
+            speed, a_kind, medium, a_model, b_model = spec_classes[c[5]]
+            fkey = (longest, speed, a_kind, paired, medium)
+            fam = fams.get(fkey)
+            if fam is None:
+                fam = fams[fkey] = _family(speed, medium, a_kind, paired, longest)
+            # Separate fibres from one module are each ordered at their own length; the
+            # legs of one splitter or twin-port cable at the cage's longest.
+            ordered = run if fam.links_per_cable == 1 else longest
+            # Each switch end's module follows its model's cage (#44): the models key it.
+            skey = (ordered, fam.key, a_kind, a_model, b_model)
+            spec = specs.get(skey)
+            if spec is None:
+                length = _choose((fam,), ordered)[1]
+                spec = specs[skey] = _spec(fam, length, ordered, a_kind, (a_model, b_model))
+            spec = by_link[lkey] = spec
+        append(spec)
+        if a_st is not None and a_st[5] is None and spec.a_optic:
+            a_st[5] = spec.a_power_w
+            lit.append((a_st[6], spec.a_power_w))
+        if st[5] is None and spec.b_optic:
+            st[5] = spec.b_power_w
+            lit.append((st[6], spec.b_power_w))
+    power: dict[str, float] = {}
+    for dev, w in lit:
+        power[dev] = power.get(dev, 0.0) + w
+    return out, power
 
 
 def _allowed(f: CableFamily, a_kind: CageKind, paired: bool) -> bool:
@@ -398,13 +476,15 @@ def _allowed(f: CableFamily, a_kind: CageKind, paired: bool) -> bool:
     return paired and a_kind in ("switch", "osfp-twin")
 
 
-def _family(k: Link, a_kind: CageKind, paired: bool, longest: float) -> CableFamily:
+def _family(
+    speed: int, medium: str, a_kind: CageKind, paired: bool, longest: float
+) -> CableFamily:
     """The cheapest installable family whose reach covers the cage's longest leg."""
     kind: EndKind = "host" if a_kind in ("osfp", "qsfp112", "rj45") else "switch"
-    found = families_for(k.speed_gbps, kind, k.medium)
+    found = families_for(speed, kind, medium)
     usable = tuple(f for f in found if _allowed(f, a_kind, paired))
     if not usable:
-        usable = (generic_family(k.speed_gbps, kind, k.medium),)
+        usable = (generic_family(speed, kind, medium),)
     return _choose(usable, longest)[0]
 
 
@@ -532,8 +612,7 @@ def plan_plant(topo: FabricTopology) -> Plant:
         places[d.name] = place_rack(hall, d)
         units[d.name] = _height_u(topo, d, cache)
         heights[d.name] = port_height_m(d.position, units[d.name])
-    runs, a_cages, b_cages = _runs(topo, places, heights)
-    optics_w = switch_module_power(topo, runs, a_cages, b_cages)
+    runs, optics_w = _runs(topo, places, heights)
     return Plant(racks=_racks(topo, places, units, optics_w), runs=runs)
 
 
