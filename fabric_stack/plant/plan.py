@@ -16,7 +16,8 @@ import bisect
 import math
 import re
 from itertools import repeat
-from dataclasses import dataclass
+from operator import itemgetter
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from fabric_stack.errors import SpecError
@@ -264,10 +265,11 @@ class _LinkClass(NamedTuple):
     """Index into the list of (speed, a-end kind, medium, a model, b model) of the plan."""
 
 
-_CAGE = "[longest leg, legs, first peer device, first peer cage, one peer only, W, device]"
+_CAGE = "[longest leg (cm), legs, first peer device, first peer cage, paired, W, device]"
 """A cage record: the first five are the b-end statistics the family follows (see
-:func:`_runs`; legs 0 while only met as an a-end), then the module's power once a lit
-end is met in link order (None before) and the device it sits in."""
+:func:`_runs`; legs 0 while only met as an a-end; paired: at most two legs, all from one
+peer cage), then the module's power once a lit end is met in link order (None before) and
+the device it sits in."""
 
 
 def _ends(
@@ -347,16 +349,20 @@ def _runs(
     spec_classes: dict[tuple[int, CageKind, str, str, str], int] = {}
     # A switch cage is one module or one two-link cable: its legs get the family its
     # longest leg needs (never half an ACC and half a transceiver), and a twin-port cable
-    # that is no splitter only where both legs join the same cage at the other end too.
-    # Per link: its run, its b-end cage record, its a-end's (a switch's) record or None,
-    # and its class; and its two labels.
-    per_link: list[tuple[float, list[Any], list[Any] | None, _LinkClass]] = []
-    labels_a: list[str] = []
-    labels_b: list[str] = []
+    # that is no splitter only where both legs join the same cage at the other end too
+    # ("paired": at most two legs, one peer cage). Per link, in columns: its run, its
+    # b-end cage record, its a-end's cage record (a switch's; None for a host), its spec
+    # class and its two labels.
+    cols = _Columns()
+    # Bound once: the loop below runs ~1M times at 131k GPUs.
+    class_of, ceil = classes.get, math.ceil
+    run_, st_, a_st_, cls_ = cols.runs.append, cols.b.append, cols.a.append, cols.cls.append
+    label_a, label_b = cols.labels_a.append, cols.labels_b.append
     for k in topo.links:
-        ea, eb = info[k.a_device], info[k.b_device]
-        ckey = (k.a_port, k.b_port, k.speed_gbps, k.network, k.medium, ea[10], eb[10])
-        c = classes.get(ckey)
+        a_dev, b_dev, b_port = k.a_device, k.b_device, k.b_port
+        ea, eb = info[a_dev], info[b_dev]
+        ckey = (k.a_port, b_port, k.speed_gbps, k.network, k.medium, ea[10], eb[10])
+        c = class_of(ckey)
         if c is None:
             c = classes[ckey] = _link_class(topo, k, ea, eb, spec_classes)
         # The route (see route_m): a few additions from the per-device terms.
@@ -366,90 +372,107 @@ def _runs(
             raw = ea[4] + eb[4] + abs(ea[2] - eb[2]) + abs(ea[3] - eb[3])
         else:
             raw = route_m(layout, ea[9], eb[9], ea[5], eb[5])
-        run = math.ceil((raw + slack) * 100 - 1e-6) / 100
+        # Whole centimetres, an int: the spec look-up hashes ints, not floats.
+        run = ceil((raw + slack) * 100 - 1e-6)
         a_name = c[1]
-        st = eb[11].get(c[0])
+        cages = eb[11]
+        st = cages.get(c[0])
         if st is None:
-            st = eb[11][c[0]] = [run, 1, k.a_device, a_name, True, None, k.b_device]
+            st = cages[c[0]] = [run, 1, a_dev, a_name, True, None, b_dev]
         elif st[1]:
             st[1] += 1
             if run > st[0]:
                 st[0] = run
-            if st[4] and (st[2] != k.a_device or st[3] != a_name):
+            if st[4] and (st[1] > 2 or st[2] != a_dev or st[3] != a_name):
                 st[4] = False
         else:
-            st[:5] = [run, 1, k.a_device, a_name, True]
-        a_st = None
+            st[:5] = [run, 1, a_dev, a_name, True]
         if c[3]:
             a_st = ea[11].get(a_name)
             if a_st is None:
-                a_st = ea[11][a_name] = [0.0, 0, "", "", True, None, k.a_device]
-        per_link.append((run, st, a_st, c))
-        labels_a.append(ea[7] + c[4])
-        labels_b.append(eb[7] + k.b_port)
+                a_st = ea[11][a_name] = [0, 0, "", "", True, None, a_dev]
+            a_st_(a_st)
+        else:
+            a_st_(None)
+        run_(run)
+        st_(st)
+        cls_(c[5])
+        label_a(ea[7] + c[4])
+        label_b(eb[7] + b_port)
     if not layout.label.endswith("{port}") or "{port}" in layout.label[: -len("{port}")]:
-        labels_a, labels_b = _formatted_labels(topo, info, per_link)
-    specs, power = _specs_and_power(per_link, list(spec_classes))
+        cols.labels_a, cols.labels_b = _formatted_labels(topo, info, classes, spec_classes)
+    specs = _specs(cols, _SpecTable(list(spec_classes)))
+    power = _module_power(specs, cols)
     # A CableRun per link built in C (tuple.__new__), not by the named tuple's Python-level
     # __new__: ~1M of them at 131k GPUs.
-    runs = tuple(map(tuple.__new__, repeat(CableRun), zip(specs, labels_a, labels_b)))
+    runs = tuple(map(tuple.__new__, repeat(CableRun), zip(specs, cols.labels_a, cols.labels_b)))
     return runs, power  # type: ignore[arg-type]
+
+
+@dataclass(slots=True)
+class _Columns:
+    """Per link, in link order (see :func:`_runs`); lengths in whole cm."""
+
+    runs: list[int] = field(default_factory=list)
+    """The route plus slack, whole cm."""
+    b: list[list[Any]] = field(default_factory=list)
+    """The b-end cage record (:data:`_CAGE`)."""
+    a: list[list[Any] | None] = field(default_factory=list)
+    """The a-end cage record when the a-end is a switch, else None."""
+    cls: list[int] = field(default_factory=list)
+    """The spec class (:attr:`_LinkClass.spec_class`)."""
+    labels_a: list[str] = field(default_factory=list)
+    labels_b: list[str] = field(default_factory=list)
 
 
 def _formatted_labels(
     topo: FabricTopology,
     info: dict[str, _End],
-    per_link: list[tuple[float, list[Any], list[Any] | None, _LinkClass]],
+    classes: dict[tuple[str, str, int, str, str, int, int], _LinkClass],
+    spec_classes: dict[tuple[int, CageKind, str, str, str], int],
 ) -> tuple[list[str], list[str]]:
     """Each link's two labels from a template that does not end in ``{port}``."""
     layout = topo.plan.spec.layout
     template, space = layout.label, layout.space
     labels_a: list[str] = []
     labels_b: list[str] = []
-    for k, (_, _, _, c) in zip(topo.links, per_link, strict=True):
+    for k in topo.links:
         ea, eb = info[k.a_device], info[k.b_device]
+        ckey = (k.a_port, k.b_port, k.speed_gbps, k.network, k.medium, ea.kind, eb.kind)
+        c = classes.get(ckey) or _link_class(topo, k, ea, eb, spec_classes)
         labels_a.append(_label(template, space, ea.place, ea.device, c.label_port))
         labels_b.append(_label(template, space, eb.place, eb.device, k.b_port))
     return labels_a, labels_b
 
 
-def _specs_and_power(
-    per_link: list[tuple[float, list[Any], list[Any] | None, _LinkClass]],
-    spec_classes: list[tuple[int, CageKind, str, str, str]],
-) -> tuple[list[RunSpec], dict[str, float]]:
-    """Each link's shared spec (family by its cage's longest leg), and the module power per
-    switch: one module per lit cage, its power from the first link (in link order) whose
-    spec has one at that end, summed per device in that order (so the same floats)."""
-    # A cage's family depends on its longest leg and its ends' kinds; a run's spec on the
-    # family and the length it orders (whole cm): ~1M cables at 131k GPUs, few specs.
-    fams: dict[tuple[float, int, str, bool, str], CableFamily] = {}
-    specs: dict[tuple[float, str, str, str, str], RunSpec] = {}
-    by_link: dict[tuple[float, bool, float, int], RunSpec] = {}
-    out: list[RunSpec] = []
-    append = out.append
+def _specs(cols: _Columns, table: _SpecTable) -> list[RunSpec]:
+    """Each link's shared spec: one look-up by (its cage's longest leg and pairing, its
+    run, its spec class), done in C over the columns; only a new key calls the table."""
+    keys = zip(map(itemgetter(0, 4), cols.b), cols.runs, cols.cls)
+    return list(map(_SpecMemo(table).__getitem__, keys))
+
+
+class _SpecMemo(dict[tuple[tuple[int, bool], int, int], "RunSpec"]):
+    """Specs by (cage state, run, spec class), lengths in whole cm; a missing one is made
+    by the table (in metres: ``cm / 100``, the very float the route rounds to)."""
+
+    def __init__(self, table: _SpecTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def __missing__(self, key: tuple[tuple[int, bool], int, int]) -> RunSpec:
+        (longest, paired), run, spec_class = key
+        spec = self[key] = self.table(longest / 100, paired, run / 100, spec_class)
+        return spec
+
+
+def _module_power(specs: list[RunSpec], cols: _Columns) -> dict[str, float]:
+    """The module power per switch, W: one module per lit cage, its power from the first
+    link (in link order) whose spec has one at that end, summed per device in that order
+    (the order :func:`~fabric_stack.plant.modules.tally_modules` sums in, so the same
+    floats). A host's own figure covers its cages: a host end has no record."""
     lit: list[tuple[str, float]] = []
-    for run, st, a_st, c in per_link:
-        longest = st[0]
-        paired = st[4] and st[1] <= 2
-        lkey = (longest, paired, run, c[5])
-        spec = by_link.get(lkey)
-        if spec is None:
-            speed, a_kind, medium, a_model, b_model = spec_classes[c[5]]
-            fkey = (longest, speed, a_kind, paired, medium)
-            fam = fams.get(fkey)
-            if fam is None:
-                fam = fams[fkey] = _family(speed, medium, a_kind, paired, longest)
-            # Separate fibres from one module are each ordered at their own length; the
-            # legs of one splitter or twin-port cable at the cage's longest.
-            ordered = run if fam.links_per_cable == 1 else longest
-            # Each switch end's module follows its model's cage (#44): the models key it.
-            skey = (ordered, fam.key, a_kind, a_model, b_model)
-            spec = specs.get(skey)
-            if spec is None:
-                length = _choose((fam,), ordered)[1]
-                spec = specs[skey] = _spec(fam, length, ordered, a_kind, (a_model, b_model))
-            spec = by_link[lkey] = spec
-        append(spec)
+    for spec, st, a_st in zip(specs, cols.b, cols.a, strict=True):
         if a_st is not None and a_st[5] is None and spec.a_optic:
             a_st[5] = spec.a_power_w
             lit.append((a_st[6], spec.a_power_w))
@@ -459,7 +482,46 @@ def _specs_and_power(
     power: dict[str, float] = {}
     for dev, w in lit:
         power[dev] = power.get(dev, 0.0) + w
-    return out, power
+    return power
+
+
+class _SpecTable:
+    """The shared :class:`RunSpec` of a run, made once per (length ordered, family, cage
+    kind, models): ~1M cables at 131k GPUs, few specs."""
+
+    def __init__(self, spec_classes: list[tuple[int, CageKind, str, str, str]]) -> None:
+        self.classes = spec_classes
+        self.usable: dict[tuple[int, str, CageKind, bool], tuple[CableFamily, ...]] = {}
+        self.fams: dict[tuple[float, int, str, bool, str], CableFamily] = {}
+        self.modules: dict[tuple[str, CageKind, str, str], tuple[Module | None, ...]] = {}
+        self.specs: dict[tuple[float, str, str, str, str], RunSpec] = {}
+
+    def __call__(self, longest: float, paired: bool, run: float, spec_class: int) -> RunSpec:
+        """The spec of a run of ``run`` m in a cage whose longest leg is ``longest``."""
+        speed, a_kind, medium, a_model, b_model = self.classes[spec_class]
+        # A cage's family depends on its longest leg and its ends' kinds.
+        fkey = (longest, speed, a_kind, paired, medium)
+        fam = self.fams.get(fkey)
+        if fam is None:
+            ukey = (speed, medium, a_kind, paired)
+            usable = self.usable.get(ukey)
+            if usable is None:
+                usable = self.usable[ukey] = _usable(speed, medium, a_kind, paired)
+            fam = self.fams[fkey] = _choose(usable, longest)[0]
+        # Separate fibres from one module are each ordered at their own length; the legs
+        # of one splitter or twin-port cable at the cage's longest.
+        ordered = run if fam.links_per_cable == 1 else longest
+        # Each switch end's module follows its model's cage (#44): the models key the spec.
+        skey = (ordered, fam.key, a_kind, a_model, b_model)
+        spec = self.specs.get(skey)
+        if spec is None:
+            mkey = (fam.key, a_kind, a_model, b_model)
+            mods = self.modules.get(mkey)
+            if mods is None:
+                mods = self.modules[mkey] = _modules(fam, a_kind, (a_model, b_model))
+            length = _choose((fam,), ordered)[1]
+            spec = self.specs[skey] = _spec(fam, length, ordered, a_kind, mods)
+        return spec
 
 
 def _allowed(f: CableFamily, a_kind: CageKind, paired: bool) -> bool:
@@ -476,27 +538,25 @@ def _allowed(f: CableFamily, a_kind: CageKind, paired: bool) -> bool:
     return paired and a_kind in ("switch", "osfp-twin")
 
 
-def _family(
-    speed: int, medium: str, a_kind: CageKind, paired: bool, longest: float
-) -> CableFamily:
-    """The cheapest installable family whose reach covers the cage's longest leg."""
+def _usable(
+    speed: int, medium: str, a_kind: CageKind, paired: bool
+) -> tuple[CableFamily, ...]:
+    """The families installable between these ends, cheapest first (the generic family
+    when the catalog has none): a cage takes the first whose reach covers its longest leg."""
     kind: EndKind = "host" if a_kind in ("osfp", "qsfp112", "rj45") else "switch"
     found = families_for(speed, kind, medium)
     usable = tuple(f for f in found if _allowed(f, a_kind, paired))
-    if not usable:
-        usable = (generic_family(speed, kind, medium),)
-    return _choose(usable, longest)[0]
+    return usable or (generic_family(speed, kind, medium),)
 
 
 cage_of = switch_cage
 """The cage a switch port sits in (kept under its old name for the views that import it)."""
 
 
-def _spec(
-    fam: CableFamily, length: float, run: float, a_kind: CageKind, models: tuple[str, str]
-) -> RunSpec:
-    """The shared spec of runs of ``run`` metres on ``fam`` at ``length``, with the module
-    each end's cage takes (verified only when the family and both modules are).
+def _modules(
+    fam: CableFamily, a_kind: CageKind, models: tuple[str, str]
+) -> tuple[Module | None, Module | None]:
+    """The module each end's cage takes for a cable of ``fam`` (None: no module).
 
     ``models`` are the ends' switch models (catalog keys; empty for a host end): a switch
     cage's module follows its model and split (:func:`~fabric_stack.hardware.optics.
@@ -506,6 +566,20 @@ def _spec(
     b_part = fam.b_optic.part if fam.b_optic else ""
     a_mod = module_for(a_kind, fam.medium, fam.speed_gbps, a_part, models[0], to_switch)
     b_mod = module_for("switch", fam.medium, fam.speed_gbps, b_part, models[1], to_switch)
+    return a_mod, b_mod
+
+
+def _spec(
+    fam: CableFamily,
+    length: float,
+    run: float,
+    a_kind: CageKind,
+    modules: tuple[Module | None, Module | None],
+) -> RunSpec:
+    """The shared spec of runs of ``run`` metres on ``fam`` at ``length``, with the module
+    each end's cage takes (:func:`_modules`; verified only when the family and both modules
+    are)."""
+    a_mod, b_mod = modules
     part = fam.part(length)
     if a_kind == "osfp-twin" and fam.medium == "dac":
         # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10 overview,
