@@ -212,13 +212,18 @@ def _label(template: str, space: str, place: RackPlace, d: Device, port: str) ->
     )
 
 
-def _choose(families: tuple[CableFamily, ...], run: float) -> tuple[CableFamily, float]:
-    """The cheapest family whose reach covers ``run`` and the length to order."""
-    fam = next((f for f in families if run <= f.reach), None)
-    if fam is None:
-        fam = max(families, key=lambda f: f.reach)
-    i = bisect.bisect_left(fam.lengths, run - 1e-9)
-    return fam, fam.lengths[min(i, len(fam.lengths) - 1)]
+def _cheapest(families: tuple[CableFamily, ...], run: float) -> CableFamily:
+    """The cheapest family whose reach covers ``run`` (the longest-reaching one if none)."""
+    for f in families:
+        if run <= f.reach:
+            return f
+    return max(families, key=lambda f: f.reach)
+
+
+def _length(fam: CableFamily, run: float) -> float:
+    """The length of ``fam`` to order for ``run`` metres (its longest if none covers it)."""
+    lengths = fam.lengths
+    return lengths[min(bisect.bisect_left(lengths, run - 1e-9), len(lengths) - 1)]
 
 
 def _label_prefixes(
@@ -265,11 +270,11 @@ class _LinkClass(NamedTuple):
     """Index into the list of (speed, a-end kind, medium, a model, b model) of the plan."""
 
 
-_CAGE = "[longest leg (cm), legs, first peer device, first peer cage, paired, W, device]"
+_CAGE = "[longest leg (cm), legs, first peer device, first peer cage, paired, W, device, state]"
 """A cage record: the first five are the b-end statistics the family follows (see
 :func:`_runs`; legs 0 while only met as an a-end; paired: at most two legs, all from one
-peer cage), then the module's power once a lit end is met in link order (None before) and
-the device it sits in."""
+peer cage), then the module's power once a lit end is met in link order (None before), the
+device it sits in, and its state as one int (2 × longest + paired) for the spec look-up."""
 
 
 def _ends(
@@ -378,19 +383,20 @@ def _runs(
         cages = eb[11]
         st = cages.get(c[0])
         if st is None:
-            st = cages[c[0]] = [run, 1, a_dev, a_name, True, None, b_dev]
+            st = cages[c[0]] = [run, 1, a_dev, a_name, True, None, b_dev, 2 * run + 1]
         elif st[1]:
             st[1] += 1
             if run > st[0]:
                 st[0] = run
             if st[4] and (st[1] > 2 or st[2] != a_dev or st[3] != a_name):
                 st[4] = False
+            st[7] = 2 * st[0] + st[4]
         else:
-            st[:5] = [run, 1, a_dev, a_name, True]
+            st[:5], st[7] = [run, 1, a_dev, a_name, True], 2 * run + 1
         if c[3]:
             a_st = ea[11].get(a_name)
             if a_st is None:
-                a_st = ea[11][a_name] = [0, 0, "", "", True, None, a_dev]
+                a_st = ea[11][a_name] = [0, 0, "", "", True, None, a_dev, 0]
             a_st_(a_st)
         else:
             a_st_(None)
@@ -446,23 +452,24 @@ def _formatted_labels(
 
 
 def _specs(cols: _Columns, table: _SpecTable) -> list[RunSpec]:
-    """Each link's shared spec: one look-up by (its cage's longest leg and pairing, its
-    run, its spec class), done in C over the columns; only a new key calls the table."""
-    keys = zip(map(itemgetter(0, 4), cols.b), cols.runs, cols.cls)
+    """Each link's shared spec: one look-up by (its cage's state: 2 × longest leg + paired,
+    its run, its spec class), done in C over the columns; only a new key calls the table."""
+    keys = zip(map(itemgetter(7), cols.b), cols.runs, cols.cls)
     return list(map(_SpecMemo(table).__getitem__, keys))
 
 
-class _SpecMemo(dict[tuple[tuple[int, bool], int, int], "RunSpec"]):
+class _SpecMemo(dict[tuple[int, int, int], "RunSpec"]):
     """Specs by (cage state, run, spec class), lengths in whole cm; a missing one is made
-    by the table (in metres: ``cm / 100``, the very float the route rounds to)."""
+    by the table."""
 
     def __init__(self, table: _SpecTable) -> None:
         super().__init__()
         self.table = table
 
-    def __missing__(self, key: tuple[tuple[int, bool], int, int]) -> RunSpec:
-        (longest, paired), run, spec_class = key
-        spec = self[key] = self.table(longest / 100, paired, run / 100, spec_class)
+    def __missing__(self, key: tuple[int, int, int]) -> RunSpec:
+        state, run, spec_class = key
+        longest, paired = divmod(state, 2)
+        spec = self[key] = self.table(longest, bool(paired), run, spec_class)
         return spec
 
 
@@ -487,17 +494,17 @@ def _module_power(specs: list[RunSpec], cols: _Columns) -> dict[str, float]:
 
 class _SpecTable:
     """The shared :class:`RunSpec` of a run, made once per (length ordered, family, cage
-    kind, models): ~1M cables at 131k GPUs, few specs."""
+    kind, models): ~1M cables at 131k GPUs, ~40k specs. Lengths come in whole cm."""
 
     def __init__(self, spec_classes: list[tuple[int, CageKind, str, str, str]]) -> None:
         self.classes = spec_classes
         self.usable: dict[tuple[int, str, CageKind, bool], tuple[CableFamily, ...]] = {}
-        self.fams: dict[tuple[float, int, str, bool, str], CableFamily] = {}
-        self.modules: dict[tuple[str, CageKind, str, str], tuple[Module | None, ...]] = {}
-        self.specs: dict[tuple[float, str, str, str, str], RunSpec] = {}
+        self.fams: dict[tuple[int, int, str, bool, str], CableFamily] = {}
+        self.rest: dict[tuple[str, float, CageKind, str, str], tuple[Any, ...]] = {}
+        self.specs: dict[tuple[int, str, str, str, str], RunSpec] = {}
 
-    def __call__(self, longest: float, paired: bool, run: float, spec_class: int) -> RunSpec:
-        """The spec of a run of ``run`` m in a cage whose longest leg is ``longest``."""
+    def __call__(self, longest: int, paired: bool, run: int, spec_class: int) -> RunSpec:
+        """The spec of a run of ``run`` cm in a cage whose longest leg is ``longest`` cm."""
         speed, a_kind, medium, a_model, b_model = self.classes[spec_class]
         # A cage's family depends on its longest leg and its ends' kinds.
         fkey = (longest, speed, a_kind, paired, medium)
@@ -507,7 +514,7 @@ class _SpecTable:
             usable = self.usable.get(ukey)
             if usable is None:
                 usable = self.usable[ukey] = _usable(speed, medium, a_kind, paired)
-            fam = self.fams[fkey] = _choose(usable, longest)[0]
+            fam = self.fams[fkey] = _cheapest(usable, longest / 100)
         # Separate fibres from one module are each ordered at their own length; the legs
         # of one splitter or twin-port cable at the cage's longest.
         ordered = run if fam.links_per_cable == 1 else longest
@@ -515,12 +522,15 @@ class _SpecTable:
         skey = (ordered, fam.key, a_kind, a_model, b_model)
         spec = self.specs.get(skey)
         if spec is None:
-            mkey = (fam.key, a_kind, a_model, b_model)
-            mods = self.modules.get(mkey)
-            if mods is None:
-                mods = self.modules[mkey] = _modules(fam, a_kind, (a_model, b_model))
-            length = _choose((fam,), ordered)[1]
-            spec = self.specs[skey] = _spec(fam, length, ordered, a_kind, mods)
+            metres = ordered / 100  # the very float the route rounds to (cm / 100)
+            length = _length(fam, metres)
+            # What specs of one family, length, cage kind and models share, made once.
+            rkey = (fam.key, length, a_kind, a_model, b_model)
+            rest = self.rest.get(rkey)
+            if rest is None:
+                mods = _modules(fam, a_kind, (a_model, b_model))
+                rest = self.rest[rkey] = _spec_fields(fam, length, a_kind, mods)
+            spec = self.specs[skey] = RunSpec(length, metres, *rest)
         return spec
 
 
@@ -569,41 +579,36 @@ def _modules(
     return a_mod, b_mod
 
 
-def _spec(
+def _spec_fields(
     fam: CableFamily,
     length: float,
-    run: float,
     a_kind: CageKind,
     modules: tuple[Module | None, Module | None],
-) -> RunSpec:
-    """The shared spec of runs of ``run`` metres on ``fam`` at ``length``, with the module
-    each end's cage takes (:func:`_modules`; verified only when the family and both modules
-    are)."""
+) -> tuple[Any, ...]:
+    """The fields of a :class:`RunSpec` on ``fam`` at ``length`` after its length and
+    route, in field order, with the module each end's cage takes (:func:`_modules`;
+    verified only when the family and both modules are)."""
     a_mod, b_mod = modules
     part = fam.part(length)
     if a_kind == "osfp-twin" and fam.medium == "dac":
         # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10 overview,
         # docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
         part += "-FLT"
-    return RunSpec(
-        length_m=length,
-        route_m=run,
-        medium=fam.medium,
-        part_number=part,
-        family=fam.key,
-        a_optic=a_mod.part if a_mod else "",
-        b_optic=b_mod.part if b_mod else "",
-        reach_m=fam.reach,
-        links_per_cable=fam.links_per_cable,
-        verified=fam.verified
-        and (a_mod is None or a_mod.verified)
-        and (b_mod is None or b_mod.verified),
-        description=fam.description,
-        splitter=fam.splitter,
-        a_power_w=a_mod.power_w if a_mod else 0.0,
-        b_power_w=b_mod.power_w if b_mod else 0.0,
-        a_module=a_mod,
-        b_module=b_mod,
+    return (
+        fam.medium,
+        part,
+        fam.key,
+        a_mod.part if a_mod else "",
+        b_mod.part if b_mod else "",
+        fam.reach,
+        fam.links_per_cable,
+        fam.verified and (a_mod is None or a_mod.verified) and (b_mod is None or b_mod.verified),
+        fam.description,
+        fam.splitter,
+        a_mod.power_w if a_mod else 0.0,
+        b_mod.power_w if b_mod else 0.0,
+        a_mod,
+        b_mod,
     )
 
 
@@ -620,8 +625,11 @@ def _racks(
     """
     layout = topo.plan.spec.layout
     members: dict[str, list[RackDevice]] = {}
+    # A device's power follows its role, network and model: worked out once per kind.
+    kinds: dict[tuple[str, str, str], DevicePower] = {}
     for d in topo.devices:
-        power = device_power(topo, d)
+        kind = (d.role, d.network, d.model)
+        power = kinds.get(kind) or kinds.setdefault(kind, device_power(topo, d))
         extra = optics_w.get(d.name, 0.0) if d.role not in HOST_ROLES else 0.0
         if extra:
             power = DevicePower(
@@ -673,17 +681,31 @@ def _net_racks(topo: FabricTopology) -> int:
     return max((int(m.group(1)) for m in found if m), default=1)
 
 
+def _places(hall: Hall, devices: tuple[Device, ...]) -> dict[str, RackPlace]:
+    """Each device's rack place (:func:`place_rack`), worked out once per rack: a GPU
+    server's place follows its rack, SU and rack index, any other device's its rack."""
+    per_rack = hall.layout.servers_per_rack
+    memo: dict[object, RackPlace] = {}
+    places: dict[str, RackPlace] = {}
+    for d in devices:
+        key = (d.rack, d.su, (d.index - 1) // per_rack) if d.role == "server" and d.su else d.rack
+        place = memo.get(key)
+        if place is None:
+            place = memo[key] = place_rack(hall, d)
+        places[d.name] = place
+    return places
+
+
 def plan_plant(topo: FabricTopology) -> Plant:
     """Racks and cable runs of ``topo`` (no budget check: see :func:`require_budgets`)."""
     layout = topo.plan.spec.layout
     _check_labels(layout.label)
     hall: Hall = plan_hall(layout, topo.plan.su_nodes or topo.plan.nodes, _net_racks(topo))
-    places: dict[str, RackPlace] = {}
+    places = _places(hall, topo.devices)
     heights: dict[str, float] = {}
     units: dict[str, int] = {}
     cache: dict[tuple[str, str], int] = {}
     for d in topo.devices:
-        places[d.name] = place_rack(hall, d)
         units[d.name] = _height_u(topo, d, cache)
         heights[d.name] = port_height_m(d.position, units[d.name])
     runs, optics_w = _runs(topo, places, heights)
