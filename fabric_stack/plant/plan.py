@@ -15,9 +15,9 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from fabric_stack.errors import SpecError
@@ -328,9 +328,7 @@ def _link_class(
         label_port = end_label_port(prof, ea.device, k.a_port)
     skey = (k.speed_gbps, a_kind, k.medium, a_model, eb.device.model)
     spec_class = spec_classes.setdefault(skey, len(spec_classes))
-    return _LinkClass(
-        switch_cage(k.b_port), a_cage, a_kind, not ea.host, label_port, spec_class
-    )
+    return _LinkClass(switch_cage(k.b_port), a_cage, a_kind, not ea.host, label_port, spec_class)
 
 
 def _runs(
@@ -411,8 +409,10 @@ def _runs(
     power = _module_power(specs, cols)
     # A CableRun per link built in C (tuple.__new__), not by the named tuple's Python-level
     # __new__: ~1M of them at 131k GPUs.
-    runs = tuple(map(tuple.__new__, repeat(CableRun), zip(specs, cols.labels_a, cols.labels_b)))
-    return runs, power  # type: ignore[arg-type]
+    runs = tuple(
+        map(tuple.__new__, repeat(CableRun), zip(specs, cols.labels_a, cols.labels_b, strict=True))
+    )
+    return runs, power
 
 
 @dataclass(slots=True)
@@ -454,7 +454,7 @@ def _formatted_labels(
 def _specs(cols: _Columns, table: _SpecTable) -> list[RunSpec]:
     """Each link's shared spec: one look-up by (its cage's state: 2 × longest leg + paired,
     its run, its spec class), done in C over the columns; only a new key calls the table."""
-    keys = zip(map(itemgetter(7), cols.b), cols.runs, cols.cls)
+    keys = zip(map(itemgetter(7), cols.b), cols.runs, cols.cls, strict=True)
     return list(map(_SpecMemo(table).__getitem__, keys))
 
 
@@ -548,9 +548,7 @@ def _allowed(f: CableFamily, a_kind: CageKind, paired: bool) -> bool:
     return paired and a_kind in ("switch", "osfp-twin")
 
 
-def _usable(
-    speed: int, medium: str, a_kind: CageKind, paired: bool
-) -> tuple[CableFamily, ...]:
+def _usable(speed: int, medium: str, a_kind: CageKind, paired: bool) -> tuple[CableFamily, ...]:
     """The families installable between these ends, cheapest first (the generic family
     when the catalog has none): a cage takes the first whose reach covers its longest leg."""
     kind: EndKind = "host" if a_kind in ("osfp", "qsfp112", "rj45") else "switch"
