@@ -133,27 +133,4 @@ def tally_modules(
     return modules, power
 
 
-def switch_module_power(
-    topo: FabricTopology,
-    runs: Sequence[_Run],
-    a_cages: Sequence[tuple[str, str]],
-    b_cages: Sequence[tuple[str, str]],
-) -> dict[str, float]:
-    """The module power per switch, W: what :func:`tally_modules` gives for the switches,
-    without its part counts (a rack's budget needs only this; a host's own figure covers
-    its cages). The same sums in the same order, so the same floats."""
-    hosts = {d.name for d in topo.devices if d.role in HOST_ROLES}
-    watts: dict[tuple[str, str], float] = {}
-    for k, run, a_cage, b_cage in zip(topo.links, runs, a_cages, b_cages, strict=True):
-        spec = run.spec
-        if spec.a_optic and a_cage not in watts and k.a_device not in hosts:
-            watts[a_cage] = spec.a_power_w
-        if spec.b_optic and b_cage not in watts:
-            watts[b_cage] = spec.b_power_w
-    power: dict[str, float] = {}
-    for (dev, _), w in watts.items():
-        power[dev] = power.get(dev, 0.0) + w
-    return power
-
-
-__all__ = ["ModuleCount", "count_modules", "link_cages", "switch_module_power", "tally_modules"]
+__all__ = ["ModuleCount", "count_modules", "link_cages", "tally_modules"]

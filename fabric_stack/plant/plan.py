@@ -15,7 +15,9 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from fabric_stack.errors import SpecError
@@ -38,7 +40,6 @@ from fabric_stack.plant.geometry import (
     port_height_m,
     route_m,
 )
-from fabric_stack.plant.modules import switch_module_power
 from fabric_stack.plant.power import DevicePower, device_power
 from fabric_stack.topology.build import HOST_ROLES, Device, FabricTopology
 from fabric_stack.topology.model import Link
@@ -217,13 +218,18 @@ def _label(template: str, space: str, place: RackPlace, d: Device, port: str) ->
     )
 
 
-def _choose(families: tuple[CableFamily, ...], run: float) -> tuple[CableFamily, float]:
-    """The cheapest family whose reach covers ``run`` and the length to order."""
-    fam = next((f for f in families if run <= f.reach), None)
-    if fam is None:
-        fam = max(families, key=lambda f: f.reach)
-    i = bisect.bisect_left(fam.lengths, run - 1e-9)
-    return fam, fam.lengths[min(i, len(fam.lengths) - 1)]
+def _cheapest(families: tuple[CableFamily, ...], run: float) -> CableFamily:
+    """The cheapest family whose reach covers ``run`` (the longest-reaching one if none)."""
+    for f in families:
+        if run <= f.reach:
+            return f
+    return max(families, key=lambda f: f.reach)
+
+
+def _length(fam: CableFamily, run: float) -> float:
+    """The length of ``fam`` to order for ``run`` metres (its longest if none covers it)."""
+    lengths = fam.lengths
+    return lengths[min(bisect.bisect_left(lengths, run - 1e-9), len(lengths) - 1)]
 
 
 def _label_prefixes(
@@ -235,94 +241,6 @@ def _label_prefixes(
         return None
     head = template[: -len("{port}")]
     return {d.name: _label(head, space, places[d.name], d, "") for d in devices}
-
-
-def _runs(
-    topo: FabricTopology,
-    places: dict[str, RackPlace],
-    heights: dict[str, float],
-) -> tuple[tuple[CableRun, ...], list[tuple[str, str]], list[tuple[str, str]]]:
-    """Every link's run (its route, the family and length chosen for it, its labels), and
-    each link's a-end and b-end cage as (device, cage), in link order (the module count
-    reuses them rather than parsing ~1M port names again)."""
-    layout = topo.plan.spec.layout
-    slack = 2 * layout.slack_per_end_m
-    template, space = layout.label, layout.space
-    prof = topo.plan.spec.node_profile
-    prefix = _label_prefixes(template, space, topo.devices, places)
-    # One tuple per device with all a link needs of it (one dict look-up per end, not six):
-    # the direct tray route's terms (rack, x along, y across, up to the tray, port height),
-    # whether it is a host, its label prefix and the device itself.
-    top = layout.rack_units * RU_M + layout.tray_height_mm / 1000
-    pitch, row_pitch = layout.rack_pitch_mm / 1000, layout.row_pitch_mm / 1000
-    direct = layout.cross_rows == "direct"
-    info: dict[str, _End] = {}
-    for d in topo.devices:
-        p, h = places[d.name], heights[d.name]
-        info[d.name] = _End(
-            p.name,
-            p.kind == "other",
-            p.column * pitch,
-            p.row * row_pitch,
-            top - h,
-            h,
-            d.role in HOST_ROLES,
-            prefix[d.name] if prefix is not None else "",
-            d,
-            p,
-        )
-    # Each end's cage (a switch's front-panel cage, a server's profile cage) and its kind;
-    # port names repeat on every switch and server, so each is worked out once.
-    cage_names: dict[str, str] = {}
-    host_ends: dict[tuple[str, str, int, str], tuple[CageKind, str]] = {}
-    # A switch cage is one module or one two-link cable: its legs get the family its
-    # longest leg needs (never half an ACC and half a transceiver), and a twin-port cable
-    # that is no splitter only where both legs join the same cage at the other end too.
-    # Per cage: [longest leg, legs, first peer device, first peer cage, one peer only].
-    stats: dict[tuple[str, str], list[Any]] = {}
-    per_link: list[tuple[float, list[Any], CageKind]] = []
-    a_cages: list[tuple[str, str]] = []
-    b_cages: list[tuple[str, str]] = []
-    for k in topo.links:
-        ea, eb = info[k.a_device], info[k.b_device]
-        # The route (see route_m): a few additions from the per-device terms.
-        if ea[0] == eb[0] and not ea[1]:
-            raw = abs(ea[5] - eb[5])
-        elif direct:
-            raw = ea[4] + eb[4] + abs(ea[2] - eb[2]) + abs(ea[3] - eb[3])
-        else:
-            raw = route_m(layout, ea[9], eb[9], ea[5], eb[5])
-        run = math.ceil((raw + slack) * 100 - 1e-6) / 100
-        name = cage_names.get(k.b_port)
-        if name is None:
-            name = cage_names[k.b_port] = switch_cage(k.b_port)
-        key = (k.b_device, name)
-        b_cages.append(key)
-        a_kind: CageKind
-        if ea[6]:
-            hkey = (ea[8].role, k.a_port, k.speed_gbps, k.network)
-            found = host_ends.get(hkey)
-            if found is None:
-                found = host_ends[hkey] = host_end(prof, ea[8], k)
-            a_kind, a_name = found
-        else:
-            cached = cage_names.get(k.a_port)
-            if cached is None:
-                cached = cage_names[k.a_port] = switch_cage(k.a_port)
-            a_kind, a_name = "switch", cached
-        a_cages.append((k.a_device, a_name))
-        st = stats.get(key)
-        if st is None:
-            st = stats[key] = [run, 1, k.a_device, a_name, True]
-        else:
-            st[1] += 1
-            if run > st[0]:
-                st[0] = run
-            if st[4] and (st[2] != k.a_device or st[3] != a_name):
-                st[4] = False
-        per_link.append((run, st, a_kind))
-    runs = _specs_and_labels(topo, info, per_link, prefix is not None)
-    return runs, a_cages, b_cages
 
 
 class _End(NamedTuple):
@@ -338,57 +256,289 @@ class _End(NamedTuple):
     prefix: str
     device: Device
     place: RackPlace
+    kind: int
+    """The device's class for :func:`_link_class` (one per role and model)."""
+    cages: dict[str, list[Any]]
+    """The device's cages met so far, each a :data:`_CAGE` record."""
 
 
-def _specs_and_labels(
+class _LinkClass(NamedTuple):
+    """What links of the same ports, speed, network, medium and device kinds share: each
+    end's cage, the a-end's cage kind and label port, and the class of their spec."""
+
+    b_cage: str
+    a_cage: str
+    a_kind: CageKind
+    a_switch: bool
+    """Whether the a-end is a switch (whose modules count towards its rack's power)."""
+    label_port: str
+    spec_class: int
+    """Index into the list of (speed, a-end kind, medium, a model, b model) of the plan."""
+
+
+_CAGE = "[longest leg (cm), legs, first peer device, first peer cage, paired, W, device, state]"
+"""A cage record: the first five are the b-end statistics the family follows (see
+:func:`_runs`; legs 0 while only met as an a-end; paired: at most two legs, all from one
+peer cage), then the module's power once a lit end is met in link order (None before), the
+device it sits in, and its state as one int (2 × longest + paired) for the spec look-up."""
+
+
+def _ends(
+    topo: FabricTopology, places: dict[str, RackPlace], heights: dict[str, float]
+) -> dict[str, _End]:
+    """One :class:`_End` per device (one dict look-up per link end, not six): the direct
+    tray route's terms (rack, x along, y across, up to the tray, port height), whether it
+    is a host, its label prefix, its kind and its cages."""
+    layout = topo.plan.spec.layout
+    prefix = _label_prefixes(layout.label, layout.space, topo.devices, places)
+    top = layout.rack_units * RU_M + layout.tray_height_mm / 1000
+    pitch, row_pitch = layout.rack_pitch_mm / 1000, layout.row_pitch_mm / 1000
+    kinds: dict[tuple[str, str], int] = {}
+    info: dict[str, _End] = {}
+    for d in topo.devices:
+        p, h = places[d.name], heights[d.name]
+        info[d.name] = _End(
+            p.name,
+            p.kind == "other",
+            p.column * pitch,
+            p.row * row_pitch,
+            top - h,
+            h,
+            d.role in HOST_ROLES,
+            prefix[d.name] if prefix is not None else "",
+            d,
+            p,
+            kinds.setdefault((d.role, d.model), len(kinds)),
+            {},
+        )
+    return info
+
+
+def _link_class(
+    topo: FabricTopology,
+    k: Link,
+    ea: _End,
+    eb: _End,
+    spec_classes: dict[tuple[int, CageKind, str, str, str], int],
+) -> _LinkClass:
+    """The class of link ``k`` (see :class:`_LinkClass`); ``spec_classes`` numbers the
+    spec classes met so far."""
+    prof = topo.plan.spec.node_profile
+    if ea.host:
+        a_kind, a_cage = host_end(prof, ea.device, k)
+        a_model = ""
+    else:
+        a_kind, a_cage, a_model = "switch", switch_cage(k.a_port), ea.device.model
+    label_port = k.a_port
+    if ea.host and ea.device.role == "server":
+        label_port = end_label_port(prof, ea.device, k.a_port)
+    skey = (k.speed_gbps, a_kind, k.medium, a_model, eb.device.model)
+    spec_class = spec_classes.setdefault(skey, len(spec_classes))
+    return _LinkClass(switch_cage(k.b_port), a_cage, a_kind, not ea.host, label_port, spec_class)
+
+
+def _runs(
+    topo: FabricTopology,
+    places: dict[str, RackPlace],
+    heights: dict[str, float],
+) -> tuple[tuple[CableRun, ...], dict[str, float]]:
+    """Every link's run (its route, the family and length chosen for it, its labels), in
+    link order, and the module power per switch, W.
+
+    ~1M links at 131k GPUs repeat few shapes (a server's NIC ports to its leaves' ports,
+    the uplinks), so what depends only on the ports, speed, network, medium and the two
+    devices' kinds is worked out once per :class:`_LinkClass`; per link remain the route
+    (a few additions), its cage's statistics and the labels (two concatenations).
+    """
+    layout = topo.plan.spec.layout
+    slack = 2 * layout.slack_per_end_m
+    direct = layout.cross_rows == "direct"
+    info = _ends(topo, places, heights)
+    classes: dict[tuple[str, str, int, str, str, int, int], _LinkClass] = {}
+    spec_classes: dict[tuple[int, CageKind, str, str, str], int] = {}
+    # A switch cage is one module or one two-link cable: its legs get the family its
+    # longest leg needs (never half an ACC and half a transceiver), and a twin-port cable
+    # that is no splitter only where both legs join the same cage at the other end too
+    # ("paired": at most two legs, one peer cage). Per link, in columns: its run, its
+    # b-end cage record, its a-end's cage record (a switch's; None for a host), its spec
+    # class and its two labels.
+    cols = _Columns()
+    # Bound once: the loop below runs ~1M times at 131k GPUs.
+    class_of, ceil = classes.get, math.ceil
+    run_, st_, a_st_, cls_ = cols.runs.append, cols.b.append, cols.a.append, cols.cls.append
+    label_a, label_b = cols.labels_a.append, cols.labels_b.append
+    for k in topo.links:
+        a_dev, b_dev, b_port = k.a_device, k.b_device, k.b_port
+        ea, eb = info[a_dev], info[b_dev]
+        ckey = (k.a_port, b_port, k.speed_gbps, k.network, k.medium, ea[10], eb[10])
+        c = class_of(ckey)
+        if c is None:
+            c = classes[ckey] = _link_class(topo, k, ea, eb, spec_classes)
+        # The route (see route_m): a few additions from the per-device terms.
+        if ea[0] == eb[0] and not ea[1]:
+            raw = abs(ea[5] - eb[5])
+        elif direct:
+            raw = ea[4] + eb[4] + abs(ea[2] - eb[2]) + abs(ea[3] - eb[3])
+        else:
+            raw = route_m(layout, ea[9], eb[9], ea[5], eb[5])
+        # Whole centimetres, an int: the spec look-up hashes ints, not floats.
+        run = ceil((raw + slack) * 100 - 1e-6)
+        a_name = c[1]
+        cages = eb[11]
+        st = cages.get(c[0])
+        if st is None:
+            st = cages[c[0]] = [run, 1, a_dev, a_name, True, None, b_dev, 2 * run + 1]
+        elif st[1]:
+            st[1] += 1
+            if run > st[0]:
+                st[0] = run
+            if st[4] and (st[1] > 2 or st[2] != a_dev or st[3] != a_name):
+                st[4] = False
+            st[7] = 2 * st[0] + st[4]
+        else:
+            st[:5], st[7] = [run, 1, a_dev, a_name, True], 2 * run + 1
+        if c[3]:
+            a_st = ea[11].get(a_name)
+            if a_st is None:
+                a_st = ea[11][a_name] = [0, 0, "", "", True, None, a_dev, 0]
+            a_st_(a_st)
+        else:
+            a_st_(None)
+        run_(run)
+        st_(st)
+        cls_(c[5])
+        label_a(ea[7] + c[4])
+        label_b(eb[7] + b_port)
+    if not layout.label.endswith("{port}") or "{port}" in layout.label[: -len("{port}")]:
+        cols.labels_a, cols.labels_b = _formatted_labels(topo, info, classes, spec_classes)
+    specs = _specs(cols, _SpecTable(list(spec_classes)))
+    power = _module_power(specs, cols)
+    # A CableRun per link built in C (tuple.__new__), not by the named tuple's Python-level
+    # __new__: ~1M of them at 131k GPUs.
+    runs = tuple(
+        map(tuple.__new__, repeat(CableRun), zip(specs, cols.labels_a, cols.labels_b, strict=True))
+    )
+    return runs, power
+
+
+@dataclass(slots=True)
+class _Columns:
+    """Per link, in link order (see :func:`_runs`); lengths in whole cm."""
+
+    runs: list[int] = field(default_factory=list)
+    """The route plus slack, whole cm."""
+    b: list[list[Any]] = field(default_factory=list)
+    """The b-end cage record (:data:`_CAGE`)."""
+    a: list[list[Any] | None] = field(default_factory=list)
+    """The a-end cage record when the a-end is a switch, else None."""
+    cls: list[int] = field(default_factory=list)
+    """The spec class (:attr:`_LinkClass.spec_class`)."""
+    labels_a: list[str] = field(default_factory=list)
+    labels_b: list[str] = field(default_factory=list)
+
+
+def _formatted_labels(
     topo: FabricTopology,
     info: dict[str, _End],
-    per_link: list[tuple[float, list[Any], CageKind]],
-    has_prefix: bool,
-) -> tuple[CableRun, ...]:
-    """Each link's shared spec (family by its cage's longest leg) and its two labels."""
+    classes: dict[tuple[str, str, int, str, str, int, int], _LinkClass],
+    spec_classes: dict[tuple[int, CageKind, str, str, str], int],
+) -> tuple[list[str], list[str]]:
+    """Each link's two labels from a template that does not end in ``{port}``."""
     layout = topo.plan.spec.layout
     template, space = layout.label, layout.space
-    prof = topo.plan.spec.node_profile
-    # A cage's family depends on its longest leg and its ends' kinds; a run's spec on the
-    # family and the length it orders (whole cm): ~1M cables at 131k GPUs, few specs.
-    fams: dict[tuple[float, int, str, bool, str], CableFamily] = {}
-    specs: dict[tuple[float, str, str, str, str], RunSpec] = {}
-    label_ports: dict[str, str] = {}
-    out: list[CableRun] = []
-    append = out.append
-    for k, (run, st, a_kind) in zip(topo.links, per_link, strict=True):
+    labels_a: list[str] = []
+    labels_b: list[str] = []
+    for k in topo.links:
         ea, eb = info[k.a_device], info[k.b_device]
-        longest = st[0]
-        paired = st[4] and st[1] <= 2
-        fkey = (longest, k.speed_gbps, a_kind, paired, k.medium)
-        fam = fams.get(fkey)
+        ckey = (k.a_port, k.b_port, k.speed_gbps, k.network, k.medium, ea.kind, eb.kind)
+        c = classes.get(ckey) or _link_class(topo, k, ea, eb, spec_classes)
+        labels_a.append(_label(template, space, ea.place, ea.device, c.label_port))
+        labels_b.append(_label(template, space, eb.place, eb.device, k.b_port))
+    return labels_a, labels_b
+
+
+def _specs(cols: _Columns, table: _SpecTable) -> list[RunSpec]:
+    """Each link's shared spec: one look-up by (its cage's state: 2 × longest leg + paired,
+    its run, its spec class), done in C over the columns; only a new key calls the table."""
+    keys = zip(map(itemgetter(7), cols.b), cols.runs, cols.cls, strict=True)
+    return list(map(_SpecMemo(table).__getitem__, keys))
+
+
+class _SpecMemo(dict[tuple[int, int, int], "RunSpec"]):
+    """Specs by (cage state, run, spec class), lengths in whole cm; a missing one is made
+    by the table."""
+
+    def __init__(self, table: _SpecTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def __missing__(self, key: tuple[int, int, int]) -> RunSpec:
+        state, run, spec_class = key
+        longest, paired = divmod(state, 2)
+        spec = self[key] = self.table(longest, bool(paired), run, spec_class)
+        return spec
+
+
+def _module_power(specs: list[RunSpec], cols: _Columns) -> dict[str, float]:
+    """The module power per switch, W: one module per lit cage, its power from the first
+    link (in link order) whose spec has one at that end, summed per device in that order
+    (the order :func:`~fabric_stack.plant.modules.tally_modules` sums in, so the same
+    floats). A host's own figure covers its cages: a host end has no record."""
+    lit: list[tuple[str, float]] = []
+    for spec, st, a_st in zip(specs, cols.b, cols.a, strict=True):
+        if a_st is not None and a_st[5] is None and spec.a_optic:
+            a_st[5] = spec.a_power_w
+            lit.append((a_st[6], spec.a_power_w))
+        if st[5] is None and spec.b_optic:
+            st[5] = spec.b_power_w
+            lit.append((st[6], spec.b_power_w))
+    power: dict[str, float] = {}
+    for dev, w in lit:
+        power[dev] = power.get(dev, 0.0) + w
+    return power
+
+
+class _SpecTable:
+    """The shared :class:`RunSpec` of a run, made once per (length ordered, family, cage
+    kind, models): ~1M cables at 131k GPUs, ~40k specs. Lengths come in whole cm."""
+
+    def __init__(self, spec_classes: list[tuple[int, CageKind, str, str, str]]) -> None:
+        self.classes = spec_classes
+        self.usable: dict[tuple[int, str, CageKind, bool], tuple[CableFamily, ...]] = {}
+        self.fams: dict[tuple[int, int, str, bool, str], CableFamily] = {}
+        self.rest: dict[tuple[str, float, CageKind, str, str], tuple[Any, ...]] = {}
+        self.specs: dict[tuple[int, str, str, str, str], RunSpec] = {}
+
+    def __call__(self, longest: int, paired: bool, run: int, spec_class: int) -> RunSpec:
+        """The spec of a run of ``run`` cm in a cage whose longest leg is ``longest`` cm."""
+        speed, a_kind, medium, a_model, b_model = self.classes[spec_class]
+        # A cage's family depends on its longest leg and its ends' kinds.
+        fkey = (longest, speed, a_kind, paired, medium)
+        fam = self.fams.get(fkey)
         if fam is None:
-            fam = fams[fkey] = _family(k, a_kind, paired, longest)
+            ukey = (speed, medium, a_kind, paired)
+            usable = self.usable.get(ukey)
+            if usable is None:
+                usable = self.usable[ukey] = _usable(speed, medium, a_kind, paired)
+            fam = self.fams[fkey] = _cheapest(usable, longest / 100)
         # Separate fibres from one module are each ordered at their own length; the legs
         # of one splitter or twin-port cable at the cage's longest.
         ordered = run if fam.links_per_cable == 1 else longest
         # Each switch end's module follows its model's cage (#44): the models key the spec.
-        a_model = "" if ea[6] else ea[8].model
-        skey = (ordered, fam.key, a_kind, a_model, eb[8].model)
-        spec = specs.get(skey)
+        skey = (ordered, fam.key, a_kind, a_model, b_model)
+        spec = self.specs.get(skey)
         if spec is None:
-            fam = family_for_cages(fam, (a_model, eb[8].model))  # XDR cages: SMF, 1 fibre
-            length = _choose((fam,), ordered)[1]
-            spec = specs[skey] = _spec(fam, length, ordered, a_kind, (a_model, eb[8].model))
-        if ea[6] and ea[8].role == "server":
-            port_a = label_ports.get(k.a_port)
-            if port_a is None:
-                port_a = label_ports[k.a_port] = end_label_port(prof, ea[8], k.a_port)
-        else:
-            port_a = k.a_port
-        if has_prefix:
-            append(CableRun(spec, ea[7] + port_a, eb[7] + k.b_port))
-        else:
-            la = _label(template, space, ea[9], ea[8], port_a)
-            lb = _label(template, space, eb[9], eb[8], k.b_port)
-            append(CableRun(spec, la, lb))
-    return tuple(out)
+            fam = family_for_cages(fam, (a_model, b_model))  # XDR cages: SMF, 1 fibre
+            metres = ordered / 100  # the very float the route rounds to (cm / 100)
+            length = _length(fam, metres)
+            # What specs of one family, length, cage kind and models share, made once.
+            rkey = (fam.key, length, a_kind, a_model, b_model)
+            rest = self.rest.get(rkey)
+            if rest is None:
+                mods = _modules(fam, a_kind, (a_model, b_model))
+                rest = self.rest[rkey] = _spec_fields(fam, length, a_kind, mods)
+            spec = self.specs[skey] = RunSpec(length, metres, *rest)
+        return spec
 
 
 def _allowed(f: CableFamily, a_kind: CageKind, paired: bool) -> bool:
@@ -405,25 +555,23 @@ def _allowed(f: CableFamily, a_kind: CageKind, paired: bool) -> bool:
     return paired and a_kind in ("switch", "osfp-twin")
 
 
-def _family(k: Link, a_kind: CageKind, paired: bool, longest: float) -> CableFamily:
-    """The cheapest installable family whose reach covers the cage's longest leg."""
+def _usable(speed: int, medium: str, a_kind: CageKind, paired: bool) -> tuple[CableFamily, ...]:
+    """The families installable between these ends, cheapest first (the generic family
+    when the catalog has none): a cage takes the first whose reach covers its longest leg."""
     kind: EndKind = "host" if a_kind in ("osfp", "qsfp112", "rj45") else "switch"
-    found = families_for(k.speed_gbps, kind, k.medium)
+    found = families_for(speed, kind, medium)
     usable = tuple(f for f in found if _allowed(f, a_kind, paired))
-    if not usable:
-        usable = (generic_family(k.speed_gbps, kind, k.medium),)
-    return _choose(usable, longest)[0]
+    return usable or (generic_family(speed, kind, medium),)
 
 
 cage_of = switch_cage
 """The cage a switch port sits in (kept under its old name for the views that import it)."""
 
 
-def _spec(
-    fam: CableFamily, length: float, run: float, a_kind: CageKind, models: tuple[str, str]
-) -> RunSpec:
-    """The shared spec of runs of ``run`` metres on ``fam`` at ``length``, with the module
-    each end's cage takes (verified only when the family and both modules are).
+def _modules(
+    fam: CableFamily, a_kind: CageKind, models: tuple[str, str]
+) -> tuple[Module | None, Module | None]:
+    """The module each end's cage takes for a cable of ``fam`` (None: no module).
 
     ``models`` are the ends' switch models (catalog keys; empty for a host end): a switch
     cage's module follows its model and split (:func:`~fabric_stack.hardware.optics.
@@ -433,30 +581,39 @@ def _spec(
     b_part = fam.b_optic.part if fam.b_optic else ""
     a_mod = module_for(a_kind, fam.medium, fam.speed_gbps, a_part, models[0], to_switch)
     b_mod = module_for("switch", fam.medium, fam.speed_gbps, b_part, models[1], to_switch)
+    return a_mod, b_mod
+
+
+def _spec_fields(
+    fam: CableFamily,
+    length: float,
+    a_kind: CageKind,
+    modules: tuple[Module | None, Module | None],
+) -> tuple[Any, ...]:
+    """The fields of a :class:`RunSpec` on ``fam`` at ``length`` after its length and
+    route, in field order, with the module each end's cage takes (:func:`_modules`;
+    verified only when the family and both modules are)."""
+    a_mod, b_mod = modules
     part = fam.part(length)
     if a_kind == "osfp-twin" and fam.medium == "dac":
         # A DGX H100's twin-port cages take the flat-top end ("-FLT"; MCP4Y10 overview,
         # docs.nvidia.com/networking/display/mcp4y10nxxx2x400pub).
         part += "-FLT"
-    return RunSpec(
-        length_m=length,
-        route_m=run,
-        medium=fam.medium,
-        part_number=part,
-        family=fam.key,
-        a_optic=a_mod.part if a_mod else "",
-        b_optic=b_mod.part if b_mod else "",
-        reach_m=fam.reach,
-        links_per_cable=fam.links_per_cable,
-        verified=fam.verified
-        and (a_mod is None or a_mod.verified)
-        and (b_mod is None or b_mod.verified),
-        description=fam.description,
-        splitter=fam.splitter,
-        a_power_w=a_mod.power_w if a_mod else 0.0,
-        b_power_w=b_mod.power_w if b_mod else 0.0,
-        a_module=a_mod,
-        b_module=b_mod,
+    return (
+        fam.medium,
+        part,
+        fam.key,
+        a_mod.part if a_mod else "",
+        b_mod.part if b_mod else "",
+        fam.reach,
+        fam.links_per_cable,
+        fam.verified and (a_mod is None or a_mod.verified) and (b_mod is None or b_mod.verified),
+        fam.description,
+        fam.splitter,
+        a_mod.power_w if a_mod else 0.0,
+        b_mod.power_w if b_mod else 0.0,
+        a_mod,
+        b_mod,
     )
 
 
@@ -473,8 +630,11 @@ def _racks(
     """
     layout = topo.plan.spec.layout
     members: dict[str, list[RackDevice]] = {}
+    # A device's power follows its role, network and model: worked out once per kind.
+    kinds: dict[tuple[str, str, str], DevicePower] = {}
     for d in topo.devices:
-        power = device_power(topo, d)
+        kind = (d.role, d.network, d.model)
+        power = kinds.get(kind) or kinds.setdefault(kind, device_power(topo, d))
         extra = optics_w.get(d.name, 0.0) if d.role not in HOST_ROLES else 0.0
         if extra:
             power = DevicePower(
@@ -526,21 +686,34 @@ def _net_racks(topo: FabricTopology) -> int:
     return max((int(m.group(1)) for m in found if m), default=1)
 
 
+def _places(hall: Hall, devices: tuple[Device, ...]) -> dict[str, RackPlace]:
+    """Each device's rack place (:func:`place_rack`), worked out once per rack: a GPU
+    server's place follows its rack, SU and rack index, any other device's its rack."""
+    per_rack = hall.layout.servers_per_rack
+    memo: dict[object, RackPlace] = {}
+    places: dict[str, RackPlace] = {}
+    for d in devices:
+        key = (d.rack, d.su, (d.index - 1) // per_rack) if d.role == "server" and d.su else d.rack
+        place = memo.get(key)
+        if place is None:
+            place = memo[key] = place_rack(hall, d)
+        places[d.name] = place
+    return places
+
+
 def plan_plant(topo: FabricTopology) -> Plant:
     """Racks and cable runs of ``topo`` (no budget check: see :func:`require_budgets`)."""
     layout = topo.plan.spec.layout
     _check_labels(layout.label)
     hall: Hall = plan_hall(layout, topo.plan.su_nodes or topo.plan.nodes, _net_racks(topo))
-    places: dict[str, RackPlace] = {}
+    places = _places(hall, topo.devices)
     heights: dict[str, float] = {}
     units: dict[str, int] = {}
     cache: dict[tuple[str, str], int] = {}
     for d in topo.devices:
-        places[d.name] = place_rack(hall, d)
         units[d.name] = _height_u(topo, d, cache)
         heights[d.name] = port_height_m(d.position, units[d.name])
-    runs, a_cages, b_cages = _runs(topo, places, heights)
-    optics_w = switch_module_power(topo, runs, a_cages, b_cages)
+    runs, optics_w = _runs(topo, places, heights)
     return Plant(racks=_racks(topo, places, units, optics_w), runs=runs)
 
 
