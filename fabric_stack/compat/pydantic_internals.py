@@ -3,8 +3,9 @@
 ``model_construct`` is public but costs ~10× more than setting the instance's slots
 directly, which matters for ~100k cable records built from an already-validated plan.
 This relies on a :class:`~pydantic.BaseModel` instance being exactly the four slots in
-:data:`INSTANCE_SLOTS` (pydantic 2.x); ``tests/unit/test_compat.py`` checks that, and that a
-trusted instance equals a validated one.
+:data:`INSTANCE_SLOTS` (pydantic 2.x), whose descriptors ``BaseModel`` itself defines
+(:func:`trusted_bulk` calls them directly); ``tests/unit/test_compat.py`` checks that, and
+that a trusted instance equals a validated one.
 """
 
 from __future__ import annotations

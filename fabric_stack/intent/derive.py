@@ -267,9 +267,9 @@ class _NicFields:
         self.su = link.su
         self.pcie_switch = n.pcie_switch
         self.numa = n.numa
-        self.gpus = list(n.gpus)
-        self.gpu_pcie_switches = list(n.gpu_pcie_switches)
-        self.gpu_numas = list(n.gpu_numas)
+        self.gpus = n.gpus
+        self.gpu_pcie_switches = n.gpu_pcie_switches
+        self.gpu_numas = n.gpu_numas
         self.leaf = link.b_device
         self.leaf_port = link.b_port
         self.speed_gbps = link.speed_gbps
