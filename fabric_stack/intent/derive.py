@@ -255,11 +255,11 @@ class _NicFields:
 
     Shaped for speed (#43: ~500k NIC ports at 131k GPUs): CPython keeps a plain object's
     attributes as a key-sharing dict, so ``vars()`` of it is a record's ``__dict__`` holding
-    only its values: ~40 % less memory than a dict display and about half the CPU to build.
+    only its values: for 917k cables ~35 % less CPU and ~200 MB less memory than dict displays.
     """
 
     def __init__(self, n: Nic, link: Link) -> None:
-        self.name = link.id  # the NIC's "node:nic", the key it was looked up by
+        self.name = link.id  # "node:nic": a link's id is its a-end, here this NIC
         self.node = n.node
         self.nic = n.name
         self.rail = n.rail
