@@ -3,14 +3,17 @@
 ``model_construct`` is public but costs ~10× more than setting the instance's slots
 directly, which matters for ~100k cable records built from an already-validated plan.
 This relies on a :class:`~pydantic.BaseModel` instance being exactly the four slots in
-:data:`INSTANCE_SLOTS` (pydantic 2.x); ``tests/unit/test_compat.py`` checks that, and that a
-trusted instance equals a validated one.
+:data:`INSTANCE_SLOTS` (pydantic 2.x), whose descriptors ``BaseModel`` itself defines
+(:func:`trusted_bulk` calls them directly); ``tests/unit/test_compat.py`` checks that, and
+that a trusted instance equals a validated one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, TypeVar
+from collections import deque
+from collections.abc import Iterable, Sequence
+from itertools import repeat
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -23,6 +26,10 @@ INSTANCE_SLOTS: tuple[str, ...] = (
     "__pydantic_private__",
 )
 """What a pydantic model instance holds (``BaseModel.__slots__``)."""
+
+_SLOT_SETTERS = tuple(BaseModel.__dict__[slot].__set__ for slot in INSTANCE_SLOTS)
+"""Each slot's own descriptor setter, in :data:`INSTANCE_SLOTS` order: called directly, it
+skips the attribute lookup on the type that ``object.__setattr__`` does per call."""
 
 _DEFAULTS: dict[type, tuple[dict[str, Any], set[str]]] = {}
 """Per model class: its default field values and the names of all fields."""
@@ -65,4 +72,25 @@ def trusted_instances(cls: type[M], rows: Iterable[dict[str, Any]]) -> list[M]:
         put(obj, "__pydantic_extra__", None)
         put(obj, "__pydantic_private__", None)
         append(obj)
+    return out
+
+
+def trusted_bulk(cls: type[M], field_dicts: Sequence[dict[str, Any]]) -> tuple[M, ...]:
+    """An instance of ``cls`` per dict of ``field_dicts``, each holding that very dict as
+    its ``__dict__`` (not copied, not validated).
+
+    Each dict must hold every field of ``cls`` (no defaults are filled in; the first dict's
+    keys are checked). For record counts in the millions (#43): one slot at a time over
+    all instances through ``map``, so the loop runs in C, ~2x cheaper than
+    :func:`trusted_instances`' Python loop.
+    """
+    fields = _defaults_of(cls)[1]
+    if field_dicts and field_dicts[0].keys() != fields:
+        raise ValueError(f"trusted_bulk: {cls.__name__} rows must hold exactly its fields")
+    out = cast(tuple[M, ...], tuple(map(object.__new__, repeat(cls, len(field_dicts)))))
+    set_dict, set_fields_set, set_extra, set_private = _SLOT_SETTERS
+    deque(map(set_dict, out, field_dicts), maxlen=0)
+    deque(map(set_fields_set, out, repeat(fields)), maxlen=0)
+    deque(map(set_extra, out, repeat(None)), maxlen=0)
+    deque(map(set_private, out, repeat(None)), maxlen=0)
     return out

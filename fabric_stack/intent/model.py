@@ -7,8 +7,9 @@ check`` and inside the CrossGuard pack (which rebuilds these records from
 resource properties with :func:`intent_from_resources`).
 
 Records are pydantic models (their JSON schema documents the resource props),
-built here with ``model_construct``: the values come from an already-validated
-plan, and validating ~100k cable records would cost seconds.
+built without validation (:mod:`fabric_stack.compat.pydantic_internals`): the values
+come from an already-validated plan, and validating ~1M cable records would cost
+seconds.
 
 On the wire (Pulumi resource inputs and state) a record travels as one
 property, ``record``: its canonical JSON text; bundles list their members one
@@ -143,9 +144,12 @@ class RdmaNicIntent(_Record):
     su: int = Field(description="Scalable unit.")
     pcie_switch: str = Field(description="PCIe switch the NIC hangs off.")
     numa: int = Field(description="NUMA node of the NIC.")
-    gpus: list[int] = Field(description="GPU indices this NIC serves.")
-    gpu_pcie_switches: list[str] = Field(description="PCIe switch of each served GPU.")
-    gpu_numas: list[int] = Field(description="NUMA node of each served GPU.")
+    # Tuples, not lists: the JSON (schema, props, wire) is the same, and a derived record
+    # shares the topology's own immutable tuples (every server's NIC has the same ones)
+    # instead of copying three lists per NIC (~500k NICs at 131k GPUs, #43).
+    gpus: tuple[int, ...] = Field(description="GPU indices this NIC serves.")
+    gpu_pcie_switches: tuple[str, ...] = Field(description="PCIe switch of each served GPU.")
+    gpu_numas: tuple[int, ...] = Field(description="NUMA node of each served GPU.")
     leaf: str = Field(description="Switch the NIC is cabled to.")
     leaf_port: str = Field(description="Port on that switch.")
     speed_gbps: int = Field(description="Link speed.")

@@ -42,6 +42,33 @@ def test_trusted_instance_equals_a_validated_one() -> None:
     assert partial.model_copy(update={"cable_type": "x"}).cable_type == "x"
 
 
+def test_trusted_bulk_instances_equal_validated_ones_and_need_every_field() -> None:
+    intent = derive_intent(build_topology(size_fabric(validate_spec())))
+    rows = [c.model_dump() for c in intent.cables[:3]]
+    built = pydantic_internals.trusted_bulk(CableIntent, rows)
+    assert [type(c) for c in built] == [CableIntent] * 3
+    assert list(built) == [CableIntent.model_validate(r) for r in rows]
+    assert built[1].__dict__ is rows[1]  # the very dict: nothing copied
+    assert built[2].model_dump_json() == intent.cables[2].model_dump_json()
+    assert pydantic_internals.trusted_bulk(CableIntent, []) == ()
+    with pytest.raises(ValueError, match="CableIntent rows must hold exactly its fields"):
+        pydantic_internals.trusted_bulk(CableIntent, [{"name": "x"}])
+
+
+def test_every_derived_nic_and_cable_equals_its_validated_round_trip() -> None:
+    # derive builds these in bulk from plain objects' attribute dicts (trusted_bulk): each
+    # must be the record validation makes of its own JSON, field for field.
+    spec = validate_spec(
+        {"fabric": "roce", "gpus": 64, "gpus_per_node": 4, "planes": 4, "switch": "sn5600"}
+    )
+    intent = derive_intent(build_topology(size_fabric(spec)))
+    assert intent.nics and intent.cables
+    for rec in (*intent.nics, *intent.cables):
+        validated = type(rec).model_validate_json(rec.model_dump_json())
+        assert rec == validated and rec.__dict__ == validated.__dict__
+        assert list(rec.__dict__) == list(type(rec).model_fields)  # field order kept
+
+
 def test_dynamic_provider_key_and_serializer() -> None:
     assert pulumi_dynamic.PROVIDER_KEY == "__provider"
     blob = pulumi_dynamic.serialized_provider(SwitchProvider)
