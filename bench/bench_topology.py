@@ -39,7 +39,7 @@ TARGETS: dict[str, tuple[float, float | None]] = {"32k": (5.0, 1.5), "131k": (30
 
 def _links_json_before(topo: Any) -> str:
     """``links_json`` as it was before the physical plant (commit cb04997), the baseline."""
-    from fabric_stack.views.exports import _places, select_links
+    from fabric_stack.views.cable_rows import _places, select_links
 
     place = _places(topo)
     encode = json.JSONEncoder(ensure_ascii=False).encode
