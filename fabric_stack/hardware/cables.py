@@ -438,11 +438,6 @@ _BY_KEY: dict[str, CableFamily] = {f.key: f for f in (*CABLE_FAMILIES, *XDR_CABL
 _XDR_BY_END: dict[str, CableFamily] = {f.a_end: f for f in XDR_CABLE_FAMILIES}
 
 
-def family_by_key(key: str) -> CableFamily | None:
-    """The catalog family named ``key`` (None: a generic family, one cable per link)."""
-    return _BY_KEY.get(key)
-
-
 def cables_per_link(key: str) -> int:
     """Cables one link of family ``key`` needs (1 for a generic family)."""
     fam = _BY_KEY.get(key)
@@ -477,7 +472,6 @@ __all__ = [
     "Transceiver",
     "cables_per_link",
     "families_for",
-    "family_by_key",
     "family_for_cages",
     "generic_family",
 ]
